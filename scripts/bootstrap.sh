@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install what `make demo` and `make test` need on a fresh Debian 12 machine (run as root).
+# Safe to rerun: packages already present and an up-to-date venv are left alone.
+#   Debian packages: requirements-apt.txt (installed without recommends: wireguard-tools would
+#                    otherwise pull a kernel image)
+#   Python venv:     .venv from requirements.txt (every version pinned)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mapfile -t apt_packages < <(grep -Ev '^\s*(#|$)' requirements-apt.txt)
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [[ ! -x .venv/bin/python || "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$want" ]]; then
+  echo "bootstrap: creating .venv from requirements.txt"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
+  echo "$want" > .venv/.requirements.sha256
+fi
+# Make the repository importable as the collection tunnelfix.fleet (ansible.cfg collections_path).
+mkdir -p .cache/collections/ansible_collections/tunnelfix
+ln -sfn ../../../.. .cache/collections/ansible_collections/tunnelfix/fleet
+echo "bootstrap: ok"
