@@ -57,13 +57,14 @@ not_applied:
   returned: always
   type: list
   elements: dict
-results:
+by_key:
   description: Per key C(before), C(after) (null where absent) and C(status) (C(unchanged), C(changed), or a reason).
   returned: always
   type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import (
     classify_sysctl_error,
     normalize_sysctl_value,
@@ -86,11 +87,14 @@ def main():
         supports_check_mode=True,
     )
     sysctl = module.get_bin_path("sysctl", required=True)
-    applied, not_applied, results = {}, [], {}
+    applied, not_applied, by_key = {}, [], {}
     changed = False
     before_lines, after_lines = [], []
     for key, raw in module.params["values"].items():
-        value = normalize_sysctl_value(raw)
+        try:
+            value = normalize_sysctl_value(raw)
+        except ParseError as exc:
+            module.fail_json(msg="values: %s: %s" % (key, exc))
         before = read_value(module, sysctl, key)
         status = "unchanged"
         after = before
@@ -106,7 +110,7 @@ def main():
                     status = classify_sysctl_error(err) if rc != 0 else "invalid"
                 else:
                     status = "changed"
-        results[key] = {"before": before, "after": after, "status": status}
+        by_key[key] = {"before": before, "after": after, "status": status}
         if status in ("changed", "unchanged"):
             applied[key] = value
             changed = changed or status == "changed"
@@ -115,7 +119,7 @@ def main():
                                 "message": explain(status, key, value)})
         before_lines.append("%s = %s\n" % (key, before))
         after_lines.append("%s = %s\n" % (key, after))
-    module.exit_json(changed=changed, applied=applied, not_applied=not_applied, results=results,
+    module.exit_json(changed=changed, applied=applied, not_applied=not_applied, by_key=by_key,
                      diff={"before": "".join(before_lines), "after": "".join(after_lines),
                            "before_header": "running kernel", "after_header": "running kernel"})
 

@@ -138,7 +138,8 @@ def main():
     if not os.path.isfile(path):
         module.fail_json(msg="path: %s does not exist or is not a file" % path, **result)
 
-    with open(path) as handle:
+    # newline="": keep CRLF files byte for byte.
+    with open(path, newline="") as handle:
         before = handle.read()
     try:
         peers = parse_wg_quick_peers(before)
@@ -162,7 +163,7 @@ def main():
                 result["backup_file"] = module.backup_local(path)
             tmp = "%s.tunnelfix.tmp" % path
             # 0600 from the first byte: the file holds the interface's private key.
-            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", newline="") as handle:
                 handle.write(after)
             module.atomic_move(tmp, path)
 

@@ -1,0 +1,230 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read and edit wg-quick configuration files (``/etc/wireguard/<interface>.conf``).
+
+Format: wg-quick(8) and the CONFIGURATION FILE FORMAT section of wg(8), wireguard-tools
+v1.0.20210914: INI-like ``[Interface]`` and ``[Peer]`` sections of ``Key = Value`` lines;
+``#`` starts a comment anywhere on a line; keys and section names are matched without regard
+to case (as ``wg setconf`` does). ``wg showconf`` prints the same format.
+
+Pure functions, no I/O. Editing keeps every byte that is not edited (comments, blank lines,
+order, CRLF line ends); secrets are never returned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
+
+_HEADER = re.compile(r"\[\s*([A-Za-z]+)\s*\]")
+_VALUE = re.compile(r"(?P<head>[^=]*=[ \t]*)(?P<value>[^#\s]*)(?P<tail>.*)", re.DOTALL)
+_SECRET = re.compile(r"(?P<head>\s*(?:#\s*)?(?:privatekey|presharedkey)\s*=[ \t]*)(?P<value>[^#\s]+)",
+                     re.IGNORECASE)
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_KEEPALIVE_S = 65535
+
+
+def _split_lines(text):
+    """Lines with their ``\\n`` kept (CRLF stays inside the line), so ``"".join()`` is lossless."""
+    if not isinstance(text, str):
+        raise ParseError("wg-quick configuration must be text, got %s" % type(text).__name__)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _content(line):
+    """The line without its line end and without a ``#`` comment, stripped."""
+    return line.rstrip("\r\n").split("#", 1)[0].strip()
+
+
+def _parse_keepalive(value, lineno):
+    if value.lower() == "off":
+        return None
+    if not _DIGITS.fullmatch(value) or int(value) > _MAX_KEEPALIVE_S:
+        raise ParseError("line %d: PersistentKeepalive must be 'off' or 0-%d, got %r"
+                         % (lineno, _MAX_KEEPALIVE_S, value))
+    return int(value) or None
+
+
+def _scan_peers(lines):
+    """Peers with the line indexes an editor needs; raises ParseError for a malformed file."""
+    peers = []
+    peer = None
+    for index, line in enumerate(lines):
+        lineno = index + 1
+        content = _content(line)
+        if not content:
+            continue
+        header = _HEADER.fullmatch(content)
+        if header:
+            peer = None
+            if header.group(1).lower() == "peer":
+                peer = {"line": lineno, "public_key": None, "public_key_index": None, "endpoint": None,
+                        "persistent_keepalive_s": None, "keepalive_indexes": [], "allowed_ips": [],
+                        "has_preshared_key": False}
+                peers.append(peer)
+            continue
+        key, sep, value = content.partition("=")
+        if not sep:
+            raise ParseError("line %d: expected '[Section]' or 'Key = Value'" % lineno)
+        if peer is None:
+            continue  # [Interface] and anything before the first section: not ours to read
+        key, value = key.strip().lower(), value.strip()
+        if key == "publickey":
+            if peer["public_key"] is not None:
+                raise ParseError("line %d: second PublicKey in the [Peer] at line %d" % (lineno, peer["line"]))
+            if not is_wg_public_key(value):
+                raise ParseError("line %d: PublicKey is not a base64 WireGuard key (44 characters "
+                                 "ending in '='), got %r" % (lineno, value))
+            peer["public_key"], peer["public_key_index"] = value, index
+        elif key == "endpoint":
+            peer["endpoint"] = value or None
+        elif key == "persistentkeepalive":
+            peer["persistent_keepalive_s"] = _parse_keepalive(value, lineno)
+            peer["keepalive_indexes"].append(index)
+        elif key == "allowedips":
+            peer["allowed_ips"].extend(ip.strip() for ip in value.split(",") if ip.strip())
+        elif key == "presharedkey":
+            peer["has_preshared_key"] = bool(value)
+    seen = {}
+    for peer in peers:
+        if peer["public_key"] is None:
+            raise ParseError("line %d: [Peer] has no PublicKey" % peer["line"])
+        if peer["public_key"] in seen:
+            raise ParseError("line %d: PublicKey %s is already used by the [Peer] at line %d"
+                             % (peer["line"], peer["public_key"], seen[peer["public_key"]]))
+        seen[peer["public_key"]] = peer["line"]
+    return peers
+
+
+def parse_wg_quick_peers(text: str) -> list:
+    """List the [Peer] blocks of a wg-quick file, without secrets.
+
+    Input (wg-quick(8) file, or ``wg showconf <interface>`` output)::
+
+        [Interface]
+        PrivateKey = KKKK…K=
+        [Peer]
+        # hub
+        PublicKey = HHHH…H=
+        Endpoint = 203.0.113.20:51820
+        AllowedIPs = 10.20.0.0/24, 192.168.50.0/24
+
+    Output, in file order::
+
+        [{"public_key": "HHHH…H=",
+          "endpoint": "203.0.113.20:51820",   # as written (may be a host name); None if absent
+          "persistent_keepalive_s": None,     # seconds; None when absent, "off" or 0
+          "allowed_ips": ["10.20.0.0/24", "192.168.50.0/24"],   # all AllowedIPs lines joined
+          "has_preshared_key": False,         # the key itself is never returned
+          "line": 3}]                         # 1-based line of the [Peer] header
+
+    Raises ParseError naming the line for: a line that is neither a section header nor
+    ``Key = Value``, a [Peer] without (or with two) PublicKey, a PublicKey that is not a key,
+    the same PublicKey in two [Peer] blocks, PersistentKeepalive other than ``off``/0-65535.
+    """
+    return [
+        {key: peer[key] for key in ("public_key", "endpoint", "persistent_keepalive_s", "allowed_ips",
+                                    "has_preshared_key", "line")}
+        for peer in _scan_peers(_split_lines(text))
+    ]
+
+
+def _line_end(line):
+    return line[len(line.rstrip("\r\n")):]
+
+
+def set_wg_quick_keepalive(text: str, keepalive_s: int, public_keys=None) -> tuple:
+    """Set ``PersistentKeepalive`` on chosen [Peer] blocks, changing nothing else.
+
+    ``public_keys`` None selects every [Peer] that has an Endpoint; a list selects exactly
+    those peers (each must exist). ``keepalive_s`` is seconds, 0-65535; 0 means off and removes
+    the line. A new line ``PersistentKeepalive = N`` goes right after the peer's PublicKey line
+    (same indentation and line end); an existing one has only its value replaced, keeping any
+    trailing comment. [Interface] is never touched. Idempotent: a second run returns the same
+    text and no changed keys.
+
+    ``("[Peer]\\nPublicKey = HHHH…H=\\nEndpoint = 203.0.113.20:51820\\n", 25, None)`` →
+    ``("[Peer]\\nPublicKey = HHHH…H=\\nPersistentKeepalive = 25\\nEndpoint = 203.0.113.20:51820\\n",
+    ["HHHH…H="])``
+
+    Returns ``(new_text, changed_public_keys)`` with keys in file order.
+    Raises ParseError for keepalive_s outside 0-65535 (``keepalive_s must be 0-65535, got
+    70000``), a listed key no [Peer] has (all missing keys are named), a target peer with two
+    PersistentKeepalive lines, or a malformed file (see parse_wg_quick_peers).
+    Format: wg-quick(8) / wg(8) configuration file, wireguard-tools v1.0.20210914.
+    """
+    if isinstance(keepalive_s, bool) or not isinstance(keepalive_s, int) or not 0 <= keepalive_s <= _MAX_KEEPALIVE_S:
+        raise ParseError("keepalive_s must be 0-%d, got %r" % (_MAX_KEEPALIVE_S, keepalive_s))
+    lines = _split_lines(text)
+    peers = _scan_peers(lines)
+    if public_keys is None:
+        targets = [peer for peer in peers if peer["endpoint"]]
+    else:
+        if isinstance(public_keys, str) or not all(isinstance(key, str) for key in public_keys):
+            raise ParseError("public_keys must be a list of public keys or None, got %r" % (public_keys,))
+        known = {peer["public_key"] for peer in peers}
+        missing = [key for key in public_keys if key not in known]
+        if missing:
+            raise ParseError("no [Peer] with PublicKey %s in this file" % ", ".join(missing))
+        wanted = set(public_keys)
+        targets = [peer for peer in peers if peer["public_key"] in wanted]
+
+    replace = {}  # line index -> list of lines that take its place
+    changed = []
+    for peer in targets:
+        indexes = peer["keepalive_indexes"]
+        if len(indexes) > 1:
+            raise ParseError("[Peer] at line %d (PublicKey %s) has %d PersistentKeepalive lines (%s); "
+                             "keep one by hand first" % (peer["line"], peer["public_key"], len(indexes),
+                                                         ", ".join(str(i + 1) for i in indexes)))
+        if keepalive_s == 0:
+            if not indexes:
+                continue
+            replace[indexes[0]] = []
+        elif indexes:
+            if peer["persistent_keepalive_s"] == keepalive_s:
+                continue
+            line = lines[indexes[0]]
+            end = _line_end(line)
+            match = _VALUE.fullmatch(line[:len(line) - len(end)])
+            replace[indexes[0]] = [match.group("head") + str(keepalive_s) + match.group("tail") + end]
+        else:
+            key_line = lines[peer["public_key_index"]]
+            end = _line_end(key_line) or "\n"
+            indent = key_line[:len(key_line) - len(key_line.lstrip(" \t"))]
+            new_line = "%sPersistentKeepalive = %d" % (indent, keepalive_s)
+            if _line_end(key_line):
+                replace[peer["public_key_index"]] = [key_line, new_line + end]
+            else:  # PublicKey is the last line and has no line end: keep "no newline at end of file"
+                replace[peer["public_key_index"]] = [key_line + end, new_line]
+        changed.append(peer["public_key"])
+
+    if not changed:
+        return text, []
+    out = []
+    for index, line in enumerate(lines):
+        out.extend(replace.get(index, [line]))
+    return "".join(out), changed
+
+
+def redact_wg_quick(text: str) -> str:
+    """Replace PrivateKey and PresharedKey values with ``<redacted>``, for diffs and logs.
+
+    ``"[Interface]\\nPrivateKey = KKKK…K= # old\\n"`` → ``"[Interface]\\nPrivateKey = <redacted> # old\\n"``
+
+    Works line by line on anything in ``Key = Value`` form, so also on systemd.netdev(5)
+    ``[WireGuard]``/``[WireGuardPeer]`` files; commented-out keys (``# PrivateKey = …``) are
+    redacted too. Everything else is kept byte for byte. Never raises for malformed files
+    (only ParseError when ``text`` is not a string). Format: wg-quick(8), wg(8).
+    """
+    out = []
+    for line in _split_lines(text):
+        match = _SECRET.match(line)
+        out.append(match.group("head") + "<redacted>" + line[match.end():] if match else line)
+    return "".join(out)
