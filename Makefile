@@ -40,7 +40,7 @@ e2e: lab-up
 	tests/e2e/run.sh
 
 build: deps
-	ansible-galaxy collection build --force --output-path .cache/dist .
+	tests/build/check_artifact.sh
 
 test: lint unit build molecule e2e
 

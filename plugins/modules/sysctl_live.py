@@ -22,7 +22,7 @@ author:
   - tunnelfix.fleet developers
 options:
   values:
-    description: Kernel parameters to set, C(key: value). Values are compared whitespace-normalised.
+    description: Kernel parameters to set, a dict of key and value. Values are compared whitespace-normalised.
     type: dict
     required: true
 attributes:

@@ -11,9 +11,9 @@ module: wg_quick_keepalive
 short_description: Set PersistentKeepalive on WireGuard peers in a wg-quick file and on the live interface
 version_added: 0.1.0
 description:
-  - Edits the C([Peer]) blocks of a wg-quick configuration (C(/etc/wireguard/IFACE.conf)): sets
-    or replaces C(PersistentKeepalive) right after the peer's C(PublicKey), never in
-    C([Interface]); every other line is kept byte for byte.
+  - Edits the C([Peer]) blocks of a wg-quick configuration such as C(/etc/wireguard/IFACE.conf).
+    It sets or replaces C(PersistentKeepalive) right after the peer's C(PublicKey), never in
+    C([Interface]), and keeps every other line byte for byte.
   - Applies the value live with C(wg set IFACE peer KEY persistent-keepalive N) when the
     interface is up, so the tunnel is not restarted and learned endpoints are kept (a restart
     would drop sessions).

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build the collection, check the artifact leaves out lab/, tests/, molecule/ and CI files,
+# install it into an empty collections path and resolve a module by FQCN from there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dist=.cache/dist
+rm -rf "$dist" .cache/install
+ansible-galaxy collection build --force --output-path "$dist" . >/dev/null
+artifact=$(ls "$dist"/tunnelfix-fleet-*.tar.gz)
+listing=$(tar tzf "$artifact")
+for forbidden in lab/ tests/ molecule/ .ci/ .venv/ .cache/ Makefile scripts/ requirements.txt; do
+  if grep -q "^${forbidden}" <<<"$listing"; then echo "FAIL: $artifact contains $forbidden"; exit 1; fi
+done
+for needed in galaxy.yml MANIFEST.json plugins/modules/tunnel_facts.py roles/linux_bbr_fq/meta/argument_specs.yml playbooks/site.yml; do
+  if [[ $needed == galaxy.yml ]]; then continue; fi
+  grep -qx "$needed" <<<"$listing" || { echo "FAIL: $artifact lacks $needed"; exit 1; }
+done
+ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-galaxy collection install --force -p .cache/install "$artifact" >/dev/null
+doc=$(ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-doc tunnelfix.fleet.iperf3)
+grep -q "/.cache/install/ansible_collections/tunnelfix/fleet/plugins/modules/iperf3.py" <<<"$doc" \
+  || { echo "FAIL: installed collection does not resolve tunnelfix.fleet.iperf3"; exit 1; }
+echo "PASS: $(basename "$artifact") leaves out lab/tests/molecule/CI and installs"
