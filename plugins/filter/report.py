@@ -13,12 +13,18 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
 )
 
 
-def ping_summary(text):
-    """parse_ping_summary() for Jinja; a ParseError becomes an AnsibleFilterError."""
-    try:
-        return parse_ping_summary(text)
-    except ParseError as exc:
-        raise AnsibleFilterError(str(exc)) from exc
+def _checked(name, func, expected_input):
+    """Wrap a pure function as a filter: wrong input types and parse errors become AnsibleFilterError."""
+    def run(value, *args):
+        if not isinstance(value, expected_input):
+            raise AnsibleFilterError("%s expects %s as input, got %s"
+                                     % (name, expected_input.__name__, type(value).__name__))
+        try:
+            return func(value, *args)
+        except (ParseError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise AnsibleFilterError("%s: bad input: %s" % (name, exc)) from exc
+    run.__doc__ = func.__doc__
+    return run
 
 
 class FilterModule:
@@ -26,7 +32,7 @@ class FilterModule:
 
     def filters(self):
         return {
-            "before_after_rows": before_after_rows,
-            "markdown_table": markdown_table,
-            "ping_summary": ping_summary,
+            "before_after_rows": _checked("before_after_rows", before_after_rows, dict),
+            "markdown_table": _checked("markdown_table", markdown_table, list),
+            "ping_summary": _checked("ping_summary", parse_ping_summary, str),
         }

@@ -13,6 +13,12 @@ def tcp_tuning_plan(wanted, tcp, netns):
     if not isinstance(wanted, dict) or not isinstance(tcp, dict) or not isinstance(netns, dict):
         raise AnsibleFilterError("tcp_tuning_plan expects a dict of sysctl values and the tcp and netns facts "
                                  "of tunnelfix.fleet.tunnel_facts")
+    for key, value in wanted.items():
+        if isinstance(value, (bool, list, dict)):
+            raise AnsibleFilterError("tcp_tuning_plan: %s must be a string or a number, got %r" % (key, value))
+    for name in ("congestion_control_available", "congestion_control_allowed"):
+        if not isinstance(tcp.get(name, []), list):
+            raise AnsibleFilterError("tcp_tuning_plan: tcp.%s must be a list, got %r" % (name, tcp.get(name)))
     return plan_tcp_tuning(wanted, tcp, netns)
 
 

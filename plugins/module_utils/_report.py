@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import format_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
+    format_bits_per_second,
+    to_bits_per_second,
+)
 
 
 def _loss(record):
@@ -36,8 +39,9 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     a side is missing). ``reference`` carries the path bottleneck for throughput rows.
     """
     rows = []
-    bottleneck = format_bits_per_second(bottleneck_bits_per_second) if bottleneck_bits_per_second else ""
-    for host in sorted(set(before or {}) | set(after or {})):
+    bottleneck = format_bits_per_second(to_bits_per_second(bottleneck_bits_per_second)) \
+        if bottleneck_bits_per_second else ""
+    for host in sorted(set(before or {}) | set(after or {}), key=str):
         b, a = (before or {}).get(host, {}), (after or {}).get(host, {})
         hub = a.get("hub") or b.get("hub") or "hub"
         idle = a.get("idle_s") or b.get("idle_s")
@@ -54,6 +58,7 @@ def markdown_table(rows):
     header = ["host", "test", "before", "after", "bottleneck / target"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        lines.append("| %s | %s | %s | %s | %s |" % (row["host"], row["test"], row["before"],
-                                                    row["after"], row["reference"]))
+        cells = [str(row[key]).replace("|", "\\|").replace("\n", " ")
+                 for key in ("host", "test", "before", "after", "reference")]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -23,6 +23,10 @@ _VALUE = re.compile(r"(?P<head>[^=]*=[ \t]*)(?P<value>[^#\s]*)(?P<tail>.*)", re.
 _SECRET = re.compile(r"(?P<head>\s*(?:#\s*)?(?:privatekey|presharedkey)\s*=[ \t]*)(?P<value>[^#\s]+)",
                      re.IGNORECASE)
 _DIGITS = re.compile(r"[0-9]+")
+# Anything shaped like a WireGuard key (32 bytes in base64) outside a PublicKey line is treated as secret:
+# keys also hide in comments, odd spacing and PostUp commands.
+_KEY_SHAPED = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])")
+_PUBLIC_KEY_LINE = re.compile(r"\s*publickey\s*=", re.IGNORECASE)
 _MAX_KEEPALIVE_S = 65535
 
 
@@ -79,8 +83,9 @@ def _scan_peers(lines):
             if peer["public_key"] is not None:
                 raise ParseError("line %d: second PublicKey in the [Peer] at line %d" % (lineno, peer["line"]))
             if not is_wg_public_key(value):
+                # The value is not quoted: a mistyped line may hold a private key.
                 raise ParseError("line %d: PublicKey is not a base64 WireGuard key (44 characters "
-                                 "ending in '='), got %r" % (lineno, value))
+                                 "ending in '=')" % lineno)
             peer["public_key"], peer["public_key_index"] = value, index
         elif key == "endpoint":
             peer["endpoint"] = value or None
@@ -196,7 +201,7 @@ def set_wg_quick_keepalive(text: str, keepalive_s: int, public_keys=None) -> tup
             replace[indexes[0]] = [match.group("head") + str(keepalive_s) + match.group("tail") + end]
         else:
             key_line = lines[peer["public_key_index"]]
-            end = _line_end(key_line) or "\n"
+            end = _line_end(key_line) or ("\r\n" if "\r\n" in text else "\n")
             indent = key_line[:len(key_line) - len(key_line.lstrip(" \t"))]
             new_line = "%sPersistentKeepalive = %d" % (indent, keepalive_s)
             if _line_end(key_line):
@@ -220,11 +225,17 @@ def redact_wg_quick(text: str) -> str:
 
     Works line by line on anything in ``Key = Value`` form, so also on systemd.netdev(5)
     ``[WireGuard]``/``[WireGuardPeer]`` files; commented-out keys (``# PrivateKey = …``) are
-    redacted too. Everything else is kept byte for byte. Never raises for malformed files
+    redacted too, and so is any other key-shaped token (44 base64 characters) on a line that is
+    not a ``PublicKey`` line (keys hide in comments and ``PostUp`` commands). Everything else is
+    kept byte for byte. Never raises for malformed files
     (only ParseError when ``text`` is not a string). Format: wg-quick(8), wg(8).
     """
     out = []
     for line in _split_lines(text):
         match = _SECRET.match(line)
-        out.append(match.group("head") + "<redacted>" + line[match.end():] if match else line)
+        if match:
+            line = match.group("head") + "<redacted>" + line[match.end():]
+        if not _PUBLIC_KEY_LINE.match(line):
+            line = _KEY_SHAPED.sub("<redacted>", line)
+        out.append(line)
     return "".join(out)

@@ -230,9 +230,11 @@ RANGES = {
 
 def check_params(params):
     """Range and format checks; returns (min_bits_per_second or None, error message or None)."""
+    if not (params["server"] or "").strip():
+        return None, "server must name the iperf3 server, got %r" % (params["server"],)
     for name, (low, high) in RANGES.items():
         value = params[name]
-        if value is not None and not low <= value <= high:
+        if isinstance(value, bool) or (value is not None and not low <= value <= high):
             return None, "%s must be %s-%s, got %s" % (name, low, high, value)
     if params["bitrate"] is not None:
         try:
@@ -246,6 +248,13 @@ def check_params(params):
         except ParseError as exc:
             return None, "min_bits_per_second: %s" % exc
     return minimum, None
+
+
+def option_context(params):
+    """' (with bind_address=..., congestion_control=...)' for the options that can cause an error."""
+    given = ["%s=%s" % (name, params[name]) for name in ("bind_address", "congestion_control", "bitrate")
+             if params[name]]
+    return " (with %s)" % ", ".join(given) if given else ""
 
 
 def build_argv(iperf3, params):
@@ -295,8 +304,8 @@ def main():
                 ceiling = min(MAX_BACKOFF_S, params["busy_backoff_s"] * 2 ** (result["attempts"] - 1))
                 time.sleep(random.uniform(0, ceiling))
                 continue
-            module.fail_json(msg="iperf3 to %s failed after %d attempt(s): %s"
-                             % (server, result["attempts"], exc.message),
+            module.fail_json(msg="iperf3 to %s failed after %d attempt(s): %s%s"
+                             % (server, result["attempts"], exc.message, option_context(params)),
                              retryable=exc.retryable, cmd=argv, rc=rc, **result)
         except ParseError as exc:
             module.fail_json(msg="iperf3 to %s: %s" % (server, exc), cmd=argv, rc=rc,

@@ -11,8 +11,9 @@ module: sysctl_live
 short_description: Set kernel parameters live, key by key, and say which ones this namespace refuses
 version_added: 0.1.0
 description:
-  - For every key, reads the current value, and when it differs (whitespace-normalised) runs
-    C(sysctl -w key=value), then reads the value back.
+  - For every key, reads the current value from C(/proc/sys), and when it differs
+    (whitespace-normalised) runs C(sysctl -w key=value), then reads the value back.
+  - Keys must be dotted sysctl names (C(net.ipv4.tcp_rmem)); values must not be empty.
   - A key that cannot be set does not fail the module; it is reported in C(not_applied) with a
     reason (C(absent), C(permission_denied), C(read_only), C(invalid), C(unknown)) and a message
     saying what to do, so a role can persist exactly the values that took effect.
@@ -63,22 +64,29 @@ by_key:
   type: dict
 """
 
+import os
+import re
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import (
     classify_sysctl_error,
     normalize_sysctl_value,
-    parse_sysctl_output,
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import explain
 
+PROC_SYS = "/proc/sys"
+# Dotted sysctl names only: no options (-p), no assignments (k=v), no slash form, no "..".
+KEY_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)+$")
 
-def read_value(module, sysctl, key):
-    """Current value of key, or None when the key does not exist here."""
-    rc, out, _err = module.run_command([sysctl, key])
-    if rc != 0:
+
+def read_value(key):
+    """Current value of key from /proc/sys (whitespace-normalised), or None when absent here."""
+    try:
+        with open(os.path.join(PROC_SYS, *key.split("."))) as handle:
+            return normalize_sysctl_value(handle.read())
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
-    return parse_sysctl_output(out).get(key)
 
 
 def main():
@@ -91,11 +99,15 @@ def main():
     changed = False
     before_lines, after_lines = [], []
     for key, raw in module.params["values"].items():
+        if not KEY_PATTERN.match(str(key)):
+            module.fail_json(msg="values: %r is not a dotted sysctl name such as net.ipv4.tcp_rmem" % (key,))
         try:
             value = normalize_sysctl_value(raw)
         except ParseError as exc:
             module.fail_json(msg="values: %s: %s" % (key, exc))
-        before = read_value(module, sysctl, key)
+        if value == "":
+            module.fail_json(msg="values: %s: the value is empty" % key)
+        before = read_value(key)
         status = "unchanged"
         after = before
         if before is None:
@@ -105,7 +117,7 @@ def main():
                 status, after = "changed", value
             else:
                 rc, _out, err = module.run_command([sysctl, "-w", "%s=%s" % (key, value)])
-                after = read_value(module, sysctl, key)
+                after = read_value(key)
                 if rc != 0 or after != value:
                     status = classify_sysctl_error(err) if rc != 0 else "invalid"
                 else:

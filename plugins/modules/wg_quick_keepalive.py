@@ -97,6 +97,7 @@ backup_file:
 """
 
 import os
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -139,8 +140,11 @@ def main():
         module.fail_json(msg="path: %s does not exist or is not a file" % path, **result)
 
     # newline="": keep CRLF files byte for byte.
-    with open(path, newline="") as handle:
-        before = handle.read()
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            before = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        module.fail_json(msg="path: cannot read %s as UTF-8 text: %s" % (path, exc), **result)
     try:
         peers = parse_wg_quick_peers(before)
         if wanted_keys:
@@ -161,11 +165,12 @@ def main():
         if not module.check_mode:
             if module.params["backup"]:
                 result["backup_file"] = module.backup_local(path)
-            tmp = "%s.tunnelfix.tmp" % path
-            # 0600 from the first byte: the file holds the interface's private key.
-            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", newline="") as handle:
+            target = os.path.realpath(path)  # edit a symlink's target, keep the link
+            # mkstemp: a new file (O_EXCL) with mode 0600 from the first byte; the file holds a private key.
+            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), dir=os.path.dirname(target))
+            with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
                 handle.write(after)
-            module.atomic_move(tmp, path)
+            module.atomic_move(tmp, target)
 
     wg = module.get_bin_path("wg")
     if module.params["apply_live"] and wg:
