@@ -1,0 +1,59 @@
+# shellcheck shell=bash disable=SC2034  # the variables are used by the scripts sourcing this
+# Shared settings and helpers for lab/up.sh and lab/down.sh (sourced, not executed).
+# Every name and address of the lab is defined here, once.
+
+LAB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export CONTAINERS_CONF="${LAB_DIR}/containers.conf"
+STATE_DIR="${LAB_DIR}/state"
+
+IMAGE="localhost/tunnelfix/debian12:latest"
+LAB_LABEL="tunnelfix.lab=true"             # on every lab container
+IMAGE_LABEL="tunnelfix.image=debian12"     # on every build of IMAGE (finds replaced, untagged copies)
+ROLES=(hub nat peer wan)        # container tf-<role>, hostname <role>
+MANAGED_ROLES=(hub nat peer)    # reachable over the management bridge, listed in the inventory
+
+# Management network: host bridge, one veth (host side tfm-<role>, container side mgmt0) each.
+MGMT_BRIDGE="tfmgmt0"
+MGMT_PREFIX_LEN=24
+MGMT_HOST_IP="172.31.254.1"
+declare -A MGMT_IP=([hub]=172.31.254.11 [nat]=172.31.254.12 [peer]=172.31.254.13)
+
+# Lab links (container <-> container veth pairs).
+PEER_LAN_IP="192.168.50.2"      # peer lan0
+NAT_LAN_IP="192.168.50.1"       # nat lan0 (the peer's default gateway)
+LAN_PREFIX_LEN=24
+LAN_CIDR="192.168.50.0/24"
+NAT_WAN_IP="203.0.113.2"        # nat wan0, masquerade source of the peer LAN
+WAN_ISP_IP="203.0.113.1"        # tf-wan isp0: nat's gateway and the relay address (peer Endpoint)
+WAN_DC_IP="198.51.100.254"      # tf-wan dc0: hub's gateway, source of the relay's upstream sockets
+HUB_WAN_IP="198.51.100.1"       # hub wan0, WireGuard ListenPort here
+WAN_PREFIX_LEN=24
+
+# WireGuard tunnel.
+WG_PORT=51820
+HUB_TUNNEL_IP="10.44.0.1"
+PEER_TUNNEL_IP="10.44.0.2"
+TUNNEL_PREFIX_LEN=24
+TUNNEL_CIDR="10.44.0.0/24"
+
+# Emulated WAN (override from the environment to experiment; the inventory reports the values).
+LAB_BOTTLENECK_BPS="${TF_LAB_BOTTLENECK_BPS:-40000000}"  # tbf rate on nat, both directions, bit/s
+LAB_ONE_WAY_DELAY_MS="${TF_LAB_ONE_WAY_DELAY_MS:-25}"    # relay delay per direction, ms
+LAB_LOSS_PERCENT="${TF_LAB_LOSS_PERCENT:-1}"             # relay random loss per direction, %
+LAB_LOSS_SEED="${TF_LAB_LOSS_SEED:-20250520}"            # relay loss generator seed
+LAB_NAT_UDP_TIMEOUT_S="${TF_LAB_NAT_UDP_TIMEOUT_S:-8}"   # nat conntrack UDP timeouts, s
+LAB_TBF_BURST="${TF_LAB_TBF_BURST:-32kb}"                # tbf bucket size
+LAB_TBF_LATENCY="${TF_LAB_TBF_LATENCY:-50ms}"            # tbf queue limit, as time at the rate
+
+# Files under lab/state/ (gitignored).
+SSH_KEY="${STATE_DIR}/id_ed25519"
+WG_KEY_DIR="${STATE_DIR}/wg"
+INVENTORY="${STATE_DIR}/inventory.yml"
+HOST_SYSCTL_ORIG="${STATE_DIR}/host-sysctl.orig"
+HOST_CC_ALLOWED="/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+ROOTFS_TARBALL="${STATE_DIR}/debian12-rootfs.tar"
+
+log() { printf '[lab] %s\n' "$*" >&2; }
+die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
+
+container_name() { printf 'tf-%s' "$1"; }

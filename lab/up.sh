@@ -1,0 +1,375 @@
+#!/usr/bin/env bash
+# Start (or re-verify) the tunnelfix lab: a WireGuard hub and a peer behind a NAT router whose
+# UDP conntrack entries expire after 8 s, over an emulated 40 Mbit/s, 50 ms RTT, 1 % loss WAN.
+#
+#   peer --lan-- nat --wan-- tf-wan (UDP relay: delay + loss) --wan-- hub
+#   host bridge tfmgmt0 --mgmt-- hub, nat, peer (ssh, the Ansible connection)
+#
+# Usage: lab/up.sh            (see lab/README.md; lab/down.sh removes everything again)
+#
+# Idempotent. What exists is reused; what a container restart loses (veths, addresses, routes,
+# qdiscs) is re-created; the emulated environment (nat, tf-wan, SSH access) is re-enforced.
+# The managed hosts' lab configuration (hub/peer wg0.conf without keepalive, cubic) is written
+# only when absent, so a rerun never undoes what the playbooks fixed. Fresh faults:
+# lab/down.sh && lab/up.sh.
+set -euo pipefail
+umask 077
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+[[ $# -eq 0 ]] || { sed -n '2,14p' "$0"; exit 2; }
+[[ "$(id -u)" -eq 0 ]] || die "must run as root (podman, veths, nsenter, host sysctl)"
+for cmd in podman ip tc nsenter ssh ssh-keygen wg; do
+  command -v "${cmd}" >/dev/null || die "missing command ${cmd} (see requirements-apt.txt)"
+done
+mkdir -p "${STATE_DIR}" "${WG_KEY_DIR}"
+SECONDS=0
+
+declare -A PID=()       # role -> PID of the container's init (its network namespace)
+
+# Run a command in the network namespace of a lab container (host binaries).
+nsx() { local role="$1"; shift; nsenter -t "${PID[${role}]}" -n -- "$@"; }
+# Run a command inside a lab container.
+cx() { local role="$1"; shift; podman exec "$(container_name "${role}")" "$@"; }
+
+# Write stdin to PATH inside a container (through /proc/PID/root) with MODE, only if the content
+# differs. Exit status 0 = written, 1 = already identical. Call it in an `if`.
+put_file() {
+  local role="$1" path="$2" mode="$3" root="/proc/${PID[$1]}/root" tmp
+  tmp="$(mktemp "${STATE_DIR}/.put.XXXXXX")"
+  cat > "${tmp}"
+  if [[ -f "${root}${path}" ]] && cmp -s "${tmp}" "${root}${path}"; then
+    rm -f "${tmp}"; return 1
+  fi
+  mkdir -p "${root}$(dirname "${path}")"
+  install -m "${mode}" -o root -g root "${tmp}" "${root}${path}"
+  rm -f "${tmp}"
+}
+# True if PATH exists inside the container.
+has_file() { [[ -e "/proc/${PID[$1]}/root$2" ]]; }
+
+# --- 1. Image ------------------------------------------------------------------------------------
+podman image exists "${IMAGE}" || "${LAB_DIR}/images/build.sh"
+
+# --- 2. Host: congestion controls a child netns may select ---------------------------------------
+# A non-init netns can only make an *allowed* algorithm its default: bbr for the fix role,
+# cubic for the lab's starting state (this host's own default is bbr, so cubic may be missing).
+ensure_host_cc_allowed() {
+  local available allowed wanted=() cc
+  available="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
+  if [[ " ${available} " != *" bbr "* ]]; then
+    modprobe tcp_bbr 2>/dev/null || true   # built in on some kernels, a module on others
+    available="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
+  fi
+  allowed="$(cat "${HOST_CC_ALLOWED}")"
+  read -r -a wanted <<< "${allowed}"
+  for cc in bbr cubic; do
+    [[ " ${available} " == *" ${cc} "* ]] || die "congestion control ${cc} not available on this kernel"
+    [[ " ${allowed} " == *" ${cc} "* ]] || wanted+=("${cc}")
+  done
+  if [[ "${wanted[*]}" != "${allowed}" ]]; then
+    # Record the value before our first change only, so down.sh restores the true original.
+    [[ -e "${HOST_SYSCTL_ORIG}" ]] || printf 'net.ipv4.tcp_allowed_congestion_control=%s\n' "${allowed}" > "${HOST_SYSCTL_ORIG}"
+    echo "${wanted[*]}" > "${HOST_CC_ALLOWED}"
+    log "host: tcp_allowed_congestion_control '${allowed}' -> '${wanted[*]}'"
+  fi
+}
+ensure_host_cc_allowed
+
+# --- 3. Keys (lab/state only; never printed) -----------------------------------------------------
+NEW_WG_KEYS=false
+[[ -s "${SSH_KEY}" ]] || ssh-keygen -q -t ed25519 -N '' -C tunnelfix-lab -f "${SSH_KEY}"
+for role in hub peer; do
+  if [[ ! -s "${WG_KEY_DIR}/${role}.key" ]]; then
+    wg genkey > "${WG_KEY_DIR}/${role}.key"
+    NEW_WG_KEYS=true
+  fi
+  wg pubkey < "${WG_KEY_DIR}/${role}.key" > "${WG_KEY_DIR}/${role}.pub"
+done
+
+# --- 4. Containers (privileged, systemd as PID 1, no podman networking) --------------------------
+for role in "${ROLES[@]}"; do
+  name="$(container_name "${role}")"
+  if ! podman container exists "${name}"; then
+    podman run -d --name "${name}" --hostname "${role}" --label "${LAB_LABEL}" \
+      --privileged --systemd=always --network none "${IMAGE}" >/dev/null
+    log "created container ${name}"
+  elif [[ "$(podman inspect -f '{{.State.Running}}' "${name}")" != "true" ]]; then
+    podman start "${name}" >/dev/null
+    log "started container ${name}"
+  fi
+done
+for role in "${ROLES[@]}"; do
+  name="$(container_name "${role}")"
+  # "degraded" is acceptable: the lab only needs sshd, wg-quick and the relay.
+  state="$(timeout 60 podman exec "${name}" systemctl is-system-running --wait 2>/dev/null || true)"
+  [[ "${state}" == running || "${state}" == degraded ]] || die "${name}: systemd state '${state}'"
+  PID[${role}]="$(podman inspect -f '{{.State.Pid}}' "${name}")"
+done
+
+# --- 5. Wiring -----------------------------------------------------------------------------------
+# Keep the lab IPv4-only (no link-local chatter through the NAT and the shaper).
+for role in "${ROLES[@]}"; do
+  nsx "${role}" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+
+# A veth pair between two container namespaces. When a container restarts, its namespace and
+# with it both ends of each pair disappear, so "both ends present" means "wired".
+ensure_link() {
+  local a="$1" if_a="$2" b="$3" if_b="$4" has_a=false has_b=false
+  nsx "${a}" ip link show dev "${if_a}" &>/dev/null && has_a=true
+  nsx "${b}" ip link show dev "${if_b}" &>/dev/null && has_b=true
+  if "${has_a}" && "${has_b}"; then return; fi
+  "${has_a}" && nsx "${a}" ip link del dev "${if_a}"
+  "${has_b}" && nsx "${b}" ip link del dev "${if_b}"
+  ip link add name "${if_a}" netns "${PID[${a}]}" type veth peer name "${if_b}" netns "${PID[${b}]}"
+  log "wired ${a}:${if_a} <-> ${b}:${if_b}"
+}
+# Address (replace = idempotent) and link up inside a container.
+ensure_addr() {
+  nsx "$1" ip addr replace "$3" dev "$2"
+  nsx "$1" ip link set dev "$2" up
+}
+
+# Management bridge on the host: a connected /24 only, never a route for lab traffic.
+if ! ip link show dev "${MGMT_BRIDGE}" &>/dev/null; then
+  ip link add name "${MGMT_BRIDGE}" type bridge
+  log "created bridge ${MGMT_BRIDGE}"
+fi
+sysctl -q -w "net.ipv6.conf.${MGMT_BRIDGE}.disable_ipv6=1"
+ip addr replace "${MGMT_HOST_IP}/${MGMT_PREFIX_LEN}" dev "${MGMT_BRIDGE}"
+ip link set dev "${MGMT_BRIDGE}" up
+for role in "${MANAGED_ROLES[@]}"; do
+  host_if="tfm-${role}"
+  if ! { ip link show dev "${host_if}" &>/dev/null && nsx "${role}" ip link show dev mgmt0 &>/dev/null; }; then
+    ip link del dev "${host_if}" 2>/dev/null || true
+    nsx "${role}" ip link del dev mgmt0 2>/dev/null || true
+    ip link add name "${host_if}" type veth peer name mgmt0 netns "${PID[${role}]}"
+    # The new mgmt0 has a new MAC: forget the host's cached one, or ssh waits for ARP to age.
+    ip neigh flush to "${MGMT_IP[${role}]}" dev "${MGMT_BRIDGE}" 2>/dev/null || true
+    log "wired host:${host_if} <-> ${role}:mgmt0"
+  fi
+  ip link set dev "${host_if}" master "${MGMT_BRIDGE}" up
+  ensure_addr "${role}" mgmt0 "${MGMT_IP[${role}]}/${MGMT_PREFIX_LEN}"
+done
+
+ensure_link peer lan0 nat lan0
+ensure_link nat wan0 wan isp0
+ensure_link wan dc0 hub wan0
+ensure_addr peer lan0 "${PEER_LAN_IP}/${LAN_PREFIX_LEN}"
+ensure_addr nat lan0 "${NAT_LAN_IP}/${LAN_PREFIX_LEN}"
+ensure_addr nat wan0 "${NAT_WAN_IP}/${WAN_PREFIX_LEN}"
+ensure_addr wan isp0 "${WAN_ISP_IP}/${WAN_PREFIX_LEN}"
+ensure_addr wan dc0 "${WAN_DC_IP}/${WAN_PREFIX_LEN}"
+ensure_addr hub wan0 "${HUB_WAN_IP}/${WAN_PREFIX_LEN}"
+nsx peer ip route replace default via "${NAT_LAN_IP}" dev lan0
+nsx nat ip route replace default via "${WAN_ISP_IP}" dev wan0
+nsx hub ip route replace default via "${WAN_DC_IP}" dev wan0
+# tf-wan only terminates the relay: it routes nothing, so every packet between nat and hub
+# crosses the emulated WAN.
+
+# --- 6. Emulated environment: enforced on every run ----------------------------------------------
+# SSH access for Ansible on the managed hosts.
+for role in "${MANAGED_ROLES[@]}"; do
+  if put_file "${role}" /root/.ssh/authorized_keys 0600 < "${SSH_KEY}.pub"; then
+    chmod 0700 "/proc/${PID[${role}]}/root/root/.ssh"
+    log "${role}: installed lab SSH key"
+  fi
+done
+
+# nat: home router. Forwarding, masquerade, unsolicited WAN input dropped, short UDP conntrack.
+if put_file nat /etc/sysctl.d/10-tunnelfix-lab.conf 0644 <<EOF
+# tunnelfix lab (lab/up.sh): emulated home router with a short UDP NAT mapping lifetime.
+net.ipv4.ip_forward = 1
+net.netfilter.nf_conntrack_udp_timeout = ${LAB_NAT_UDP_TIMEOUT_S}
+net.netfilter.nf_conntrack_udp_timeout_stream = ${LAB_NAT_UDP_TIMEOUT_S}
+EOF
+then log "nat: wrote /etc/sysctl.d/10-tunnelfix-lab.conf"; fi
+cx nat sysctl -q -p /etc/sysctl.d/10-tunnelfix-lab.conf
+if put_file nat /etc/nftables.conf 0755 <<EOF
+#!/usr/sbin/nft -f
+# tunnelfix lab (lab/up.sh): masquerade the peer LAN; from the WAN only replies get in, so a
+# packet arriving after its UDP conntrack entry expired is dropped (not answered).
+table ip tunnelfix_lab_nat
+delete table ip tunnelfix_lab_nat
+table ip tunnelfix_lab_nat {
+  chain postrouting {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "wan0" ip saddr ${LAN_CIDR} masquerade
+  }
+  chain input {
+    type filter hook input priority filter; policy accept;
+    iifname "wan0" ct state established,related accept
+    iifname "wan0" icmp type echo-request accept
+    iifname "wan0" counter drop
+  }
+  chain forward {
+    type filter hook forward priority filter; policy accept;
+    iifname "wan0" ct state established,related accept
+    iifname "wan0" counter drop
+  }
+}
+EOF
+then
+  cx nat nft -f /etc/nftables.conf
+  log "nat: loaded /etc/nftables.conf"
+elif ! cx nat nft list table ip tunnelfix_lab_nat &>/dev/null; then
+  cx nat nft -f /etc/nftables.conf
+fi
+cx nat systemctl -q enable nftables.service
+# The known bottleneck: tbf at LAB_BOTTLENECK_BPS on nat's egress toward the hub (wan0, carries
+# peer -> hub) and toward the peer (lan0, carries hub -> peer).
+for dev in wan0 lan0; do
+  tbf=(tbf rate "${LAB_BOTTLENECK_BPS}bit" burst "${LAB_TBF_BURST}" latency "${LAB_TBF_LATENCY}")
+  if ! nsx nat tc qdisc show dev "${dev}" root | grep -q "^qdisc tbf .* rate $((LAB_BOTTLENECK_BPS / 1000000))Mbit"; then
+    nsx nat tc qdisc replace dev "${dev}" root "${tbf[@]}"
+    log "nat: ${dev} root ${tbf[*]}"
+  fi
+done
+
+# tf-wan: the relay (delay + loss) as a systemd unit, listening where the peer's Endpoint points.
+relay_changed=false
+if put_file wan /usr/local/lib/tunnelfix/wan_relay.py 0755 < "${LAB_DIR}/wan_relay.py"; then relay_changed=true; fi
+if put_file wan /etc/systemd/system/tunnelfix-wan-relay.service 0644 <<EOF
+# tunnelfix lab (lab/up.sh): emulated WAN between nat and hub, see lab/wan_relay.py.
+[Unit]
+Description=tunnelfix lab WAN emulator (UDP relay: ${LAB_ONE_WAY_DELAY_MS} ms each way, ${LAB_LOSS_PERCENT} % loss)
+
+[Service]
+ExecStart=/usr/bin/python3 /usr/local/lib/tunnelfix/wan_relay.py --listen ${WAN_ISP_IP}:${WG_PORT} --target ${HUB_WAN_IP}:${WG_PORT} --upstream-bind ${WAN_DC_IP} --delay-ms ${LAB_ONE_WAY_DELAY_MS} --loss-percent ${LAB_LOSS_PERCENT} --seed ${LAB_LOSS_SEED}
+Restart=on-failure
+RestartSec=1
+EOF
+then relay_changed=true; fi
+if "${relay_changed}"; then
+  cx wan systemctl daemon-reload
+  cx wan systemctl restart tunnelfix-wan-relay.service
+  log "wan: (re)started tunnelfix-wan-relay.service"
+else
+  cx wan systemctl start tunnelfix-wan-relay.service
+fi
+
+# --- 7. Managed hosts: the faults, written only when absent --------------------------------------
+hub_pub="$(cat "${WG_KEY_DIR}/hub.pub")"
+peer_pub="$(cat "${WG_KEY_DIR}/peer.pub")"
+# wg0.conf for ROLE on stdin; written if missing or if the keys were just (re)generated.
+install_wg_conf() {
+  local role="$1"
+  if has_file "${role}" /etc/wireguard/wg0.conf && ! "${NEW_WG_KEYS}"; then
+    cat > /dev/null
+    cx "${role}" systemctl -q enable --now wg-quick@wg0.service
+    return
+  fi
+  put_file "${role}" /etc/wireguard/wg0.conf 0600 || true
+  cx "${role}" systemctl -q enable wg-quick@wg0.service
+  cx "${role}" systemctl restart wg-quick@wg0.service
+  log "${role}: wrote /etc/wireguard/wg0.conf, restarted wg-quick@wg0"
+}
+install_wg_conf hub <<EOF
+# tunnelfix lab (lab/up.sh): public hub.
+[Interface]
+Address = ${HUB_TUNNEL_IP}/${TUNNEL_PREFIX_LEN}
+ListenPort = ${WG_PORT}
+PrivateKey = $(cat "${WG_KEY_DIR}/hub.key")
+
+[Peer]
+# peer (behind nat; its endpoint is learned from its packets)
+PublicKey = ${peer_pub}
+AllowedIPs = ${PEER_TUNNEL_IP}/32
+EOF
+install_wg_conf peer <<EOF
+# tunnelfix lab (lab/up.sh): peer behind a NAT, deliberately without PersistentKeepalive.
+[Interface]
+Address = ${PEER_TUNNEL_IP}/${TUNNEL_PREFIX_LEN}
+PrivateKey = $(cat "${WG_KEY_DIR}/peer.key")
+
+[Peer]
+# hub, reached through the emulated WAN (tf-wan relay)
+PublicKey = ${hub_pub}
+Endpoint = ${WAN_ISP_IP}:${WG_PORT}
+AllowedIPs = ${TUNNEL_CIDR}
+EOF
+# Debian's default congestion control (the host's default, bbr, would otherwise leak into every
+# new namespace).
+for role in hub peer; do
+  if ! has_file "${role}" /etc/sysctl.d/10-tunnelfix-lab.conf; then
+    put_file "${role}" /etc/sysctl.d/10-tunnelfix-lab.conf 0644 <<'EOF' || true
+# tunnelfix lab (lab/up.sh): starting state, Debian's default congestion control.
+net.ipv4.tcp_congestion_control = cubic
+EOF
+    cx "${role}" sysctl -q -p /etc/sysctl.d/10-tunnelfix-lab.conf
+    log "${role}: tcp_congestion_control=cubic"
+  fi
+done
+
+# --- 8. Verify -----------------------------------------------------------------------------------
+fail=0
+check() {  # check DESCRIPTION COMMAND...
+  local what="$1"; shift
+  if "$@" &>/dev/null; then log "ok   ${what}"; else log "FAIL ${what}"; fail=1; fi
+}
+check "peer -> nat (lan)"  nsx peer ping -c 1 -W 2 "${NAT_LAN_IP}"
+check "nat -> wan (isp)"   nsx nat ping -c 1 -W 2 "${WAN_ISP_IP}"
+check "wan -> hub (dc)"    nsx wan ping -c 1 -W 2 "${HUB_WAN_IP}"
+for role in "${MANAGED_ROLES[@]}"; do
+  check "host -> ${role} (mgmt)" ping -c 1 -W 2 "${MGMT_IP[${role}]}"
+  check "ssh root@${MGMT_IP[${role}]} (${role})" \
+    ssh -i "${SSH_KEY}" -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no \
+        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "root@${MGMT_IP[${role}]}" true
+done
+check "nat conntrack UDP timeout ${LAB_NAT_UDP_TIMEOUT_S}s" \
+  test "$(nsx nat sysctl -n net.netfilter.nf_conntrack_udp_timeout_stream)" = "${LAB_NAT_UDP_TIMEOUT_S}"
+check "relay active"       cx wan systemctl -q is-active tunnelfix-wan-relay.service
+check "hub wg-quick@wg0"   cx hub systemctl -q is-active wg-quick@wg0.service
+check "peer wg-quick@wg0"  cx peer systemctl -q is-active wg-quick@wg0.service
+# Peer-initiated traffic opens the NAT mapping; with 1 % loss one reply out of five is enough.
+check "tunnel peer -> hub" nsx peer ping -c 5 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
+[[ "${fail}" -eq 0 ]] || die "lab verification failed (see FAIL lines above)"
+
+# --- 9. Inventory --------------------------------------------------------------------------------
+# Keepalive the fix should use here: below the NAT's UDP timeout with a 3 s margin, at most 25 s.
+LAB_KEEPALIVE_S=$(( LAB_NAT_UDP_TIMEOUT_S - 3 < 25 ? LAB_NAT_UDP_TIMEOUT_S - 3 : 25 ))
+(( LAB_KEEPALIVE_S >= 1 )) || LAB_KEEPALIVE_S=1
+inventory_tmp="$(mktemp "${STATE_DIR}/.inventory.XXXXXX")"
+cat > "${inventory_tmp}" <<EOF
+# Written by lab/up.sh; removed by lab/down.sh.
+all:
+  vars:
+    ansible_user: root
+    ansible_ssh_private_key_file: ${SSH_KEY}
+    ansible_ssh_common_args: "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
+    ansible_python_interpreter: /usr/bin/python3
+  children:
+    tunnelfix_wireguard_hubs:
+      hosts:
+        hub: {ansible_host: ${MGMT_IP[hub]}, tunnelfix_tunnel_address: ${HUB_TUNNEL_IP}}
+    tunnelfix_wireguard_peers:
+      hosts:
+        peer: {ansible_host: ${MGMT_IP[peer]}, tunnelfix_tunnel_address: ${PEER_TUNNEL_IP}, tunnelfix_tunnel_hub: hub}
+      vars:
+        # The lab NAT forgets UDP mappings after ${LAB_NAT_UDP_TIMEOUT_S} s: the keepalive must be shorter (docs/inventory.md).
+        wireguard_keepalive_persistent_keepalive_s: ${LAB_KEEPALIVE_S}
+        # Silence before the hub pings: WireGuard answers received data with one keepalive after 10 s,
+        # which refreshes the NAT mapping once, so the idle period must exceed 10 s + the NAT timeout.
+        tunnel_measure_idle_s: $((LAB_NAT_UDP_TIMEOUT_S + 17))
+        # verify.yml passes when a single TCP flow reaches 80 % of the bottleneck.
+        tunnel_measure_min_bits_per_second: $((LAB_BOTTLENECK_BPS * 8 / 10))
+    tunnelfix_routers:
+      hosts:
+        nat: {ansible_host: ${MGMT_IP[nat]}}
+    tunnelfix_lab:   # metadata the demo prints; its children give every lab host these vars
+      children:
+        tunnelfix_wireguard_hubs: {}
+        tunnelfix_wireguard_peers: {}
+        tunnelfix_routers: {}
+      vars:
+        tunnelfix_lab_bottleneck_bits_per_second: ${LAB_BOTTLENECK_BPS}
+        tunnelfix_lab_nat_udp_timeout_s: ${LAB_NAT_UDP_TIMEOUT_S}
+        tunnelfix_lab_rtt_ms: $((2 * LAB_ONE_WAY_DELAY_MS))
+        tunnelfix_lab_loss_percent: ${LAB_LOSS_PERCENT}
+EOF
+chmod 0644 "${inventory_tmp}"
+mv -f "${inventory_tmp}" "${INVENTORY}"
+
+log "lab ready in ${SECONDS}s"
+echo "${INVENTORY}"
