@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
-.PHONY: demo test deps images lab-up lab-down lint unit molecule e2e build clean
+.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit molecule e2e build clean
 
 deps:
 	scripts/bootstrap.sh
@@ -20,8 +20,15 @@ images: deps
 lab-up: images
 	lab/up.sh
 
-demo: lab-up
+# The demo re-plants the faults each time: the containers are recreated (about 10 s), the image,
+# the venv and the packages are reused.
+lab-fresh: images
+	lab/down.sh
+	lab/up.sh
+
+demo: lab-fresh
 	ansible-playbook -i $(INVENTORY) playbooks/site.yml
+	@echo; echo "Before/after (reports/before-after.md):"; cat reports/before-after.md
 
 lab-down:
 	lab/down.sh $(if $(IMAGES),--images,)
