@@ -86,6 +86,11 @@ for role in hub peer; do
   fi
   wg pubkey < "${WG_KEY_DIR}/${role}.key" > "${WG_KEY_DIR}/${role}.pub"
 done
+# A preshared key on the hub<->peer pair, so the secret checks cover PresharedKey too.
+if [[ ! -s "${WG_KEY_DIR}/hub-peer.psk" ]]; then
+  (umask 077; wg genpsk > "${WG_KEY_DIR}/hub-peer.psk")
+  NEW_WG_KEYS=true
+fi
 
 # --- 4. Containers (privileged, systemd as PID 1, no podman networking) --------------------------
 for role in "${ROLES[@]}"; do
@@ -275,6 +280,7 @@ PrivateKey = $(cat "${WG_KEY_DIR}/hub.key")
 [Peer]
 # peer (behind nat; its endpoint is learned from its packets)
 PublicKey = ${peer_pub}
+PresharedKey = $(cat "${WG_KEY_DIR}/hub-peer.psk")
 AllowedIPs = ${PEER_TUNNEL_IP}/32
 EOF
 install_wg_conf peer <<EOF
@@ -286,6 +292,7 @@ PrivateKey = $(cat "${WG_KEY_DIR}/peer.key")
 [Peer]
 # hub, reached through the emulated WAN (tf-wan relay)
 PublicKey = ${hub_pub}
+PresharedKey = $(cat "${WG_KEY_DIR}/hub-peer.psk")
 Endpoint = ${WAN_ISP_IP}:${WG_PORT}
 AllowedIPs = ${TUNNEL_CIDR}
 EOF

@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
-# Lab end-to-end check: fresh lab with the faults planted -> site.yml -> assert before/after
-# figures -> remediate.yml again must change nothing.
+# Lab end-to-end check: fresh lab with the faults planted -> check mode changes nothing and shows
+# no secret -> site.yml (-vvv) -> assert the before/after figures -> remediate.yml again must
+# change nothing -> no private or preshared key in any result, diff, log or report.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
+rm -rf "$log_dir" reports/measurements-*.json
 mkdir -p "$log_dir"
-rm -f reports/measurements-*.json
 
 lab/down.sh
 lab/up.sh
 
-ansible-playbook -i "$inventory" playbooks/site.yml | tee "$log_dir/site.log"
-bottleneck=$(ansible-inventory -i "$inventory" --host peer | python3 -c 'import json,sys; print(json.load(sys.stdin)["tunnelfix_lab_bottleneck_bits_per_second"])')
+echo "== remediate.yml --check --diff on the faulty lab (results as JSON, and at -vvv)"
+ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" playbooks/remediate.yml \
+  --check --diff > "$log_dir/remediate-check-diff.json"
+ansible-playbook -vvv -i "$inventory" playbooks/remediate.yml --check --diff > "$log_dir/remediate-check-vvv.log"
+grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
+  || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }
+
+echo "== site.yml (full log: $log_dir/site-vvv.log)"
+if ! ansible-playbook -vvv -i "$inventory" playbooks/site.yml > "$log_dir/site-vvv.log"; then
+  tail -80 "$log_dir/site-vvv.log"; exit 1
+fi
+cat reports/before-after.md
+bottleneck=$(ansible-inventory -i "$inventory" --host peer \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["tunnelfix_lab_bottleneck_bits_per_second"])')
 python3 tests/e2e/check_measurements.py reports "$bottleneck"
 
 echo "== second run of remediate.yml must report changed=0"
-ansible-playbook -i "$inventory" playbooks/remediate.yml | tee "$log_dir/remediate-again.log"
+ansible-playbook -i "$inventory" playbooks/remediate.yml > "$log_dir/remediate-again.log"
+grep -E '^[a-z0-9_.-]+ +: ok=' "$log_dir/remediate-again.log"
 if grep -E '^[a-z0-9_.-]+ +: ok=' "$log_dir/remediate-again.log" | grep -vq 'changed=0 '; then
   echo "FAIL: second remediate run changed something"; exit 1
 fi
 echo "PASS: second remediate run changed nothing"
+
+echo "== no private or preshared key in any result, diff, -vvv log or report"
+ansible -vvv -i "$inventory" tunnelfix_wireguard_hubs:tunnelfix_wireguard_peers \
+  -m tunnelfix.fleet.tunnel_facts > "$log_dir/tunnel-facts-vvv.log"
+python3 tests/e2e/check_no_secrets.py lab/state/wg "$log_dir"/* reports/*
