@@ -64,7 +64,6 @@ by_key:
   type: dict
 """
 
-import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
@@ -73,20 +72,11 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import (
     classify_sysctl_error,
     normalize_sysctl_value,
 )
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import read_sysctl
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import explain
 
-PROC_SYS = "/proc/sys"
 # Dotted sysctl names only: no options (-p), no assignments (k=v), no slash form, no "..".
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)+$")
-
-
-def read_value(key):
-    """Current value of key from /proc/sys (whitespace-normalised), or None when absent here."""
-    try:
-        with open(os.path.join(PROC_SYS, *key.split("."))) as handle:
-            return normalize_sysctl_value(handle.read())
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
 
 
 def main():
@@ -107,7 +97,7 @@ def main():
             module.fail_json(msg="values: %s: %s" % (key, exc))
         if value == "":
             module.fail_json(msg="values: %s: the value is empty" % key)
-        before = read_value(key)
+        before = read_sysctl(key)
         status = "unchanged"
         after = before
         if before is None:
@@ -117,7 +107,7 @@ def main():
                 status, after = "changed", value
             else:
                 rc, _out, err = module.run_command([sysctl, "-w", "%s=%s" % (key, value)])
-                after = read_value(key)
+                after = read_sysctl(key)
                 if rc != 0 or after != value:
                     status = classify_sysctl_error(err) if rc != 0 else "invalid"
                 else:

@@ -130,14 +130,11 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route import (
     describe_endpoint_route,
 )
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import (
-    normalize_sysctl_value,
-    parse_cc_list,
-)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import PROC_SYS, read_sysctl
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import parse_cc_list
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns")
-PROC_SYS = "/proc/sys"
 
 
 def run(module, argv):
@@ -154,16 +151,6 @@ def parse_or_fail(module, parser, *args):
         return parser(*args)
     except ParseError as exc:
         module.fail_json(msg=str(exc))
-
-
-def read_sysctl(key):
-    """Value of a sysctl key from /proc/sys, whitespace-normalised; None when absent."""
-    path = os.path.join(PROC_SYS, *key.split("."))
-    try:
-        with open(path) as handle:
-            return normalize_sysctl_value(handle.read())
-    except (FileNotFoundError, PermissionError):
-        return None
 
 
 def gather_wireguard(module):
