@@ -40,7 +40,9 @@ lint: deps
 unit: deps
 	python -m pytest -q tests/unit
 
-molecule: images
+# lab-up first: it allows bbr and cubic in the host's tcp_allowed_congestion_control, which a
+# container (a child network namespace) needs to select them.
+molecule: lab-up
 	@for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s"; molecule test -s $$s; done
 
 e2e: lab-up

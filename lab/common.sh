@@ -49,7 +49,8 @@ LAB_TBF_LATENCY="${TF_LAB_TBF_LATENCY:-50ms}"            # tbf queue limit, as t
 SSH_KEY="${STATE_DIR}/id_ed25519"
 WG_KEY_DIR="${STATE_DIR}/wg"
 INVENTORY="${STATE_DIR}/inventory.yml"
-HOST_SYSCTL_ORIG="${STATE_DIR}/host-sysctl.orig"
+# Machine-wide, like the lab itself (container names are fixed): any checkout's down.sh restores it.
+HOST_SYSCTL_ORIG="/var/lib/tunnelfix-lab/host-sysctl.orig"
 HOST_CC_ALLOWED="/proc/sys/net/ipv4/tcp_allowed_congestion_control"
 ROOTFS_TARBALL="${STATE_DIR}/debian12-rootfs.tar"
 

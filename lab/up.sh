@@ -69,6 +69,7 @@ ensure_host_cc_allowed() {
   done
   if [[ "${wanted[*]}" != "${allowed}" ]]; then
     # Record the value before our first change only, so down.sh restores the true original.
+    mkdir -p "$(dirname "${HOST_SYSCTL_ORIG}")"
     [[ -e "${HOST_SYSCTL_ORIG}" ]] || printf 'net.ipv4.tcp_allowed_congestion_control=%s\n' "${allowed}" > "${HOST_SYSCTL_ORIG}"
     echo "${wanted[*]}" > "${HOST_CC_ALLOWED}"
     log "host: tcp_allowed_congestion_control '${allowed}' -> '${wanted[*]}'"
