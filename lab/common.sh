@@ -40,6 +40,7 @@ TUNNEL_CIDR="10.44.0.0/24"
 LAB_BOTTLENECK_BPS="${TF_LAB_BOTTLENECK_BPS:-40000000}"  # tbf rate on nat, both directions, bit/s
 LAB_ONE_WAY_DELAY_MS="${TF_LAB_ONE_WAY_DELAY_MS:-25}"    # relay delay per direction, ms
 LAB_LOSS_PERCENT="${TF_LAB_LOSS_PERCENT:-1}"             # relay random loss per direction, %
+LAB_LOSS_MIN_BYTES="${TF_LAB_LOSS_MIN_BYTES:-1000}"     # relay loss only hits datagrams this big
 LAB_LOSS_SEED="${TF_LAB_LOSS_SEED:-20250520}"            # relay loss generator seed
 LAB_NAT_UDP_TIMEOUT_S="${TF_LAB_NAT_UDP_TIMEOUT_S:-8}"   # nat conntrack UDP timeouts, s
 LAB_TBF_BURST="${TF_LAB_TBF_BURST:-32kb}"                # tbf bucket size

@@ -239,10 +239,10 @@ if put_file wan /usr/local/lib/tunnelfix/wan_relay.py 0755 < "${LAB_DIR}/wan_rel
 if put_file wan /etc/systemd/system/tunnelfix-wan-relay.service 0644 <<EOF
 # tunnelfix lab (lab/up.sh): emulated WAN between nat and hub, see lab/wan_relay.py.
 [Unit]
-Description=tunnelfix lab WAN emulator (UDP relay: ${LAB_ONE_WAY_DELAY_MS} ms each way, ${LAB_LOSS_PERCENT} % loss)
+Description=tunnelfix lab WAN emulator (UDP relay: ${LAB_ONE_WAY_DELAY_MS} ms each way, ${LAB_LOSS_PERCENT} % loss of datagrams >= ${LAB_LOSS_MIN_BYTES} bytes)
 
 [Service]
-ExecStart=/usr/bin/python3 /usr/local/lib/tunnelfix/wan_relay.py --listen ${WAN_ISP_IP}:${WG_PORT} --target ${HUB_WAN_IP}:${WG_PORT} --upstream-bind ${WAN_DC_IP} --delay-ms ${LAB_ONE_WAY_DELAY_MS} --loss-percent ${LAB_LOSS_PERCENT} --seed ${LAB_LOSS_SEED}
+ExecStart=/usr/bin/python3 /usr/local/lib/tunnelfix/wan_relay.py --listen ${WAN_ISP_IP}:${WG_PORT} --target ${HUB_WAN_IP}:${WG_PORT} --upstream-bind ${WAN_DC_IP} --delay-ms ${LAB_ONE_WAY_DELAY_MS} --loss-percent ${LAB_LOSS_PERCENT} --loss-min-bytes ${LAB_LOSS_MIN_BYTES} --seed ${LAB_LOSS_SEED}
 Restart=on-failure
 RestartSec=1
 EOF
