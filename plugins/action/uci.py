@@ -1,0 +1,77 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Set or delete one uci option (or a named section) on OpenWrt, with no Python on the router.
+
+Documentation: plugins/modules/uci.py (``ansible-doc tunnelfix.fleet.uci``). The planning is
+the pure ``_uci_plan.plan_uci_change``; this file only reads, runs and reports.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
+    parse_uci_changes, parse_uci_show, uci_quote)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
+    LIST_MODES, STATES, plan_uci_change)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+
+
+def _show_with_secrets(text):
+    return parse_uci_show(text, keep_secrets=True)
+
+
+class ActionModule(OpenWrtActionBase):
+    """The ``tunnelfix.fleet.uci`` action."""
+
+    ARGUMENT_SPEC = {
+        "config": {"type": "str", "required": True},
+        "section": {"type": "str", "required": True},
+        "type": {"type": "str"},
+        "option": {"type": "str"},
+        "value": {"type": "raw"},
+        "state": {"type": "str", "default": "present", "choices": list(STATES)},
+        "list_mode": {"type": "str", "default": "replace", "choices": list(LIST_MODES)},
+        "commit": {"type": "bool", "default": True},
+    }
+    REQUIRED_IF = [
+        ("list_mode", "add_list", ("option", "value")),
+        ("list_mode", "del_list", ("option", "value")),
+    ]
+
+    def run_openwrt(self, args, task_vars):
+        config = args["config"]
+        show = self.run_command(["uci", "-q", "show", config], ok_rcs=(0, 1))
+        if show["rc"] == 1:
+            raise AnsibleActionFail(("config: %r not found on the target (%s gave rc=1: no /etc/config/%s, "
+                                     "or it does not parse)" % (config, show["cmd"], config)),
+                                    result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
+        parsed = self.parse_output(show, _show_with_secrets)
+        plan = plan_uci_change(parsed, args)
+        result = {
+            "changed": plan["changed"],
+            "section": plan["section"],
+            "commands": [" ".join(argv) for argv in plan["commands_redacted"]],
+            "committed": False,
+        }
+        if self.diff_mode:
+            result["diff"] = plan["diff"]
+        if not plan["changed"] or self.check_mode:
+            return result
+
+        if args["commit"]:
+            pending = self.run_and_parse(["uci", "changes", config], parse_uci_changes)
+            if pending:
+                paths = sorted({".".join(p for p in (c["config"], c["section"], c["option"]) if p) for c in pending})
+                self._display.warning("uci: %s had %d uncommitted change(s) before this task (%s); "
+                                      "'uci commit %s' commits them too" % (config, len(pending), ", ".join(paths), config))
+        for argv, shown in zip(plan["commands"], plan["commands_redacted"]):
+            if argv == shown:
+                self.run_command(argv)
+            else:  # a secret value: on stdin of uci batch, never on a command line
+                self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
+                                 shown="uci batch <<< %s" % " ".join(shown[1:]))
+        if args["commit"]:
+            self.run_command(["uci", "commit", config])
+            result["committed"] = True
+        return result

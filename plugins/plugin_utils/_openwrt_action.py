@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one base class every python-free OpenWrt action of tunnelfix.fleet shares.
+
+OpenWrt routers often have no Python (small flash), so these actions never send a module:
+they run plain commands over the connection (``_low_level_execute_command``, one shell-quoted
+argv each) and parse the output on the controller with the pure parsers in module_utils.
+
+A subclass sets ``ARGUMENT_SPEC`` (and optionally ``REQUIRED_IF`` and friends) and implements
+``run_openwrt(args, task_vars) -> dict``. The base validates the task's arguments, turns every
+``ParseError`` and every failed command into a normal failed result (``msg``, ``cmd``, ``rc``,
+``stderr``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.text.converters import to_bytes
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+
+
+class OpenWrtActionBase(ActionBase):
+    """Validate args, run commands on the target without Python, parse their output."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = True
+    _supports_check_mode = True
+    _supports_async = False
+
+    ARGUMENT_SPEC: dict = {}
+    MUTUALLY_EXCLUSIVE: list = []
+    REQUIRED_IF: list = []
+    REQUIRED_TOGETHER: list = []
+    REQUIRED_ONE_OF: list = []
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        try:
+            _validation, args = self.validate_argument_spec(
+                argument_spec=self.ARGUMENT_SPEC,
+                mutually_exclusive=self.MUTUALLY_EXCLUSIVE or None,
+                required_if=self.REQUIRED_IF or None,
+                required_together=self.REQUIRED_TOGETHER or None,
+                required_one_of=self.REQUIRED_ONE_OF or None,
+            )
+            result.update(self.run_openwrt(args, task_vars or {}))
+        except ParseError as exc:
+            result.update(failed=True, msg=str(exc))
+        except AnsibleActionFail as exc:
+            result.update(exc.result)
+        return result
+
+    def run_openwrt(self, args: dict, task_vars: dict) -> dict:
+        """Do the action's work with validated ``args``; return the result keys to add."""
+        raise NotImplementedError
+
+    @property
+    def check_mode(self) -> bool:
+        return bool(self._task.check_mode)
+
+    @property
+    def diff_mode(self) -> bool:
+        return bool(self._task.diff)
+
+    def run_command(self, argv, ok_rcs=(0,), shown=None, stdin=None) -> dict:
+        """Run ``argv`` (a list of words) on the target; return ``{cmd, rc, stdout, stderr}``.
+
+        The words are joined with ``shlex.join`` so the remote shell sees them unchanged.
+        ``shown`` is the command to report instead (an argv, or a string), for example with
+        secret values replaced. ``stdin`` is sent to the command's standard input: the way to
+        pass secrets, which on the command line would show in ``-vvv`` logs and in the
+        target's process list. Raises AnsibleActionFail with ``cmd``, ``rc`` and ``stderr``
+        when rc is not in ``ok_rcs``.
+        """
+        cmd = shlex.join(str(word) for word in argv)
+        if shown is None:
+            shown_cmd = cmd
+        else:
+            shown_cmd = shown if isinstance(shown, str) else shlex.join(str(word) for word in shown)
+        in_data = None if stdin is None else to_bytes(stdin, errors="surrogate_or_strict")
+        res = self._low_level_execute_command(cmd, in_data=in_data)
+        rc = res.get("rc")
+        stdout, stderr = res.get("stdout", ""), res.get("stderr", "")
+        if rc not in ok_rcs:
+            raise AnsibleActionFail(
+                "%s failed with rc=%s: %s" % (shown_cmd, rc, (stderr or stdout or "no output").strip()[:500]),
+                result={"cmd": shown_cmd, "rc": rc, "stderr": stderr})
+        return {"cmd": shown_cmd, "rc": rc, "stdout": stdout, "stderr": stderr}
+
+    def run_and_parse(self, argv, parser, ok_rcs=(0,)):
+        """Run ``argv`` and return ``parser(stdout)``; a ParseError fails naming the command."""
+        return self.parse_output(self.run_command(argv, ok_rcs), parser)
+
+    @staticmethod
+    def parse_output(res, parser):
+        """Return ``parser(res["stdout"])`` for a run_command result; ParseError fails naming the command."""
+        try:
+            return parser(res["stdout"])
+        except ParseError as exc:
+            raise AnsibleActionFail("cannot read the output of %s: %s" % (res["cmd"], exc),
+                                    result={"cmd": res["cmd"], "rc": res["rc"]}) from None

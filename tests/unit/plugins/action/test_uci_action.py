@@ -1,0 +1,143 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The uci action against a fake target: argument checks, commands run, check mode, failures.
+
+The fake answers ``_low_level_execute_command`` from a table of command → (rc, stdout,
+stderr) and records what ran; no connection, no Python on any target.
+"""
+
+from types import SimpleNamespace
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.action.uci import ActionModule
+
+K = "K" * 43 + "="
+
+
+class FakeUciAction(ActionModule):
+    def __init__(self, args, answers, check_mode=False, diff=False):
+        task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=diff, action="tunnelfix.fleet.uci")
+        connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
+        super().__init__(task, connection, None, None, None)
+        self._load_name = "tunnelfix.fleet.uci"
+        self.answers = answers
+        self.ran = []
+        self.stdin = []
+
+    def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
+                                   encoding_errors="surrogate_then_replace", chdir=None):
+        self.ran.append(cmd)
+        self.stdin.append(in_data)
+        rc, stdout, stderr = self.answers.get((cmd, in_data), self.answers.get(cmd, (0, "", "")))
+        return {"rc": rc, "stdout": stdout, "stderr": stderr}
+
+
+@pytest.fixture
+def network(load_fixture):
+    return {"uci -q show network": (0, load_fixture("uci_show", "case01_network.txt"), "")}
+
+
+def test_changed_runs_set_then_commit(network):
+    action = FakeUciAction({"config": "network", "section": "@wireguard_wg0[0]",
+                            "option": "persistent_keepalive", "value": 5}, network, diff=True)
+    result = action.run(task_vars={})
+    assert action.ran == ["uci -q show network", "uci changes network",
+                          "uci set 'network.@wireguard_wg0[0].persistent_keepalive=5'", "uci commit network"]
+    assert result["changed"] is True and result["committed"] is True
+    assert "persistent_keepalive='5'" in result["diff"]["after"]
+    assert K not in repr(result)
+
+
+def test_unchanged_runs_only_show(network):
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "listen_port", "value": "51820"}, network)
+    result = action.run(task_vars={})
+    assert action.ran == ["uci -q show network"]
+    assert result["changed"] is False and "diff" not in result
+
+
+def test_check_mode_runs_nothing_but_reports(network):
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+                           network, check_mode=True, diff=True)
+    result = action.run(task_vars={})
+    assert action.ran == ["uci -q show network"]
+    assert result["changed"] is True and result["committed"] is False
+    assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
+    assert "N" * 43 not in repr(result) and K not in repr(result)
+
+
+def test_commit_false_stages_only(network):
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420",
+                            "commit": False}, network)
+    result = action.run(task_vars={})
+    assert action.ran == ["uci -q show network", "uci set network.wg0.mtu=1420"]
+    assert result["committed"] is False
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"section": "wg0"}, "missing required arguments: config"),
+    ({"config": "network", "section": "wg0", "state": "gone"}, "value of state must be one of: present, absent"),
+    ({"config": "network", "section": "wg0", "list_mode": "add_list"}, "list_mode is add_list but all of the following"),
+    ({"config": "network", "section": "wg0", "bogus": 1}, "bogus"),
+    ({"config": "network", "section": "wg0", "option": "mtu", "value": True}, "value: booleans are ambiguous"),
+    ({"config": "network", "section": "@wireguard_wg0[3]", "option": "mtu", "value": "1"},
+     "section '@wireguard_wg0[3]' not found in network"),
+])
+def test_argument_errors_fail_without_running_changes(network, args, message):
+    action = FakeUciAction(args, network)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert message in result["msg"]
+    assert all(not cmd.startswith(("uci set", "uci delete", "uci commit")) for cmd in action.ran)
+
+
+def test_missing_config_names_it():
+    action = FakeUciAction({"config": "banip", "section": "global", "option": "ban_icmplimit", "value": "250"},
+                           {"uci -q show banip": (1, "", "")})
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["rc"] == 1
+    assert result["msg"] == ("config: 'banip' not found on the target (uci -q show banip gave rc=1: "
+                             "no /etc/config/banip, or it does not parse)")
+
+
+def test_secret_goes_on_stdin_of_uci_batch(network):
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+                           network)
+    result = action.run(task_vars={})
+    assert action.ran == ["uci -q show network", "uci changes network", "uci batch", "uci commit network"]
+    assert action.stdin[2] == b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"=")
+    assert "N" * 43 not in " ".join(action.ran)
+    assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
+
+
+def test_failed_command_reports_cmd_rc_stderr_redacted(network):
+    answers = dict(network)
+    answers[("uci batch", b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"="))] = (1, "", "uci: Invalid argument\n")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+                           answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["cmd"] == "uci batch <<< set network.wg0.private_key=<redacted>"
+    assert result["rc"] == 1 and result["stderr"] == "uci: Invalid argument\n"
+    assert "uci: Invalid argument" in result["msg"]
+    assert "N" * 43 not in repr(result)
+    assert "uci commit network" not in action.ran
+
+
+def test_unreadable_show_output_names_the_command():
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1"},
+                           {"uci -q show network": (0, "uci: Parse error\n", "")})
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"].startswith("cannot read the output of uci -q show network: line 1:")
+
+
+def test_pending_changes_are_warned_about_before_commit(network):
+    answers = dict(network)
+    answers["uci changes network"] = (0, "network.lan.ipaddr='192.168.10.2'\n", "")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers)
+    warnings = []
+    action._display = SimpleNamespace(warning=warnings.append)
+    result = action.run(task_vars={})
+    assert result["committed"] is True
+    assert warnings == ["uci: network had 1 uncommitted change(s) before this task (network.lan.ipaddr); "
+                        "'uci commit network' commits them too"]
