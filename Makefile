@@ -9,13 +9,14 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
-.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit molecule e2e build clean
+.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit openwrt-image-test molecule e2e build clean
 
 deps:
 	scripts/bootstrap.sh
 
 images: deps
 	lab/images/build.sh
+	lab/images/build-openwrt.sh
 
 lab-up: images
 	lab/up.sh
@@ -40,6 +41,10 @@ lint: deps
 unit: deps
 	python -m pytest -q tests/unit
 
+# The python-free OpenWrt-like test image: its uci emulator and the uci action against it.
+openwrt-image-test: images
+	tests/openwrt_image/run.sh
+
 # lab-up first: it allows bbr and cubic in the host's tcp_allowed_congestion_control, which a
 # container (a child network namespace) needs to select them.
 molecule: lab-up
@@ -51,7 +56,7 @@ e2e: lab-up
 build: deps
 	tests/build/check_artifact.sh
 
-test: lint unit build molecule e2e
+test: lint unit build openwrt-image-test molecule e2e
 
 clean:
 	rm -rf .cache reports

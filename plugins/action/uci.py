@@ -71,6 +71,15 @@ class ActionModule(OpenWrtActionBase):
             else:  # a secret value: on stdin of uci batch, never on a command line
                 self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
                                  shown="uci batch <<< %s" % " ".join(shown[1:]))
+        # Read back before committing: a write that did not take effect (for example a connection
+        # that does not pass stdin to `uci batch`, as podman exec without -i) must not pass as changed.
+        staged = self.parse_output(self.run_command(["uci", "-q", "show", config]), _show_with_secrets)
+        if plan_uci_change(staged, args)["changed"]:
+            raise AnsibleActionFail(
+                "uci: %s.%s%s does not hold the new value after %s; nothing was committed (if the value "
+                "is a secret it went on the stdin of 'uci batch': use a connection that passes stdin, "
+                "such as ssh)" % (config, plan["section"], "." + args["option"] if args.get("option") else "",
+                                 "; ".join(result["commands"])))
         if args["commit"]:
             self.run_command(["uci", "commit", config])
             result["committed"] = True

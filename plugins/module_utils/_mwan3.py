@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Read ``mwan3 interfaces`` and the installed banIP version (for its ICMP limit default).
+"""Read mwan3's interface status and tracking settings, and banIP's version and settings.
 
 Formats: mwan3's ``mwan3_report_iface_status`` (``interface <name> is <status> and tracking is
 <state>``, newer releases append ``(online 02h:14m:09s, uptime 02h:16m:40s)``); ``opkg
-list-installed banip`` (OpenWrt <= 24.10) and ``apk list --installed banip`` (25.12).
+list-installed banip`` (OpenWrt <= 24.10) and ``apk list --installed banip`` (25.12);
+``uci -q show mwan3`` and ``uci -q show banip`` (read with _uci.parse_uci_show, secrets redacted).
 Pure functions, no I/O.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
+    parse_uci_bool, parse_uci_int, parse_uci_show)
 
 # banIP's ban_icmplimit default: none before 0.9.5 (no limiter), 10 from 0.9.5, 25 from 1.5.3
 BANIP_ICMPLIMIT_DEFAULTS = (((1, 5, 3), 25), ((0, 9, 5), 10))
@@ -137,3 +140,98 @@ def banip_default_icmplimit(version_text: str):
         if parsed["version_parts"] >= list(since):
             return limit
     return 0
+
+
+# mwan3 interface options read by mwan3track: uci name -> key in the result (units in the name)
+_MWAN3_INT_OPTIONS = (("reliability", "reliability"), ("count", "count"), ("timeout", "timeout_s"),
+                      ("interval", "interval_s"), ("failure_interval", "failure_interval_s"),
+                      ("recovery_interval", "recovery_interval_s"), ("down", "down"), ("up", "up"))
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def parse_mwan3_tracking(text: str) -> dict:
+    """Read each mwan3 interface's tracking settings from ``uci -q show mwan3``.
+
+    Input (case 05)::
+
+        mwan3.wan=interface
+        mwan3.wan.enabled='1'
+        mwan3.wan.track_method='ping'
+        mwan3.wan.track_ip='1.0.0.1' '1.1.1.1'
+        mwan3.wan.count='2'
+        mwan3.wan.interval='1'
+
+    Output::
+
+        {"wan": {"enabled": True, "family": None, "track_method": "ping",
+                 "track_ip": ["1.0.0.1", "1.1.1.1"], "reliability": None, "count": 2,
+                 "timeout_s": None, "interval_s": 1, "failure_interval_s": None,
+                 "recovery_interval_s": None, "down": None, "up": None}}
+
+    Only sections of type ``interface``, in file order. An option that is not set is None (mwan3
+    then uses its own default: track_method ping, count 1, interval 10 s, timeout 4 s,
+    reliability 1, down 5, up 5); ``track_ip`` is always a list. Empty text (no mwan3 config)
+    gives ``{}``. Raises ParseError for unreadable ``uci show`` output, or naming the option and
+    value for a count, interval, ... that is not a whole number, or an enabled that is not a
+    uci boolean.
+    """
+    sections = parse_uci_show(text).get("mwan3", {})
+    tracking = {}
+    for name, section in sections.items():
+        if section["type"] != "interface":
+            continue
+        options = section["options"]
+        where = "mwan3.%s." % name
+        entry = {
+            "enabled": parse_uci_bool(options.get("enabled"), where + "enabled"),
+            "family": options.get("family"),
+            "track_method": options.get("track_method"),
+            "track_ip": _as_list(options.get("track_ip")),
+        }
+        for option, key in _MWAN3_INT_OPTIONS:
+            entry[key] = parse_uci_int(options.get(option), where + option)
+        tracking[name] = entry
+    return tracking
+
+
+def banip_settings(text: str, default_icmplimit=None) -> dict:
+    """Read banIP's global settings from ``uci -q show banip`` and its effective ICMP limit.
+
+    ``default_icmplimit`` is the installed version's default (banip_default_icmplimit), used
+    when ``ban_icmplimit`` is not set. Case 05's config (no ban_icmplimit) with default 25 →
+    ``{"enabled": True, "ban_icmplimit": None, "icmplimit_per_second": 25,
+    "icmplimit_source": "default", "settings": {"ban_enabled": "1", "ban_autodetect": "1",
+    "ban_feed": ["cinsscore", "firehol1"]}}``. With ``ban_icmplimit='250'`` →
+    ``"ban_icmplimit": "250", "icmplimit_per_second": 250, "icmplimit_source": "uci"``.
+    ``icmplimit_per_second`` 0 means the limiter is off; None (source None) means not set and the
+    default is unknown.
+
+    The section read is ``banip.global``, else the first section of type ``banip``; ``settings``
+    are its options, secrets redacted. No config or no such section → no settings, ``enabled``
+    None. Raises ParseError for unreadable ``uci show`` output, or naming the option and value
+    for a ban_icmplimit that is not a whole number or a ban_enabled that is not a uci boolean.
+    """
+    sections = parse_uci_show(text).get("banip", {})
+    name = "global" if "global" in sections else next(
+        (key for key, section in sections.items() if section["type"] == "banip"), None)
+    options = dict(sections[name]["options"]) if name is not None else {}
+    where = "banip.%s." % (name or "global")
+    raw = options.get("ban_icmplimit")
+    limit = parse_uci_int(raw, where + "ban_icmplimit")
+    if limit is not None:
+        source = "uci"
+    else:
+        limit = default_icmplimit
+        source = None if limit is None else "default"
+    return {
+        "enabled": parse_uci_bool(options.get("ban_enabled"), where + "ban_enabled"),
+        "ban_icmplimit": raw,
+        "icmplimit_per_second": limit,
+        "icmplimit_source": source,
+        "settings": options,
+    }

@@ -200,3 +200,19 @@ def find_icmp_limit(text: str):
     if not found:
         return None
     return dict(found[0], rules=len(found))
+
+
+def icmp_flood_counter(counters: dict):
+    """Pick banIP's ICMP flood counter out of parse_nft_counters' result, whichever name it has.
+
+    ``{"cnt_icmpflood": {"packets": 152, "bytes": 12748}, "cnt_udpflood": {...}}`` →
+    ``{"name": "cnt_icmpflood", "packets": 152, "bytes": 12748}``; ``{"cnt-icmpflood": ...}``
+    (banIP before 1.5.0) → the same with ``"name": "cnt-icmpflood"``. Returns None when neither
+    name is there (banIP's table not loaded). Raises ParseError when ``counters`` is not a dict.
+    """
+    if not isinstance(counters, dict):
+        raise ParseError("counters must be a dict from parse_nft_counters, got %s" % type(counters).__name__)
+    for name in ICMP_COUNTER_NAMES:
+        if name in counters:
+            return dict(counters[name], name=name)
+    return None

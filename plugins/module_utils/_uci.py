@@ -89,6 +89,40 @@ def redact_uci(values):
     return redacted
 
 
+_TRUE = frozenset(("1", "yes", "on", "true", "enabled"))
+_FALSE = frozenset(("0", "no", "off", "false", "disabled"))
+
+
+def parse_uci_bool(value, where="value"):
+    """Read a uci boolean the way OpenWrt's config_get_bool does; None (unset) stays None.
+
+    ``"1"``, ``"yes"``, ``"on"``, ``"true"``, ``"enabled"`` → True; ``"0"``, ``"no"``, ``"off"``,
+    ``"false"``, ``"disabled"`` → False (any case); ``None`` → None.
+    Raises ParseError naming ``where`` (``"banip.global.ban_enabled"``) and the value otherwise.
+    """
+    if value is None:
+        return None
+    lowered = value.lower() if isinstance(value, str) else None
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ParseError("%s: expected a uci boolean (1/0, yes/no, on/off, true/false), got %r" % (where, value))
+
+
+def parse_uci_int(value, where="value", minimum=0):
+    """Read a uci integer option; None (unset) stays None.
+
+    ``"25"`` → 25; ``None`` → None. Raises ParseError naming ``where`` and the value for
+    anything that is not a whole number >= ``minimum`` (a list, ``"2s"``, ``"-1"``).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"-?[0-9]+", value.strip()) or int(value) < minimum:
+        raise ParseError("%s: expected a whole number >= %d, got %r" % (where, minimum, value))
+    return int(value)
+
+
 def uci_quote(value) -> str:
     """Quote a value the way ``uci show`` prints it; also a safe POSIX shell word.
 

@@ -92,6 +92,14 @@ class OpenWrtActionBase(ActionBase):
                 result={"cmd": shown_cmd, "rc": rc, "stderr": stderr})
         return {"cmd": shown_cmd, "rc": rc, "stdout": stdout, "stderr": stderr}
 
+    def command_exists(self, name) -> bool:
+        """Tell whether ``name`` is a command on the target (``command -v NAME`` in its shell).
+
+        BusyBox ash and dash answer 127 for a missing command, bash 1; both mean absent. Any
+        other exit code fails as run_command does.
+        """
+        return self.run_command(["command", "-v", name], ok_rcs=(0, 1, 127))["rc"] == 0
+
     def run_and_parse(self, argv, parser, ok_rcs=(0,)):
         """Run ``argv`` and return ``parser(stdout)``; a ParseError fails naming the command."""
         return self.parse_output(self.run_command(argv, ok_rcs), parser)

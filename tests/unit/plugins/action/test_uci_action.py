@@ -28,8 +28,19 @@ class FakeUciAction(ActionModule):
                                    encoding_errors="surrogate_then_replace", chdir=None):
         self.ran.append(cmd)
         self.stdin.append(in_data)
-        rc, stdout, stderr = self.answers.get((cmd, in_data), self.answers.get(cmd, (0, "", "")))
+        answer = self.answers.get((cmd, in_data), self.answers.get(cmd, (0, "", "")))
+        if isinstance(answer, list):  # successive answers: the target's state before and after a write
+            answer = answer.pop(0) if len(answer) > 1 else answer[0]
+        rc, stdout, stderr = answer
         return {"rc": rc, "stdout": stdout, "stderr": stderr}
+
+
+def staged(answers, *lines):
+    """Answers where `uci -q show network` shows the original, then the original plus lines (read-back)."""
+    original = answers["uci -q show network"]
+    updated = dict(answers)
+    updated["uci -q show network"] = [original, (0, original[1] + "".join(l + "\n" for l in lines), "")]
+    return updated
 
 
 @pytest.fixture
@@ -39,10 +50,12 @@ def network(load_fixture):
 
 def test_changed_runs_set_then_commit(network):
     action = FakeUciAction({"config": "network", "section": "@wireguard_wg0[0]",
-                            "option": "persistent_keepalive", "value": 5}, network, diff=True)
+                            "option": "persistent_keepalive", "value": 5},
+                           staged(network, "network.@wireguard_wg0[0].persistent_keepalive='5'"), diff=True)
     result = action.run(task_vars={})
     assert action.ran == ["uci -q show network", "uci changes network",
-                          "uci set 'network.@wireguard_wg0[0].persistent_keepalive=5'", "uci commit network"]
+                          "uci set 'network.@wireguard_wg0[0].persistent_keepalive=5'", "uci -q show network",
+                          "uci commit network"]
     assert result["changed"] is True and result["committed"] is True
     assert "persistent_keepalive='5'" in result["diff"]["after"]
     assert K not in repr(result)
@@ -67,9 +80,9 @@ def test_check_mode_runs_nothing_but_reports(network):
 
 def test_commit_false_stages_only(network):
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420",
-                            "commit": False}, network)
+                            "commit": False}, staged(network, "network.wg0.mtu='1420'"))
     result = action.run(task_vars={})
-    assert action.ran == ["uci -q show network", "uci set network.wg0.mtu=1420"]
+    assert action.ran == ["uci -q show network", "uci set network.wg0.mtu=1420", "uci -q show network"]
     assert result["committed"] is False
 
 
@@ -101,9 +114,10 @@ def test_missing_config_names_it():
 
 def test_secret_goes_on_stdin_of_uci_batch(network):
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
-                           network)
+                           staged(network, "network.wg0.private_key='%s'" % ("N" * 43 + "=")))
     result = action.run(task_vars={})
-    assert action.ran == ["uci -q show network", "uci changes network", "uci batch", "uci commit network"]
+    assert action.ran == ["uci -q show network", "uci changes network", "uci batch", "uci -q show network",
+                          "uci commit network"]
     assert action.stdin[2] == b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"=")
     assert "N" * 43 not in " ".join(action.ran)
     assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
@@ -132,7 +146,7 @@ def test_unreadable_show_output_names_the_command():
 
 
 def test_pending_changes_are_warned_about_before_commit(network):
-    answers = dict(network)
+    answers = staged(network, "network.wg0.mtu='1420'")
     answers["uci changes network"] = (0, "network.lan.ipaddr='192.168.10.2'\n", "")
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers)
     warnings = []
@@ -141,3 +155,14 @@ def test_pending_changes_are_warned_about_before_commit(network):
     assert result["committed"] is True
     assert warnings == ["uci: network had 1 uncommitted change(s) before this task (network.lan.ipaddr); "
                         "'uci commit network' commits them too"]
+
+
+def test_write_that_did_not_take_effect_fails_and_commits_nothing(network):
+    # podman exec without -i drops the stdin of `uci batch`: the value never arrives.
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+                           network)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert "does not hold the new value" in result["msg"] and "nothing was committed" in result["msg"]
+    assert "uci commit network" not in action.ran
+    assert "N" * 43 not in repr(result)

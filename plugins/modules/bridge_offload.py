@@ -1,0 +1,137 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Documentation of the python-free ``bridge_offload`` action (plugins/action/bridge_offload.py); no module code."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: bridge_offload
+short_description: Turn gso/tso/gro off (or on) on a bridge and all its ports, python-free
+version_added: 0.1.0
+description:
+  - Sets offload features with C(ethtool -K) on a Linux bridge and on every port listed under
+    C(/sys/class/net/BRIDGE/brif/). No Python is needed on the target; this is an action plugin
+    that runs C(ls) and C(ethtool) over the connection and reads their output on the controller,
+    so it works on OpenWrt routers and on any Linux host alike.
+  - Reads C(ethtool -k) of each device first and runs C(ethtool -K DEV gso off tso off ...) only
+    for the features that are in the other state and not C([fixed]). Features shown C([fixed])
+    cannot be changed by the kernel; they are left alone and listed in RV(skipped_fixed).
+  - Ports are changed before the bridge, because the kernel recomputes a bridge's features from
+    its ports. After a change every device is read again; a feature that still has the wrong
+    state is a failure.
+  - Reports C(changed) only when a feature really changed state. The diff has one line per device and
+    wanted feature, C(DEVICE FEATURE) then C(on) or C(off), before and after.
+  - The setting is runtime-only. It is lost when the bridge is re-created and can come back when
+    ports are added or removed; the role C(tunnelfix.fleet.bridge_gso_off) persists it.
+author:
+  - tunnelfix.fleet developers
+options:
+  bridge:
+    description: The bridge, for example C(br-lan). It must exist on the target and be a bridge.
+    type: str
+    required: true
+  features:
+    description:
+      - Features to set, as ethtool's short names (C(gso), C(tso), C(gro), C(lro), C(sg), ...) or as the
+        long names C(ethtool -k) prints (C(generic-segmentation-offload), C(rx-gro-list)).
+      - Every device must list every feature in its C(ethtool -k) output, otherwise the task fails
+        naming the feature and the device.
+    type: list
+    elements: str
+    default: [gso, tso, gro]
+  state:
+    description: C(off) turns the features off, C(on) turns them back on.
+    type: str
+    choices: ["off", "on"]
+    default: "off"
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+notes:
+  - Needs a POSIX shell, C(ls) and C(ethtool) on the target (OpenWrt C(opkg install ethtool)).
+  - Tailscale subnet routers (shared case 12) have a narrower fix, C(TS_TUN_DISABLE_TCP_GRO=1) for
+    tailscaled; this module is the general one.
+seealso:
+  - name: ethtool(8)
+    description: The -k and -K options and the feature names.
+    link: https://man7.org/linux/man-pages/man8/ethtool.8.html
+"""
+
+EXAMPLES = r"""
+- name: gso, tso and gro off on br-lan and its ports
+  tunnelfix.fleet.bridge_offload:
+    bridge: br-lan
+
+- name: Only tso off on br0
+  tunnelfix.fleet.bridge_offload:
+    bridge: br0
+    features: [tso]
+
+- name: Back to the kernel's defaults for gso and tso
+  tunnelfix.fleet.bridge_offload:
+    bridge: br-lan
+    features: [gso, tso]
+    state: "on"
+"""
+
+RETURN = r"""
+bridge:
+  description: The bridge.
+  returned: success
+  type: str
+  sample: br-lan
+ports:
+  description: The bridge's ports, sorted.
+  returned: success
+  type: list
+  elements: str
+  sample: [lan1, lan2]
+state:
+  description: The wanted state, C(off) or C(on).
+  returned: success
+  type: str
+  sample: "off"
+commands:
+  description: The C(ethtool -K) commands run (or that would run in check mode).
+  returned: success
+  type: list
+  elements: str
+  sample: ["ethtool -K lan1 gso off tso off", "ethtool -K br-lan gso off tso off gro off"]
+devices:
+  description: Per device (ports and bridge), the long feature names C(changed) (or to change in check mode),
+    C(skipped_fixed) and C(already) in the wanted state.
+  returned: success
+  type: dict
+  sample: {"lan1": {"changed": ["tcp-segmentation-offload"], "skipped_fixed": [], "already": ["generic-receive-offload"]}}
+skipped_fixed:
+  description: Devices with features in the other state that are C([fixed]) and were left alone; empty when none.
+  returned: success
+  type: dict
+  sample: {"lan1": ["generic-receive-offload"]}
+msg:
+  description: Which C([fixed]) features were left alone, when there are any; the reason on failure.
+  returned: when features were skipped, and on failure
+  type: str
+refused:
+  description: Features C(ethtool -K) did not change, per device.
+  returned: failure after ethtool -K
+  type: dict
+cmd:
+  description: The command that failed.
+  returned: failure
+  type: str
+rc:
+  description: Exit code of the command that failed.
+  returned: failure
+  type: int
+stderr:
+  description: Standard error of the command that failed.
+  returned: failure
+  type: str
+"""

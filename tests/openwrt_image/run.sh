@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Check the OpenWrt-like test image (lab/images/openwrt/README.md): the uci emulator, the absence
+# of Python, the init-script stand-ins, and the python-free tunnelfix.fleet.uci action against it.
+#
+# Usage: tests/openwrt_image/run.sh        (root; builds the image if it is missing)
+# Starts a throwaway container tf-owrt-test, runs a table of command -> expected rc/stdout/stderr,
+# then the playbook uci_nohostroute.yml (--check --diff, run, run again), removes the container.
+# Prints "N passed, M failed" last and exits 1 if anything failed. About 20 s with the image built.
+# shellcheck disable=SC2016  # the single-quoted commands run in the container, unexpanded here
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "${HERE}/../.." && pwd)"
+export CONTAINERS_CONF="${REPO}/lab/containers.conf"
+IMAGE="localhost/tunnelfix/openwrt-like:latest"
+CT="tf-owrt-test"
+passed=0
+failed=0
+
+"${REPO}/lab/images/build-openwrt.sh" || { echo "FAIL image build"; echo "0 passed, 1 failed"; exit 1; }
+
+cleanup() { podman rm -f -t 0 "${CT}" >/dev/null 2>&1 || true; rm -rf "${tmpdir:-}"; }
+trap cleanup EXIT
+podman rm -f -t 0 "${CT}" >/dev/null 2>&1 || true
+podman run -d --rm --name "${CT}" --network none "${IMAGE}" >/dev/null \
+  || { echo "FAIL cannot start ${CT}"; echo "0 passed, 1 failed"; exit 1; }
+tmpdir="$(mktemp -d)"
+
+ok() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
+ko() { failed=$((failed + 1)); printf 'FAIL %s\n%s\n' "$1" "$2" | sed '2,$s/^/     /'; }
+
+# check NAME EXPECTED_RC EXPECTED_STDOUT EXPECTED_STDERR COMMAND
+# Runs COMMAND with sh -c in the container. EXPECTED_RC "!0" means any failure. An expected text starting with "~" is an extended
+# regex the whole text must match (bash =~, newlines literal); "*" means "anything".
+matches() {
+  local want="$1" got="$2"
+  [[ "${want}" == "*" ]] && return 0
+  if [[ "${want}" == "~"* ]]; then [[ "${got}" =~ ^${want#\~}$ ]]; return; fi
+  [[ "${got}" == "${want}" ]]
+}
+check() {
+  local name="$1" rc_want="$2" out_want="$3" err_want="$4" cmd="$5" out err rc
+  out="$(podman exec "${CT}" sh -c "${cmd}" 2>"${tmpdir}/err")"; rc=$?
+  err="$(cat "${tmpdir}/err")"
+  if { [[ "${rc}" == "${rc_want}" ]] || [[ "${rc_want}" == "!0" && "${rc}" != 0 ]]; } && matches "${out_want}" "${out}" && matches "${err_want}" "${err}"; then
+    ok "${name}"
+  else
+    ko "${name}" "$(printf 'command: %s\nrc: %s (want %s)\nstdout: %s\nwant:   %s\nstderr: %s\nwant:   %s' \
+      "${cmd}" "${rc}" "${rc_want}" "${out}" "${out_want}" "${err}" "${err_want}")"
+  fi
+}
+NL=$'\n'
+# Back to the image's /etc/config and no staged changes.
+reset='rm -rf /tmp/.uci/* /tmp/alt /tmp/altsave /tmp/p; cp /tmp/pristine/* /etc/config/'
+podman exec "${CT}" sh -c 'mkdir -p /tmp/pristine && cp /etc/config/* /tmp/pristine/'
+
+echo "== the image"
+check "no python (command -v python3 python fails)" '!0' "" "" 'command -v python3 python'
+check "/bin/sh is busybox ash" 0 "busybox" "" 'readlink /bin/sh'
+check "ip is iproute2, not the busybox applet" 0 "~ip utility, iproute2.*" "" 'ip -V'
+check "nft, wg, ethtool, iperf3 run" 0 "*" "" 'nft --version && wg --version && ethtool --version && iperf3 --version'
+check "/etc/rc.local ends with exit 0" 0 "exit 0" "" 'tail -n1 /etc/rc.local'
+check "/etc/openwrt_release says OpenWrt" 0 "DISTRIB_ID='OpenWrt'" "" 'grep ^DISTRIB_ID /etc/openwrt_release'
+check "/etc/hotplug.d/iface exists" 0 "" "" 'test -d /etc/hotplug.d/iface'
+
+echo "== uci: reading"
+check "show a named section" 0 "network.wg0=interface${NL}network.wg0.proto='wireguard'${NL}network.wg0.private_key='KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK='${NL}network.wg0.listen_port='51820'${NL}network.wg0.addresses='10.77.0.2/24'" "" 'uci show network.wg0'
+check "show one option" 0 "network.wg0.proto='wireguard'" "" 'uci show network.wg0.proto'
+check "get an option, unquoted" 0 "wireguard" "" 'uci get network.wg0.proto'
+check "get a section gives its type" 0 "interface" "" 'uci get network.wg0'
+check "show anonymous sections as @type[N], named ones by name" 0 "network.@wireguard_wg0[0]=wireguard_wg0${NL}network.dc=wireguard_wg0" "" 'uci show network | grep "=wireguard_wg0$"'
+check "show a list, items quoted" 0 "network.@wireguard_wg0[0].allowed_ips='10.77.0.0/24' '192.168.20.0/24'" "" 'uci show network.@wireguard_wg0[0].allowed_ips'
+check "get a list, items space-separated" 0 "10.77.0.0/24 192.168.20.0/24" "" 'uci get network.@wireguard_wg0[0].allowed_ips'
+check "@type[-1] is the last section of the type (named counts)" 0 "dc.example.net" "" 'uci get network.@wireguard_wg0[-1].endpoint_host'
+check "-X shows cfgXXXXXX names" 0 "~network\.cfg[0-9a-f]{6}=wireguard_wg0" "" 'uci -X show network | grep "=wireguard_wg0$" | head -n1'
+check "-X name is usable as a section name" 0 "site-b" "" 'uci get network.$(uci -X show network | sed -n "s/^network\.\(cfg[0-9a-f]*\)=wireguard_wg0$/\1/p").description'
+check "show a whole config (mwan3 line count)" 0 "36" "" 'uci show mwan3 | wc -l'
+check "export: package header, config/option/list lines" 0 "package banip${NL}${NL}config banip 'global'${NL}	option ban_enabled '1'${NL}	option ban_autodetect '1'${NL}	list ban_feed 'cinsscore'${NL}	list ban_feed 'firehol1'" "" 'uci export banip'
+
+echo "== uci: errors and exit codes"
+check "get a missing option: Entry not found, rc 1" 1 "" "uci: Entry not found" 'uci get network.wg0.nohostroute'
+check "-q suppresses the message, rc unchanged" 1 "" "" 'uci -q get network.wg0.nohostroute'
+check "missing config: Entry not found" 1 "" "uci: Entry not found" 'uci show nosuchconfig'
+check "@type[N] out of range: Entry not found" 1 "" "uci: Entry not found" 'uci get network.@wireguard_wg0[5]'
+check "invalid name: Parse error" 1 "" "uci: Parse error" 'uci get network.wg-0.proto'
+check "set without a value: Invalid argument" 1 "" "uci: Invalid argument" 'uci set network.wg0.mtu'
+check "set in a missing section: Invalid argument" 1 "" "uci: Invalid argument" 'uci set network.nosuch.mtu=1420'
+check "delete a missing option: Entry not found" 1 "" "uci: Entry not found" 'uci delete network.wg0.nosuch'
+check "broken config file: Parse error naming the line" 1 "" "uci: Parse error (invalid command) at line 3, byte 1" \
+  'printf "\nconfig foo\n\tbogus x\n" > /etc/config/broken; uci show broken; rc=$?; rm -f /etc/config/broken; exit $rc'
+check "no command: usage, rc 255" 255 "" "~Usage: uci .*" 'uci'
+
+echo "== uci: staging, changes, commit, revert"
+check "set stages, prints nothing" 0 "" "" "${reset}; uci set network.wg0.nohostroute=1"
+check "changes lists the staged set" 0 "network.wg0.nohostroute='1'" "" 'uci changes network'
+check "get reflects the staged value" 0 "1" "" 'uci get network.wg0.nohostroute'
+check "the file is not written before commit" 1 "0" "" 'grep -c nohostroute /etc/config/network'
+check "the delta is in /tmp/.uci/network" 0 "network.wg0.nohostroute='1'" "" 'cat /tmp/.uci/network'
+check "revert drops the staged change" 1 "" "" 'uci revert network && uci changes network && uci -q get network.wg0.nohostroute'
+check "commit writes the file and clears the delta" 0 "	option nohostroute '1'${NL}0" "" \
+  'uci set network.wg0.nohostroute=1 && uci commit network && grep nohostroute /etc/config/network && uci changes | wc -l && test ! -e /tmp/.uci/network'
+check "committed file starts like OpenWrt's (blank line, config ...)" 0 "${NL}config interface 'loopback'" "" 'head -n2 /etc/config/network'
+check "commit keeps anonymous sections anonymous" 0 "config wireguard_wg0${NL}config wireguard_wg0 'dc'" "" 'grep "^config wireguard_wg0" /etc/config/network'
+check "delete an option is staged as -config.section.option" 0 "-network.wg0.nohostroute" "" 'uci delete network.wg0.nohostroute && uci changes network'
+check "values with a quote are escaped as uci does" 0 "network.lan.description='it'\\''s'" "" \
+  "${reset}; uci set network.lan.description=\"it's\" && uci show network.lan.description"
+check "set to an empty value deletes the option" 0 "-network.lan.description" "" "${reset}; uci set network.lan.description=x && uci commit network && uci set network.lan.description= && uci changes network"
+
+echo "== uci: sections and lists"
+check "add prints the new cfgXXXXXX name" 0 "~cfg[0-9a-f]{6}" "" "${reset}; uci add network wireguard_wg0"
+check "the added section is @type[-1] and shows as @type[2]" 0 "network.@wireguard_wg0[2]=wireguard_wg0" "" 'uci show network.@wireguard_wg0[-1]'
+check "changes shows the add as config.cfgXXXXXX='type'" 0 "~network\.cfg[0-9a-f]{6}='wireguard_wg0'" "" 'uci changes network'
+check "set an option on @type[-1]" 0 "new-peer" "" 'uci set network.@wireguard_wg0[-1].description=new-peer && uci get network.@wireguard_wg0[2].description'
+check "add_list appends and is staged with +=" 0 "10.77.0.2/24 10.77.1.2/24${NL}network.wg0.addresses+='10.77.1.2/24'" "" \
+  "${reset}; uci add_list network.wg0.addresses=10.77.1.2/24 && uci get network.wg0.addresses && uci changes network"
+check "del_list removes one item, staged with -=" 0 "~10\.77\.0\.0/24${NL}network\.cfg[0-9a-f]{6}\.allowed_ips-='192\.168\.20\.0/24'" "" \
+  "${reset}; uci del_list network.@wireguard_wg0[0].allowed_ips=192.168.20.0/24 && uci get network.@wireguard_wg0[0].allowed_ips && uci changes network"
+check "del_list then commit: the item is gone from the file" 1 "0" "" 'uci commit network && grep -c "192.168.20.0/24" /etc/config/network' 
+check "delete a section" 1 "" "uci: Entry not found" "${reset}; uci delete network.dc && uci get network.dc"
+check "delete a section by @type[0]; the named one becomes @type[0]" 0 "dc" "" "${reset}; uci delete network.@wireguard_wg0[0] && uci get network.@wireguard_wg0[0].description"
+check "rename a section (changes: config.old='new')" 0 "dc${NL}network.dc='dc2'" "" "${reset}; uci rename network.dc=dc2 && uci get network.dc2.description && uci changes network"
+check "rename an option" 0 "51820" "" "${reset}; uci rename network.wg0.listen_port=port && uci get network.wg0.port"
+check "set a new named section" 0 "network.wg1=interface${NL}network.wg1.proto='wireguard'" "" "${reset}; uci set network.wg1=interface && uci set network.wg1.proto=wireguard && uci show network.wg1"
+
+echo "== uci: batch, -c, -P"
+check "batch reads commands from stdin (quoted secret on stdin)" 0 "1420${NL}K'Q=" "" \
+  "${reset}; printf '%s\n' \"set network.wg0.mtu='1420'\" \"set 'network.wg0.private_key=K'\\\\''Q='\" | uci batch && uci get network.wg0.mtu && uci get network.wg0.private_key"
+check "batch with commit inside commits" 0 "	option mtu '1400'" "" "${reset}; printf 'set network.wg0.mtu=1400\ncommit network\n' | uci batch && grep mtu /etc/config/network"
+check "batch: a bad line is reported, the other lines still run, rc 1" 1 "2" "uci: Invalid argument${NL}uci: Invalid argument" \
+  "${reset}; printf 'set network.wg0.mtu=1\nbogus\nset network.nosuch.x=1\nset network.wg0.mtu=2\n' | uci batch; rc=\$?; uci get network.wg0.mtu; exit \$rc"
+check "-c uses another config dir" 1 "1${NL}0" "" \
+  "${reset}; mkdir -p /tmp/alt && cp /etc/config/network /tmp/alt/ && uci -c /tmp/alt -P /tmp/altsave set network.wg0.nohostroute=1 && uci -c /tmp/alt -P /tmp/altsave commit network && uci -c /tmp/alt get network.wg0.nohostroute && grep -c nohostroute /etc/config/network"
+check "-P keeps the delta in another save dir" 0 "network.wg0.mtu='1280'${NL}0${NL}network" "" \
+  "${reset}; uci -P /tmp/p set network.wg0.mtu=1280 && uci -P /tmp/p changes && uci changes | wc -l && ls /tmp/p"
+
+echo "== init-script stand-ins"
+check "mwan3 interfaces prints the status" 0 "~Interface status:${NL} interface wan is online[^${NL}]*${NL} interface wanb is online[^${NL}]*" "" 'mwan3 interfaces'
+check "init scripts, ifup/ifdown and mwan3 are logged in order" 0 \
+  "/etc/init.d/banip reload${NL}/etc/init.d/network restart${NL}/etc/init.d/mwan3 restart${NL}/sbin/ifup wg0${NL}/sbin/ifdown wg0${NL}/usr/sbin/mwan3 interfaces" "" \
+  ': > /tmp/tunnelfix-calls.log; /etc/init.d/banip reload && /etc/init.d/network restart && /etc/init.d/mwan3 restart && ifup wg0 && ifdown wg0 && mwan3 interfaces >/dev/null && cut -d" " -f2- /tmp/tunnelfix-calls.log'
+check "each log line starts with an epoch timestamp (grep -v finds none)" 1 "" "" 'grep -vE "^[0-9]{10} " /tmp/tunnelfix-calls.log'
+check "unknown init command: usage, rc 1" 1 "" "*" '/etc/init.d/banip frobnicate'
+
+echo "== tunnelfix.fleet.uci action over podman exec"
+podman exec "${CT}" sh -c "${reset}"
+export ANSIBLE_CONFIG="${REPO}/ansible.cfg" PATH="${REPO}/.venv/bin:${PATH}" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+# The repository as the collection tunnelfix.fleet, without relying on .cache/ (bootstrap.sh).
+mkdir -p "${tmpdir}/coll/ansible_collections/tunnelfix"
+ln -s "${REPO}" "${tmpdir}/coll/ansible_collections/tunnelfix/fleet"
+export ANSIBLE_COLLECTIONS_PATH="${tmpdir}/coll"
+play() { ansible-playbook -i "${HERE}/inventory.yml" "${HERE}/uci_nohostroute.yml" "$@" >"${tmpdir}/play.out" 2>&1; }
+recap() { grep -E '^tf-owrt-test +:' "${tmpdir}/play.out" | sed -E 's/ +/ /g'; }
+assert_play() {  # NAME RC_WANT CHANGED_WANT [grep -E pattern that must be in the output]
+  local name="$1" rc_want="$2" changed_want="$3" pattern="${4:-}" rc="$5"
+  if [[ "${rc}" == "${rc_want}" ]] && recap | grep -q "changed=${changed_want} .*failed=0" \
+     && { [[ -z "${pattern}" ]] || grep -Eq -- "${pattern}" "${tmpdir}/play.out"; }; then
+    ok "${name}"
+  else
+    ko "${name}" "rc ${rc} (want ${rc_want}), want changed=${changed_want}${pattern:+ and /${pattern}/}; output:$(tail -n 25 "${tmpdir}/play.out")"
+  fi
+}
+play --check --diff; assert_play "playbook --check --diff: changed=1, diff shows the option" 0 1 "^\+network\.wg0\.nohostroute='1'" $?
+if grep -q KKKKKKKK "${tmpdir}/play.out"; then ko "--diff output redacts private_key" "the private key is in the output"; else ok "--diff output redacts private_key"; fi
+check "--check changed nothing on the target" 1 "0${NL}0" "" 'uci changes | wc -l; grep -c nohostroute /etc/config/network'
+play; assert_play "playbook run: changed=1" 0 1 "" $?
+check "the option is committed, nothing left staged" 0 "1${NL}	option nohostroute '1'" "" 'uci get network.wg0.nohostroute && uci changes && grep nohostroute /etc/config/network'
+play; assert_play "playbook second run: changed=0 (idempotent)" 0 0 "" $?
+play --check --diff; assert_play "playbook --check --diff after the fix: changed=0" 0 0 "" $?
+
+# The action passes secret values on the stdin of `uci batch`; the containers.podman connection runs
+# `podman exec` without -i, so stdin never reaches the container. The action reads the value back
+# before committing: the task must fail, commit nothing, and leave the old key in place.
+NEWKEY="ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ="
+OLDKEY="$(podman exec "${CT}" uci get network.wg0.private_key)"
+ansible -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.uci \
+  -a "config=network section=wg0 option=private_key value=${NEWKEY}" >"${tmpdir}/play.out" 2>&1
+got="$(podman exec "${CT}" uci get network.wg0.private_key)"
+if grep -q "FAILED" "${tmpdir}/play.out" && grep -q "does not hold the new value" "${tmpdir}/play.out" \
+   && [[ "${got}" == "${OLDKEY}" ]] && ! grep -q "${NEWKEY}" "${tmpdir}/play.out"; then
+  ok "a secret that cannot reach the target (no stdin over podman exec) fails the task, commits nothing, is not shown"
+else
+  ko "secret over a connection without stdin" "want FAILED, 'does not hold the new value', old key kept; output:$(tail -n 15 "${tmpdir}/play.out")"
+fi
+podman exec "${CT}" uci -q revert network || true
+# The same line on the stdin of `podman exec -i` (what the connection omits) does reach uci batch.
+printf "set network.wg0.private_key='%s'\n" "${NEWKEY}" | podman exec -i "${CT}" uci batch
+check "uci batch gets the secret when stdin is forwarded (podman exec -i)" 0 "${NEWKEY}" "" 'uci get network.wg0.private_key'
+
+echo "${passed} passed, ${failed} failed"
+[[ "${failed}" -eq 0 ]]
