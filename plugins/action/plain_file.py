@@ -75,4 +75,12 @@ class ActionModule(OpenWrtActionBase):
                                  shown="write %s (mode %s)" % (path, mode))
             else:
                 self.run_command(["sh", "-c", EMPTY_SCRIPT, "sh", path, mode], shown="empty %s (mode %s)" % (path, mode))
+            # Read back: a connection that does not pass stdin (podman exec without -i) would
+            # otherwise leave an empty file behind a task that reports success.
+            written = self.parse_output(self.run_command(["sh", "-c", READ_SCRIPT, "sh", path]), parse_file_probe)
+            if written["content"] != after or written["mode"] != mode:
+                raise AnsibleActionFail(
+                    "path: %s does not hold the new content (mode %s) after writing it; the content goes on "
+                    "stdin, so use a connection that passes stdin, such as ssh" % (path, written["mode"]),
+                    result={"path": path})
         return result

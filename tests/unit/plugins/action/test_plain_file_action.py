@@ -15,19 +15,26 @@ WITH_BLOCK = "# Put your custom commands here\n# BEGIN tf\n/usr/sbin/tunnelfix-b
 
 
 class FakeFileAction(ActionModule):
-    def __init__(self, args, probe, write=(0, "", ""), check_mode=False, diff=False):
+    def __init__(self, args, probe, write=(0, "", ""), check_mode=False, diff=False, keeps_writes=True):
         task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=diff,
                                action="tunnelfix.fleet.plain_file")
         connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
         super().__init__(task, connection, None, None, None)
         self._load_name = "tunnelfix.fleet.plain_file"
         self.probe, self.write = probe, write
+        self.keeps_writes = keeps_writes
         self.ran = []
 
     def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
                                    encoding_errors="surrogate_then_replace", chdir=None):
         self.ran.append((cmd, in_data))
-        rc, stdout, stderr = self.write if "mv -f" in cmd else self.probe
+        if "mv -f" not in cmd:
+            rc, stdout, stderr = self.probe
+            return {"rc": rc, "stdout": stdout, "stderr": stderr}
+        rc, stdout, stderr = self.write
+        if rc == 0 and self.keeps_writes:  # the target now holds what was written (read back)
+            mode = cmd.rsplit(" ", 1)[1].lstrip("0")
+            self.probe = present((in_data or b"").decode(), mode)
         return {"rc": rc, "stdout": stdout, "stderr": stderr}
 
 
@@ -39,7 +46,7 @@ def test_block_is_inserted_before_exit_0_and_written_on_stdin():
     action = FakeFileAction(BLOCK_ARGS, present(RC_LOCAL), diff=True)
     result = action.run(task_vars={})
     assert result["changed"] is True and result["mode"] == "0644" and result["created"] is False
-    assert len(action.ran) == 2
+    assert len(action.ran) == 3  # read, write, read back
     assert action.ran[1][1] == WITH_BLOCK.encode()
     assert action.ran[1][0].endswith("sh /etc/rc.local 0644")
     assert result["diff"]["before"] == RC_LOCAL and result["diff"]["after"] == WITH_BLOCK
@@ -97,3 +104,11 @@ def test_empty_content_is_written_without_stdin():
     result = action.run(task_vars={})
     assert result["changed"] is True
     assert ": > " in action.ran[1][0] and action.ran[1][1] is None
+
+
+def test_write_that_did_not_arrive_fails():
+    # podman exec without -i drops stdin: the file stays as it was, so the task must not pass.
+    action = FakeFileAction(BLOCK_ARGS, present(RC_LOCAL), keeps_writes=False)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert "does not hold the new content" in result["msg"]
