@@ -1,0 +1,105 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Documentation of the python-free ``wg_endpoint_route`` action (plugins/action/wg_endpoint_route.py); no module code."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: wg_endpoint_route
+short_description: Unpin WireGuard endpoint host routes on OpenWrt (split tunnels), python-free
+version_added: 0.1.0
+description:
+  - Reads C(uci show network), C(ip -j route show table all) (BusyBox C(route -n) where C(ip) has no
+    C(-j)) and C(ip route get) for every peer endpoint, on the controller, with no Python on the router.
+  - "Split tunnel (no routed C(0.0.0.0/0), C(::/0), C(0.0.0.0/1)+C(128.0.0.0/1), and no routed prefix
+    containing an endpoint): sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
+    pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>), matched exactly
+    by destination, gateway and device (and table). Host routes asked for by a C(config route) section are kept."
+  - "Full tunnel: refuses nohostroute (the tunnel's own packets would be routed into it, a routing loop),
+    says so in C(warnings), removes an existing C(nohostroute=1), deletes no route, and lists the
+    endpoints in RV(full_tunnel_endpoints) for an mwan3 hotplug script."
+  - Does not bring the interface up again; the C(tunnelfix.fleet.openwrt_mwan3_wg) role does.
+  - Endpoint hostnames are not resolved; they are listed in C(unresolved) and skipped.
+author:
+  - tunnelfix.fleet developers
+options:
+  interfaces:
+    description: WireGuard interface names (uci sections with C(proto wireguard)). Empty means all of them. An unknown name fails.
+    type: list
+    elements: str
+    default: []
+  preferred_uplink:
+    description: Logical interface (C(wan), resolved to its C(device)) or device name whose route should carry the endpoints; returned as RV(preferred_device).
+    type: str
+  connection_address:
+    description: Address Ansible connects to; sets C(over_tunnel) per interface when it is inside the tunnel's addresses or routed allowed_ips.
+    type: str
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+notes:
+  - Needs C(uci) and C(ip) (or BusyBox C(route)) on the target.
+"""
+
+EXAMPLES = r"""
+- name: Unpin the endpoint host routes of every WireGuard interface
+  tunnelfix.fleet.wg_endpoint_route:
+    preferred_uplink: wan
+  register: wg_routes
+"""
+
+RETURN = r"""
+interfaces:
+  description: Per interface the decision.
+  returned: always
+  type: dict
+  sample:
+    wg0:
+      tunnel: split
+      reason: null
+      nohostroute: false
+      endpoints: [203.0.113.10]
+      unresolved: []
+      delete_routes: [{dst: 203.0.113.10, gateway: 198.51.100.1, dev: wwan0, table: main, protocol: static, metric: 20}]
+      kept_routes: []
+      over_tunnel: false
+      changed: true
+      refused: null
+commands:
+  description: The uci and ip commands run (or that would run in check mode).
+  returned: always
+  type: list
+  elements: str
+  sample: ["uci set network.wg0.nohostroute=1", "ip route del 203.0.113.10/32 via 198.51.100.1 dev wwan0"]
+full_tunnel_endpoints:
+  description: Endpoints of full tunnels, whose host route must be kept and re-pointed on uplink changes.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{interface: wg1, endpoint: 203.0.113.55}]
+endpoint_routes:
+  description: What C(ip route get <endpoint>) returns after the change (null when there is no route).
+  returned: always
+  type: dict
+  sample: {203.0.113.10: {dev: eth1, gateway: 192.0.2.1}}
+preferred_device:
+  description: Device of O(preferred_uplink), null when not given.
+  returned: always
+  type: str
+  sample: eth1
+committed:
+  description: Whether C(uci commit network) ran.
+  returned: always
+  type: bool
+routes_source:
+  description: The command the routes were read with.
+  returned: always
+  type: str
+  sample: ip -j route show table all
+"""
