@@ -1,0 +1,205 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read and edit systemd-networkd WireGuard ``.netdev`` files (``/etc/systemd/network/*.netdev``).
+
+Format: systemd.netdev(5) ``[NetDev]``, ``[WireGuard]`` and ``[WireGuardPeer]`` sections and
+systemd.syntax(7) (systemd 252): ``Key=Value`` lines, section names and keys are case-sensitive,
+whitespace around ``=`` is ignored, lines starting with ``#`` or ``;`` are comments (only whole
+lines; a ``#`` later in a line belongs to the value). A key may repeat (``AllowedIPs=``).
+
+Pure functions, no I/O. Editing keeps every byte that is not edited; secrets are never returned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
+
+_HEADER = re.compile(r"\[([^\]]+)\]")
+_KEEPALIVE = re.compile(r"(?P<head>\s*PersistentKeepalive\s*=\s*)(?P<value>\S*)(?P<tail>\s*)")
+_MAX_KEEPALIVE_S = 65535
+
+
+def _lines(text):
+    """Lines with their ``\\n`` kept (CRLF stays inside the line), so ``"".join()`` is lossless."""
+    if not isinstance(text, str):
+        raise ParseError(".netdev file must be text, got %s" % type(text).__name__)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _line_end(line):
+    return line[len(line.rstrip("\r\n")):]
+
+
+def _keepalive(value, lineno):
+    if value == "off":
+        return None
+    if not value.isdigit() or not value.isascii() or int(value) > _MAX_KEEPALIVE_S:
+        raise ParseError("line %d: PersistentKeepalive= must be 'off' or 0-%d, got %r"
+                         % (lineno, _MAX_KEEPALIVE_S, value))
+    return int(value) or None
+
+
+def _scan(lines):
+    netdev = {"name": None, "kind": None, "peers": []}
+    section = None
+    peer = None
+    for index, line in enumerate(lines):
+        lineno = index + 1
+        content = line.strip()
+        if not content or content[0] in "#;":
+            continue
+        if content.endswith("\\"):
+            raise ParseError("line %d: line continuation (trailing backslash) is not supported" % lineno)
+        header = _HEADER.fullmatch(content)
+        if header:
+            section = header.group(1)
+            peer = None
+            if section == "WireGuardPeer":
+                peer = {"line": lineno, "public_key": None, "public_key_index": None, "endpoint": None,
+                        "persistent_keepalive_s": None, "keepalive_indexes": [], "allowed_ips": []}
+                netdev["peers"].append(peer)
+            continue
+        key, sep, value = content.partition("=")
+        if not sep:
+            raise ParseError("line %d: expected '[Section]' or 'Key=Value'" % lineno)
+        key, value = key.strip(), value.strip()
+        if section == "NetDev" and key in ("Name", "Kind"):
+            netdev[key.lower()] = value or None
+        if peer is None:
+            continue  # [NetDev], [WireGuard] (PrivateKey=) and anything else: not ours to read
+        if key == "PublicKey":
+            if peer["public_key"] is not None:
+                raise ParseError("line %d: second PublicKey= in the [WireGuardPeer] at line %d"
+                                 % (lineno, peer["line"]))
+            if not is_wg_public_key(value):
+                raise ParseError("line %d: PublicKey= is not a base64 WireGuard key (44 characters "
+                                 "ending in '=')" % lineno)
+            peer["public_key"], peer["public_key_index"] = value, index
+        elif key == "Endpoint":
+            peer["endpoint"] = value or None
+        elif key == "PersistentKeepalive":
+            peer["persistent_keepalive_s"] = _keepalive(value, lineno)
+            peer["keepalive_indexes"].append(index)
+        elif key == "AllowedIPs":
+            if not value:
+                peer["allowed_ips"] = []  # an empty assignment resets the list
+            peer["allowed_ips"].extend(ip.strip() for ip in value.replace(",", " ").split() if ip.strip())
+    seen = {}
+    for peer in netdev["peers"]:
+        if peer["public_key"] is None:
+            raise ParseError("line %d: [WireGuardPeer] has no PublicKey=" % peer["line"])
+        if peer["public_key"] in seen:
+            raise ParseError("line %d: PublicKey= %s is already used by the [WireGuardPeer] at line %d"
+                             % (peer["line"], peer["public_key"], seen[peer["public_key"]]))
+        seen[peer["public_key"]] = peer["line"]
+    return netdev
+
+
+def parse_netdev_wireguard(text: str) -> dict:
+    """Read the interface name, kind and [WireGuardPeer] sections of a ``.netdev`` file, without secrets.
+
+    Input (systemd.netdev(5))::
+
+        [NetDev]
+        Name=wg0
+        Kind=wireguard
+        [WireGuard]
+        PrivateKeyFile=/etc/systemd/network/wg0.key
+        [WireGuardPeer]
+        PublicKey=EEEE…E=
+        Endpoint=198.51.100.40:51820
+        AllowedIPs=10.30.0.3/32
+
+    Output::
+
+        {"name": "wg0", "kind": "wireguard",            # None when absent
+         "peers": [{"public_key": "EEEE…E=",
+                    "endpoint": "198.51.100.40:51820",   # None when absent
+                    "persistent_keepalive_s": None,      # seconds; None when absent, "off" or 0
+                    "allowed_ips": ["10.30.0.3/32"],     # every AllowedIPs= line, in order
+                    "line": 6}]}                         # 1-based line of the section header
+
+    Raises ParseError naming the line for: a line that is neither comment, header nor
+    ``Key=Value``, a trailing-backslash continuation, a [WireGuardPeer] without (or with two)
+    PublicKey=, a PublicKey= that is not a key, a PublicKey= used twice, PersistentKeepalive=
+    other than ``off``/0-65535.
+    """
+    netdev = _scan(_lines(text))
+    keys = ("public_key", "endpoint", "persistent_keepalive_s", "allowed_ips", "line")
+    return {"name": netdev["name"], "kind": netdev["kind"],
+            "peers": [{key: peer[key] for key in keys} for peer in netdev["peers"]]}
+
+
+def set_netdev_keepalive(text: str, keepalive_s: int, public_keys=None) -> tuple:
+    """Set ``PersistentKeepalive=`` in chosen [WireGuardPeer] sections, changing nothing else.
+
+    ``public_keys`` None selects every peer with an Endpoint=; a list selects exactly those
+    peers (each must exist). ``keepalive_s`` is seconds, 0-65535; 0 removes the line (off). A new
+    ``PersistentKeepalive=N`` line goes right after the peer's PublicKey= line, with its
+    indentation and line end; an existing one has only its value replaced. [WireGuard] and
+    [NetDev] are never touched. Idempotent.
+
+    ``("[WireGuardPeer]\\nPublicKey=EEEE…E=\\nEndpoint=198.51.100.40:51820\\n", 25, None)`` →
+    ``("[WireGuardPeer]\\nPublicKey=EEEE…E=\\nPersistentKeepalive=25\\nEndpoint=198.51.100.40:51820\\n",
+    ["EEEE…E="])``
+
+    Returns ``(new_text, changed_public_keys)`` in file order. Raises ParseError for
+    ``keepalive_s`` outside 0-65535 (``keepalive_s must be 0-65535, got 70000``), listed keys no
+    peer has (all named), a target peer with two PersistentKeepalive= lines, or a malformed file.
+    """
+    if isinstance(keepalive_s, bool) or not isinstance(keepalive_s, int) or not 0 <= keepalive_s <= _MAX_KEEPALIVE_S:
+        raise ParseError("keepalive_s must be 0-%d, got %r" % (_MAX_KEEPALIVE_S, keepalive_s))
+    lines = _lines(text)
+    peers = _scan(lines)["peers"]
+    if public_keys is None:
+        targets = [peer for peer in peers if peer["endpoint"]]
+    else:
+        if isinstance(public_keys, str) or not all(isinstance(key, str) for key in public_keys):
+            raise ParseError("public_keys must be a list of public keys or None, got %r" % (public_keys,))
+        known = {peer["public_key"] for peer in peers}
+        missing = [key for key in public_keys if key not in known]
+        if missing:
+            raise ParseError("no [WireGuardPeer] with PublicKey= %s in this file" % ", ".join(missing))
+        targets = [peer for peer in peers if peer["public_key"] in set(public_keys)]
+
+    replace = {}
+    changed = []
+    for peer in targets:
+        indexes = peer["keepalive_indexes"]
+        if len(indexes) > 1:
+            raise ParseError("[WireGuardPeer] at line %d (PublicKey= %s) has %d PersistentKeepalive= lines; "
+                             "keep one by hand first" % (peer["line"], peer["public_key"], len(indexes)))
+        if keepalive_s == 0:
+            if not indexes:
+                continue
+            replace[indexes[0]] = []
+        elif indexes:
+            if peer["persistent_keepalive_s"] == keepalive_s:
+                continue
+            line = lines[indexes[0]]
+            end = _line_end(line)
+            match = _KEEPALIVE.fullmatch(line[:len(line) - len(end)])
+            replace[indexes[0]] = [match.group("head") + str(keepalive_s) + match.group("tail") + end]
+        else:
+            key_line = lines[peer["public_key_index"]]
+            end = _line_end(key_line) or ("\r\n" if "\r\n" in text else "\n")
+            indent = key_line[:len(key_line) - len(key_line.lstrip(" \t"))]
+            new_line = "%sPersistentKeepalive=%d" % (indent, keepalive_s)
+            if _line_end(key_line):
+                replace[peer["public_key_index"]] = [key_line, new_line + end]
+            else:  # last line without a line end: keep "no newline at end of file"
+                replace[peer["public_key_index"]] = [key_line + end, new_line]
+        changed.append(peer["public_key"])
+    if not changed:
+        return text, []
+    out = []
+    for index, line in enumerate(lines):
+        out.extend(replace.get(index, [line]))
+    return "".join(out), changed
