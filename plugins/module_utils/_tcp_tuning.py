@@ -14,10 +14,23 @@ Kernel facts behind the rules (net/ipv4/tcp_cong.c, net/core/sysctl_net_core.c):
 
 from __future__ import annotations
 
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import parse_cc_list
+
 CC_KEY = "net.ipv4.tcp_congestion_control"
 QDISC_KEY = "net.core.default_qdisc"
 BACKLOG_KEY = "net.core.netdev_max_backlog"
 HOST_LEVEL_KEYS = (QDISC_KEY, BACKLOG_KEY)
+AVAILABLE_KEY = "net.ipv4.tcp_available_congestion_control"
+ALLOWED_KEY = "net.ipv4.tcp_allowed_congestion_control"
+RMEM_KEY = "net.ipv4.tcp_rmem"
+WMEM_KEY = "net.ipv4.tcp_wmem"
+# every key tcp_facts() reads
+TCP_FACT_KEYS = (CC_KEY, AVAILABLE_KEY, ALLOWED_KEY, QDISC_KEY, RMEM_KEY, WMEM_KEY, BACKLOG_KEY)
+MODULE_STATES = ("builtin", "loaded", "module")
+_PROBE_LINE = re.compile(r"^([A-Za-z0-9_]+) (builtin|loaded|absent)$")
 
 # reason code -> message template; {key}, {value} are filled in.
 REASONS = {
@@ -87,3 +100,72 @@ def plan_tcp_tuning(wanted, tcp, netns):
         else:
             apply[key] = value
     return {"apply": apply, "skipped": skipped, "fatal": fatal}
+
+
+def tcp_facts(read, bbr_state, fq_state):
+    """Build the ``tcp`` facts of tunnel_facts from read sysctls and module states.
+
+    ``read``: ``{key: whitespace-normalised value or None}`` for TCP_FACT_KEYS (None: absent here).
+    ``bbr_state``/``fq_state``: ``"builtin"``, ``"loaded"``, ``"module"`` (loadable, not loaded)
+    or None (kernel lacks it). ``{"net.ipv4.tcp_congestion_control": "cubic",
+    "net.ipv4.tcp_available_congestion_control": "reno cubic", ...}, None, "builtin"`` →
+    ``{"congestion_control": "cubic", "congestion_control_available": ["reno", "cubic"], ...,
+    "tcp_bbr_available": False, "tcp_bbr_loadable_module": False, "sch_fq_available": True}``.
+    Raises ParseError for a congestion control list or backlog that does not parse.
+    """
+    available = parse_cc_list(read[AVAILABLE_KEY]) if read.get(AVAILABLE_KEY) is not None else []
+    allowed = read.get(ALLOWED_KEY)
+    backlog = read.get(BACKLOG_KEY)
+    if backlog is not None and not backlog.isdigit():
+        raise ParseError("%s must be a number of packets, got %r" % (BACKLOG_KEY, backlog))
+    return {
+        "congestion_control": read.get(CC_KEY),
+        "congestion_control_available": available,
+        "congestion_control_allowed": parse_cc_list(allowed) if allowed is not None else [],
+        "default_qdisc": read.get(QDISC_KEY),
+        "tcp_rmem": read.get(RMEM_KEY),
+        "tcp_wmem": read.get(WMEM_KEY),
+        "netdev_max_backlog": int(backlog) if backlog is not None else None,
+        "tcp_bbr_available": "bbr" in available or bbr_state is not None,
+        "tcp_bbr_loadable_module": bbr_state in ("module", "loaded"),
+        "sch_fq_available": fq_state is not None,
+    }
+
+
+def netns_facts(has_net, has_host_keys, container):
+    """The ``netns`` facts: ``child_netns`` when /proc/sys/net exists but the host-level keys do not."""
+    return {"child_netns": bool(has_net and not has_host_keys), "container": container}
+
+
+def parse_module_probe(text):
+    """Parse lines ``NAME builtin|loaded|absent`` (the tcp_tuning action's sysfs/lsmod probe).
+
+    ``"tcp_bbr absent\nsch_fq builtin\n"`` → ``{"tcp_bbr": "absent", "sch_fq": "builtin"}``.
+    Raises ParseError naming the line for anything else.
+    """
+    states = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        match = _PROBE_LINE.match(line.strip())
+        if not match:
+            raise ParseError("module probe line %d: expected 'NAME builtin|loaded|absent', got %r" % (lineno, line[:200]))
+        states[match.group(1)] = match.group(2)
+    return states
+
+
+def package_listed(text, package):
+    """Whether ``opkg list-installed PKG`` or ``apk list --installed PKG`` output lists ``package``.
+
+    opkg: ``kmod-tcp-bbr - 5.15.167-1``; apk (OpenWrt 25.12):
+    ``kmod-tcp-bbr-6.6.73-r1 x86_64 {kmod-tcp-bbr} (GPL-2.0-only) [installed]``.
+    """
+    pattern = re.compile(r"^%s(?: - |-[0-9])" % re.escape(package))
+    return any(pattern.match(line.strip()) for line in text.splitlines())
+
+
+def module_state(sysfs_state, package_installed):
+    """``"builtin"``/``"loaded"`` from sysfs or lsmod, else ``"module"`` when its package is installed, else None."""
+    if sysfs_state in ("builtin", "loaded"):
+        return sysfs_state
+    return "module" if package_installed else None

@@ -64,19 +64,16 @@ by_key:
   type: dict
 """
 
-import re
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import (
-    classify_sysctl_error,
-    normalize_sysctl_value,
-)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import read_sysctl
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import explain
-
-# Dotted sysctl names only: no options (-p), no assignments (k=v), no slash form, no "..".
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)+$")
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
+    check_values,
+    needs_write,
+    status_before_write,
+    summarize,
+    write_status,
+)
 
 
 def main():
@@ -85,45 +82,23 @@ def main():
         supports_check_mode=True,
     )
     sysctl = module.get_bin_path("sysctl", required=True)
-    applied, not_applied, by_key = {}, [], {}
-    changed = False
-    before_lines, after_lines = [], []
-    for key, raw in module.params["values"].items():
-        if not KEY_PATTERN.match(str(key)):
-            module.fail_json(msg="values: %r is not a dotted sysctl name such as net.ipv4.tcp_rmem" % (key,))
-        try:
-            value = normalize_sysctl_value(raw)
-        except ParseError as exc:
-            module.fail_json(msg="values: %s: %s" % (key, exc))
-        if value == "":
-            module.fail_json(msg="values: %s: the value is empty" % key)
+    try:
+        values = check_values(module.params["values"])
+    except ParseError as exc:
+        module.fail_json(msg=str(exc))
+    outcomes = []
+    for key, value in values.items():
         before = read_sysctl(key)
-        status = "unchanged"
-        after = before
-        if before is None:
-            status = "absent"
-        elif before != value:
+        status, after = status_before_write(before, value), before
+        if needs_write(before, value):
             if module.check_mode:
-                status, after = "changed", value
+                after = value
             else:
                 rc, _out, err = module.run_command([sysctl, "-w", "%s=%s" % (key, value)])
                 after = read_sysctl(key)
-                if rc != 0 or after != value:
-                    status = classify_sysctl_error(err) if rc != 0 else "invalid"
-                else:
-                    status = "changed"
-        by_key[key] = {"before": before, "after": after, "status": status}
-        if status in ("changed", "unchanged"):
-            applied[key] = value
-            changed = changed or status == "changed"
-        else:
-            not_applied.append({"key": key, "value": value, "before": before, "reason": status,
-                                "message": explain(status, key, value)})
-        before_lines.append("%s = %s\n" % (key, before))
-        after_lines.append("%s = %s\n" % (key, after))
-    module.exit_json(changed=changed, applied=applied, not_applied=not_applied, by_key=by_key,
-                     diff={"before": "".join(before_lines), "after": "".join(after_lines),
-                           "before_header": "running kernel", "after_header": "running kernel"})
+                status = write_status(rc, err, after, value)
+        outcomes.append((key, value, before, after, status))
+    module.exit_json(**summarize(outcomes))
 
 
 if __name__ == "__main__":

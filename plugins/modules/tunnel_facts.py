@@ -131,7 +131,11 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route im
     describe_endpoint_route,
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import PROC_SYS, read_sysctl
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import parse_cc_list
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
+    TCP_FACT_KEYS,
+    netns_facts,
+    tcp_facts,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns")
@@ -191,24 +195,8 @@ def module_state(module, name):
 
 
 def gather_tcp(module):
-    available_raw = read_sysctl("net.ipv4.tcp_available_congestion_control")
-    available = parse_cc_list(available_raw) if available_raw is not None else []
-    allowed_raw = read_sysctl("net.ipv4.tcp_allowed_congestion_control")
-    backlog = read_sysctl("net.core.netdev_max_backlog")
-    bbr_state = module_state(module, "tcp_bbr")
-    fq_state = module_state(module, "sch_fq")
-    return {
-        "congestion_control": read_sysctl("net.ipv4.tcp_congestion_control"),
-        "congestion_control_available": available,
-        "congestion_control_allowed": parse_cc_list(allowed_raw) if allowed_raw is not None else [],
-        "default_qdisc": read_sysctl("net.core.default_qdisc"),
-        "tcp_rmem": read_sysctl("net.ipv4.tcp_rmem"),
-        "tcp_wmem": read_sysctl("net.ipv4.tcp_wmem"),
-        "netdev_max_backlog": int(backlog) if backlog is not None else None,
-        "tcp_bbr_available": "bbr" in available or bbr_state is not None,
-        "tcp_bbr_loadable_module": bbr_state in ("module", "loaded"),
-        "sch_fq_available": fq_state is not None,
-    }
+    read = {key: read_sysctl(key) for key in TCP_FACT_KEYS}
+    return parse_or_fail(module, tcp_facts, read, module_state(module, "tcp_bbr"), module_state(module, "sch_fq"))
 
 
 def gather_netns(module):
@@ -225,7 +213,7 @@ def gather_netns(module):
                 break
     has_net = os.path.isdir(os.path.join(PROC_SYS, "net", "ipv4"))
     has_host_keys = os.path.exists(os.path.join(PROC_SYS, "net", "core", "default_qdisc"))
-    return {"child_netns": has_net and not has_host_keys, "container": container}
+    return netns_facts(has_net, has_host_keys, container)
 
 
 def main():

@@ -1,0 +1,121 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Documentation of the python-free ``tcp_tuning`` action (plugins/action/tcp_tuning.py); no module code."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: tcp_tuning
+short_description: Read the TCP stack and set TCP sysctls key by key, python-free (OpenWrt)
+version_added: 0.1.0
+description:
+  - The python-free twin of M(tunnelfix.fleet.tunnel_facts) (subsets C(tcp) and C(netns)) and
+    M(tunnelfix.fleet.sysctl_live) together, for OpenWrt routers without Python. It is an action plugin that
+    runs C(cat), C(test), C(sysctl -w), C(lsmod) and the package manager over the
+    connection and reads their output on the controller.
+  - Always gathers C(ansible_facts.tunnelfix.tcp) and C(ansible_facts.tunnelfix.netns) in the
+    shape tunnel_facts returns. Module states come from C(/sys/module/NAME), then C(lsmod), then
+    the package (C(kmod-tcp-bbr) via C(apk list --installed) or C(opkg list-installed)); a missing
+    tool counts as "not there", never as a failure.
+  - For every key in O(values), reads C(/proc/sys), runs C(sysctl -w key=value) when the value
+    differs (whitespace-normalised) and reads the key back. The read-back decides, because BusyBox
+    C(sysctl) may exit 0 when the kernel refused the value. A key that cannot be set does not fail
+    the task; it is reported in RV(not_applied) with a reason (C(absent), C(permission_denied),
+    C(read_only), C(invalid), C(unknown)) and a message, exactly as sysctl_live does.
+  - Writes nothing to disk; persist with M(tunnelfix.fleet.plain_file) (role C(tunnelfix.fleet.linux_bbr_fq)).
+author:
+  - tunnelfix.fleet developers
+options:
+  values:
+    description:
+      - Kernel parameters to set, a dict of dotted key (C(net.ipv4.tcp_rmem)) and value. Values are
+        compared whitespace-normalised and must not be empty or booleans.
+      - Empty (the default) only gathers the facts.
+    type: dict
+    default: {}
+attributes:
+  check_mode:
+    support: full
+    details: Reports which keys would change; sets nothing.
+  diff_mode:
+    support: full
+  facts:
+    support: full
+  platform:
+    platforms: posix
+notes:
+  - Needs a POSIX shell, C(cat), C(test) and C(sysctl) (BusyBox has them); C(lsmod), C(apk) and C(opkg) are optional.
+  - In a child network namespace (container) C(net.core.default_qdisc) and C(net.core.netdev_max_backlog)
+    do not exist; they come back as C(absent) in RV(not_applied) and C(default_qdisc=null) in the facts.
+seealso:
+  - module: tunnelfix.fleet.tunnel_facts
+  - module: tunnelfix.fleet.sysctl_live
+"""
+
+EXAMPLES = r"""
+- name: Read the TCP stack of a router
+  tunnelfix.fleet.tcp_tuning:
+  register: tcp
+
+- name: Use BBR and larger socket buffers now
+  tunnelfix.fleet.tcp_tuning:
+    values:
+      net.ipv4.tcp_congestion_control: bbr
+      net.ipv4.tcp_rmem: 4096 131072 33554432
+  register: live
+
+- name: Say what could not be set
+  ansible.builtin.debug:
+    msg: "{{ live.not_applied | map(attribute='message') }}"
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: C(tunnelfix.tcp) and C(tunnelfix.netns), the shape of M(tunnelfix.fleet.tunnel_facts) (see its RETURN).
+  returned: success
+  type: dict
+  sample:
+    tunnelfix:
+      tcp:
+        congestion_control: reno
+        congestion_control_available: [reno, bbr, cubic]
+        congestion_control_allowed: [reno, bbr, cubic]
+        default_qdisc: null
+        tcp_rmem: 4096 131072 6291456
+        tcp_wmem: 4096 16384 4194304
+        netdev_max_backlog: null
+        tcp_bbr_available: true
+        tcp_bbr_loadable_module: false
+        sch_fq_available: false
+      netns:
+        child_netns: true
+        container: podman
+applied:
+  description: Keys whose value is now in place (already or after this run), with that value.
+  returned: success
+  type: dict
+  sample: {"net.ipv4.tcp_congestion_control": "bbr"}
+not_applied:
+  description: Keys that could not be set, with C(key), C(value), C(before), C(reason) and C(message).
+  returned: success
+  type: list
+  elements: dict
+by_key:
+  description: Per key C(before), C(after) (null where absent) and C(status) (C(unchanged), C(changed), or a reason).
+  returned: success
+  type: dict
+cmd:
+  description: The command that failed.
+  returned: failure
+  type: str
+rc:
+  description: Exit code of the command that failed.
+  returned: failure
+  type: int
+stderr:
+  description: Standard error of the command that failed.
+  returned: failure
+  type: str
+"""
