@@ -15,11 +15,16 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_edit import (
+    MAX_KEEPALIVE_S,
+    check_keepalive_s,
+    edit_keepalive,
+    select_peers,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
 
 _HEADER = re.compile(r"\[([^\]]+)\]")
 _KEEPALIVE = re.compile(r"(?P<head>\s*PersistentKeepalive\s*=\s*)(?P<value>\S*)(?P<tail>\s*)")
-_MAX_KEEPALIVE_S = 65535
 
 
 def _lines(text):
@@ -33,16 +38,12 @@ def _lines(text):
     return lines
 
 
-def _line_end(line):
-    return line[len(line.rstrip("\r\n")):]
-
-
 def _keepalive(value, lineno):
     if value == "off":
         return None
-    if not value.isdigit() or not value.isascii() or int(value) > _MAX_KEEPALIVE_S:
+    if not value.isdigit() or not value.isascii() or int(value) > MAX_KEEPALIVE_S:
         raise ParseError("line %d: PersistentKeepalive= must be 'off' or 0-%d, got %r"
-                         % (lineno, _MAX_KEEPALIVE_S, value))
+                         % (lineno, MAX_KEEPALIVE_S, value))
     return int(value) or None
 
 
@@ -154,52 +155,9 @@ def set_netdev_keepalive(text: str, keepalive_s: int, public_keys=None) -> tuple
     ``keepalive_s`` outside 0-65535 (``keepalive_s must be 0-65535, got 70000``), listed keys no
     peer has (all named), a target peer with two PersistentKeepalive= lines, or a malformed file.
     """
-    if isinstance(keepalive_s, bool) or not isinstance(keepalive_s, int) or not 0 <= keepalive_s <= _MAX_KEEPALIVE_S:
-        raise ParseError("keepalive_s must be 0-%d, got %r" % (_MAX_KEEPALIVE_S, keepalive_s))
+    check_keepalive_s(keepalive_s)
     lines = _lines(text)
-    peers = _scan(lines)["peers"]
-    if public_keys is None:
-        targets = [peer for peer in peers if peer["endpoint"]]
-    else:
-        if isinstance(public_keys, str) or not all(isinstance(key, str) for key in public_keys):
-            raise ParseError("public_keys must be a list of public keys or None, got %r" % (public_keys,))
-        known = {peer["public_key"] for peer in peers}
-        missing = [key for key in public_keys if key not in known]
-        if missing:
-            raise ParseError("no [WireGuardPeer] with PublicKey= %s in this file" % ", ".join(missing))
-        targets = [peer for peer in peers if peer["public_key"] in set(public_keys)]
-
-    replace = {}
-    changed = []
-    for peer in targets:
-        indexes = peer["keepalive_indexes"]
-        if len(indexes) > 1:
-            raise ParseError("[WireGuardPeer] at line %d (PublicKey= %s) has %d PersistentKeepalive= lines; "
-                             "keep one by hand first" % (peer["line"], peer["public_key"], len(indexes)))
-        if keepalive_s == 0:
-            if not indexes:
-                continue
-            replace[indexes[0]] = []
-        elif indexes:
-            if peer["persistent_keepalive_s"] == keepalive_s:
-                continue
-            line = lines[indexes[0]]
-            end = _line_end(line)
-            match = _KEEPALIVE.fullmatch(line[:len(line) - len(end)])
-            replace[indexes[0]] = [match.group("head") + str(keepalive_s) + match.group("tail") + end]
-        else:
-            key_line = lines[peer["public_key_index"]]
-            end = _line_end(key_line) or ("\r\n" if "\r\n" in text else "\n")
-            indent = key_line[:len(key_line) - len(key_line.lstrip(" \t"))]
-            new_line = "%sPersistentKeepalive=%d" % (indent, keepalive_s)
-            if _line_end(key_line):
-                replace[peer["public_key_index"]] = [key_line, new_line + end]
-            else:  # last line without a line end: keep "no newline at end of file"
-                replace[peer["public_key_index"]] = [key_line + end, new_line]
-        changed.append(peer["public_key"])
-    if not changed:
-        return text, []
-    out = []
-    for index, line in enumerate(lines):
-        out.extend(replace.get(index, [line]))
-    return "".join(out), changed
+    targets = select_peers(_scan(lines)["peers"], public_keys, "no [WireGuardPeer] with PublicKey= %s in this file")
+    return edit_keepalive(text, lines, targets, keepalive_s, _KEEPALIVE, "%sPersistentKeepalive=%d",
+                          "[WireGuardPeer] at line %d (PublicKey= %s) has %d PersistentKeepalive= lines (%s); "
+                          "keep one by hand first")

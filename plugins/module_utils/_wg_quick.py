@@ -16,6 +16,12 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_edit import (
+    MAX_KEEPALIVE_S,
+    check_keepalive_s,
+    edit_keepalive,
+    select_peers,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
 
 _HEADER = re.compile(r"\[\s*([A-Za-z]+)\s*\]")
@@ -27,7 +33,6 @@ _DIGITS = re.compile(r"[0-9]+")
 # keys also hide in comments, odd spacing and PostUp commands.
 _KEY_SHAPED = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])")
 _PUBLIC_KEY_LINE = re.compile(r"\s*publickey\s*=", re.IGNORECASE)
-_MAX_KEEPALIVE_S = 65535
 
 
 def _split_lines(text):
@@ -49,9 +54,9 @@ def _content(line):
 def _parse_keepalive(value, lineno):
     if value.lower() == "off":
         return None
-    if not _DIGITS.fullmatch(value) or int(value) > _MAX_KEEPALIVE_S:
+    if not _DIGITS.fullmatch(value) or int(value) > MAX_KEEPALIVE_S:
         raise ParseError("line %d: PersistentKeepalive must be 'off' or 0-%d, got %r"
-                         % (lineno, _MAX_KEEPALIVE_S, value))
+                         % (lineno, MAX_KEEPALIVE_S, value))
     return int(value) or None
 
 
@@ -140,10 +145,6 @@ def parse_wg_quick_peers(text: str) -> list:
     ]
 
 
-def _line_end(line):
-    return line[len(line.rstrip("\r\n")):]
-
-
 def set_wg_quick_keepalive(text: str, keepalive_s: int, public_keys=None) -> tuple:
     """Set ``PersistentKeepalive`` on chosen [Peer] blocks, changing nothing else.
 
@@ -164,58 +165,12 @@ def set_wg_quick_keepalive(text: str, keepalive_s: int, public_keys=None) -> tup
     PersistentKeepalive lines, or a malformed file (see parse_wg_quick_peers).
     Format: wg-quick(8) / wg(8) configuration file, wireguard-tools v1.0.20210914.
     """
-    if isinstance(keepalive_s, bool) or not isinstance(keepalive_s, int) or not 0 <= keepalive_s <= _MAX_KEEPALIVE_S:
-        raise ParseError("keepalive_s must be 0-%d, got %r" % (_MAX_KEEPALIVE_S, keepalive_s))
+    check_keepalive_s(keepalive_s)
     lines = _split_lines(text)
-    peers = _scan_peers(lines)
-    if public_keys is None:
-        targets = [peer for peer in peers if peer["endpoint"]]
-    else:
-        if isinstance(public_keys, str) or not all(isinstance(key, str) for key in public_keys):
-            raise ParseError("public_keys must be a list of public keys or None, got %r" % (public_keys,))
-        known = {peer["public_key"] for peer in peers}
-        missing = [key for key in public_keys if key not in known]
-        if missing:
-            raise ParseError("no [Peer] with PublicKey %s in this file" % ", ".join(missing))
-        wanted = set(public_keys)
-        targets = [peer for peer in peers if peer["public_key"] in wanted]
-
-    replace = {}  # line index -> list of lines that take its place
-    changed = []
-    for peer in targets:
-        indexes = peer["keepalive_indexes"]
-        if len(indexes) > 1:
-            raise ParseError("[Peer] at line %d (PublicKey %s) has %d PersistentKeepalive lines (%s); "
-                             "keep one by hand first" % (peer["line"], peer["public_key"], len(indexes),
-                                                         ", ".join(str(i + 1) for i in indexes)))
-        if keepalive_s == 0:
-            if not indexes:
-                continue
-            replace[indexes[0]] = []
-        elif indexes:
-            if peer["persistent_keepalive_s"] == keepalive_s:
-                continue
-            line = lines[indexes[0]]
-            end = _line_end(line)
-            match = _VALUE.fullmatch(line[:len(line) - len(end)])
-            replace[indexes[0]] = [match.group("head") + str(keepalive_s) + match.group("tail") + end]
-        else:
-            key_line = lines[peer["public_key_index"]]
-            end = _line_end(key_line) or ("\r\n" if "\r\n" in text else "\n")
-            indent = key_line[:len(key_line) - len(key_line.lstrip(" \t"))]
-            new_line = "%sPersistentKeepalive = %d" % (indent, keepalive_s)
-            if _line_end(key_line):
-                replace[peer["public_key_index"]] = [key_line, new_line + end]
-            else:  # PublicKey is the last line and has no line end: keep "no newline at end of file"
-                replace[peer["public_key_index"]] = [key_line + end, new_line]
-        changed.append(peer["public_key"])
-
-    if not changed:
-        return text, []
-    out = []
-    for index, line in enumerate(lines):
-        out.extend(replace.get(index, [line]))
-    return "".join(out), changed
+    targets = select_peers(_scan_peers(lines), public_keys, "no [Peer] with PublicKey %s in this file")
+    return edit_keepalive(text, lines, targets, keepalive_s, _VALUE, "%sPersistentKeepalive = %d",
+                          "[Peer] at line %d (PublicKey %s) has %d PersistentKeepalive lines (%s); "
+                          "keep one by hand first")
 
 
 def redact_wg_quick(text: str) -> str:
