@@ -194,7 +194,7 @@ REDACT_CASES = [
     ("wg_quick_conf", "case11_hub.txt",
      lambda t: t.replace("PrivateKey = %s" % key("K"), "PrivateKey = <redacted>")
                 .replace("PresharedKey = %s" % key("P"), "PresharedKey = <redacted>")),
-    ("wg_quick_conf", "case10_spoke.txt", lambda t: t.replace(key("Q"), "<redacted>")),
+    ("wg_quick_conf", "case10_spoke.txt", lambda t: t.replace(key("K"), "<redacted>")),
     ("wg_showconf", "hub_wg0.txt", lambda t: t.replace(key("K"), "<redacted>").replace(key("P"), "<redacted>")),
     # networkd .netdev: only *File= paths here, nothing secret to hide
     ("systemd_netdev", "case11_wg0.txt", lambda t: t),
