@@ -109,77 +109,34 @@ backup_file:
   type: str
 """
 
-import os
-import tempfile
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_module import (
+    ARGUMENT_SPEC,
+    apply_live,
+    check_options,
+    choose_targets,
+    read_config,
+    write_config,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._networkd_netdev import (
     parse_netdev_wireguard,
     set_netdev_keepalive,
 )
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_quick import redact_wg_quick
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import (
-    is_wg_public_key,
-    parse_wg_keepalive,
-)
-
-
-def apply_live(module, interface, targets, keepalive, result):
-    """Set the keepalive of ``targets`` on the running interface with ``wg set`` where it differs."""
-    wg = module.get_bin_path("wg")
-    if not (module.params["apply_live"] and wg and interface):
-        return
-    rc, out, _err = module.run_command([wg, "show", interface, "persistent-keepalive"])
-    if rc != 0:
-        return
-    result["interface_up"] = True
-    try:
-        live = parse_wg_keepalive(out)
-    except ParseError as exc:
-        module.fail_json(msg="wg show %s persistent-keepalive: %s" % (interface, exc), **result)
-    for key in targets:
-        if key in live and live[key] != (keepalive or None):
-            result["live_changed_peers"].append(key)
-            if not module.check_mode:
-                argv = [wg, "set", interface, "peer", key, "persistent-keepalive", str(keepalive)]
-                rc, _out, err = module.run_command(argv)
-                if rc != 0:
-                    module.fail_json(msg="wg set failed on %s" % interface, cmd=argv, rc=rc, stderr=err, **result)
-    result["changed"] = result["changed"] or bool(result["live_changed_peers"])
 
 
 def main():
     module = AnsibleModule(
-        argument_spec={
-            "path": {"type": "path", "required": True},
-            "interfaces": {"type": "list", "elements": "str", "default": []},
-            "persistent_keepalive_s": {"type": "int", "default": 25},
-            "public_keys": {"type": "list", "elements": "str", "default": [], "no_log": False},
-            "backup": {"type": "bool", "default": True},
-            "apply_live": {"type": "bool", "default": True},
-        },
+        argument_spec=dict(ARGUMENT_SPEC, interfaces={"type": "list", "elements": "str", "default": []}),
         supports_check_mode=True,
     )
     path = module.params["path"]
     keepalive = module.params["persistent_keepalive_s"]
-    wanted_keys = module.params["public_keys"]
     result = {"changed": False, "interface": None, "selected": False, "matched_public_keys": [],
               "file_changed_peers": [], "live_changed_peers": [], "interface_up": False}
 
-    if not 0 <= keepalive <= 65535:
-        module.fail_json(msg="persistent_keepalive_s must be 0-65535, got %s" % keepalive, **result)
-    for key in wanted_keys:
-        if not is_wg_public_key(key):
-            module.fail_json(msg="public_keys: %r is not a WireGuard public key (44 base64 characters "
-                                 "ending in '=')" % key, **result)
-    if not os.path.isfile(path):
-        module.fail_json(msg="path: %s does not exist or is not a file" % path, **result)
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            before = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        module.fail_json(msg="path: cannot read %s as UTF-8 text: %s" % (path, exc), **result)
+    check_options(module, result)
+    before = read_config(module, path, result)
     try:
         netdev = parse_netdev_wireguard(before)
     except ParseError as exc:
@@ -190,34 +147,15 @@ def main():
         module.exit_json(**result)
     result["selected"] = True
 
-    if wanted_keys:
-        targets = [peer["public_key"] for peer in netdev["peers"] if peer["public_key"] in wanted_keys]
-    else:
-        targets = [peer["public_key"] for peer in netdev["peers"] if peer["endpoint"]]
+    targets = choose_targets(netdev["peers"], module.params["public_keys"])
     try:
         after, file_changed = set_netdev_keepalive(before, keepalive, targets) if targets else (before, [])
     except ParseError as exc:
         module.fail_json(msg="%s: %s" % (path, exc), **result)
     result["matched_public_keys"] = targets
     result["file_changed_peers"] = file_changed
-
     if file_changed:
-        result["changed"] = True
-        result["diff"] = {"before": redact_wg_quick(before), "after": redact_wg_quick(after),
-                          "before_header": path, "after_header": path}
-        if not module.check_mode:
-            if module.params["backup"]:
-                result["backup_file"] = module.backup_local(path)
-            target = os.path.realpath(path)
-            st = os.stat(target)
-            # mkstemp: 0600 from the first byte (a .netdev may hold PrivateKey=); then the file's own mode/owner.
-            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), dir=os.path.dirname(target))
-            with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-                handle.write(after)
-            os.chmod(tmp, st.st_mode & 0o7777)
-            os.chown(tmp, st.st_uid, st.st_gid)
-            module.atomic_move(tmp, target)
-
+        write_config(module, path, before, after, result)
     apply_live(module, netdev["name"], targets, keepalive, result)
     module.exit_json(**result)
 

@@ -97,101 +97,43 @@ backup_file:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_module import (
+    ARGUMENT_SPEC,
+    apply_live,
+    check_options,
+    choose_targets,
+    read_config,
+    write_config,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_quick import (
     parse_wg_quick_peers,
-    redact_wg_quick,
     set_wg_quick_keepalive,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import (
-    is_wg_public_key,
-    parse_wg_keepalive,
 )
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec={
-            "path": {"type": "path", "required": True},
-            "persistent_keepalive_s": {"type": "int", "default": 25},
-            "public_keys": {"type": "list", "elements": "str", "default": [], "no_log": False},
-            "backup": {"type": "bool", "default": True},
-            "apply_live": {"type": "bool", "default": True},
-        },
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     path = module.params["path"]
     keepalive = module.params["persistent_keepalive_s"]
-    wanted_keys = module.params["public_keys"] or None
     interface = os.path.basename(path)[:-len(".conf")] if path.endswith(".conf") else os.path.basename(path)
     result = {"changed": False, "interface": interface, "matched_public_keys": [], "file_changed_peers": [],
               "live_changed_peers": [], "interface_up": False}
 
-    if not 0 <= keepalive <= 65535:
-        module.fail_json(msg="persistent_keepalive_s must be 0-65535, got %s" % keepalive, **result)
-    for key in wanted_keys or []:
-        if not is_wg_public_key(key):
-            module.fail_json(msg="public_keys: %r is not a WireGuard public key (44 base64 characters "
-                                 "ending in '=')" % key, **result)
-    if not os.path.isfile(path):
-        module.fail_json(msg="path: %s does not exist or is not a file" % path, **result)
-
-    # newline="": keep CRLF files byte for byte.
+    check_options(module, result)
+    before = read_config(module, path, result)
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            before = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        module.fail_json(msg="path: cannot read %s as UTF-8 text: %s" % (path, exc), **result)
-    try:
-        peers = parse_wg_quick_peers(before)
-        if wanted_keys:
-            # Only the listed peers this file holds; a key may live in another interface's file.
-            targets = [peer["public_key"] for peer in peers if peer["public_key"] in wanted_keys]
-        else:
-            targets = [peer["public_key"] for peer in peers if peer["endpoint"]]
+        targets = choose_targets(parse_wg_quick_peers(before), module.params["public_keys"])
         after, file_changed = set_wg_quick_keepalive(before, keepalive, targets) if targets else (before, [])
     except ParseError as exc:
         module.fail_json(msg="%s: %s" % (path, exc), **result)
     result["matched_public_keys"] = targets
     result["file_changed_peers"] = file_changed
-
     if file_changed:
-        result["changed"] = True
-        result["diff"] = {"before": redact_wg_quick(before), "after": redact_wg_quick(after),
-                          "before_header": path, "after_header": path}
-        if not module.check_mode:
-            if module.params["backup"]:
-                result["backup_file"] = module.backup_local(path)
-            target = os.path.realpath(path)  # edit a symlink's target, keep the link
-            # mkstemp: a new file (O_EXCL) with mode 0600 from the first byte; the file holds a private key.
-            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), dir=os.path.dirname(target))
-            with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-                handle.write(after)
-            module.atomic_move(tmp, target)
-
-    wg = module.get_bin_path("wg")
-    if module.params["apply_live"] and wg:
-        rc, out, _err = module.run_command([wg, "show", interface, "persistent-keepalive"])
-        if rc == 0:
-            result["interface_up"] = True
-            try:
-                live = parse_wg_keepalive(out)
-            except ParseError as exc:
-                module.fail_json(msg="wg show %s persistent-keepalive: %s" % (interface, exc), **result)
-            wanted_live = keepalive or None
-            for key in targets:
-                if key in live and live[key] != wanted_live:
-                    result["live_changed_peers"].append(key)
-                    if not module.check_mode:
-                        argv = [wg, "set", interface, "peer", key, "persistent-keepalive", str(keepalive)]
-                        rc, _out, err = module.run_command(argv)
-                        if rc != 0:
-                            module.fail_json(msg="wg set failed on %s" % interface, cmd=argv, rc=rc,
-                                             stderr=err, **result)
-            result["changed"] = result["changed"] or bool(result["live_changed_peers"])
+        write_config(module, path, before, after, result)
+    apply_live(module, interface, targets, keepalive, result)
     module.exit_json(**result)
 
 
