@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run an iperf3 client test, parse its JSON and judge it against thresholds."""
+"""Documentation of the python-free ``iperf3`` action (plugins/action/iperf3.py); no module code."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ version_added: 0.1.0
 description:
   - Runs C(iperf3 -c SERVER -J) on the target host and parses the client's JSON (only the
     client's JSON carries both sides' numbers; see iperf3 issue 1410).
+  - Python-free, so it works on OpenWrt routers (BusyBox) as well as on Linux hosts. It is an
+    action plugin that runs C(command -v iperf3) and the iperf3 client as plain commands over
+    the connection and parses and judges the JSON on the controller.
   - Returns receiver and sender bits_per_second, retransmits (null when iperf3 does not report
     them, never 0), UDP lost_percent and jitter_ms, the congestion control used and the iperf3
     version.
@@ -88,13 +91,19 @@ options:
     type: float
     default: 2.0
 notes:
-  - Supports check mode by not running the test (result C(skipped)).
+  - Supports check mode by not running the test (result C(skipped)); the options are still
+    checked and C(iperf3) is still looked up on the target.
   - Unit for every rate is bits per second (decimal prefixes, like iperf3's rate options).
+  - Needs only a POSIX shell (BusyBox C(ash) will do) and C(iperf3) on the target's C(PATH); no
+    Python. The waits between busy retries happen on the controller.
 attributes:
   check_mode:
     support: full
+    details: Checks the options and looks up iperf3; does not run the test.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 seealso:
   - name: iperf3 JSON output fields
     description: Fields of C(iperf3 -J) and how they differ by version (3.7 duplicate bidir keys, UDP sums before 3.11).
@@ -155,8 +164,20 @@ sender_congestion_control:
   returned: success
   type: str
   sample: bbr
+bits_per_second_human:
+  description: C(bits_per_second) for people, three significant digits.
+  returned: success
+  type: str
+  sample: 37.4 Mbit/s
+protocol:
+  description: C(TCP) or C(UDP), as iperf3 reports it.
+  returned: success
+  type: str
+  sample: TCP
 direction:
-  description: C(client_to_server) or C(server_to_client) (from C(reverse), not from iperf3's sender flag).
+  description:
+    - C(client_to_server) or C(server_to_client) (from C(reverse)) when the test did not run.
+    - After a test, the direction iperf3 reports (C(test_start.reverse)); C(bidirectional) for C(--bidir).
   returned: always
   type: str
 version:
@@ -168,6 +189,10 @@ valid:
   description: False when the result is out of range (negative or >100 % loss, NaN, zero duration); see C(invalid_reason).
   returned: success
   type: bool
+invalid_reason:
+  description: Why C(valid) is false, or null.
+  returned: success
+  type: str
 attempts:
   description: Test runs made, including busy retries.
   returned: always
@@ -177,153 +202,26 @@ server:
   returned: always
   type: str
   sample: 10.44.0.1:5201
+skipped:
+  description: True in check mode, where the test is not run.
+  returned: check mode
+  type: bool
+retryable:
+  description: Whether iperf3's error was a transient one (server busy); it was retried C(busy_retries) times.
+  returned: when iperf3 reported an error
+  type: bool
+cmd:
+  description: The iperf3 client argv that failed.
+  returned: when iperf3 reported an error or printed no usable JSON
+  type: list
+  elements: str
+  sample: [/usr/bin/iperf3, -c, 10.44.0.1, -p, "5201", -J, -t, "10", -P, "1", --connect-timeout, "5000"]
+rc:
+  description: Exit code of the iperf3 client that failed.
+  returned: when iperf3 reported an error or printed no usable JSON
+  type: int
+stderr:
+  description: Standard error of the iperf3 client whose output could not be read.
+  returned: when iperf3 printed no usable JSON
+  type: str
 """
-
-import random
-import time
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
-    format_bits_per_second,
-    to_bits_per_second,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3 import (
-    Iperf3Error,
-    parse_iperf3_json,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3_judge import judge_iperf3
-
-MAX_BACKOFF_S = 30.0
-
-ARGUMENT_SPEC = {
-    "server": {"type": "str", "required": True},
-    "port": {"type": "int", "default": 5201},
-    "protocol": {"type": "str", "choices": ["tcp", "udp"], "default": "tcp"},
-    "reverse": {"type": "bool", "default": False},
-    "parallel": {"type": "int", "default": 1},
-    "duration_s": {"type": "int", "default": 10},
-    "omit_s": {"type": "int", "default": 0},
-    "bitrate": {"type": "str"},
-    "congestion_control": {"type": "str"},
-    "bind_address": {"type": "str"},
-    "connect_timeout_ms": {"type": "int", "default": 5000},
-    "min_bits_per_second": {"type": "raw"},
-    "max_lost_percent": {"type": "float"},
-    "max_retransmits": {"type": "int"},
-    "busy_retries": {"type": "int", "default": 5},
-    "busy_backoff_s": {"type": "float", "default": 2.0},
-}
-
-RANGES = {
-    "port": (1, 65535),
-    "parallel": (1, 128),
-    "duration_s": (1, 3600),
-    "omit_s": (0, 600),
-    "connect_timeout_ms": (1, 600000),
-    "busy_retries": (0, 50),
-    "busy_backoff_s": (0, 60),
-    "max_lost_percent": (0, 100),
-    "max_retransmits": (0, 2 ** 31),
-}
-
-
-def check_params(params):
-    """Range and format checks; returns (min_bits_per_second or None, error message or None)."""
-    if not (params["server"] or "").strip():
-        return None, "server must name the iperf3 server, got %r" % (params["server"],)
-    for name, (low, high) in RANGES.items():
-        value = params[name]
-        if isinstance(value, bool) or (value is not None and not low <= value <= high):
-            return None, "%s must be %s-%s, got %s" % (name, low, high, value)
-    if params["bitrate"] is not None:
-        try:
-            to_bits_per_second(params["bitrate"])
-        except ParseError as exc:
-            return None, "bitrate: %s" % exc
-    minimum = None
-    if params["min_bits_per_second"] is not None:
-        try:
-            minimum = to_bits_per_second(params["min_bits_per_second"])
-        except ParseError as exc:
-            return None, "min_bits_per_second: %s" % exc
-    return minimum, None
-
-
-def option_context(params):
-    """' (with bind_address=..., congestion_control=...)' for the options that can cause an error."""
-    given = ["%s=%s" % (name, params[name]) for name in ("bind_address", "congestion_control", "bitrate")
-             if params[name]]
-    return " (with %s)" % ", ".join(given) if given else ""
-
-
-def build_argv(iperf3, params):
-    argv = [iperf3, "-c", params["server"], "-p", str(params["port"]), "-J",
-            "-t", str(params["duration_s"]), "-P", str(params["parallel"]),
-            "--connect-timeout", str(params["connect_timeout_ms"])]
-    if params["omit_s"]:
-        argv += ["-O", str(params["omit_s"])]
-    if params["protocol"] == "udp":
-        argv.append("-u")
-    if params["reverse"]:
-        argv.append("-R")
-    if params["bitrate"] is not None:
-        argv += ["-b", str(int(to_bits_per_second(params["bitrate"])))]
-    if params["congestion_control"]:
-        argv += ["-C", params["congestion_control"]]
-    if params["bind_address"]:
-        argv += ["-B", params["bind_address"]]
-    return argv
-
-
-def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    params = module.params
-    server = "%s:%s" % (params["server"], params["port"])
-    direction = "server_to_client" if params["reverse"] else "client_to_server"
-    result = {"changed": False, "server": server, "direction": direction, "attempts": 0}
-
-    minimum, error = check_params(params)
-    if error:
-        module.fail_json(msg=error, **result)
-    iperf3 = module.get_bin_path("iperf3")
-    if not iperf3:
-        module.fail_json(msg="iperf3 is not installed on this host: install the iperf3 package", **result)
-    if module.check_mode:
-        module.exit_json(skipped=True, msg="check mode: iperf3 test not run", **result)
-
-    argv = build_argv(iperf3, params)
-    while True:
-        result["attempts"] += 1
-        rc, out, err = module.run_command(argv)
-        try:
-            measured = parse_iperf3_json(out)
-            break
-        except Iperf3Error as exc:
-            if exc.retryable and result["attempts"] <= params["busy_retries"]:
-                ceiling = min(MAX_BACKOFF_S, params["busy_backoff_s"] * 2 ** (result["attempts"] - 1))
-                time.sleep(random.uniform(0, ceiling))
-                continue
-            module.fail_json(msg="iperf3 to %s failed after %d attempt(s): %s%s"
-                             % (server, result["attempts"], exc.message, option_context(params)),
-                             retryable=exc.retryable, cmd=argv, rc=rc, **result)
-        except ParseError as exc:
-            module.fail_json(msg="iperf3 to %s: %s" % (server, exc), cmd=argv, rc=rc,
-                             stderr=err, **result)
-
-    result.update(measured)
-    result["bits_per_second"] = measured["receiver_bits_per_second"]
-    result["bits_per_second_human"] = format_bits_per_second(measured["receiver_bits_per_second"])
-    verdict = judge_iperf3(measured, minimum, params["max_lost_percent"], params["max_retransmits"])
-    for warning in verdict["warnings"]:
-        module.warn(warning)
-    if verdict["failures"]:
-        module.fail_json(
-            msg="iperf3 to %s (%s, %s, %d stream(s)): %s"
-                % (server, direction, measured["protocol"], params["parallel"], "; ".join(verdict["failures"])),
-            **result)
-    module.exit_json(**result)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run an iperf3 client test with no Python on the target (OpenWrt), parse and judge it on the controller.
+
+Documentation: plugins/modules/iperf3.py (``ansible-doc tunnelfix.fleet.iperf3``). Options,
+argv, retry decisions and the result are ``_iperf3_run`` (pure); this file only runs
+``command -v iperf3`` and ``iperf3 ... -J`` over the connection and sleeps between busy retries
+here on the controller.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3 import Iperf3Error, parse_iperf3_json
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3_run import (
+    ARGUMENT_SPEC, CHECK_MODE_MSG, NOT_INSTALLED, base_result, build_argv, check_params, iperf3_path,
+    iperf3_error_msg, judged_result, parse_error_msg, retry_wait_s)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+
+# iperf3 exits 1 on its own errors (JSON "error" on stdout); the output decides, not the code
+ANY_RC = range(256)
+
+
+class ActionModule(OpenWrtActionBase):
+    """The ``tunnelfix.fleet.iperf3`` action."""
+
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+
+    # controller-side waiting and jitter; tests replace them on a subclass
+    sleep = staticmethod(time.sleep)
+    uniform = staticmethod(random.uniform)
+
+    def run_openwrt(self, args, task_vars):
+        result = base_result(args)
+        minimum, error = check_params(args)
+        if error:
+            return dict(result, failed=True, msg=error)
+        found = self.run_command(["command", "-v", "iperf3"], ok_rcs=(0, 1, 127))
+        iperf3 = iperf3_path(found["stdout"]) if found["rc"] == 0 else None
+        if not iperf3:
+            return dict(result, failed=True, msg=NOT_INSTALLED)
+        if self.check_mode:
+            return dict(result, skipped=True, msg=CHECK_MODE_MSG)
+
+        argv = build_argv(iperf3, args)
+        while True:
+            result["attempts"] += 1
+            res = self.run_command(argv, ok_rcs=ANY_RC)
+            try:
+                measured = parse_iperf3_json(res["stdout"])
+                break
+            except Iperf3Error as exc:
+                wait = retry_wait_s(exc.retryable, result["attempts"], args, self.uniform)
+                if wait is not None:
+                    self.sleep(wait)
+                    continue
+                return dict(result, failed=True, msg=iperf3_error_msg(result, exc, args),
+                            retryable=exc.retryable, cmd=argv, rc=res["rc"])
+            except ParseError as exc:
+                return dict(result, failed=True, msg=parse_error_msg(result, exc), cmd=argv,
+                            rc=res["rc"], stderr=res["stderr"])
+        return judged_result(result, measured, minimum, args)
