@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Gather banIP and mwan3 facts on OpenWrt, with no Python on the router.
+"""Gather banIP, mwan3, WireGuard, bridge and endpoint-route facts on OpenWrt, with no Python on the router.
 
 Documentation: plugins/modules/openwrt_facts.py (``ansible-doc tunnelfix.fleet.openwrt_facts``).
-All parsing is in module_utils (_mwan3, _nft, _uci); this file only decides which commands to
-run and puts the parsed results together. A missing tool is reported, never a failure.
+All parsing and merging is in module_utils (_mwan3, _nft, _uci, _wireguard, _openwrt_wireguard,
+_openwrt_bridges, _openwrt_endpoints, _ethtool, _route); this file only decides which commands
+to run, runs each at most once per call and puts the parsed results together. A missing tool is
+reported, never a failure.
 """
 
 from __future__ import annotations
@@ -13,15 +15,30 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._mwan3 import (
     banip_default_icmplimit, banip_settings, parse_banip_version, parse_mwan3_interfaces, parse_mwan3_tracking)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_bridges import (
+    device_offloads, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_endpoints import (
+    endpoint_route_facts, endpoint_targets)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import (
+    merge_wireguard, split_dated_output)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
+    parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
-SUBSETS = ("banip", "mwan3")
+SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")
+# the target's clock and the live WireGuard state in one round trip (ages need the target's clock)
+WG_DUMP = ["sh", "-c", "date +%s; exec wg show all dump"]
+_NOT_FOUND = 127  # POSIX shells: command not found
 
 
 def _version_and_default(text):
@@ -42,6 +59,14 @@ class ActionModule(OpenWrtActionBase):
             facts["banip"] = self.gather_banip()
         if "mwan3" in subsets:
             facts["mwan3"] = self.gather_mwan3()
+        if subsets & {"wireguard", "endpoint_routes"}:
+            wireguard = self.gather_wireguard()  # endpoint_routes needs the peers: read once, share
+            if "wireguard" in subsets:
+                facts["wireguard"] = wireguard
+            if "endpoint_routes" in subsets:
+                facts["endpoint_routes"] = self.gather_endpoint_routes(wireguard["interfaces"])
+        if "bridges" in subsets:
+            facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
 
     def uci_show(self, config, parser):
@@ -99,3 +124,85 @@ class ActionModule(OpenWrtActionBase):
             return {"installed": False, "interfaces": {}, "tracking": {}}
         status = self.run_and_parse(["mwan3", "interfaces"], parse_mwan3_interfaces)
         return {"installed": True, "interfaces": status, "tracking": self.uci_show("mwan3", parse_mwan3_tracking)}
+
+    def wg_live(self):
+        """``(wg installed, interfaces or None, note)`` from ``wg show all dump``, dated by the target's clock.
+
+        None with a note when ``wg`` is missing or cannot read the kernel state; never fails for that.
+        """
+        res = self.run_command(WG_DUMP, ok_rcs=range(256))
+        if res["rc"] == _NOT_FOUND:
+            return False, None, "wg is not installed (wireguard-tools); uci view only"
+        if res["rc"] != 0:
+            return True, None, "wg show all dump failed with rc=%s: %s; uci view only" % (
+                res["rc"], (res["stderr"] or "no output").strip()[:200])
+        now, dump = self.parse_output(res, split_dated_output)
+        interfaces = self.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))["interfaces"]
+        if not interfaces:
+            return True, interfaces, "no live WireGuard interface (wg show all dump printed nothing); uci view only"
+        return True, interfaces, None
+
+    def gather_wireguard(self):
+        network = self.uci_show("network", parse_uci_show).get("network", {})
+        installed, live, note = self.wg_live()
+        return {"wg_installed": installed, "live": bool(live), "note": note,
+                "interfaces": merge_wireguard(network, live)}
+
+    def routes_table_all(self):
+        """``(routes, command)``: ``ip -j route show table all``, else its text form (``ip`` without ``-j``)."""
+        res = self.run_command(["ip", "-j", "route", "show", "table", "all"], ok_rcs=(0, 1, 255))
+        if res["rc"] == 0:
+            try:
+                return parse_ip_route_show(res["stdout"]), res["cmd"]
+            except ParseError:
+                pass  # an ip without -j prints text or usage
+        res = self.run_command(["ip", "route", "show", "table", "all"])
+        return self.parse_output(res, parse_ip_route_show_text), res["cmd"]
+
+    def route_get(self, address, json_ok):
+        """``(route or None, error or None)`` for ``ip [-j] route get ADDRESS``; no route is not a failure."""
+        argv = ["ip", "-j", "route", "get", address] if json_ok else ["ip", "route", "get", address]
+        res = self.run_command(argv, ok_rcs=(0, 1, 2, 255))
+        if res["rc"] != 0:
+            return None, (res["stderr"] or "no output").strip()[:200]
+        return self.parse_output(res, parse_ip_route_get if json_ok else parse_ip_route_get_text), None
+
+    def gather_endpoint_routes(self, interfaces):
+        wanted = endpoint_targets(interfaces)
+        facts = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"]}
+        if not wanted["targets"]:
+            return facts
+        routes, source = self.routes_table_all()
+        facts["routes_source"] = source
+        json_ok = " -j " in source
+        looked_up = {}
+        for target in wanted["targets"]:
+            if target["address"] not in looked_up:  # one ip route get per address
+                looked_up[target["address"]] = self.route_get(target["address"], json_ok)
+            used, error = looked_up[target["address"]]
+            facts["endpoints"].append(endpoint_route_facts(target, used, routes, error))
+        return facts
+
+    def gather_bridges(self):
+        res = self.run_command(["ip", "-d", "-j", "link", "show"], ok_rcs=(0, 1, 255))
+        try:
+            bridges = parse_ip_link_bridges(res["stdout"]) if res["rc"] == 0 else None
+        except ParseError:
+            bridges = None
+        if bridges is None:
+            return {"ip_json": False, "ethtool_installed": None, "bridges": {}}
+        ethtool = True
+        for name, bridge in bridges.items():
+            # ports first, as bridge_offload reads them: the bridge's features follow its ports'
+            for device, where in [(port, bridge["ports"][port]) for port in bridge["ports"]] + [(name, bridge)]:
+                where.update(features=None, gso_tso_gro=None, ethtool_error=None)
+                if not ethtool:
+                    continue
+                got = self.run_command(["ethtool", "-k", device], ok_rcs=range(256))
+                if got["rc"] == _NOT_FOUND:
+                    ethtool = False
+                elif got["rc"] != 0:
+                    where["ethtool_error"] = (got["stderr"] or got["stdout"] or "no output").strip()[:200]
+                else:
+                    where.update(device_offloads(self.parse_output(got, parse_ethtool_features)))
+        return {"ip_json": True, "ethtool_installed": ethtool if bridges else None, "bridges": bridges}

@@ -39,8 +39,12 @@ def _network(value, where):
         raise ParseError("%s: %r is not an address or prefix" % (where, value)) from None
 
 
-def _address(value):
-    """The endpoint as an ip_address, or None for a hostname (``[v6]`` brackets allowed)."""
+def endpoint_address(value):
+    """The endpoint as an ip_address, or None for a hostname (``[v6]`` brackets allowed).
+
+    ``"203.0.113.10"`` → ``IPv4Address("203.0.113.10")``; ``"[fd99:1::1]"`` → ``IPv6Address("fd99:1::1")``;
+    ``"dc.example.net"``, ``None`` → ``None``. Never raises.
+    """
     try:
         return ipaddress.ip_address(str(value).strip().strip("[]"))
     except ValueError:
@@ -108,7 +112,7 @@ def classify_tunnel(peers) -> dict:
         if low in normalised and high in normalised:
             return {"tunnel": "full", "reason": "routed allowed_ips include %s and %s" % (low, high), "routed": routed}
     for peer in peers:
-        address = _address(peer.get("endpoint_host"))
+        address = endpoint_address(peer.get("endpoint_host"))
         if address is None:
             continue
         for prefix in routed:
@@ -143,7 +147,7 @@ def find_pinned_routes(routes, address) -> list:
     The result is what ``route_delete_argv`` turns into an exact ``ip route del``: destination,
     gateway, device (and table when not main) as listed.
     """
-    wanted = _address(address)
+    wanted = endpoint_address(address)
     if wanted is None:
         raise ParseError("find_pinned_routes: %r is not an IP address" % (address,))
     found = []
@@ -182,7 +186,7 @@ def _route_line(route):
 
 def over_tunnel(info, connection_address) -> bool:
     """Tell whether ``connection_address`` (the address Ansible connects to) is reached through this tunnel."""
-    address = _address(connection_address) if connection_address else None
+    address = endpoint_address(connection_address) if connection_address else None
     if address is None:
         return False
     for prefix in [p for peer in info["peers"] if peer["route_allowed_ips"] for p in peer["allowed_ips"]] + info["addresses"]:
@@ -248,7 +252,7 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
             host = peer.get("endpoint_host")
             if not host:
                 continue
-            address = _address(host)
+            address = endpoint_address(host)
             if address is None:
                 unresolved.append(host)
             elif str(address) not in endpoints:

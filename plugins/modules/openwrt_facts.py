@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: openwrt_facts
-short_description: Gather banIP and mwan3 facts on OpenWrt, python-free
+short_description: Gather banIP, mwan3, WireGuard, bridge and endpoint-route facts on OpenWrt, python-free
 version_added: 0.1.0
 description:
   - Reads what tunnelfix needs to diagnose banIP's ICMP flood limit eating mwan3's ping health
@@ -22,15 +22,31 @@ description:
     limit rule that feeds it.
   - C(mwan3) - interface status (C(mwan3 interfaces)) and each interface's tracking settings
     (C(uci -q show mwan3)).
+  - C(wireguard) - every C(proto wireguard) interface and its peers from C(uci -q show network),
+    merged with the live state of C(wg show all dump) (run as C(sh -c 'date +%s; exec wg show all dump')
+    so handshake ages use the router's clock). Peers are matched by public key; full-tunnel
+    detection is the one C(wg_endpoint_route) uses. Without C(wg) or a live interface the uci view
+    is returned with a C(note), not a failure.
+  - C(endpoint_routes) - for each peer endpoint (the live one from C(wg), else a uci C(endpoint_host)
+    that is an IP literal, C([v6]:port) accepted) the route C(ip -j route get) picks (device,
+    gateway, source) and every pinned non-kernel host route (/32, /128) to it in C(ip -j route
+    show table all). Text C(ip route) is used when C(ip) has no C(-j). Hostnames without a live
+    endpoint are listed as unresolved (no DNS lookup).
+  - C(bridges) - every bridge and its ports from C(ip -d -j link show) and each device's offload
+    features from C(ethtool -k DEV) (ports first, then the bridge), C([fixed]) marked.
+  - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
+    C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge and port.
   - Results go to C(ansible_facts.tunnelfix_openwrt). Secret uci options (keys, passwords) are
-    redacted by the parsers. A missing tool (no banIP, no mwan3, no nft) is reported as not
+    redacted by the parsers; WireGuard private and preshared keys are never returned, only
+    C(private_key_set) and C(preshared_key_set). A missing tool (no banIP, no mwan3, no nft) is reported as not
     installed, never a failure.
 author:
   - tunnelfix.fleet developers
 options:
   gather_subset:
     description:
-      - Which parts to gather. C(all) or any of C(banip), C(mwan3).
+      - Which parts to gather. C(all) or any of C(banip), C(mwan3), C(wireguard), C(bridges),
+        C(endpoint_routes).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!mwan3']).
     type: list
     elements: str
@@ -45,10 +61,13 @@ attributes:
   platform:
     platforms: posix
 notes:
-  - Needs only a POSIX shell and C(uci) on the target; C(nft), C(mwan3), C(apk) or C(opkg) are used when present.
+  - Needs only a POSIX shell and C(uci) on the target; C(nft), C(mwan3), C(apk), C(opkg), C(wg),
+    C(ip) (iproute2, C(ip-full)) and C(ethtool) are used when present.
   - Never changes anything; runs the same in check mode.
 seealso:
   - module: tunnelfix.fleet.uci
+  - module: tunnelfix.fleet.wg_endpoint_route
+  - module: tunnelfix.fleet.bridge_offload
 """
 
 EXAMPLES = r"""
@@ -58,6 +77,16 @@ EXAMPLES = r"""
 - name: Only banIP
   tunnelfix.fleet.openwrt_facts:
     gather_subset: [banip]
+
+- name: Only the tunnel view (WireGuard, endpoint routes, bridges)
+  tunnelfix.fleet.openwrt_facts:
+    gather_subset: [wireguard, endpoint_routes, bridges]
+
+- name: Peers whose last handshake is older than 3 minutes
+  ansible.builtin.debug:
+    msg: "{{ item.public_key }} ({{ item.description }}) {{ item.live.handshake_age_s }} s"
+  loop: "{{ ansible_facts.tunnelfix_openwrt.wireguard.interfaces.wg0.peers }}"
+  when: item.live is not none and (item.live.handshake_age_s is none or item.live.handshake_age_s > 180)
 
 - name: Show the effective ICMP limit and the flood counter
   ansible.builtin.debug:
@@ -135,6 +164,150 @@ ansible_facts:
                 recovery_interval_s: null
                 down: 3
                 up: 3
+        wireguard:
+          description:
+            - C(wg_installed) (bool), C(live) (bool, some interface is live), C(note) (why the view
+              is uci only, or null).
+            - C(interfaces), by name - C(in_uci), C(live) (bools), C(proto), C(disabled),
+              C(private_key_set) (bool; the key itself is never returned), C(listen_port),
+              C(mtu) (int or null), C(addresses) (list), C(nohostroute) (bool), C(options) (every
+              uci option except secret ones, as strings), C(tunnel) (C(full) or C(split)),
+              C(tunnel_reason), C(live_state) (C(public_key), C(has_private_key), C(listen_port),
+              C(fwmark); null when not live), C(peers).
+            - Each peer - C(public_key), C(section) (as uci show prints it), C(description),
+              C(disabled), C(preshared_key_set), C(endpoint_host), C(endpoint_port),
+              C(allowed_ips), C(route_allowed_ips), C(persistent_keepalive_s) (uci; null when unset
+              or 0), C(in_uci), C(full_tunnel) (bool), C(full_tunnel_reason), C(live) (null when
+              the kernel does not know the peer - C(endpoint), C(endpoint_host), C(endpoint_port),
+              C(allowed_ips), C(latest_handshake_epoch), C(handshake_age_s), C(handshake_state)
+              (never, fresh, aging, stale), C(persistent_keepalive_s), C(rx_bytes), C(tx_bytes),
+              C(has_preshared_key)). Live-only peers come last with null uci keys.
+          type: dict
+          sample:
+            wg_installed: true
+            live: true
+            note: null
+            interfaces:
+              wg0:
+                in_uci: true
+                live: true
+                proto: wireguard
+                disabled: false
+                private_key_set: true
+                listen_port: 51820
+                mtu: null
+                addresses: [10.77.0.2/24]
+                nohostroute: false
+                options: {proto: wireguard, listen_port: "51820", addresses: 10.77.0.2/24}
+                tunnel: split
+                tunnel_reason: null
+                live_state:
+                  public_key: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+                  has_private_key: true
+                  listen_port: 51820
+                  fwmark: null
+                peers:
+                  - public_key: BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=
+                    section: "@wireguard_wg0[0]"
+                    description: site-b
+                    disabled: false
+                    preshared_key_set: false
+                    endpoint_host: 203.0.113.10
+                    endpoint_port: 51820
+                    allowed_ips: [10.77.0.0/24, 192.168.20.0/24]
+                    route_allowed_ips: true
+                    persistent_keepalive_s: 25
+                    in_uci: true
+                    full_tunnel: false
+                    full_tunnel_reason: null
+                    live:
+                      endpoint: 203.0.113.10:51820
+                      endpoint_host: 203.0.113.10
+                      endpoint_port: 51820
+                      allowed_ips: [10.77.0.0/24, 192.168.20.0/24]
+                      latest_handshake_epoch: 1767225571
+                      handshake_age_s: 29
+                      handshake_state: fresh
+                      persistent_keepalive_s: 25
+                      rx_bytes: 48213344
+                      tx_bytes: 9120448
+                      has_preshared_key: false
+        endpoint_routes:
+          description:
+            - C(routes_source) (the route listing command, null when no endpoint was looked up),
+              C(unresolved) (peers with only a hostname - C(interface), C(public_key), C(section),
+              C(endpoint_host)).
+            - C(endpoints), one per peer endpoint - C(interface), C(public_key), C(section),
+              C(address), C(port), C(address_source) (C(live) or C(uci)), from C(ip route get)
+              C(dev), C(gateway), C(src), C(table), the matched route's C(route_dst),
+              C(route_protocol), C(route_metric), C(static_host_route) (bool, a non-kernel /32 or
+              /128 to the address exists), C(pinned_routes) (each C(dst), C(gateway), C(dev),
+              C(table), C(protocol), C(metric); any table), C(error) (why C(ip route get) found no
+              route, else null).
+          type: dict
+          sample:
+            routes_source: ip -j route show table all
+            unresolved:
+              - interface: wg0
+                public_key: EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE=
+                section: dc
+                endpoint_host: dc.example.net
+            endpoints:
+              - interface: wg0
+                public_key: BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=
+                section: "@wireguard_wg0[0]"
+                address: 203.0.113.10
+                port: 51820
+                address_source: live
+                dev: wwan0
+                gateway: 198.51.100.1
+                src: 198.51.100.20
+                table: main
+                route_dst: 203.0.113.10
+                route_protocol: static
+                route_metric: 20
+                static_host_route: true
+                pinned_routes:
+                  - {dst: 203.0.113.10, gateway: 198.51.100.1, dev: wwan0, table: main, protocol: static, metric: 20}
+                error: null
+        bridges:
+          description:
+            - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges),
+              C(ethtool_installed) (bool, null when there is no bridge).
+            - C(bridges), by name - C(mtu), C(operstate), C(stp), C(vlan_filtering) (bools, null
+              when not printed), C(ports) by name (C(kind), C(mtu), C(operstate), C(port_state)),
+              and on the bridge and every port C(features) (every C(ethtool -k) feature as C(on),
+              C(off), C(on [fixed]) or C(off [fixed])), C(gso_tso_gro) (C(on) - changeable and on,
+              C(on_fixed), C(off)), C(ethtool_error) (null unless C(ethtool -k) failed); null
+              features without ethtool.
+          type: dict
+          sample:
+            ip_json: true
+            ethtool_installed: true
+            bridges:
+              br-lan:
+                mtu: 1500
+                operstate: UP
+                stp: false
+                vlan_filtering: false
+                features: {generic-segmentation-offload: "on", large-receive-offload: "off [fixed]"}
+                gso_tso_gro:
+                  "on": [generic-segmentation-offload, tcp-segmentation-offload, generic-receive-offload]
+                  on_fixed: []
+                  "off": []
+                ethtool_error: null
+                ports:
+                  lan1:
+                    kind: veth
+                    mtu: 1500
+                    operstate: UP
+                    port_state: forwarding
+                    features: {generic-receive-offload: "off", rx-checksumming: "on"}
+                    gso_tso_gro:
+                      "on": [generic-segmentation-offload, tcp-segmentation-offload]
+                      on_fixed: []
+                      "off": [generic-receive-offload]
+                    ethtool_error: null
 cmd:
   description: The command that failed.
   returned: failure

@@ -6,6 +6,7 @@ and records what ran; a command missing from the table fails the test, so every 
 action runs is listed here.
 """
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import ActionModule
 
 MISSING = (127, "", "")
+WG_DUMP = "sh -c 'date +%s; exec wg show all dump'"
 NO_TABLE = (1, "", "Error: No such file or directory\nlist table inet banIP\n                 ^^^^^\n")
 
 
@@ -55,6 +57,15 @@ def old_router(load_fixture):
         "command -v mwan3": (0, "/usr/sbin/mwan3\n", ""),
         "mwan3 interfaces": (0, load_fixture("mwan3_interfaces", "case01_both_online.txt"), ""),
         "uci -q show mwan3": (0, load_fixture("uci_show", "case05_mwan3_aggressive.txt"), ""),
+        # the image has no live WireGuard device and one bridge (see test_openwrt_facts_tunnels.py)
+        "uci -q show network": (0, load_fixture("uci_show", "openwrt_image_network.txt"), ""),
+        WG_DUMP: (0, "1796029496\n", ""),
+        "ip -j route show table all": (0, load_fixture("ip_j_route_show", "openwrt_image_endpoint_pinned.txt"), ""),
+        "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "openwrt_image_endpoint_pinned.txt"), ""),
+        "ip -d -j link show": (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
+        "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
+        "ethtool -k br-lan": (0, load_fixture("ethtool_k", "openwrt_image_br-lan.txt"), ""),
     }
 
 
@@ -97,18 +108,20 @@ def test_new_banip_apk_and_nft_without_json(old_router, load_fixture):
     assert banip["icmp_counter"] is None  # a chain listing has no counter objects
 
 
-NOTHING = {"test -e /etc/init.d/banip": (1, "", ""), "command -v mwan3": MISSING}
+NOTHING = {"test -e /etc/init.d/banip": (1, "", ""), "command -v mwan3": MISSING,
+           "uci -q show network": (1, "", ""), WG_DUMP: (127, "1796029496\n", "sh: exec: line 0: wg: not found\n"),
+           "ip -d -j link show": (0, "[]", "")}
 
 
 @pytest.mark.parametrize("answers, subset, expected_banip, expected_mwan3, ran", [
     # a router with neither: two probes, nothing else, no failure
     (NOTHING, ["all"], {"installed": False, "settings": {}}, {"installed": False, "interfaces": {}, "tracking": {}},
-     ["test -e /etc/init.d/banip", "command -v mwan3"]),
+     ["test -e /etc/init.d/banip", "command -v mwan3", "uci -q show network", WG_DUMP, "ip -d -j link show"]),
     # banIP without a package manager or nft: version and default unknown, the uci value still read
     ({"test -e /etc/init.d/banip": (0, "", ""), "command -v apk": MISSING, "command -v opkg": (1, "", ""),
       "uci -q show banip": (0, "banip.global=banip\nbanip.global.ban_icmplimit='250'\n", ""),
       "command -v nft": MISSING},
-     ["!mwan3"], {"installed": True, "version": None, "icmplimit_default_per_second": None,
+     ["all", "!mwan3", "!wireguard", "!bridges", "!endpoint_routes"], {"installed": True, "version": None, "icmplimit_default_per_second": None,
                   "icmplimit_per_second": 250, "icmplimit_source": "uci", "nft_installed": False,
                   "nft_table_loaded": None, "icmp_counter": None},
      None, ["test -e /etc/init.d/banip", "command -v apk", "command -v opkg", "uci -q show banip", "command -v nft"]),
@@ -165,7 +178,8 @@ def test_banip_not_installed_has_every_key_null():
      "cannot read the output of uci -q show banip: banip.global.ban_icmplimit: expected a whole number", {}),
     ({"opkg list-installed banip": (0, "banip - v1\n", "")}, {},
      "cannot read the output of opkg list-installed banip: banIP version line 1", {}),
-    ({}, {"gather_subset": ["wireguard"]}, "gather_subset: unknown subset 'wireguard'; choose from all, banip, mwan3", {}),
+    ({}, {"gather_subset": ["wg"]}, "gather_subset: unknown subset 'wg'; choose from all, banip, mwan3, wireguard, "
+     "bridges, endpoint_routes", {}),
     ({}, {"gather": ["all"]}, "gather", {}),
 ])
 def test_failures_name_the_command(old_router, change, args, message, extra):
@@ -174,4 +188,138 @@ def test_failures_name_the_command(old_router, change, args, message, extra):
     assert result["failed"] is True
     assert message in result["msg"]
     assert {key: result[key] for key in extra} == extra
+    assert "ansible_facts" not in result
+
+
+# --- wireguard, endpoint_routes, bridges -------------------------------------------------------
+
+TUNNEL_SUBSETS = ["wireguard", "endpoint_routes", "bridges"]
+ROUTE_SHOW = "ip -j route show table all"
+LINKS = "ip -d -j link show"
+
+
+@pytest.fixture
+def tunnel_router(load_fixture):
+    """Case 01 (uci, a live wg0 dated by the target's clock, endpoint pinned to wwan0) and the image's bridge."""
+    return {
+        "uci -q show network": (0, load_fixture("uci_show", "case01_network.txt"), ""),
+        WG_DUMP: (0, "1767225600\n" + load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt"), ""),
+        ROUTE_SHOW: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
+        "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "endpoint_via_backup.txt"), ""),
+        LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
+        "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
+        "ethtool -k br-lan": (0, load_fixture("ethtool_k", "openwrt_image_br-lan.txt"), ""),
+    }
+
+
+def test_one_call_gives_the_tunnel_view_each_command_once(tunnel_router, load_fixture):
+    action = FakeRouter({"gather_subset": TUNNEL_SUBSETS}, tunnel_router)
+    result = action.run(task_vars={})
+    facts = facts_of(result)
+    assert action.ran == list(tunnel_router)  # uci show network and wg read once for two subsets
+    wireguard = facts["wireguard"]
+    assert (wireguard["wg_installed"], wireguard["live"], wireguard["note"]) == (True, True, None)
+    peer = wireguard["interfaces"]["wg0"]["peers"][0]
+    assert (peer["live"]["handshake_age_s"], peer["live"]["rx_bytes"], peer["persistent_keepalive_s"]) == (
+        29, 48213344, 25)
+    endpoint = facts["endpoint_routes"]["endpoints"][0]
+    assert (endpoint["address"], endpoint["address_source"], endpoint["dev"], endpoint["static_host_route"]) == (
+        "203.0.113.10", "live", "wwan0", True)
+    assert facts["endpoint_routes"]["routes_source"] == ROUTE_SHOW
+    bridge = facts["bridges"]["bridges"]["br-lan"]
+    assert list(bridge["ports"]) == ["lan1", "lan2"]
+    assert bridge["ports"]["lan1"]["gso_tso_gro"]["off"] == ["generic-receive-offload"]
+    assert bridge["features"]["large-receive-offload"] == "off [fixed]"
+    # the uci private key and the dump's private key must not be anywhere in the result
+    secrets = {"K" * 43 + "="}
+    assert secrets <= set(load_fixture("uci_show", "case01_network.txt").replace("'", " ").split())
+    dumped = json.dumps(result)
+    assert not [secret for secret in secrets if secret in dumped] and "<redacted>" not in dumped
+
+
+def test_preshared_keys_never_leak_through_the_action(load_fixture):
+    uci = load_fixture("uci_show", "x_flag_cfg_names.txt")
+    dump = load_fixture("wg_show_all_dump", "ipv6_endpoint_psk_keepalive.txt")
+    answers = {"uci -q show network": (0, uci, ""), WG_DUMP: (0, "1796029496\n" + dump, "")}
+    result = FakeRouter({"gather_subset": ["wireguard"]}, answers).run(task_vars={})
+    peers = facts_of(result)["wireguard"]["interfaces"]["wg0"]["peers"]
+    assert [(p["public_key"][0], p["preshared_key_set"], (p["live"] or {}).get("has_preshared_key")) for p in peers] == [
+        ("B", True, None), ("C", False, None), ("A", None, True)]
+    dumped = json.dumps(result)
+    for secret in ("K" * 43 + "=", "P" * 43 + "="):
+        assert secret in uci + dump  # the inputs hold them, so the check below can fail
+        assert secret not in dumped
+
+
+@pytest.mark.parametrize("wg_answer, installed, note", [
+    ((127, "1796029496\n", "sh: exec: line 0: wg: not found\n"), False, "wg is not installed (wireguard-tools); uci view only"),
+    ((1, "1796029496\n", "Unable to access interface: Protocol not supported\n"), True,
+     "wg show all dump failed with rc=1: Unable to access interface: Protocol not supported; uci view only"),
+    ((0, "1796029496\n", ""), True, "no live WireGuard interface (wg show all dump printed nothing); uci view only"),
+])
+def test_no_live_wireguard_is_uci_view_only(tunnel_router, wg_answer, installed, note):
+    answers = dict(tunnel_router, **{WG_DUMP: wg_answer})
+    facts = facts_of(FakeRouter({"gather_subset": ["wireguard", "endpoint_routes"]}, answers).run(task_vars={}))
+    assert (facts["wireguard"]["wg_installed"], facts["wireguard"]["live"], facts["wireguard"]["note"]) == (
+        installed, False, note)
+    wg0 = facts["wireguard"]["interfaces"]["wg0"]
+    assert (wg0["live"], wg0["private_key_set"], wg0["peers"][0]["live"]) == (False, True, None)
+    assert facts["endpoint_routes"]["endpoints"][0]["address_source"] == "uci"
+
+
+def test_ip_without_json_and_unreachable_endpoint(tunnel_router, load_fixture):
+    answers = dict(tunnel_router)
+    del answers["ip -j route get 203.0.113.10"]
+    answers.update({
+        WG_DUMP: MISSING,
+        ROUTE_SHOW: (255, "", 'Option "-j" is unknown, try "ip -help".\n'),
+        "ip route show table all": (0, load_fixture("ip_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
+        "ip route get 203.0.113.10": (2, "", load_fixture("ip_route_get_stderr", "network_unreachable.txt")),
+    })
+    action = FakeRouter({"gather_subset": ["endpoint_routes"]}, answers)
+    facts = facts_of(action.run(task_vars={}))
+    routes = facts["endpoint_routes"]
+    assert routes["routes_source"] == "ip route show table all"
+    assert (routes["endpoints"][0]["dev"], routes["endpoints"][0]["error"]) == (
+        None, "RTNETLINK answers: Network is unreachable")
+    assert routes["endpoints"][0]["pinned_routes"][0]["dev"] == "wwan0"  # the pin is still reported
+    assert "wireguard" not in facts
+
+
+def test_no_endpoint_to_look_up_runs_no_route_command(load_fixture):
+    answers = {"uci -q show network": (0, load_fixture("uci_show", "case11_network_wg.txt"), ""), WG_DUMP: MISSING}
+    action = FakeRouter({"gather_subset": ["endpoint_routes"]}, answers)
+    facts = facts_of(action.run(task_vars={}))
+    assert facts["endpoint_routes"] == {"routes_source": None, "endpoints": [], "unresolved": [
+        {"interface": "wg0", "public_key": "E" * 43 + "=", "section": "dc", "endpoint_host": "dc.example.net"}]}
+    assert action.ran == ["uci -q show network", WG_DUMP]
+
+
+@pytest.mark.parametrize("change, expected, ran_ethtool", [
+    ({"ethtool -k lan1": MISSING}, {"ethtool_installed": False, "ip_json": True}, ["ethtool -k lan1"]),
+    ({"ethtool -k lan2": (76, "", "netlink error: no device matches name (offset 24)\n")},
+     {"ethtool_installed": True, "ip_json": True}, ["ethtool -k lan1", "ethtool -k lan2", "ethtool -k br-lan"]),
+    ({LINKS: (255, "", 'Option "-d" is unknown\n')}, {"ethtool_installed": None, "ip_json": False, "bridges": {}}, []),
+])
+def test_bridges_without_tools_are_reported(tunnel_router, change, expected, ran_ethtool):
+    action = FakeRouter({"gather_subset": ["bridges"]}, dict(tunnel_router, **change))
+    bridges = facts_of(action.run(task_vars={}))["bridges"]
+    assert {key: bridges[key] for key in expected} == expected
+    assert [cmd for cmd in action.ran if cmd.startswith("ethtool")] == ran_ethtool
+    if "ethtool -k lan2" in change:
+        lan2 = bridges["bridges"]["br-lan"]["ports"]["lan2"]
+        assert (lan2["features"], lan2["ethtool_error"]) == (None, "netlink error: no device matches name (offset 24)")
+        assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["features"]["generic-receive-offload"] == "off"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({WG_DUMP: (0, "Sun Nov 30\n", "")}, "cannot read the output of sh -c 'date +%s; exec wg show all dump': expected"),
+    ({WG_DUMP: (0, "1796029496\nwg0\tonly-two\n", "")}, "cannot read the output of sh -c 'date +%s; exec wg show all dump'"),
+    ({"uci -q show network": (0, "not uci output\n", "")}, "cannot read the output of uci -q show network"),
+    ({"ethtool -k lan1": (0, "Features for lan1:\ngarbage\n", "")}, "cannot read the output of ethtool -k lan1"),
+])
+def test_unreadable_tunnel_output_fails_naming_the_command(tunnel_router, change, message):
+    result = FakeRouter({"gather_subset": TUNNEL_SUBSETS}, dict(tunnel_router, **change)).run(task_vars={})
+    assert result["failed"] is True and message in result["msg"]
     assert "ansible_facts" not in result
