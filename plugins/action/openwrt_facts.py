@@ -28,6 +28,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import wg_dump_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
@@ -37,7 +38,8 @@ BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")
 # the target's clock and the live WireGuard state in one round trip (ages need the target's clock)
-WG_DUMP = ["sh", "-c", "date +%s; exec wg show all dump"]
+# Keys are replaced on the router: raw output is printed by the connection at -vvv (_remote_redact).
+WG_DUMP = wg_dump_redacted_argv()
 _NOT_FOUND = 127  # POSIX shells: command not found
 
 
@@ -71,7 +73,7 @@ class ActionModule(OpenWrtActionBase):
 
     def uci_show(self, config, parser):
         """``parser(uci -q show CONFIG)``; a missing config (rc 1) parses as empty output."""
-        res = self.run_command(["uci", "-q", "show", config], ok_rcs=(0, 1))
+        res = self.read_uci_show(config, ok_rcs=(0, 1))
         if res["rc"] == 1:
             res = dict(res, stdout="")
         return self.parse_output(res, parser)
@@ -130,7 +132,7 @@ class ActionModule(OpenWrtActionBase):
 
         None with a note when ``wg`` is missing or cannot read the kernel state; never fails for that.
         """
-        res = self.run_command(WG_DUMP, ok_rcs=range(256))
+        res = self.run_command(WG_DUMP, ok_rcs=range(256), shown="wg show all dump")
         if res["rc"] == _NOT_FOUND:
             return False, None, "wg is not installed (wireguard-tools); uci view only"
         if res["rc"] != 0:

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+    parse_sha256sum, secret_digest, uci_secret_digest_argv)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
-    parse_uci_changes, parse_uci_show, uci_quote)
+    is_secret_option, parse_uci_changes, parse_uci_show, uci_quote)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
     LIST_MODES, STATES, plan_uci_change)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 
-def _show_with_secrets(text):
+def _show(text):
+    # Secret values arrive already replaced on the router (uci_show_redacted_argv); keep_secrets
+    # only stops the parser from replacing them a second time.
     return parse_uci_show(text, keep_secrets=True)
 
 
@@ -39,15 +43,41 @@ class ActionModule(OpenWrtActionBase):
         ("list_mode", "del_list", ("option", "value")),
     ]
 
+    def read_config(self, config, ok_rcs=(0,)):
+        """``uci -q show CONFIG`` with secret values replaced on the router: raw output shows at -vvv."""
+        return self.read_uci_show(config, ok_rcs=ok_rcs)
+
+    def plan(self, parsed, args):
+        """plan_uci_change, with a secret option compared by SHA-256 on the router.
+
+        The router never prints a secret, so the parsed config holds REDACTED for it. When the task
+        sets a secret option, the router prints the digest of the current value; if it matches the
+        wanted value, that value stands in for REDACTED and the plan says unchanged.
+        """
+        plan = plan_uci_change(parsed, args)
+        option, value = args.get("option"), args.get("value")
+        if not (plan["changed"] and option and is_secret_option(option) and args["state"] == "present"
+                and args["list_mode"] == "replace" and isinstance(value, (str, int, float))):
+            return plan
+        section = parsed.get(args["config"], {}).get(plan["section"])
+        if not section or option not in section["options"]:
+            return plan
+        path = "%s.%s.%s" % (args["config"], plan["section"], option)
+        res = self.run_command(uci_secret_digest_argv(path), ok_rcs=(0, 1), shown="uci -q get %s | sha256sum" % path)
+        if res["rc"] != 0 or self.parse_output(res, parse_sha256sum) != secret_digest(value):
+            return plan
+        section["options"][option] = str(value)
+        return plan_uci_change(parsed, args)
+
     def run_openwrt(self, args, task_vars):
         config = args["config"]
-        show = self.run_command(["uci", "-q", "show", config], ok_rcs=(0, 1))
+        show = self.read_config(config, ok_rcs=(0, 1))
         if show["rc"] == 1:
             raise AnsibleActionFail(("config: %r not found on the target (%s gave rc=1: no /etc/config/%s, "
                                      "or it does not parse)" % (config, show["cmd"], config)),
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
-        parsed = self.parse_output(show, _show_with_secrets)
-        plan = plan_uci_change(parsed, args)
+        parsed = self.parse_output(show, _show)
+        plan = self.plan(parsed, args)
         result = {
             "changed": plan["changed"],
             "section": plan["section"],
@@ -73,8 +103,8 @@ class ActionModule(OpenWrtActionBase):
                                  shown="uci batch <<< %s" % " ".join(shown[1:]))
         # Read back before committing: a write that did not take effect (for example a connection
         # that does not pass stdin to `uci batch`, as podman exec without -i) must not pass as changed.
-        staged = self.parse_output(self.run_command(["uci", "-q", "show", config]), _show_with_secrets)
-        if plan_uci_change(staged, args)["changed"]:
+        staged = self.parse_output(self.read_config(config), _show)
+        if self.plan(staged, args)["changed"]:
             raise AnsibleActionFail(
                 "uci: %s.%s%s does not hold the new value after %s; nothing was committed (if the value "
                 "is a secret it went on the stdin of 'uci batch': use a connection that passes stdin, "

@@ -59,7 +59,7 @@ class ActionModule(OpenWrtActionBase):
         return self.parse_output(res, parse_ip_route_get_text)
 
     def run_openwrt(self, args, task_vars):
-        show = self.run_command(["uci", "-q", "show", "network"], ok_rcs=(0, 1))
+        show = self.read_uci_show("network", ok_rcs=(0, 1))
         if show["rc"] == 1:
             raise AnsibleActionFail("uci: no network config on the target (%s gave rc=1)" % show["cmd"],
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})

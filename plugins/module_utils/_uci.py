@@ -44,11 +44,12 @@ _CHANGE_KEY = re.compile(r"(?P<delete>-)?(?P<config>%s)\.(?P<section>%s|@[^\s\[\
                          % (_CONFIG, _NAME, _NAME))
 
 # Option names whose value is a secret: WireGuard keys, wireless keys, PPP/VPN passwords.
-_SECRET_NAMES = frozenset(("key", "psk", "password", "passwd", "pass", "secret", "private_key",
+SECRET_NAMES = frozenset(("key", "psk", "password", "passwd", "pass", "secret", "private_key",
                            "preshared_key", "auth_secret", "acct_secret", "dae_secret", "sae_password",
                            "priv_key_pwd", "priv_key2_pwd", "token", "api_key"))
-_SECRET_PARTS = ("password", "passwd", "secret", "private_key", "preshared_key", "psk", "token")
-_WEP_KEY = re.compile(r"key[1-4]")
+SECRET_PARTS = ("password", "passwd", "secret", "private_key", "preshared_key", "psk", "token")
+WEP_KEY_PATTERN = "key[1-4]"
+_WEP_KEY = re.compile(WEP_KEY_PATTERN)
 
 
 def is_secret_option(name) -> bool:
@@ -59,9 +60,9 @@ def is_secret_option(name) -> bool:
     preshared_key, psk or token (``ppp_password``, ``auth_secret``).
     """
     lowered = str(name).lower()
-    if lowered in _SECRET_NAMES or _WEP_KEY.fullmatch(lowered):
+    if lowered in SECRET_NAMES or _WEP_KEY.fullmatch(lowered):
         return True
-    return any(part in lowered for part in _SECRET_PARTS)
+    return any(part in lowered for part in SECRET_PARTS)
 
 
 def redact_uci(values):

@@ -21,6 +21,7 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
 
 
 class OpenWrtActionBase(ActionBase):
@@ -83,14 +84,28 @@ class OpenWrtActionBase(ActionBase):
         else:
             shown_cmd = shown if isinstance(shown, str) else shlex.join(str(word) for word in shown)
         in_data = None if stdin is None else to_bytes(stdin, errors="surrogate_or_strict")
-        res = self._low_level_execute_command(cmd, in_data=in_data)
+        # sudoable=False unless become is on: for a sudoable command the ssh connection asks for a
+        # terminal (-tt), which turns every LF into CRLF and mixes stderr into stdout.
+        sudoable = getattr(self._connection, "become", None) is not None
+        res = self._low_level_execute_command(cmd, sudoable=sudoable, in_data=in_data)
         rc = res.get("rc")
         stdout, stderr = res.get("stdout", ""), res.get("stderr", "")
+        if sudoable:  # become (e.g. su on a router) may still give a terminal
+            stdout, stderr = stdout.replace("\r\n", "\n"), stderr.replace("\r\n", "\n")
         if rc not in ok_rcs:
             raise AnsibleActionFail(
                 "%s failed with rc=%s: %s" % (shown_cmd, rc, (stderr or stdout or "no output").strip()[:500]),
                 result={"cmd": shown_cmd, "rc": rc, "stderr": stderr})
         return {"cmd": shown_cmd, "rc": rc, "stdout": stdout, "stderr": stderr}
+
+    def read_uci_show(self, target, ok_rcs=(0,)) -> dict:
+        """``uci -q show TARGET`` with every secret value replaced by ``'<redacted>'`` on the router.
+
+        Never run plain ``uci show`` from an action: the connection prints raw output at -vvv, so
+        keys would reach the operator's log (module_utils/_remote_redact.py). Reported as
+        ``uci -q show TARGET``; returns run_command's dict.
+        """
+        return self.run_command(uci_show_redacted_argv(target), ok_rcs=ok_rcs, shown=["uci", "-q", "show", target])
 
     def command_exists(self, name) -> bool:
         """Tell whether ``name`` is a command on the target (``command -v NAME`` in its shell).

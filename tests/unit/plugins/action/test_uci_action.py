@@ -2,14 +2,34 @@
 """The uci action against a fake target: argument checks, commands run, check mode, failures.
 
 The fake answers ``_low_level_execute_command`` from a table of command → (rc, stdout,
-stderr) and records what ran; no connection, no Python on any target.
+stderr) and records what ran; no connection, no Python on any target. Like a router running
+the action's scripts, it answers the redacting ``uci show`` with secret values replaced and
+the digest script with the SHA-256 of the value in the last ``uci show`` answer.
 """
 
+import hashlib
+import re
+import shlex
 from types import SimpleNamespace
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.uci import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+    uci_secret_digest_argv, uci_show_redacted_argv)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import is_secret_option
+
+SHOW = {shlex.join(uci_show_redacted_argv(c)): "uci -q show %s" % c for c in ("network", "banip", "firewall")}
+DIGEST_SCRIPT = uci_secret_digest_argv("x")[2]
+
+
+def router_redact(text):
+    """What the router's sed does: every secret option's value replaced."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        key = line.split("=", 1)[0]
+        out.append(key + "='<redacted>'\n" if "=" in line and is_secret_option(key.rsplit(".", 1)[-1]) else line)
+    return "".join(out)
 
 K = "K" * 43 + "="
 
@@ -23,15 +43,26 @@ class FakeUciAction(ActionModule):
         self.answers = answers
         self.ran = []
         self.stdin = []
+        self.last_show = ""
 
     def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
                                    encoding_errors="surrogate_then_replace", chdir=None):
+        argv = shlex.split(cmd)
+        if argv[:3] == ["sh", "-c", DIGEST_SCRIPT]:
+            self.ran.append("digest " + argv[-1])
+            values = re.findall(r"^%s='(.*)'$" % re.escape(argv[-1]), self.last_show, re.M)  # the last one counts
+            return {"rc": 0, "stdout": hashlib.sha256(values[-1].encode()).hexdigest() + "  -\n", "stderr": ""} \
+                if values else {"rc": 1, "stdout": "", "stderr": ""}
+        cmd = SHOW.get(cmd, cmd)
         self.ran.append(cmd)
         self.stdin.append(in_data)
         answer = self.answers.get((cmd, in_data), self.answers.get(cmd, (0, "", "")))
         if isinstance(answer, list):  # successive answers: the target's state before and after a write
             answer = answer.pop(0) if len(answer) > 1 else answer[0]
         rc, stdout, stderr = answer
+        if cmd.startswith("uci -q show "):
+            self.last_show = stdout
+            stdout = router_redact(stdout)
         return {"rc": rc, "stdout": stdout, "stderr": stderr}
 
 
@@ -72,7 +103,7 @@ def test_check_mode_runs_nothing_but_reports(network):
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
                            network, check_mode=True, diff=True)
     result = action.run(task_vars={})
-    assert action.ran == ["uci -q show network"]
+    assert action.ran == ["uci -q show network", "digest network.wg0.private_key"]
     assert result["changed"] is True and result["committed"] is False
     assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
     assert "N" * 43 not in repr(result) and K not in repr(result)
@@ -116,8 +147,8 @@ def test_secret_goes_on_stdin_of_uci_batch(network):
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
                            staged(network, "network.wg0.private_key='%s'" % ("N" * 43 + "=")))
     result = action.run(task_vars={})
-    assert action.ran == ["uci -q show network", "uci changes network", "uci batch", "uci -q show network",
-                          "uci commit network"]
+    assert action.ran == ["uci -q show network", "digest network.wg0.private_key", "uci changes network", "uci batch",
+                          "uci -q show network", "digest network.wg0.private_key", "uci commit network"]
     assert action.stdin[2] == b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"=")
     assert "N" * 43 not in " ".join(action.ran)
     assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
@@ -166,3 +197,28 @@ def test_write_that_did_not_take_effect_fails_and_commits_nothing(network):
     assert "does not hold the new value" in result["msg"] and "nothing was committed" in result["msg"]
     assert "uci commit network" not in action.ran
     assert "N" * 43 not in repr(result)
+
+
+def test_secret_already_set_is_unchanged_by_digest_and_never_read(network):
+    """The router prints only a SHA-256 of the current key; equal to the wanted one's: nothing to do."""
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": K}, network, diff=True)
+    result = action.run(task_vars={})
+    assert result["changed"] is False and result.get("failed") is not True
+    assert action.ran == ["uci -q show network", "digest network.wg0.private_key"]
+    assert K not in repr(result) and K not in " ".join(action.ran)
+
+
+def test_secrets_of_other_options_never_reach_the_controller(network):
+    """Setting a plain option in a section with a private key: the show output the action sees is redacted."""
+    seen = []
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"},
+                           staged(network, "network.wg0.mtu='1420'"), check_mode=True, diff=True)
+    original = action._low_level_execute_command
+
+    def spy(cmd, **kwargs):
+        res = original(cmd, **kwargs)
+        seen.append(res["stdout"])
+        return res
+    action._low_level_execute_command = spy
+    action.run(task_vars={})
+    assert "private_key='<redacted>'" in "".join(seen) and K not in "".join(seen)

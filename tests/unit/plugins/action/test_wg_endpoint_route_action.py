@@ -1,13 +1,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The wg_endpoint_route action against a fake target: commands run, check mode, fallbacks, failures."""
 
+import shlex
 from types import SimpleNamespace
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
 
 SHOW = "uci -q show network"
+REDACTED_SHOW = {shlex.join(uci_show_redacted_argv("network")): SHOW}
 ROUTES = "ip -j route show table all"
 GET = "ip -j route get 203.0.113.10"
 DEL = "ip route del 203.0.113.10/32 via 198.51.100.1 dev wwan0"
@@ -26,6 +29,7 @@ class FakeAction(ActionModule):
 
     def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
                                    encoding_errors="surrogate_then_replace", chdir=None):
+        cmd = REDACTED_SHOW.get(cmd, cmd)  # the router-side redacting script, by the name it is reported under
         self.ran.append(cmd)
         rc, stdout, stderr = self.answers.get(cmd, (0, "", ""))
         return {"rc": rc, "stdout": stdout, "stderr": stderr}

@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read configuration that holds secrets without the secrets ever leaving the router.
+
+A python-free action reads a router by running commands whose raw output crosses the connection,
+and Ansible's connection plugins print that raw output at ``-vvv``. Redacting on the controller
+is therefore too late: ``uci show network`` and ``wg show all dump`` would put every WireGuard
+private and preshared key into an operator's log. These helpers build POSIX sh scripts (BusyBox
+ash, dash, bash) that redact on the target, before anything is printed:
+
+* ``uci_show_redacted_argv(target)`` - ``uci -q show <target>`` with the value of every secret
+  option (``_uci.is_secret_option``: private_key, preshared_key, key, key1-4, psk, password, ...)
+  replaced by ``'<redacted>'`` (``_uci.REDACTED``), through ``sed -E``. The exit status is uci's
+  (1 = no such config or section), the output parses with ``_uci.parse_uci_show`` as before.
+* ``wg_dump_redacted_argv()`` - the target's ``date +%s`` on the first line, then ``wg show all
+  dump`` with the private key of every interface line (5 fields) and the preshared key of every
+  peer line (9 fields) replaced by ``(hidden)`` (``(none)`` stays ``(none)``), through ``awk``.
+  The format is wireguard-tools' ``wg show all dump`` (tab-separated, see wg(8)); exit status wg's.
+* ``uci_secret_digest_argv(path)`` with ``secret_digest(value)`` / ``parse_sha256sum(text)`` -
+  compare a secret option with a wanted value by SHA-256 (``sha256sum`` of the value without a
+  trailing newline), so the value itself is never printed.
+
+Limitation: a secret whose value spans several lines (a quoted newline) is redacted on its first
+line only; WireGuard keys and passwords are single-line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
+    REDACTED, SECRET_NAMES, SECRET_PARTS, WEP_KEY_PATTERN)
+
+WG_HIDDEN = "(hidden)"
+
+
+def secret_option_ere() -> str:
+    """The POSIX ERE (sed -E) matching a ``uci show`` line of a secret option up to its ``=``.
+
+    Group 1 is ``config.section.option``. Built from the same names as ``_uci.is_secret_option``
+    (exact names, ``key1``-``key4``, and names containing a secret part), for lower-case option
+    names, which is what uci configs use.
+    """
+    names = "|".join(sorted(re.escape(name) for name in SECRET_NAMES))
+    parts = "|".join(sorted(re.escape(part) for part in SECRET_PARTS))
+    return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, WEP_KEY_PATTERN, parts)
+
+
+def uci_show_redacted_argv(target: str) -> list:
+    """argv running ``uci -q show TARGET`` with secret values replaced on the target (see module doc).
+
+    The sed expression travels as an argument (``$2``), so nothing in it needs shell quoting.
+    """
+    script = ('out=$(uci -q show "$1") || exit $?\n'
+              'if [ -n "$out" ]; then printf \'%s\\n\' "$out" | sed -E "$2"; fi\n')
+    return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED)]
+
+
+WG_DUMP_REDACT_AWK = ('BEGIN { FS = OFS = "\\t" } '
+                      '(NF == 5 && $2 != "(none)") { $2 = "%s" } '
+                      '(NF == 9 && $3 != "(none)") { $3 = "%s" } '
+                      '{ print }' % (WG_HIDDEN, WG_HIDDEN))
+
+
+def wg_dump_redacted_argv() -> list:
+    """argv printing the target's epoch seconds, then ``wg show all dump`` without private or preshared keys."""
+    script = ('date +%s\nout=$(wg show all dump) || exit $?\n'
+              'if [ -n "$out" ]; then printf \'%s\\n\' "$out" | awk "$1"; fi\n')
+    return ["sh", "-c", script, "sh", WG_DUMP_REDACT_AWK]
+
+
+def uci_secret_digest_argv(path: str) -> list:
+    """argv printing ``sha256sum`` of ``uci -q get PATH`` (no trailing newline); exit 1 if the option is unset."""
+    return ["sh", "-c", 'v=$(uci -q get "$1") || exit $?\nprintf \'%s\' "$v" | sha256sum\n', "sh", path]
+
+
+def secret_digest(value) -> str:
+    """SHA-256 hex digest of ``str(value)`` as UTF-8, the counterpart of uci_secret_digest_argv."""
+    return hashlib.sha256(str(value).encode("utf-8")).hexdigest()
+
+
+def parse_sha256sum(text: str) -> str:
+    """``"9f86…08  -\\n"`` (sha256sum of stdin, GNU coreutils or BusyBox) → ``"9f86…08"``.
+
+    Raises ParseError when the first word is not 64 hex digits.
+    """
+    word = (text or "").split()[:1]
+    if not word or not re.fullmatch(r"[0-9a-f]{64}", word[0]):
+        raise ParseError("sha256sum printed %r, not a SHA-256 digest" % (text or "")[:80])
+    return word[0]

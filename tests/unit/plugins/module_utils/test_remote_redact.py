@@ -1,0 +1,103 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Redaction on the router: the scripts run under sh with fake uci/wg printing recorded output.
+
+What must hold: no secret value survives the script, everything else is byte-identical, the
+output still parses to what the controller-side redaction gives, and the tool's exit status
+comes through.
+"""
+
+import hashlib
+import re
+import subprocess
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+    parse_sha256sum, secret_digest, uci_secret_digest_argv, uci_show_redacted_argv, wg_dump_redacted_argv)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import is_secret_option, parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+
+UCI_CASES = ["case01_network.txt", "case11_network_wg.txt", "openwrt_image_network.txt", "wireless_keys.txt",
+             "firewall_named_anonymous_quoting.txt", "case05_banip.txt", "x_flag_cfg_names.txt"]
+WG_CASES = ["case01_endpoint_hostroute.txt", "case10_hub.txt", "ipv6_endpoint_psk_keepalive.txt",
+            "hub_two_interfaces.txt", "hub_unconfigured_second_interface.txt"]
+
+
+def run(argv, tmp_path, tool, output, rc=0):
+    """Run ``argv`` with a fake ``tool`` on PATH that prints ``output`` and exits ``rc``."""
+    (tmp_path / "out.txt").write_text(output)
+    fake = tmp_path / tool
+    fake.write_text('#!/bin/sh\ncat "%s"\nexit %d\n' % (tmp_path / "out.txt", rc))
+    fake.chmod(0o755)
+    return subprocess.run(argv, capture_output=True, text=True, env={"PATH": "%s:/usr/bin:/bin" % tmp_path})
+
+
+def secret_values(text):
+    """Values of the secret options in uci show output (so the test can fail if one is missed)."""
+    values = []
+    for line in text.splitlines():
+        match = re.match(r"^[^=]*\.([^.=]+)='(.*)'$", line)
+        if match and is_secret_option(match.group(1)):
+            values.append(match.group(2))
+    return values
+
+
+@pytest.mark.parametrize("case", UCI_CASES)
+def test_uci_show_secrets_never_leave_the_router(case, tmp_path, load_fixture):
+    raw = load_fixture("uci_show", case)
+    res = run(uci_show_redacted_argv("network"), tmp_path, "uci", raw)
+    assert res.returncode == 0, res.stderr
+    for value in secret_values(raw):
+        assert value not in res.stdout
+    # Every other line unchanged; secret lines keep their option name.
+    for before, after in zip(raw.splitlines(), res.stdout.splitlines()):
+        key = before.split("=", 1)[0]
+        assert after == before or (after == key + "='<redacted>'" and is_secret_option(key.rsplit(".", 1)[-1]))
+    assert parse_uci_show(res.stdout) == parse_uci_show(raw)
+
+
+def test_the_fixtures_do_hold_secrets(load_fixture):
+    assert len(secret_values(load_fixture("uci_show", "case11_network_wg.txt"))) >= 2
+    assert len(secret_values(load_fixture("uci_show", "wireless_keys.txt"))) >= 2
+
+
+def test_uci_exit_status_and_empty_output_come_through(tmp_path):
+    assert run(uci_show_redacted_argv("nosuch"), tmp_path, "uci", "", rc=1).returncode == 1
+    empty = run(uci_show_redacted_argv("empty"), tmp_path, "uci", "", rc=0)
+    assert (empty.returncode, empty.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("case", WG_CASES)
+def test_wg_dump_keys_never_leave_the_router(case, tmp_path, load_fixture):
+    raw = load_fixture("wg_show_all_dump", case)
+    res = run(wg_dump_redacted_argv(), tmp_path, "wg", raw)
+    assert res.returncode == 0, res.stderr
+    now, dump = res.stdout.split("\n", 1)
+    assert now.isdigit()
+    for line in raw.splitlines():
+        fields = line.split("\t")
+        secret = fields[1] if len(fields) == 5 else fields[2] if len(fields) == 9 else "(none)"
+        if secret != "(none)":
+            assert secret not in res.stdout
+    assert parse_wg_dump(dump, 1796029496) == parse_wg_dump(raw, 1796029496)
+
+
+def test_wg_missing_gives_its_exit_status(tmp_path):
+    argv = wg_dump_redacted_argv()
+    res = subprocess.run(["/bin/sh"] + argv[1:], capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    assert res.returncode == 127
+
+
+def test_secret_digest_compares_without_printing_the_value(tmp_path):
+    res = run(uci_secret_digest_argv("network.wg0.private_key"), tmp_path, "uci", "KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK=\n")
+    assert res.returncode == 0 and "KKKK" not in res.stdout
+    assert parse_sha256sum(res.stdout) == secret_digest("KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK=")
+    assert secret_digest("x") == hashlib.sha256(b"x").hexdigest()
+    assert run(uci_secret_digest_argv("network.wg0.private_key"), tmp_path, "uci", "", rc=1).returncode == 1
+
+
+@pytest.mark.parametrize("text", ["", "sha256sum: not found\n", "abc  -\n"])
+def test_unreadable_digest_is_a_parse_error(text):
+    with pytest.raises(ParseError):
+        parse_sha256sum(text)
