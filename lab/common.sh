@@ -9,14 +9,16 @@ STATE_DIR="${LAB_DIR}/state"
 IMAGE="localhost/tunnelfix/debian12:latest"
 LAB_LABEL="tunnelfix.lab=true"             # on every lab container
 IMAGE_LABEL="tunnelfix.image=debian12"     # on every build of IMAGE (finds replaced, untagged copies)
-ROLES=(hub nat peer wan)        # container tf-<role>, hostname <role>
-MANAGED_ROLES=(hub nat peer)    # reachable over the management bridge, listed in the inventory
+OWRT_IMAGE="localhost/tunnelfix/openwrt-like:latest"   # owrt's image: BusyBox, no Python, emulated uci
+ROLES=(hub nat peer wan owrt)   # container tf-<role>, hostname <role>
+SYSTEMD_ROLES=(hub nat peer wan)        # Debian with systemd as PID 1 (owrt runs /sbin/tf-init)
+MANAGED_ROLES=(hub nat peer owrt)       # reachable over the management bridge, listed in the inventory
 
 # Management network: host bridge, one veth (host side tfm-<role>, container side mgmt0) each.
 MGMT_BRIDGE="tfmgmt0"
 MGMT_PREFIX_LEN=24
 MGMT_HOST_IP="172.31.254.1"
-declare -A MGMT_IP=([hub]=172.31.254.11 [nat]=172.31.254.12 [peer]=172.31.254.13)
+declare -A MGMT_IP=([hub]=172.31.254.11 [nat]=172.31.254.12 [peer]=172.31.254.13 [owrt]=172.31.254.14)
 
 # Lab links (container <-> container veth pairs).
 PEER_LAN_IP="192.168.50.2"      # peer lan0
@@ -29,10 +31,20 @@ WAN_DC_IP="198.51.100.254"      # tf-wan dc0: hub's gateway, source of the relay
 HUB_WAN_IP="198.51.100.1"       # hub wan0, WireGuard ListenPort here
 WAN_PREFIX_LEN=24
 
+# owrt: an OpenWrt-like router (mwan3 + banIP, faults 1 and 2) with two uplinks that end at the hub:
+# fibre (owrt eth1 <-> hub fib0, preferred, metric 10) and 5G (owrt wwan0 <-> hub lte0, backup,
+# metric 20). Its WireGuard peer is the hub's wg0 at HUB_WAN_IP, reached through either uplink.
+OWRT_FIBRE_IP="100.64.10.2"     # owrt eth1 (mwan3/UCI interface wan)
+HUB_FIBRE_IP="100.64.10.1"      # hub fib0: owrt's fibre gateway and its mwan3 track_ip
+OWRT_5G_IP="100.64.20.2"        # owrt wwan0 (mwan3/UCI interface wanb)
+HUB_5G_IP="100.64.20.1"         # hub lte0: owrt's 5G gateway and its mwan3 track_ip
+UPLINK_PREFIX_LEN=24
+
 # WireGuard tunnel.
 WG_PORT=51820
 HUB_TUNNEL_IP="10.44.0.1"
 PEER_TUNNEL_IP="10.44.0.2"
+OWRT_TUNNEL_IP="10.44.0.3"
 TUNNEL_PREFIX_LEN=24
 TUNNEL_CIDR="10.44.0.0/24"
 
@@ -45,6 +57,9 @@ LAB_LOSS_SEED="${TF_LAB_LOSS_SEED:-20250520}"            # relay loss generator 
 LAB_NAT_UDP_TIMEOUT_S="${TF_LAB_NAT_UDP_TIMEOUT_S:-8}"   # nat conntrack UDP timeouts, s
 LAB_TBF_BURST="${TF_LAB_TBF_BURST:-32kb}"                # tbf bucket size
 LAB_TBF_LATENCY="${TF_LAB_TBF_LATENCY:-50ms}"            # tbf queue limit, as time at the rate
+LAB_FIBRE_BPS="${TF_LAB_FIBRE_BPS:-40000000}"            # owrt fibre uplink, tbf both directions, bit/s
+LAB_5G_BPS="${TF_LAB_5G_BPS:-2000000}"                   # owrt 5G backup uplink, tbf both directions, bit/s
+LAB_5G_TBF_BURST="${TF_LAB_5G_TBF_BURST:-8kb}"           # tbf bucket of the slow uplink
 
 # Files under lab/state/ (gitignored).
 SSH_KEY="${STATE_DIR}/id_ed25519"

@@ -3,7 +3,8 @@
 # UDP conntrack entries expire after 8 s, over an emulated 40 Mbit/s, 50 ms RTT, 1 % loss WAN.
 #
 #   peer --lan-- nat --wan-- tf-wan (UDP relay: delay + loss) --wan-- hub
-#   host bridge tfmgmt0 --mgmt-- hub, nat, peer (ssh, the Ansible connection)
+#   owrt (OpenWrt-like, no Python) --fibre 40M (eth1)-- hub  and  --5G 2M (wwan0)-- hub
+#   host bridge tfmgmt0 --mgmt-- hub, nat, peer, owrt (ssh, the Ansible connection)
 #
 # Usage: lab/up.sh            (see lab/README.md; lab/down.sh removes everything again)
 #
@@ -50,6 +51,7 @@ has_file() { [[ -e "/proc/${PID[$1]}/root$2" ]]; }
 
 # --- 1. Image ------------------------------------------------------------------------------------
 podman image exists "${IMAGE}" || "${LAB_DIR}/images/build.sh"
+"${LAB_DIR}/images/build-openwrt.sh"   # builds only if absent or built from an older definition
 
 # --- 2. Host: congestion controls a child netns may select ---------------------------------------
 # A non-init netns can only make an *allowed* algorithm its default: bbr for the fix role,
@@ -80,7 +82,7 @@ ensure_host_cc_allowed
 # --- 3. Keys (lab/state only; never printed) -----------------------------------------------------
 NEW_WG_KEYS=false
 [[ -s "${SSH_KEY}" ]] || ssh-keygen -q -t ed25519 -N '' -C tunnelfix-lab -f "${SSH_KEY}"
-for role in hub peer; do
+for role in hub peer owrt; do
   if [[ ! -s "${WG_KEY_DIR}/${role}.key" ]]; then
     wg genkey > "${WG_KEY_DIR}/${role}.key"
     NEW_WG_KEYS=true
@@ -88,30 +90,38 @@ for role in hub peer; do
   wg pubkey < "${WG_KEY_DIR}/${role}.key" > "${WG_KEY_DIR}/${role}.pub"
 done
 # A preshared key on the hub<->peer pair, so the secret checks cover PresharedKey too.
-if [[ ! -s "${WG_KEY_DIR}/hub-peer.psk" ]]; then
-  (umask 077; wg genpsk > "${WG_KEY_DIR}/hub-peer.psk")
-  NEW_WG_KEYS=true
-fi
+for pair in hub-peer hub-owrt; do
+  if [[ ! -s "${WG_KEY_DIR}/${pair}.psk" ]]; then
+    (umask 077; wg genpsk > "${WG_KEY_DIR}/${pair}.psk")
+    NEW_WG_KEYS=true
+  fi
+done
 
 # --- 4. Containers (privileged, systemd as PID 1, no podman networking) --------------------------
 for role in "${ROLES[@]}"; do
   name="$(container_name "${role}")"
   if ! podman container exists "${name}"; then
-    podman run -d --name "${name}" --hostname "${role}" --label "${LAB_LABEL}" \
-      --privileged --systemd=always --network none "${IMAGE}" >/dev/null
+    if [[ "${role}" == owrt ]]; then   # BusyBox PID 1 (/sbin/tf-init starts dropbear), no systemd
+      podman run -d --name "${name}" --hostname "${role}" --label "${LAB_LABEL}" \
+        --privileged --network none "${OWRT_IMAGE}" /sbin/tf-init >/dev/null
+    else
+      podman run -d --name "${name}" --hostname "${role}" --label "${LAB_LABEL}" \
+        --privileged --systemd=always --network none "${IMAGE}" >/dev/null
+    fi
     log "created container ${name}"
   elif [[ "$(podman inspect -f '{{.State.Running}}' "${name}")" != "true" ]]; then
     podman start "${name}" >/dev/null
     log "started container ${name}"
   fi
 done
-for role in "${ROLES[@]}"; do
+for role in "${SYSTEMD_ROLES[@]}"; do
   name="$(container_name "${role}")"
   # "degraded" is acceptable: the lab only needs sshd, wg-quick and the relay.
   state="$(timeout 60 podman exec "${name}" systemctl is-system-running --wait 2>/dev/null || true)"
   [[ "${state}" == running || "${state}" == degraded ]] || die "${name}: systemd state '${state}'"
   PID[${role}]="$(podman inspect -f '{{.State.Pid}}' "${name}")"
 done
+PID[owrt]="$(podman inspect -f '{{.State.Pid}}' "$(container_name owrt)")"
 
 # --- 5. Wiring -----------------------------------------------------------------------------------
 # Keep the lab IPv4-only (no link-local chatter through the NAT and the shaper).
@@ -171,6 +181,12 @@ ensure_addr hub wan0 "${HUB_WAN_IP}/${WAN_PREFIX_LEN}"
 nsx peer ip route replace default via "${NAT_LAN_IP}" dev lan0
 nsx nat ip route replace default via "${WAN_ISP_IP}" dev wan0
 nsx hub ip route replace default via "${WAN_DC_IP}" dev wan0
+ensure_link owrt eth1 hub fib0
+ensure_link owrt wwan0 hub lte0
+ensure_addr owrt eth1 "${OWRT_FIBRE_IP}/${UPLINK_PREFIX_LEN}"
+ensure_addr owrt wwan0 "${OWRT_5G_IP}/${UPLINK_PREFIX_LEN}"
+ensure_addr hub fib0 "${HUB_FIBRE_IP}/${UPLINK_PREFIX_LEN}"
+ensure_addr hub lte0 "${HUB_5G_IP}/${UPLINK_PREFIX_LEN}"
 # tf-wan only terminates the relay: it routes nothing, so every packet between nat and hub
 # crosses the emulated WAN.
 
@@ -223,6 +239,20 @@ elif ! cx nat nft list table ip tunnelfix_lab_nat &>/dev/null; then
   cx nat nft -f /etc/nftables.conf
 fi
 cx nat systemctl -q enable nftables.service
+# tbf as the root qdisc of DEV in ROLE's namespace at RATE bit/s, replaced only when it differs.
+ensure_tbf() {
+  local role="$1" dev="$2" rate="$3" burst="$4"
+  if ! nsx "${role}" tc qdisc show dev "${dev}" root | grep -q "^qdisc tbf .* rate $((rate / 1000))Kbit \|^qdisc tbf .* rate $((rate / 1000000))Mbit "; then
+    nsx "${role}" tc qdisc replace dev "${dev}" root tbf rate "${rate}bit" burst "${burst}" latency "${LAB_TBF_LATENCY}"
+    log "${role}: ${dev} root tbf rate ${rate}bit burst ${burst}"
+  fi
+}
+# owrt's uplinks, shaped in both directions: fibre (eth1 / hub fib0) and the slow 5G (wwan0 / hub lte0).
+ensure_tbf owrt eth1 "${LAB_FIBRE_BPS}" "${LAB_TBF_BURST}"
+ensure_tbf hub fib0 "${LAB_FIBRE_BPS}" "${LAB_TBF_BURST}"
+ensure_tbf owrt wwan0 "${LAB_5G_BPS}" "${LAB_5G_TBF_BURST}"
+ensure_tbf hub lte0 "${LAB_5G_BPS}" "${LAB_5G_TBF_BURST}"
+
 # The known bottleneck: tbf at LAB_BOTTLENECK_BPS on nat's egress toward the hub (wan0, carries
 # peer -> hub) and toward the peer (lan0, carries hub -> peer).
 for dev in wan0 lan0; do
@@ -232,6 +262,28 @@ for dev in wan0 lan0; do
     log "nat: ${dev} root ${tbf[*]}"
   fi
 done
+
+# hub: tunnel addresses only through the tunnel. owrt's uplinks end at the hub, so without this a
+# packet to 10.44.0.1 sent outside a dead tunnel would still be answered (and measured).
+if put_file hub /etc/nftables.conf 0755 <<EOF
+#!/usr/sbin/nft -f
+# tunnelfix lab (lab/up.sh): the hub answers its tunnel address only through wg0.
+table ip tunnelfix_lab_hub
+delete table ip tunnelfix_lab_hub
+table ip tunnelfix_lab_hub {
+  chain input {
+    type filter hook input priority filter; policy accept;
+    ip daddr ${TUNNEL_CIDR} iifname != { "wg0", "lo" } counter drop
+  }
+}
+EOF
+then
+  cx hub nft -f /etc/nftables.conf
+  log "hub: loaded /etc/nftables.conf"
+elif ! cx hub nft list table ip tunnelfix_lab_hub &>/dev/null; then
+  cx hub nft -f /etc/nftables.conf
+fi
+cx hub systemctl -q enable nftables.service
 
 # tf-wan: the relay (delay + loss) as a systemd unit, listening where the peer's Endpoint points.
 relay_changed=false
@@ -283,6 +335,12 @@ PrivateKey = $(cat "${WG_KEY_DIR}/hub.key")
 PublicKey = ${peer_pub}
 PresharedKey = $(cat "${WG_KEY_DIR}/hub-peer.psk")
 AllowedIPs = ${PEER_TUNNEL_IP}/32
+
+[Peer]
+# owrt (OpenWrt-like router; fibre or 5G uplink, its endpoint is learned from its packets)
+PublicKey = $(cat "${WG_KEY_DIR}/owrt.pub")
+PresharedKey = $(cat "${WG_KEY_DIR}/hub-owrt.psk")
+AllowedIPs = ${OWRT_TUNNEL_IP}/32
 EOF
 install_wg_conf peer <<EOF
 # tunnelfix lab (lab/up.sh): peer behind a NAT, deliberately without PersistentKeepalive.
@@ -310,6 +368,138 @@ EOF
   fi
 done
 
+# --- 7b. owrt: the OpenWrt-like router (faults 1 and 2) ------------------------------------------
+# Emulated environment, enforced: the hooks that give ifup (netifd's WireGuard handler) and the
+# banIP init script real effect (lab/owrt/), and dropbear's view of root's home.
+ox() { podman exec -i "$(container_name owrt)" "$@"; }
+put_file owrt /etc/tunnelfix/hooks/ifup 0755 < "${LAB_DIR}/owrt/ifup" && log "owrt: installed the ifup hook" || true
+put_file owrt /etc/tunnelfix/hooks/banip 0755 < "${LAB_DIR}/owrt/banip" && log "owrt: installed the banIP hook" || true
+chmod 0700 "/proc/${PID[owrt]}/root/root"   # dropbear refuses keys under a group/world-writable home
+
+# The router's configuration (UCI), written once: a split tunnel wg0 to the hub without
+# nohostroute (fault 1), mwan3 tracking both uplinks by ping every second, banIP on both WAN
+# devices with ban_icmplimit unset, i.e. banIP's default 25/s (fault 2).
+if ! has_file owrt /etc/tunnelfix/lab-configured || "${NEW_WG_KEYS}"; then
+  put_file owrt /etc/config/network 0600 <<EOF || true
+
+config interface 'loopback'
+	option device 'lo'
+	option proto 'static'
+	option ipaddr '127.0.0.1'
+	option netmask '255.0.0.0'
+
+config interface 'wan'
+	option device 'eth1'
+	option proto 'static'
+	option ipaddr '${OWRT_FIBRE_IP}'
+	option netmask '255.255.255.0'
+	option gateway '${HUB_FIBRE_IP}'
+	option metric '10'
+
+config interface 'wanb'
+	option device 'wwan0'
+	option proto 'static'
+	option ipaddr '${OWRT_5G_IP}'
+	option netmask '255.255.255.0'
+	option gateway '${HUB_5G_IP}'
+	option metric '20'
+
+config interface 'wg0'
+	option proto 'wireguard'
+	option private_key '$(cat "${WG_KEY_DIR}/owrt.key")'
+	option listen_port '${WG_PORT}'
+	list addresses '${OWRT_TUNNEL_IP}/${TUNNEL_PREFIX_LEN}'
+
+config wireguard_wg0 'hub'
+	option description 'hub'
+	option public_key '${hub_pub}'
+	option preshared_key '$(cat "${WG_KEY_DIR}/hub-owrt.psk")'
+	option endpoint_host '${HUB_WAN_IP}'
+	option endpoint_port '${WG_PORT}'
+	option persistent_keepalive '25'
+	list allowed_ips '${TUNNEL_CIDR}'
+	option route_allowed_ips '1'
+EOF
+  put_file owrt /etc/config/mwan3 0644 <<EOF || true
+
+config globals 'globals'
+	option mmx_mask '0x3F00'
+
+config interface 'wan'
+	option enabled '1'
+	option family 'ipv4'
+	option track_method 'ping'
+	list track_ip '${HUB_FIBRE_IP}'
+	option count '1'
+	option timeout '1'
+	option interval '1'
+	option down '3'
+	option up '3'
+
+config interface 'wanb'
+	option enabled '1'
+	option family 'ipv4'
+	option track_method 'ping'
+	list track_ip '${HUB_5G_IP}'
+	option count '1'
+	option timeout '1'
+	option interval '1'
+	option down '3'
+	option up '3'
+
+config member 'wan_m1_w3'
+	option interface 'wan'
+	option metric '1'
+	option weight '3'
+
+config member 'wanb_m2_w3'
+	option interface 'wanb'
+	option metric '2'
+	option weight '3'
+
+config policy 'wan_wanb'
+	list use_member 'wan_m1_w3'
+	list use_member 'wanb_m2_w3'
+	option last_resort 'unreachable'
+
+config rule 'default_rule_v4'
+	option dest_ip '0.0.0.0/0'
+	option use_policy 'wan_wanb'
+	option family 'ipv4'
+EOF
+  put_file owrt /etc/config/banip 0644 <<EOF || true
+
+config banip 'global'
+	option ban_enabled '1'
+	option ban_autodetect '0'
+	list ban_dev 'eth1'
+	list ban_dev 'wwan0'
+EOF
+  ox rm -rf /tmp/.uci/network /tmp/.uci/mwan3 /tmp/.uci/banip
+  ox ip link del dev wg0 2>/dev/null || true   # "reboot" below with the new configuration
+  ox mkdir -p /etc/tunnelfix
+  ox touch /etc/tunnelfix/lab-configured
+  log "owrt: wrote /etc/config/network, mwan3, banip"
+fi
+
+# "Boot", when wg0 is missing (new or restarted container): the 5G uplink comes up first, so
+# netifd (the ifup hook) pins the endpoint host route to it; then the fibre uplink comes up with
+# the better metric. Congestion control: OpenWrt's default cubic, then /etc/sysctl.d as at boot.
+if ! nsx owrt ip link show dev wg0 &>/dev/null; then
+  nsx owrt ip route del default dev eth1 2>/dev/null || true
+  nsx owrt ip route replace default via "${HUB_5G_IP}" dev wwan0 proto static metric 20
+  nsx owrt sysctl -q -w net.ipv4.tcp_congestion_control=cubic
+  ox /bin/sh -c 'for f in /etc/sysctl.d/*.conf; do [ -e "$f" ] && sysctl -q -p "$f"; done; true'
+  ox /sbin/ifup wg0
+  log "owrt: wg0 up ($(nsx owrt ip -4 route show "${HUB_WAN_IP}/32" | head -n 1 || true))"
+fi
+nsx owrt ip route replace default via "${HUB_FIBRE_IP}" dev eth1 proto static metric 10
+nsx owrt ip route replace default via "${HUB_5G_IP}" dev wwan0 proto static metric 20
+if ! nsx owrt nft list table inet banIP &>/dev/null; then
+  ox /etc/init.d/banip start
+  log "owrt: banIP started (ban_icmplimit $(ox uci -q get banip.global.ban_icmplimit || echo 'unset: 25/s'))"
+fi
+
 # --- 8. Verify -----------------------------------------------------------------------------------
 fail=0
 check() {  # check DESCRIPTION COMMAND...
@@ -332,6 +522,8 @@ check "hub wg-quick@wg0"   cx hub systemctl -q is-active wg-quick@wg0.service
 check "peer wg-quick@wg0"  cx peer systemctl -q is-active wg-quick@wg0.service
 # Peer-initiated traffic opens the NAT mapping; with 1 % loss one reply out of five is enough.
 check "tunnel peer -> hub" nsx peer ping -c 5 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
+check "tunnel owrt -> hub" nsx owrt ping -c 3 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
+check "owrt banIP ICMP limiter loaded" nsx owrt nft list counter inet banIP cnt_icmpflood
 [[ "${fail}" -eq 0 ]] || die "lab verification failed (see FAIL lines above)"
 
 # --- 9. Inventory --------------------------------------------------------------------------------
@@ -354,6 +546,15 @@ all:
     tunnelfix_wireguard_peers:
       hosts:
         peer: {ansible_host: ${MGMT_IP[peer]}, tunnelfix_tunnel_address: ${PEER_TUNNEL_IP}, tunnelfix_tunnel_hub: hub}
+        owrt:
+          ansible_host: ${MGMT_IP[owrt]}
+          tunnelfix_tunnel_address: ${OWRT_TUNNEL_IP}
+          tunnelfix_tunnel_hub: hub
+          # No NAT in front of owrt's uplinks: its UCI peer already has WireGuard's usual 25 s.
+          wireguard_keepalive_persistent_keepalive_s: 25
+          # The report's reference, and verify.yml's threshold (80 % of it): the fibre uplink.
+          tunnelfix_path_bits_per_second: ${LAB_FIBRE_BPS}
+          tunnel_measure_min_bits_per_second: $((LAB_FIBRE_BPS * 8 / 10))
       vars:
         # The lab NAT forgets UDP mappings after ${LAB_NAT_UDP_TIMEOUT_S} s: the keepalive must be shorter (docs/inventory.md).
         wireguard_keepalive_persistent_keepalive_s: ${LAB_KEEPALIVE_S}
@@ -365,16 +566,26 @@ all:
     tunnelfix_routers:
       hosts:
         nat: {ansible_host: ${MGMT_IP[nat]}}
+    tunnelfix_openwrt:   # OpenWrt routers, reached over SSH (dropbear); no Python on them
+      hosts:
+        owrt: {}
+      vars:
+        ansible_python_interpreter: /nonexistent/python   # proves nothing here needs Python
+        # The mwan3 uplink that should carry the WireGuard endpoints.
+        openwrt_mwan3_wg_preferred_uplink: wan
     tunnelfix_lab:   # metadata the demo prints; its children give every lab host these vars
       children:
         tunnelfix_wireguard_hubs: {}
         tunnelfix_wireguard_peers: {}
         tunnelfix_routers: {}
+        tunnelfix_openwrt: {}
       vars:
         tunnelfix_lab_bottleneck_bits_per_second: ${LAB_BOTTLENECK_BPS}
         tunnelfix_lab_nat_udp_timeout_s: ${LAB_NAT_UDP_TIMEOUT_S}
         tunnelfix_lab_rtt_ms: $((2 * LAB_ONE_WAY_DELAY_MS))
         tunnelfix_lab_loss_percent: ${LAB_LOSS_PERCENT}
+        tunnelfix_lab_fibre_bits_per_second: ${LAB_FIBRE_BPS}
+        tunnelfix_lab_5g_bits_per_second: ${LAB_5G_BPS}
 EOF
 chmod 0644 "${inventory_tmp}"
 mv -f "${inventory_tmp}" "${INVENTORY}"

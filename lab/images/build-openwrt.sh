@@ -3,7 +3,7 @@
 #
 # A BusyBox userland (Debian's busybox .deb, unpacked with dpkg-deb, applets installed with
 # `busybox --install -s`), /bin/sh = busybox ash, a few real tools copied from this host with the
-# shared libraries ldd lists (ip, nft, ethtool, wg, iperf3), OpenWrt's /etc layout with UCI files,
+# shared libraries ldd lists (ip, nft, ethtool, wg, wireguard-go, iperf3, dropbear), OpenWrt's /etc layout with UCI files,
 # a uci command-line emulator and init-script stand-ins (lab/images/openwrt/). PID 1 is
 # /sbin/tf-init (sleeps until SIGTERM). What is emulated: lab/images/openwrt/README.md.
 #
@@ -13,7 +13,8 @@
 # (FEATURE_SH_STANDALONE), so its ash runs the busybox `ip` applet even when /sbin/ip (iproute2)
 # is on PATH. OpenWrt's busybox does not do that; the dynamic Debian build does not either.
 # Needs root, podman, dpkg-deb, apt-get (downloads busybox from the configured Debian
-# mirror) and the host tools above (Debian packages iproute2 nftables ethtool wireguard-tools iperf3).
+# mirror) and the host tools above (Debian packages iproute2 nftables ethtool wireguard-tools
+# wireguard-go iperf3 dropbear-bin).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,6 +26,7 @@ IMAGE_LABEL="tunnelfix.image=openwrt-like"
 declare -A TOOLS=(
   [/usr/sbin/ip]=/sbin/ip [/usr/sbin/nft]=/usr/sbin/nft [/usr/sbin/ethtool]=/usr/sbin/ethtool
   [/usr/bin/wg]=/usr/bin/wg [/usr/bin/iperf3]=/usr/bin/iperf3
+  [/usr/bin/wireguard-go]=/usr/bin/wireguard-go [/usr/sbin/dropbear]=/usr/sbin/dropbear
 )
 
 log() { printf '[build-openwrt] %s\n' "$*" >&2; }
@@ -45,12 +47,19 @@ for arg in "$@"; do
   esac
 done
 if [[ "$(id -u)" -ne 0 ]]; then log "must run as root (chroot, podman import)"; exit 1; fi
+# The image records a hash of its definition (this script and lab/images/openwrt/): an image built
+# from an older definition is rebuilt, so a checkout never tests against a stale image.
+SOURCE_HASH="$( { cat "${BASH_SOURCE[0]}"; (cd "${SRC}" && find . -type f | LC_ALL=C sort | xargs sha256sum); } \
+  | sha256sum | cut -c1-16)"
 if ! "${rebuild}" && podman image exists "${IMAGE}"; then
-  log "image ${IMAGE} already present (use --rebuild to force)"
-  exit 0
+  if [[ "$(podman image inspect -f '{{index .Labels "tunnelfix.image.source"}}' "${IMAGE}")" == "${SOURCE_HASH}" ]]; then
+    log "image ${IMAGE} already present and current (use --rebuild to force)"
+    exit 0
+  fi
+  log "image ${IMAGE} was built from an older definition; rebuilding"
 fi
 for t in "${!TOOLS[@]}"; do
-  [[ -x "${t}" ]] || { log "missing host tool ${t} (apt-get install iproute2 nftables ethtool wireguard-tools iperf3)"; exit 1; }
+  [[ -x "${t}" ]] || { log "missing host tool ${t} (apt-get install iproute2 nftables ethtool wireguard-tools wireguard-go iperf3 dropbear-bin)"; exit 1; }
 done
 
 work="$(mktemp -d /var/tmp/tf-openwrt-build.XXXXXX)"
@@ -102,7 +111,8 @@ log "importing ${IMAGE} ($(du -sh "${root}" | cut -f1))"
 old_id="$(podman image inspect -f '{{.Id}}' "${IMAGE}" 2>/dev/null || true)"
 tar -C "${root}" --numeric-owner -cf - . \
   | podman import -q --change 'CMD ["/sbin/tf-init"]' --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
-      --change "LABEL ${IMAGE_LABEL}" - "${IMAGE}" >/dev/null
+      --change "LABEL ${IMAGE_LABEL}" --change "LABEL tunnelfix.image.source=${SOURCE_HASH}" \
+      - "${IMAGE}" >/dev/null
 new_id="$(podman image inspect -f '{{.Id}}' "${IMAGE}")"
 if [[ -n "${old_id}" && "${old_id}" != "${new_id}" ]]; then
   podman image rm "${old_id}" >/dev/null 2>&1 || true   # the replaced, now untagged build

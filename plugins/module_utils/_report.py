@@ -35,13 +35,16 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     ``before``/``after``: ``{host: record}`` where a record is
     ``{"hub": str, "idle_s": int, "ping": parse_ping_summary() output, "iperf3": iperf3 module
     result (bits_per_second, retransmits, sender_congestion_control)}``; either may lack a host.
+    ``bottleneck_bits_per_second``: the path bottleneck in bit/s (a number or "40M"), one for all
+    hosts, or a ``{host: bits_per_second}`` dict (a host missing from it gets no reference).
     Returns a list of ``{"host", "test", "before", "after", "reference"}`` strings ("n/a" where
     a side is missing). ``reference`` carries the path bottleneck for throughput rows.
     """
     rows = []
-    bottleneck = format_bits_per_second(to_bits_per_second(bottleneck_bits_per_second)) \
-        if bottleneck_bits_per_second else ""
     for host in sorted(set(before or {}) | set(after or {}), key=str):
+        path_bps = bottleneck_bits_per_second.get(host) if isinstance(bottleneck_bits_per_second, dict) \
+            else bottleneck_bits_per_second
+        bottleneck = format_bits_per_second(to_bits_per_second(path_bps)) if path_bps else ""
         b, a = (before or {}).get(host, {}), (after or {}).get(host, {})
         hub = a.get("hub") or b.get("hub") or "hub"
         idle = a.get("idle_s") or b.get("idle_s")
@@ -50,6 +53,36 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
         rows.append({"host": host, "test": "TCP single flow %s -> %s" % (host, hub),
                      "before": _throughput(b) or "n/a", "after": _throughput(a) or "n/a",
                      "reference": bottleneck})
+    return rows
+
+
+def _health_checks(record):
+    if not record:
+        return None
+    text = "%s of %s lost" % (record.get("failed_pings"), record.get("sent"))
+    limit, drops = record.get("banip_icmplimit_per_second"), record.get("icmp_flood_drops_packets")
+    details = ", ".join(part for part in (
+        None if limit in (None, "") else "banIP ICMP limit %s/s" % limit,
+        None if drops in (None, "") else "%s %s drops" % (record.get("icmp_counter_name") or "ICMP flood", drops)) if part)
+    return text + (" (%s)" % details if details else "")
+
+
+def health_check_rows(before, after):
+    """Pair before/after bursty health-check measurements (role health_check_measure) per host.
+
+    ``before``/``after``: ``{host: record}``, a record being ``{"sent": int, "failed_pings": int,
+    "rate_per_second": float, "banip_icmplimit_per_second": int|None, "icmp_counter_name":
+    str|None, "icmp_flood_drops_packets": int|None, "targets": [str]}``. Returns rows in the shape
+    of before_after_rows (``reference`` is the goal, no lost ping).
+    """
+    rows = []
+    for host in sorted(set(before or {}) | set(after or {}), key=str):
+        b, a = (before or {}).get(host, {}), (after or {}).get(host, {})
+        rate = a.get("rate_per_second") or b.get("rate_per_second")
+        rows.append({"host": host,
+                     "test": "mwan3-like one-shot health-check pings%s" % (" at %g/s" % float(rate) if rate else ""),
+                     "before": _health_checks(b) or "n/a", "after": _health_checks(a) or "n/a",
+                     "reference": "0 lost"})
     return rows
 
 

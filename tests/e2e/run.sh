@@ -7,11 +7,21 @@ cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
-rm -rf "$log_dir" reports/measurements-*.json
+rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json
 mkdir -p "$log_dir"
 
 lab/down.sh
 lab/up.sh
+
+# The route owrt's WireGuard endpoint takes (fault 1): `ip route get` over SSH, no Python.
+endpoint_dev() {
+  ansible -i "$inventory" owrt -m ansible.builtin.raw -a "ip route get $endpoint" \
+    | sed -n 's/.* dev \([^ ]*\) .*/\1/p' | head -n 1
+}
+endpoint=198.51.100.1   # the hub (lab/common.sh HUB_WAN_IP)
+dev=$(endpoint_dev)
+echo "owrt: endpoint $endpoint via $dev before the fix"
+[[ "$dev" == wwan0 ]] || { echo "FAIL: the planted endpoint route should use the 5G uplink wwan0, got '$dev'"; exit 1; }
 
 echo "== remediate.yml --check --diff on the faulty lab (results as JSON, and at -vvv)"
 ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" playbooks/remediate.yml \
@@ -25,9 +35,11 @@ if ! ansible-playbook -vvv -i "$inventory" playbooks/site.yml > "$log_dir/site-v
   tail -80 "$log_dir/site-vvv.log"; exit 1
 fi
 cat reports/before-after.md
-bottleneck=$(ansible-inventory -i "$inventory" --host peer \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["tunnelfix_lab_bottleneck_bits_per_second"])')
-python3 tests/e2e/check_measurements.py reports "$bottleneck"
+ansible-inventory -i "$inventory" --list > "$log_dir/inventory.json"
+python3 tests/e2e/check_measurements.py reports "$log_dir/inventory.json"
+dev=$(endpoint_dev)
+echo "owrt: endpoint $endpoint via $dev after the fix"
+[[ "$dev" == eth1 ]] || { echo "FAIL: after the fix the endpoint route should use the fibre uplink eth1, got '$dev'"; exit 1; }
 
 echo "== second run of remediate.yml must report changed=0"
 ansible-playbook -i "$inventory" playbooks/remediate.yml > "$log_dir/remediate-again.log"
@@ -38,6 +50,7 @@ fi
 echo "PASS: second remediate run changed nothing"
 
 echo "== no private or preshared key in any result, diff, -vvv log or report"
-ansible -vvv -i "$inventory" tunnelfix_wireguard_hubs:tunnelfix_wireguard_peers \
+ansible -vvv -i "$inventory" 'tunnelfix_wireguard_hubs:tunnelfix_wireguard_peers:!tunnelfix_openwrt' \
   -m tunnelfix.fleet.tunnel_facts > "$log_dir/tunnel-facts-vvv.log"
+ansible -vvv -i "$inventory" tunnelfix_openwrt -m tunnelfix.fleet.openwrt_facts > "$log_dir/openwrt-facts-vvv.log"
 python3 tests/e2e/check_no_secrets.py lab/state/wg "$log_dir"/* reports/*

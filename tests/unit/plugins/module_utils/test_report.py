@@ -1,5 +1,6 @@
-"""before_after_rows / markdown_table."""
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import before_after_rows, markdown_table
+"""before_after_rows / health_check_rows / markdown_table."""
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
+    before_after_rows, health_check_rows, markdown_table)
 
 BEFORE = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 100.0},
                    "iperf3": {"bits_per_second": 3.1e6, "retransmits": 412, "sender_congestion_control": "cubic"}}}
@@ -31,3 +32,30 @@ def test_markdown_table_has_a_row_per_test():
     lines = table.splitlines()
     assert lines[0].startswith("| host | test | before | after |")
     assert len(lines) == 4
+
+
+def test_bottleneck_per_host_from_a_dict():
+    rows = before_after_rows(dict(BEFORE, owrt=BEFORE["peer"]), dict(AFTER, owrt=AFTER["peer"]), {"owrt": "40M"})
+    by_host = {row["host"]: row["reference"] for row in rows if row["test"].startswith("TCP")}
+    assert by_host == {"owrt": "40.0 Mbit/s", "peer": ""}
+
+
+# Records as health_check_measure writes them (lab run: banIP default 25/s, then 250/s).
+HC_BEFORE = {"owrt": {"sent": 20, "failed_pings": 10, "rate_per_second": 100.0, "banip_icmplimit_per_second": 25,
+                      "icmp_counter_name": "cnt_icmpflood", "icmp_flood_drops_packets": 10}}
+HC_AFTER = {"owrt": {"sent": 20, "failed_pings": 0, "rate_per_second": 100.0, "banip_icmplimit_per_second": 250,
+                     "icmp_counter_name": "cnt_icmpflood", "icmp_flood_drops_packets": 0}}
+
+
+def test_health_check_rows_show_lost_pings_limit_and_drops():
+    rows = health_check_rows(HC_BEFORE, HC_AFTER)
+    assert rows == [{"host": "owrt", "test": "mwan3-like one-shot health-check pings at 100/s",
+                     "before": "10 of 20 lost (banIP ICMP limit 25/s, cnt_icmpflood 10 drops)",
+                     "after": "0 of 20 lost (banIP ICMP limit 250/s, cnt_icmpflood 0 drops)",
+                     "reference": "0 lost"}]
+
+
+def test_health_check_rows_without_banip_or_after():
+    rows = health_check_rows({"r1": {"sent": 5, "failed_pings": 0, "banip_icmplimit_per_second": None,
+                                     "icmp_flood_drops_packets": None}}, {})
+    assert rows[0]["before"] == "0 of 5 lost" and rows[0]["after"] == "n/a" and rows[0]["test"].endswith("pings")

@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Send a burst of one-shot pings like mwan3track's health checks, with no Python on the target.
+
+Documentation: plugins/modules/ping_burst.py (``ansible-doc tunnelfix.fleet.ping_burst``).
+The script and the reading of its output are in module_utils/_ping_burst.py.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping_burst import (
+    MAX_PINGS, parse_ping_burst, ping_burst_script)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+
+
+class ActionModule(OpenWrtActionBase):
+    """The ``tunnelfix.fleet.ping_burst`` action: a measurement, never changed."""
+
+    ARGUMENT_SPEC = {
+        "targets": {"type": "list", "elements": "str", "required": True},
+        "count": {"type": "int", "default": 10},
+        "interval_ms": {"type": "int", "default": 10},
+        "timeout_s": {"type": "int", "default": 1},
+        "max_failed": {"type": "int"},
+    }
+
+    def run_openwrt(self, args, task_vars):
+        try:
+            script = ping_burst_script(args["targets"], args["count"], args["interval_ms"], args["timeout_s"])
+        except ValueError as exc:
+            raise AnsibleActionFail("bad option: %s (at most %d pings)" % (exc, MAX_PINGS)) from None
+        if not self.command_exists("ping"):
+            raise AnsibleActionFail("ping is not installed on the target")
+        res = self.run_command(["sh", "-c", script], shown="sh -c <ping burst script>")
+        burst = self.parse_output(res, parse_ping_burst)
+        result = {"changed": False, "cmd": res["cmd"], "interval_ms": args["interval_ms"],
+                  "rate_per_second": None if not args["interval_ms"] else round(1000.0 / args["interval_ms"], 1)}
+        result.update(burst)
+        limit = args["max_failed"]
+        if limit is not None and burst["failed_pings"] > limit:
+            result.update(failed=True, msg="%d of %d one-shot pings failed (max_failed=%d)"
+                          % (burst["failed_pings"], burst["sent"], limit))
+        return result
