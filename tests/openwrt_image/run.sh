@@ -186,5 +186,32 @@ podman exec "${CT}" uci -q revert network || true
 printf "set network.wg0.private_key='%s'\n" "${NEWKEY}" | podman exec -i "${CT}" uci batch
 check "uci batch gets the secret when stdin is forwarded (podman exec -i)" 0 "${NEWKEY}" "" 'uci get network.wg0.private_key'
 
+# A secret is compared by SHA-256 on the router: setting the value it already has changes nothing.
+ansible -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.uci \
+  -a "config=network section=wg0 option=private_key value=${NEWKEY}" >"${tmpdir}/play.out" 2>&1
+if grep -q "SUCCESS" "${tmpdir}/play.out" && grep -q '"changed": false\|changed: false' "${tmpdir}/play.out"; then
+  ok "a secret already set to the wanted value is unchanged (digest compared on the router)"
+else
+  ko "secret already set" "want SUCCESS, changed false; output:$(tail -n 15 "${tmpdir}/play.out")"
+fi
+# Keys are redacted on the router, so not even -vvv (which prints raw command output) holds one.
+# (not banip: nft needs CAP_NET_ADMIN, which this unprivileged container lacks)
+ansible -vvv -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.openwrt_facts \
+  -a "gather_subset=wireguard,endpoint_routes,mwan3" >"${tmpdir}/facts.out" 2>&1
+secrets_seen="$(grep -c -e "${NEWKEY}" -e "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP=" "${tmpdir}/facts.out")"
+if grep -q "SUCCESS" "${tmpdir}/facts.out" && grep -q "private_key_set: true" "${tmpdir}/facts.out" \
+   && [[ "${secrets_seen}" == 0 ]]; then
+  ok "openwrt_facts at -vvv: a private key is set, yet no private or preshared key is in the log"
+else
+  ko "openwrt_facts -vvv holds a key or failed" "secret lines: ${secrets_seen}; $(grep -m3 -e FAILED -e fatal "${tmpdir}/facts.out")"
+fi
+
+echo "== stand-in hooks"
+check "without a hook ifup only records" 0 "" "" 'ifup wg0'
+check "a lab hook gets the arguments and its exit status is returned" 3 "hook ifup wg0" "" \
+  'mkdir -p /etc/tunnelfix/hooks && printf "#!/bin/sh\necho hook ifup \$*\nexit 3\n" > /etc/tunnelfix/hooks/ifup && chmod 755 /etc/tunnelfix/hooks/ifup && ifup wg0'
+check "banIP reload runs its hook, enable does not" 0 "hook banip reload" "" \
+  'printf "#!/bin/sh\necho hook banip \$*\n" > /etc/tunnelfix/hooks/banip && chmod 755 /etc/tunnelfix/hooks/banip && /etc/init.d/banip enable && /etc/init.d/banip reload'
+
 echo "${passed} passed, ${failed} failed"
 [[ "${failed}" -eq 0 ]]
