@@ -4,8 +4,8 @@
 # keys and inventory under lab/state/, and the host sysctl change (restored to its recorded value).
 #
 # Usage: lab/down.sh [--images]
-#   --images   also remove the base image and the cached rootfs tarball (lab/images/build.sh
-#              rebuilds them; molecule scenarios use the same image).
+#   --images   also remove the base images (Debian and OpenWrt-like) and the cached rootfs tarball
+#              (lab/images/build.sh and build-openwrt.sh rebuild them; molecule scenarios use them too).
 # Safe to run when nothing exists.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -71,9 +71,11 @@ done < <(podman images -a -q --no-trunc --filter "label=${IMAGE_LABEL}" | sed 's
 
 if "${remove_images}"; then
   # Not forced: an image still used by e.g. a molecule container is kept, with a message.
-  if podman image exists "${IMAGE}"; then
-    podman rmi "${IMAGE}" >/dev/null 2>&1 || log "image ${IMAGE} is still in use; not removed"
-  fi
+  for image in "${IMAGE}" "${OWRT_IMAGE}"; do
+    if podman image exists "${image}"; then
+      podman rmi "${image}" >/dev/null 2>&1 || log "image ${image} is still in use; not removed"
+    fi
+  done
   rm -f "${ROOTFS_TARBALL}" "${ROOTFS_TARBALL}.tmp"
   rm -rf --one-file-system "${STATE_DIR}"/build.*
   log "removed image and rootfs cache"
