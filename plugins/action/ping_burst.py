@@ -30,7 +30,10 @@ class ActionModule(OpenWrtActionBase):
         try:
             script = ping_burst_script(args["targets"], args["count"], args["interval_ms"], args["timeout_s"])
         except ValueError as exc:
-            raise AnsibleActionFail("bad option: %s (at most %d pings)" % (exc, MAX_PINGS)) from None
+            raise AnsibleActionFail("bad option: %s" % exc) from None
+        limit = args["max_failed"]
+        if limit is not None and (isinstance(limit, bool) or not 0 <= limit <= MAX_PINGS):
+            raise AnsibleActionFail("bad option: max_failed must be a whole number 0-%d, got %r" % (MAX_PINGS, limit))
         if not self.command_exists("ping"):
             raise AnsibleActionFail("ping is not installed on the target")
         res = self.run_command(["sh", "-c", script], shown="sh -c <ping burst script>")
@@ -38,7 +41,6 @@ class ActionModule(OpenWrtActionBase):
         result = {"changed": False, "cmd": res["cmd"], "interval_ms": args["interval_ms"],
                   "rate_per_second": None if not args["interval_ms"] else round(1000.0 / args["interval_ms"], 1)}
         result.update(burst)
-        limit = args["max_failed"]
         if limit is not None and burst["failed_pings"] > limit:
             result.update(failed=True, msg="%d of %d one-shot pings failed (max_failed=%d)"
                           % (burst["failed_pings"], burst["sent"], limit))

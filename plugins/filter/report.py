@@ -22,7 +22,7 @@ def _checked(name, func, expected_input):
                                      % (name, expected_input.__name__, type(value).__name__))
         try:
             return func(value, *args)
-        except (ParseError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        except (ParseError, TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise AnsibleFilterError("%s: bad input: %s" % (name, exc)) from exc
     run.__doc__ = func.__doc__
     return run

@@ -10,12 +10,12 @@ import shlex
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
 
-_TARGET = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_@\[\]-]+){0,2}$")
+_TARGET = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_@\[\]-]+){0,2}")
 
 
 def uci_show_redacted_command(target):
     """``"network"`` → the sh command line of ``uci -q show network`` with secrets replaced on the router."""
-    if not isinstance(target, str) or not _TARGET.match(target):
+    if not isinstance(target, str) or not _TARGET.fullmatch(target):
         raise AnsibleFilterError("uci_show_redacted_command: target must be config[.section[.option]], got %r" % (target,))
     return shlex.join(uci_show_redacted_argv(target))
 

@@ -26,17 +26,25 @@ import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
-# A host name or an IPv4/IPv6 literal: no spaces, quotes or shell syntax (the script splits on spaces).
-_TARGET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:-]*$")
+# A host name or an IPv4 literal: no spaces, quotes, newlines or shell syntax (the script splits
+# on spaces); an IPv6 literal (``::1`` too) is checked with ipaddress instead.
+_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]+(%[A-Za-z0-9_.-]+)?")  # then ipaddress checks it; %zone as in fe80::1%br-lan
 MAX_PINGS = 1000
 
 
 def check_target(target) -> str:
     """Return ``target`` (a str) if it is an IP address or a host name, else raise ValueError naming it."""
-    if not isinstance(target, str) or not _TARGET.match(target) or len(target) > 253:
-        raise ValueError("target %r is not an IP address or host name" % (target,))
-    if ":" in target:
-        ipaddress.IPv6Address(target)  # ValueError for a malformed IPv6 literal
+    if isinstance(target, str) and ":" in target:
+        try:
+            if not _IPV6.fullmatch(target):
+                raise ValueError(target)
+            ipaddress.IPv6Address(target)
+        except ValueError:
+            raise ValueError("targets: %r is not an IP address or host name" % (target,)) from None
+        return target
+    if not isinstance(target, str) or not _TARGET.fullmatch(target) or len(target) > 253:
+        raise ValueError("targets: %r is not an IP address or host name" % (target,))
     return target
 
 
@@ -48,9 +56,11 @@ def ping_burst_script(targets, count: int, interval_ms: int, timeout_s: int) -> 
     BusyBox does, else ``sleep`` with a fraction); ``timeout_s``: seconds each ping waits for its
     reply, 1-60. At most MAX_PINGS pings in all. Raises ValueError naming the bad argument.
     """
+    if not isinstance(targets, (list, tuple)):
+        raise ValueError("targets must be a list of addresses, got %r" % (targets,))
     targets = [check_target(t) for t in targets]
     if not targets:
-        raise ValueError("targets is empty")
+        raise ValueError("targets is empty, got []")
     for name, value, low, high in (("count", count, 1, MAX_PINGS), ("interval_ms", interval_ms, 0, 10000),
                                    ("timeout_s", timeout_s, 1, 60)):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

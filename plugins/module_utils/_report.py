@@ -29,6 +29,27 @@ def _throughput(record):
     return "%s%s" % (format_bits_per_second(bps), " (%s)" % extra if extra else "")
 
 
+def _records(name, value):
+    """``{host: record}`` (None reads as empty); raise ValueError naming the argument and the host otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("%s must be a dict {host: record}, got %s %r" % (name, type(value).__name__, value))
+    for host, record in value.items():
+        if record is not None and not isinstance(record, dict):
+            raise ValueError("%s[%r] must be a dict (a measurement record), got %s %r"
+                             % (name, host, type(record).__name__, record))
+    return {host: record or {} for host, record in value.items()}
+
+
+def _cell(name, host, render, record):
+    """``render(record)``, a bad field raising ValueError that names the argument and the host."""
+    try:
+        return render(record)
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ValueError("%s[%r]: %s" % (name, host, exc)) from None
+
+
 def before_after_rows(before, after, bottleneck_bits_per_second=None):
     """Pair before/after measurements per host.
 
@@ -41,17 +62,21 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     a side is missing). ``reference`` carries the path bottleneck for throughput rows.
     """
     rows = []
-    for host in sorted(set(before or {}) | set(after or {}), key=str):
+    before, after = _records("before", before), _records("after", after)
+    for host in sorted(set(before) | set(after), key=str):
         path_bps = bottleneck_bits_per_second.get(host) if isinstance(bottleneck_bits_per_second, dict) \
             else bottleneck_bits_per_second
-        bottleneck = format_bits_per_second(to_bits_per_second(path_bps)) if path_bps else ""
-        b, a = (before or {}).get(host, {}), (after or {}).get(host, {})
+        bottleneck = _cell("bottleneck_bits_per_second", host, lambda bps: format_bits_per_second(
+            to_bits_per_second(bps)) if bps else "", path_bps)
+        b, a = before.get(host, {}), after.get(host, {})
         hub = a.get("hub") or b.get("hub") or "hub"
         idle = a.get("idle_s") or b.get("idle_s")
         rows.append({"host": host, "test": "%s -> %s ping loss after %s s idle" % (hub, host, idle),
-                     "before": _loss(b) or "n/a", "after": _loss(a) or "n/a", "reference": "0 %"})
+                     "before": _cell("before", host, _loss, b) or "n/a",
+                     "after": _cell("after", host, _loss, a) or "n/a", "reference": "0 %"})
         rows.append({"host": host, "test": "TCP single flow %s -> %s" % (host, hub),
-                     "before": _throughput(b) or "n/a", "after": _throughput(a) or "n/a",
+                     "before": _cell("before", host, _throughput, b) or "n/a",
+                     "after": _cell("after", host, _throughput, a) or "n/a",
                      "reference": bottleneck})
     return rows
 
@@ -76,11 +101,14 @@ def health_check_rows(before, after):
     of before_after_rows (``reference`` is the goal, no lost ping).
     """
     rows = []
-    for host in sorted(set(before or {}) | set(after or {}), key=str):
-        b, a = (before or {}).get(host, {}), (after or {}).get(host, {})
+    before, after = _records("before", before), _records("after", after)
+    for host in sorted(set(before) | set(after), key=str):
+        b, a = before.get(host, {}), after.get(host, {})
         rate = a.get("rate_per_second") or b.get("rate_per_second")
+        rate_text = _cell("after" if a.get("rate_per_second") else "before", host,
+                          lambda value: " at %g/s" % float(value) if value else "", rate)
         rows.append({"host": host,
-                     "test": "mwan3-like one-shot health-check pings%s" % (" at %g/s" % float(rate) if rate else ""),
+                     "test": "mwan3-like one-shot health-check pings%s" % rate_text,
                      "before": _health_checks(b) or "n/a", "after": _health_checks(a) or "n/a",
                      "reference": "0 lost"})
     return rows

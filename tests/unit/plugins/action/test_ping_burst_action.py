@@ -62,6 +62,9 @@ def test_missing_ping_is_a_clear_failure():
     ({"targets": TARGETS, "interval_ms": 20000}, "interval_ms"),
     ({"targets": TARGETS, "count": "many"}, "count"),
     ({}, "targets"),
+    ({"targets": ["10.0.0.1\n"]}, "10.0.0.1\\n"),
+    ({"targets": TARGETS, "max_failed": -1}, "max_failed must be a whole number 0-1000, got -1"),
+    ({"targets": TARGETS, "max_failed": True}, "max_failed"),
 ])
 def test_bad_input_fails_naming_the_option_and_runs_nothing(args, named):
     action = FakePingBurstAction(args, {})

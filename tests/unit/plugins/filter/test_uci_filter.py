@@ -14,7 +14,7 @@ def test_command_line_is_the_redacting_script():
     assert shlex.split(uci_show_redacted_command("network")) == uci_show_redacted_argv("network")
 
 
-@pytest.mark.parametrize("target", ["", "network; reboot", "$(id)", 42, None, "a.b.c.d"])
+@pytest.mark.parametrize("target", ["", "network; reboot", "$(id)", 42, None, "a.b.c.d", "network\n"])
 def test_bad_target_is_refused_naming_it(target):
     with pytest.raises(AnsibleFilterError, match="target must be config"):
         uci_show_redacted_command(target)

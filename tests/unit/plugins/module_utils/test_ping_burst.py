@@ -60,3 +60,20 @@ def test_the_script_is_valid_sh_and_pings_round_robin(tmp_path):
                          env={"PATH": "%s:/usr/bin:/bin" % tmp_path}).stdout
     assert out.splitlines() == ["10.0.0.1 0", "10.0.0.2 1"] * 3
     assert parse_ping_burst(out)["failed_pings"] == 3
+
+
+@pytest.mark.parametrize("target", ["::1", "fd00::1", "::ffff:10.0.0.1", "fe80::1%br-lan"])
+def test_ipv6_literals_are_targets(target):
+    assert "for t_ in %s; do" % target in ping_burst_script([target], 1, 10, 1)
+
+
+@pytest.mark.parametrize("target", ["10.0.0.1\n", "fe80::1%a b", "fe80::1%$(id)", "1::::::::1", ":", "-c"])
+def test_bad_targets_are_refused_naming_the_option_and_value(target):
+    with pytest.raises(ValueError, match=r"^targets: .* is not an IP address or host name$") as err:
+        ping_burst_script([target], 1, 10, 1)
+    assert repr(target) in str(err.value)
+
+
+def test_targets_must_be_a_list():
+    with pytest.raises(ValueError, match="targets must be a list of addresses, got '10.0.0.1'"):
+        ping_burst_script("10.0.0.1", 1, 10, 1)

@@ -1,4 +1,6 @@
 """before_after_rows / health_check_rows / markdown_table."""
+import pytest
+
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
     before_after_rows, health_check_rows, markdown_table)
 
@@ -59,3 +61,24 @@ def test_health_check_rows_without_banip_or_after():
     rows = health_check_rows({"r1": {"sent": 5, "failed_pings": 0, "banip_icmplimit_per_second": None,
                                      "icmp_flood_drops_packets": None}}, {})
     assert rows[0]["before"] == "0 of 5 lost" and rows[0]["after"] == "n/a" and rows[0]["test"].endswith("pings")
+
+
+@pytest.mark.parametrize("func", [before_after_rows, health_check_rows])
+@pytest.mark.parametrize("before, after, message", [
+    ({}, "x", "after must be a dict {host: record}, got str 'x'"),
+    ([], {}, "before must be a dict {host: record}, got list []"),
+    ({"peer": "x"}, {}, "before['peer'] must be a dict (a measurement record), got str 'x'"),
+])
+def test_bad_records_name_the_argument_and_host(func, before, after, message):
+    with pytest.raises(ValueError) as err:
+        func(before, after)
+    assert str(err.value) == message
+
+
+def test_bad_fields_name_the_side_and_host():
+    with pytest.raises(ValueError, match=r"^after\['peer'\]: "):
+        before_after_rows({}, {"peer": {"iperf3": {"bits_per_second": 1, "retransmits": "x"}}})
+    with pytest.raises(ValueError, match=r"^bottleneck_bits_per_second\['peer'\]: int too large"):
+        before_after_rows({"peer": {}}, {}, 10 ** 400)
+    with pytest.raises(ValueError, match=r"^before\['r1'\]: could not convert"):
+        health_check_rows({"r1": {"rate_per_second": "fast"}}, {})
