@@ -90,7 +90,7 @@ class ActionModule(OpenWrtActionBase):
             return result
 
         if args["commit"]:
-            pending = self.run_and_parse(["uci", "changes", config], parse_uci_changes)
+            pending = self.parse_output(self.read_uci_changes(config), parse_uci_changes)
             if pending:
                 paths = sorted({".".join(p for p in (c["config"], c["section"], c["option"]) if p) for c in pending})
                 self._display.warning("uci: %s had %d uncommitted change(s) before this task (%s); "
@@ -105,8 +105,12 @@ class ActionModule(OpenWrtActionBase):
         # that does not pass stdin to `uci batch`, as podman exec without -i) must not pass as changed.
         staged = self.parse_output(self.read_config(config), _show)
         if self.plan(staged, args)["changed"]:
+            # Take back what this task staged, so a later commit of the same config cannot commit it.
+            target = "%s.%s%s" % (config, plan["section"], "." + args["option"] if args.get("option") else "")
+            self.run_command(["uci", "revert", target], ok_rcs=(0, 1))
             raise AnsibleActionFail(
-                "uci: %s.%s%s does not hold the new value after %s; nothing was committed (if the value "
+                "uci: %s.%s%s does not hold the new value after %s; nothing was committed and the staged change "
+                "was reverted (if the value "
                 "is a secret it went on the stdin of 'uci batch': use a connection that passes stdin, "
                 "such as ssh)" % (config, plan["section"], "." + args["option"] if args.get("option") else "",
                                  "; ".join(result["commands"])))

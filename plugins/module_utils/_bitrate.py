@@ -44,7 +44,10 @@ def to_bits_per_second(value) -> float:
     if isinstance(value, bool):
         raise _bad(value)
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float, e.g. 10**400
+            raise _bad(value) from None
     elif isinstance(value, str):
         match = _RATE.fullmatch(value.strip())
         if not match:

@@ -48,14 +48,27 @@ def secret_option_ere() -> str:
     return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, WEP_KEY_PATTERN, parts)
 
 
+def _uci_redacted_argv(subcommand: list, target: str) -> list:
+    script = ('out=$(uci %s "$1") || exit $?\n'
+              'if [ -n "$out" ]; then printf \'%%s\\n\' "$out" | sed -E "$2"; fi\n' % " ".join(subcommand))
+    return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED)]
+
+
+def uci_changes_redacted_argv(config: str) -> list:
+    """argv running ``uci changes CONFIG`` with staged secret values replaced on the target.
+
+    ``uci changes`` prints ``config.section.option='value'`` lines (and ``-config.section.option``
+    for deletions), so the same sed expression applies; exit status uci's.
+    """
+    return _uci_redacted_argv(["changes"], config)
+
+
 def uci_show_redacted_argv(target: str) -> list:
     """argv running ``uci -q show TARGET`` with secret values replaced on the target (see module doc).
 
     The sed expression travels as an argument (``$2``), so nothing in it needs shell quoting.
     """
-    script = ('out=$(uci -q show "$1") || exit $?\n'
-              'if [ -n "$out" ]; then printf \'%s\\n\' "$out" | sed -E "$2"; fi\n')
-    return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED)]
+    return _uci_redacted_argv(["-q", "show"], target)
 
 
 WG_DUMP_REDACT_AWK = ('BEGIN { FS = OFS = "\\t" } '

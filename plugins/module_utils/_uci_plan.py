@@ -105,7 +105,22 @@ def _check_params(params):
     if _REF.fullmatch(ref) and stype is not None:
         raise ParseError("type creates named sections only, got section %r" % ref)
     if value is not None:
-        value = normalize_uci_value(value, "value")
+        secret = option is not None and is_secret_option(option)
+        if secret and (isinstance(value, (list, tuple, dict)) or list_mode != "replace"):
+            # one line, one value: the router redacts a secret's whole line, so a list could never be read back
+            raise ParseError("value: %s is a secret option and takes one string, got a %s (not shown)"
+                             % (option, "list_mode=%s" % list_mode if list_mode != "replace" else type(value).__name__))
+        try:
+            value = normalize_uci_value(value, "value")
+        except ParseError as exc:
+            if secret:
+                raise ParseError("value: %s is a secret option; its value is not a string or integer "
+                                 "(the value is not shown)" % option) from None
+            raise ParseError(str(exc)) from None
+        for item in _as_list(value):
+            if "\n" in item or "\r" in item:
+                raise ParseError("value: uci values are one line; a line break is not allowed, got %r"
+                                 % ("<redacted>" if secret else item))
         if list_mode != "replace":
             value = _as_list(value)
     return config, ref, stype, option, value, state, list_mode

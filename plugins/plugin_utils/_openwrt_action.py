@@ -21,7 +21,8 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+    uci_changes_redacted_argv, uci_show_redacted_argv)
 
 
 class OpenWrtActionBase(ActionBase):
@@ -106,6 +107,10 @@ class OpenWrtActionBase(ActionBase):
         ``uci -q show TARGET``; returns run_command's dict.
         """
         return self.run_command(uci_show_redacted_argv(target), ok_rcs=ok_rcs, shown=["uci", "-q", "show", target])
+
+    def read_uci_changes(self, config) -> dict:
+        """``uci changes CONFIG`` with secret values replaced on the router, as read_uci_show."""
+        return self.run_command(uci_changes_redacted_argv(config), shown=["uci", "changes", config])
 
     def command_exists(self, name) -> bool:
         """Tell whether ``name`` is a command on the target (``command -v NAME`` in its shell).

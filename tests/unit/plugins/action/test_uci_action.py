@@ -16,10 +16,11 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.uci import ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
-    uci_secret_digest_argv, uci_show_redacted_argv)
+    uci_changes_redacted_argv, uci_secret_digest_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import is_secret_option
 
 SHOW = {shlex.join(uci_show_redacted_argv(c)): "uci -q show %s" % c for c in ("network", "banip", "firewall")}
+SHOW.update({shlex.join(uci_changes_redacted_argv(c)): "uci changes %s" % c for c in ("network", "banip", "firewall")})
 DIGEST_SCRIPT = uci_secret_digest_argv("x")[2]
 
 
@@ -196,6 +197,8 @@ def test_write_that_did_not_take_effect_fails_and_commits_nothing(network):
     assert result["failed"] is True
     assert "does not hold the new value" in result["msg"] and "nothing was committed" in result["msg"]
     assert "uci commit network" not in action.ran
+    # what this task staged is taken back, so a later task's commit of network cannot commit it
+    assert action.ran[-1] == "uci revert network.wg0.private_key" and "staged change was reverted" in result["msg"]
     assert "N" * 43 not in repr(result)
 
 

@@ -10,7 +10,7 @@ FILTERS = FilterModule().filters()
 
 
 @pytest.mark.parametrize("name, value, args, message", [
-    ("before_after_rows", {"peer": {}}, ({}, 10 ** 400), "bottleneck_bits_per_second['peer']: int too large"),
+    ("before_after_rows", {"peer": {}}, ({}, 10 ** 400), "bottleneck_bits_per_second['peer']: cannot parse bitrate"),
     ("health_check_rows", {"r1": {"rate_per_second": 10 ** 400}}, ({},), "before['r1']: int too large"),
     ("before_after_rows", {}, ("x",), "after must be a dict"),
 ])

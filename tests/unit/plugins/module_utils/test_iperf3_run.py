@@ -165,3 +165,20 @@ def test_judged_result_warns_for_thresholds_it_cannot_check(load_fixture):
     out = judged_result(base_result(params()), measured, None, params(max_lost_percent=1.0))
     assert out["warnings"] == ["max_lost_percent is only measured for UDP tests; not checked"]
     assert "failed" not in out
+
+
+
+@pytest.mark.parametrize("server", ["['127.0.0.1']", "{'a': 1}", "127.0.0.1:5201", "10.0.0.1\n", "a b", "-R", "host;id"])
+def test_server_must_be_one_host_or_address(server):
+    _minimum, error = check_params(params(server=server))
+    assert error is not None and "server must" in error and repr(server) in error
+
+
+@pytest.mark.parametrize("server", ["10.44.0.1", "hub.example.net", "fd00::1", "::1", "fe80::1%wg0"])
+def test_server_host_or_literal_is_accepted(server):
+    assert check_params(params(server=server))[1] is None
+
+
+def test_a_threshold_beyond_any_float_names_the_option():
+    _minimum, error = check_params(params(min_bits_per_second=10 ** 400))
+    assert error is not None and "min_bits_per_second" in error

@@ -135,8 +135,6 @@ def test_plan_deleting_a_section_shows_it_gone(load_fixture):
     ("case11_network_wg.txt", {"config": "network", "section": "@wireguard_wg0[1]", "option": "preshared_key",
                                "value": "Q" * 43 + "="}),
     ("case11_network_wg.txt", {"config": "network", "section": "dc", "state": "absent"}),
-    ("x_flag_cfg_names.txt", {"config": "network", "section": "@wireguard_wg0[0]", "option": "preshared_key",
-                              "value": ["Q" * 43 + "="]}),
 ])
 def test_plan_never_shows_secrets(load_fixture, case, params):
     plan = _plan(load_fixture, case, **params)
@@ -219,3 +217,23 @@ def test_normalize_uci_value_errors(value, message):
     with pytest.raises(ParseError) as err:
         normalize_uci_value(value, "value")
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("value, list_mode", [
+    (["Q" * 43 + "="], "replace"), ({"k": "Q" * 43 + "="}, "replace"), ([["Q" * 43 + "="]], "replace"),
+    ("Q" * 43 + "=", "add_list"), (1.5, "replace")])
+def test_secret_takes_one_string_and_is_never_echoed(load_fixture, value, list_mode):
+    """The router redacts a secret's whole line: a list could never be read back. The refusal hides the value."""
+    with pytest.raises(ParseError) as err:
+        _plan(load_fixture, "x_flag_cfg_names.txt", config="network", section="@wireguard_wg0[0]",
+              option="preshared_key", value=value, list_mode=list_mode)
+    assert "preshared_key" in str(err.value) and "Q" * 10 not in str(err.value) and "1.5" not in str(err.value)
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("description", "two\nlines", "'two\\nlines'"), ("description", ["ok", "bad\r"], "'bad\\r'"),
+    ("private_key", "N" * 20 + "\n" + "N" * 23 + "=", "'<redacted>'")])
+def test_line_breaks_are_refused_up_front(load_fixture, option, value, shown):
+    with pytest.raises(ParseError, match="one line") as err:
+        _plan(load_fixture, "case01_network.txt", config="network", section="wg0", option=option, value=value)
+    assert shown in str(err.value) and "N" * 20 not in str(err.value)
