@@ -175,6 +175,22 @@ def _duration(summary, where):
     return seconds
 
 
+def _mean_rtt_ms(end):
+    """Mean of the sending streams' ``mean_rtt`` (Linux tcp_info, microseconds) in ms; None without it.
+
+    Only a side that sent (``streams[].sender.sender`` true, the client unless ``-R``) has RTT
+    samples; the RTT is measured under load, so it includes the queue the flow built.
+    """
+    values = []
+    for stream in end.get("streams") or []:
+        sender = stream.get("sender") if isinstance(stream, dict) else None
+        if isinstance(sender, dict) and sender.get("sender", True) is True:
+            rtt = sender.get("mean_rtt")
+            if isinstance(rtt, (int, float)) and not isinstance(rtt, bool) and rtt > 0:
+                values.append(rtt)
+    return round(sum(values) / len(values) / 1000.0, 3) if values else None
+
+
 def _tcp(end):
     received, sent = _section(end, "sum_received"), _section(end, "sum_sent")
     if received is None or sent is None:
@@ -186,6 +202,7 @@ def _tcp(end):
         "duration_s": _duration(received, "end.sum_received"),
         "sender_congestion_control": end.get("sender_tcp_congestion"),
         "receiver_congestion_control": end.get("receiver_tcp_congestion"),
+        "mean_rtt_ms": _mean_rtt_ms(end),
     }
 
 
@@ -268,6 +285,7 @@ def parse_iperf3_json(text: str) -> dict:
          "retransmits": 24982,               # TCP sender; None when iperf3 did not report it
          "lost_percent": None, "jitter_ms": None, "lost_packets": None, "packets": None,  # UDP
          "sender_congestion_control": "bbr", "receiver_congestion_control": "bbr",
+         "mean_rtt_ms": 0.029,               # TCP sender streams' mean RTT under load; None otherwise
          "approximate": False,   # True: UDP from end.sum only (iperf3 < 3.11), receiver derived
          "bidir_reverse_receiver_bits_per_second": None,   # --bidir: server-to-client direction
          "bidir_reverse_sender_bits_per_second": None, "bidir_reverse_retransmits": None,
@@ -335,6 +353,7 @@ def parse_iperf3_json(text: str) -> dict:
         "packets": None,
         "sender_congestion_control": None,
         "receiver_congestion_control": None,
+        "mean_rtt_ms": None,
         "approximate": False,
     }
     result.update(_udp(end) if protocol == "UDP" else _tcp(end))

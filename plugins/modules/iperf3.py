@@ -159,6 +159,11 @@ jitter_ms:
   description: UDP jitter in milliseconds; null for TCP.
   returned: success
   type: float
+mean_rtt_ms:
+  description: Mean RTT of the sending streams under load (TCP, Linux tcp_info), ms; null for UDP or when this side only received (reverse).
+  returned: success
+  type: float
+  sample: 52.4
 sender_congestion_control:
   description: Congestion control the sender used (iperf3 >= 3.? reports it), or null.
   returned: success

@@ -41,6 +41,16 @@ dev=$(endpoint_dev)
 echo "owrt: endpoint $endpoint via $dev after the fix"
 [[ "$dev" == eth1 ]] || { echo "FAIL: after the fix the endpoint route should use the fibre uplink eth1, got '$dev'"; exit 1; }
 
+echo "== findings: diagnose (inside site.yml) found exactly the planted faults"
+python3 - reports/findings.json <<'PY'
+import json, sys
+found = sorted((f["host"], f["id"]) for f in json.load(open(sys.argv[1])))
+planted = [("owrt", "banip_icmp_limit_drops_health_checks"), ("owrt", "endpoint_route_pinned"),
+           ("peer", "loss_sensitive_congestion_control"), ("peer", "nat_peer_without_keepalive")]
+print("findings:", found)
+sys.exit(0 if found == planted else "FAIL: findings differ from the planted faults %s" % planted)
+PY
+
 echo "== second run of remediate.yml must report changed=0"
 ansible-playbook -i "$inventory" playbooks/remediate.yml > "$log_dir/remediate-again.log"
 grep -E '^[a-z0-9_.-]+ +: ok=' "$log_dir/remediate-again.log"
@@ -49,8 +59,15 @@ if grep -E '^[a-z0-9_.-]+ +: ok=' "$log_dir/remediate-again.log" | grep -vq 'cha
 fi
 echo "PASS: second remediate run changed nothing"
 
+echo "== diagnose.yml on the fixed lab finds nothing (reports to $log_dir/clean)"
+ansible-playbook -i "$inventory" playbooks/diagnose.yml -e "tunnel_measure_report_dir=$PWD/$log_dir/clean" \
+  -e "health_check_measure_report_dir=$PWD/$log_dir/clean" > "$log_dir/diagnose-clean.log"
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
+  "$log_dir/clean/findings.json"
+
 echo "== no private or preshared key in any result, diff, -vvv log or report"
 ansible -vvv -i "$inventory" 'tunnelfix_wireguard_hubs:tunnelfix_wireguard_peers:!tunnelfix_openwrt' \
   -m tunnelfix.fleet.tunnel_facts > "$log_dir/tunnel-facts-vvv.log"
 ansible -vvv -i "$inventory" tunnelfix_openwrt -m tunnelfix.fleet.openwrt_facts > "$log_dir/openwrt-facts-vvv.log"
-python3 tests/e2e/check_no_secrets.py lab/state/wg "$log_dir"/* reports/*
+mapfile -t logs < <(find "$log_dir" -type f)
+python3 tests/e2e/check_no_secrets.py lab/state/wg "${logs[@]}" reports/*

@@ -223,3 +223,19 @@ def test_parse_stderr(load_fixture, case, expected):
 @pytest.mark.parametrize("text", ["", None, "Connecting to host 10.20.0.1, port 5201\n"])
 def test_parse_stderr_without_error(text):
     assert parse_iperf3_stderr(text) is None
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("tcp_cubic_3.12.txt", 0.029),          # client sends: its streams carry tcp_info RTT (29 us on loopback)
+    ("tcp_parallel2_3.12.txt", "mean"),     # two streams: their mean
+    ("tcp_reverse_3.12.txt", None),         # -R: the client receives, no RTT samples on its side
+    ("udp_forward_3.12.txt", None),         # UDP: no TCP RTT
+])
+def test_mean_rtt_ms_comes_from_the_sending_streams(load_fixture, case, expected):
+    text = load_fixture("iperf3_json", case)
+    result = parse_iperf3_json(text)
+    if expected == "mean":
+        rtts = [s["sender"]["mean_rtt"] for s in json.loads(text)["end"]["streams"]]
+        assert len(rtts) == 2 and result["mean_rtt_ms"] == round(sum(rtts) / 2 / 1000.0, 3)
+    else:
+        assert result["mean_rtt_ms"] == expected

@@ -1,0 +1,23 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filter plugin: findings (documentation in findings.yml; rules in module_utils/_findings.py)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings
+
+
+def findings(views):
+    """``{host: view}`` → the list of findings (see module_utils/_findings.py)."""
+    try:
+        return find_findings(views)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise AnsibleFilterError("findings: bad host views: %s" % exc) from None
+
+
+class FilterModule:
+    """tunnelfix.fleet findings filter."""
+
+    def filters(self):
+        return {"findings": findings}

@@ -1,0 +1,235 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Findings: what is wrong on which host, why, with the numbers and the role that fixes it.
+
+``find_findings(views)`` takes one *view* per inventory host, put together by the diagnose
+playbook from facts and measurements (every key optional)::
+
+    {"groups": ["tunnelfix_wireguard_peers"],        # the host's inventory groups
+     "tunnel_hub": "hub",                             # tunnelfix_tunnel_hub (peers)
+     "tunnelfix": {...},                              # ansible_facts.tunnelfix (tunnel_facts)
+     "openwrt": {...},                                # ansible_facts.tunnelfix_openwrt (openwrt_facts)
+     "measurement": {...},                            # tunnel_measure_record (ping after idle, iperf3)
+     "health_checks": {...},                          # health_check_measure_record
+     "path_bits_per_second": 40e6,                    # the path the tunnel should fill, if known
+     "preferred_uplink_device": "eth1"}               # OpenWrt: the device endpoints should use
+
+and returns a list of findings sorted by host, then severity, then id::
+
+    {"id": "nat_peer_without_keepalive", "severity": "critical", "host": "peer",
+     "fix_role": "tunnelfix.fleet.wireguard_keepalive",
+     "evidence": {...numbers...}, "explanation": "one paragraph"}
+
+Ids are stable (tests and operators' alert rules key on them). A host with nothing wrong gives
+no finding; a missing fact gives no finding (never a guess). Sources of the thresholds:
+WireGuard's REJECT_AFTER_TIME (180 s, handshake "stale"), Mathis et al. 1997 and the
+bandwidth-delay product (_tcp_model), mwan3track's defaults (count 1, interval 10 s) and banIP's
+ICMP limit (shared case 05).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_model import bdp_bytes, mathis_bits_per_second
+
+SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
+LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
+STALE_HANDSHAKE_S = 180
+# A 1420-byte WireGuard MTU leaves 1368 bytes of TCP payload (IPv4, timestamps on): Mathis' MSS.
+DEFAULT_MSS_BYTES = 1368
+MWAN3_DEFAULT_COUNT = 1
+MWAN3_DEFAULT_INTERVAL_S = 10
+
+
+def _finding(fid, severity, host, fix_role, evidence, explanation):
+    return {"id": fid, "severity": severity, "host": host, "fix_role": fix_role,
+            "evidence": evidence, "explanation": " ".join(explanation.split())}
+
+
+def _peers_to_hub(view, hub_view):
+    """(this host's peer entries pointing at its hub, the hub's entries for this host), by public key."""
+    own = ((view.get("tunnelfix") or {}).get("wireguard") or {}).get("interfaces") or {}
+    hub = ((hub_view.get("tunnelfix") or {}).get("wireguard") or {}).get("interfaces") or {} if hub_view else {}
+    hub_keys = {iface.get("public_key") for iface in hub.values()}
+    own_keys = {iface.get("public_key") for iface in own.values()}
+    mine = [peer for iface in own.values() for peer in iface.get("peers", []) if peer.get("public_key") in hub_keys]
+    theirs = [peer for iface in hub.values() for peer in iface.get("peers", []) if peer.get("public_key") in own_keys]
+    return mine, theirs
+
+
+def keepalive_findings(host, view, views):
+    """nat_peer_without_keepalive / stale_despite_keepalive (fault 4), from both ends of the tunnel."""
+    if "tunnelfix_wireguard_peers" not in view.get("groups", []) or "tunnelfix_openwrt" in view.get("groups", []):
+        return []
+    hub = view.get("tunnel_hub")
+    mine, theirs = _peers_to_hub(view, views.get(hub))
+    ping = (view.get("measurement") or {}).get("ping") or {}
+    loss = ping.get("loss_percent")
+    ages = [p.get("handshake_age_s") for p in mine + theirs if p.get("handshake_age_s") is not None]
+    stale = [age for age in ages if age > STALE_HANDSHAKE_S]
+    unreachable = loss is not None and loss > 0
+    out = []
+    for peer in mine:
+        evidence = {"hub": hub, "peer_public_key": peer.get("public_key"), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
+                    "handshake_age_s": max(ages) if ages else None, "hub_sees_endpoint": [p.get("endpoint") for p in theirs] or None,
+                    "idle_ping_loss_percent": loss, "idle_s": (view.get("measurement") or {}).get("idle_s")}
+        if peer.get("persistent_keepalive_s") is None and (unreachable or stale):
+            out.append(_finding("nat_peer_without_keepalive", "critical", host, "tunnelfix.fleet.wireguard_keepalive", evidence, """
+                This peer sends no PersistentKeepalive to %s, and the hub cannot reach it after a silence
+                (%s %% ping loss after %s s idle; newest handshake %s s old). A NAT or stateful firewall in front of
+                the peer forgets the UDP mapping when no packet leaves for a while, so packets from the hub are
+                dropped until the peer itself sends again. PersistentKeepalive below the NAT's UDP timeout
+                (25 s suits most) keeps the mapping open.""" % (hub, loss, evidence["idle_s"], evidence["handshake_age_s"])))
+        elif peer.get("persistent_keepalive_s") is not None and stale:
+            out.append(_finding("stale_despite_keepalive", "high", host, None, evidence, """
+                PersistentKeepalive is %s s, yet the newest handshake with %s is %s s old (over %s s: no usable
+                session). Keepalives are not getting through: the endpoint may be wrong or unreachable, a firewall
+                may drop them, or the NAT's UDP timeout is shorter than the keepalive interval."""
+                % (peer.get("persistent_keepalive_s"), hub, max(stale), STALE_HANDSHAKE_S)))
+    return out
+
+
+def _rtt_ms(view):
+    """The path RTT in ms: the idle ping's average, else the single flow's own mean RTT (tcp_info)."""
+    measurement = view.get("measurement") or {}
+    return (measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms")
+
+
+def congestion_control_findings(host, view, views):
+    """loss_sensitive_congestion_control (fault 3) and buffer_below_bdp, from the TCP facts and the single flow."""
+    tcp = (view.get("tunnelfix") or {}).get("tcp") or {}
+    iperf3 = (view.get("measurement") or {}).get("iperf3") or {}
+    cc = iperf3.get("sender_congestion_control") or tcp.get("congestion_control")
+    bps, retransmits = iperf3.get("bits_per_second"), iperf3.get("retransmits")
+    duration = iperf3.get("duration_s") or 15
+    path, rtt = view.get("path_bits_per_second"), _rtt_ms(view)
+    out = []
+    idle_rtt = ((view.get("measurement") or {}).get("ping") or {}).get("rtt_avg_ms")
+    loaded_rtt = iperf3.get("mean_rtt_ms")
+    # A flow whose RTT grew well above the idle RTT filled a queue: it runs at a bottleneck (a slow
+    # uplink, a shaper) and its losses are that queue overflowing, not random path loss. Then the
+    # congestion control is not what limits it.
+    queueing = bool(idle_rtt and loaded_rtt and loaded_rtt > 1.5 * idle_rtt + 5)
+    if cc in LOSS_BASED_CC and bps and retransmits and path and rtt and iperf3.get("valid", True) and not queueing:
+        segments = bps * duration / 8 / DEFAULT_MSS_BYTES
+        loss_ratio = min(1.0, retransmits / segments) if segments else None
+        bound = mathis_bits_per_second(DEFAULT_MSS_BYTES, rtt, loss_ratio) if loss_ratio else None
+        # The fault: the path could carry twice what the model allows a loss-based flow, and the flow
+        # got no more than the model (with 50 % slack for the estimate).
+        if bound is not None and bound < 0.5 * path and bps < 1.5 * bound:
+            out.append(_finding("loss_sensitive_congestion_control", "high", host, "tunnelfix.fleet.linux_bbr_fq", {
+                "congestion_control": cc, "measured_bits_per_second": bps, "path_bits_per_second": path,
+                "rtt_ms": rtt, "retransmits": retransmits, "loss_ratio_estimate": loss_ratio,
+                "mathis_bits_per_second": bound, "bdp_bytes": bdp_bytes(path, rtt)}, """
+                One TCP flow reached %.1f Mbit/s of a %.1f Mbit/s path with %s, a loss-based congestion control.
+                With %.0f ms RTT and about %.3f %% loss (%s retransmits) the Mathis bound for such a flow is
+                %.1f Mbit/s: it backs off at every loss. BBR models bandwidth and RTT instead and fills the path."""
+                % (bps / 1e6, path / 1e6, cc, rtt, loss_ratio * 100, retransmits, bound / 1e6)))
+    if tcp and path and rtt:
+        need = bdp_bytes(path, rtt)
+        for key in ("tcp_wmem", "tcp_rmem"):
+            fields = str(tcp.get(key) or "").split()
+            if len(fields) == 3 and fields[2].isdigit() and int(fields[2]) < need:
+                out.append(_finding("buffer_below_bdp", "medium", host, "tunnelfix.fleet.linux_bbr_fq", {
+                    "sysctl": "net.ipv4.%s" % key, "max_bytes": int(fields[2]), "bdp_bytes": need,
+                    "path_bits_per_second": path, "rtt_ms": rtt}, """
+                    net.ipv4.%s allows at most %s bytes per socket, below the %.0f bytes a flow needs in flight to
+                    fill %.1f Mbit/s at %.0f ms; one flow is capped near %.1f Mbit/s."""
+                    % (key, fields[2], need, path / 1e6, rtt, int(fields[2]) * 8 / (rtt / 1000) / 1e6)))
+    return out
+
+
+def kernel_findings(host, view, views):
+    """sch_fq_missing, congestion_control_restricted_in_container, kernel_without_bbr."""
+    facts = view.get("tunnelfix") or {}
+    tcp, netns = facts.get("tcp") or {}, facts.get("netns") or {}
+    if not tcp:
+        return []
+    out = []
+    available = tcp.get("congestion_control_available") or []
+    allowed = tcp.get("congestion_control_allowed") or []
+    if "bbr" not in available and not tcp.get("tcp_bbr_loadable_module") and not tcp.get("tcp_bbr_available"):
+        out.append(_finding("kernel_without_bbr", "medium", host, None, {"congestion_control_available": available}, """
+            This kernel offers no BBR (not built in, no tcp_bbr module): the congestion-control fix cannot be
+            applied here; tune buffers and keep loss low, or use a kernel with CONFIG_TCP_CONG_BBR."""))
+    elif netns.get("child_netns") and "bbr" in available and "bbr" not in allowed:
+        out.append(_finding("congestion_control_restricted_in_container", "medium", host, None,
+                            {"container": netns.get("container"), "congestion_control_allowed": allowed}, """
+            This host is a container (a child network namespace): it may only select a congestion control the
+            host lists in net.ipv4.tcp_allowed_congestion_control, and bbr is not there. Add it on the host
+            (Proxmox node, Docker host); the container cannot."""))
+    if tcp.get("sch_fq_available") is False and not netns.get("child_netns"):
+        out.append(_finding("sch_fq_missing", "low", host, None, {"default_qdisc": tcp.get("default_qdisc")}, """
+            The fq qdisc is not available in this kernel. BBR paces with TCP's internal pacing instead, which
+            costs some CPU; install the sch_fq module for net.core.default_qdisc=fq."""))
+    return out
+
+
+def endpoint_route_findings(host, view, views):
+    """endpoint_route_pinned (fault 1): a split tunnel's endpoint pinned to another uplink than the preferred one."""
+    facts = view.get("openwrt") or {}
+    preferred = view.get("preferred_uplink_device")
+    interfaces = (facts.get("wireguard") or {}).get("interfaces") or {}
+    out = []
+    for endpoint in (facts.get("endpoint_routes") or {}).get("endpoints") or []:
+        iface = interfaces.get(endpoint.get("interface")) or {}
+        pinned = endpoint.get("pinned_routes") or []
+        if not pinned or not preferred or iface.get("tunnel") != "split" or endpoint.get("dev") == preferred:
+            continue
+        out.append(_finding("endpoint_route_pinned", "high", host, "tunnelfix.fleet.openwrt_mwan3_wg", {
+            "interface": endpoint.get("interface"), "endpoint": endpoint.get("address"), "dev": endpoint.get("dev"),
+            "gateway": endpoint.get("gateway"), "preferred_uplink_device": preferred, "pinned_routes": pinned}, """
+            The WireGuard endpoint %s of %s is reached through %s, not the preferred uplink %s, because of a static
+            host route. netifd adds that route when the interface starts, through whichever uplink is best at that
+            moment, and never moves it when mwan3 switches back. For a split tunnel set nohostroute=1 and delete
+            the pinned route.""" % (endpoint.get("address"), endpoint.get("interface"), endpoint.get("dev"), preferred)))
+    return out
+
+
+def _mwan3_ping_budget(tracking):
+    """Echo replies per second mwan3track expects: sum over ping-tracked interfaces of targets x count / interval."""
+    budget = 0.0
+    for entry in tracking.values():
+        if entry.get("enabled") is not True or entry.get("track_method") not in (None, "ping"):
+            continue
+        intervals = [v for v in (entry.get("interval_s"), entry.get("failure_interval_s"), entry.get("recovery_interval_s")) if v]
+        interval = min(intervals) if intervals else MWAN3_DEFAULT_INTERVAL_S
+        budget += len(entry.get("track_ip") or []) * (entry.get("count") or MWAN3_DEFAULT_COUNT) / interval
+    return budget
+
+
+def banip_findings(host, view, views):
+    """banip_icmp_limit_drops_health_checks (fault 2): banIP's ICMP limit drops mwan3's echo replies."""
+    facts = view.get("openwrt") or {}
+    banip, mwan3 = facts.get("banip") or {}, facts.get("mwan3") or {}
+    checks = view.get("health_checks") or {}
+    if not banip.get("installed") or not mwan3.get("tracking"):
+        return []
+    rule = banip.get("icmp_limit_rule") or {}
+    limit = rule.get("rate_per_second") or banip.get("icmplimit_per_second")
+    budget = _mwan3_ping_budget(mwan3["tracking"])
+    drops, failed = checks.get("icmp_flood_drops_packets"), checks.get("failed_pings")
+    if budget == 0 or not limit or not ((drops or 0) > 0 or (failed or 0) > 0 or budget * 2 > limit):
+        return []
+    return [_finding("banip_icmp_limit_drops_health_checks", "high", host, "tunnelfix.fleet.banip_icmp", {
+        "icmplimit_per_second": limit, "mwan3_ping_budget_per_second": round(budget, 2),
+        "health_check_pings_sent": checks.get("sent"), "health_check_pings_failed": failed,
+        "icmp_flood_drops_packets": drops, "counter": rule.get("counter")}, """
+        banIP drops ICMP above %s packets/s in one shared bucket (burst 5) on the WAN devices, before
+        established traffic is accepted. mwan3 tracks uplinks by ping (about %.1f replies/s on average, in
+        bursts): %s of %s bursty one-shot health-check pings failed and the flood counter counted %s drops, so
+        mwan3 can mark a healthy uplink offline. Raise banip.global.ban_icmplimit (250)."""
+        % (limit, budget, failed, checks.get("sent"), drops))]
+
+
+RULES = (endpoint_route_findings, banip_findings, keepalive_findings, congestion_control_findings, kernel_findings)
+
+
+def find_findings(views: dict) -> list:
+    """All findings for ``{host: view}`` (shape in the module docstring), sorted by host, severity, id.
+
+    Raises ValueError when ``views`` is not a dict of dicts.
+    """
+    if not isinstance(views, dict) or not all(isinstance(v, dict) for v in views.values()):
+        raise ValueError("views must be a dict of host -> view (dict), got %s" % type(views).__name__)
+    found = [f for host in sorted(views) for rule in RULES for f in rule(host, views[host], views)]
+    return sorted(found, key=lambda f: (f["host"], SEVERITY_ORDER.index(f["severity"]), f["id"]))
