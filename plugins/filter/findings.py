@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugin: findings (documentation in findings.yml; rules in module_utils/_findings.py)."""
+"""Filter plugins: findings, fix_roles_by_host (documentation in the .yml twins; rules in module_utils/_findings.py)."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings, fix_roles_by_host
 
 
 def findings(views):
@@ -16,8 +16,16 @@ def findings(views):
         raise AnsibleFilterError("findings: bad host views: %s" % exc) from None
 
 
+def roles_by_host(found):
+    """findings → ``{host: [fix role, ...]}`` (see module_utils/_findings.py)."""
+    try:
+        return fix_roles_by_host(found)
+    except ValueError as exc:
+        raise AnsibleFilterError("fix_roles_by_host: %s" % exc) from None
+
+
 class FilterModule:
-    """tunnelfix.fleet findings filter."""
+    """tunnelfix.fleet findings filters."""
 
     def filters(self):
-        return {"findings": findings}
+        return {"findings": findings, "fix_roles_by_host": roles_by_host}

@@ -233,3 +233,17 @@ def find_findings(views: dict) -> list:
         raise ValueError("views must be a dict of host -> view (dict), got %s" % type(views).__name__)
     found = [f for host in sorted(views) for rule in RULES for f in rule(host, views[host], views)]
     return sorted(found, key=lambda f: (f["host"], SEVERITY_ORDER.index(f["severity"]), f["id"]))
+
+
+def fix_roles_by_host(findings) -> dict:
+    """``find_findings`` output → ``{host: [fix role, ...]}`` (sorted, unique; findings without a role left out).
+
+    Raises ValueError when ``findings`` is not a list of findings (dicts with ``host``).
+    """
+    if not isinstance(findings, list) or not all(isinstance(f, dict) and "host" in f for f in findings):
+        raise ValueError("findings must be the list find_findings returns (reports/findings.json)")
+    roles = {}
+    for finding in findings:
+        if finding.get("fix_role"):
+            roles.setdefault(finding["host"], set()).add(finding["fix_role"])
+    return {host: sorted(names) for host, names in sorted(roles.items())}

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
-rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json
+rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/findings.json
 mkdir -p "$log_dir"
 
 lab/down.sh

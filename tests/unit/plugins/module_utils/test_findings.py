@@ -133,3 +133,14 @@ def test_missing_facts_give_no_guess():
 def test_bad_input_is_refused(views):
     with pytest.raises(ValueError, match="views must be"):
         find_findings(views)
+
+
+def test_fix_roles_by_host_from_the_planted_faults(before):
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import fix_roles_by_host
+    assert fix_roles_by_host(find_findings(before)) == {
+        "owrt": ["tunnelfix.fleet.banip_icmp", "tunnelfix.fleet.openwrt_mwan3_wg"],
+        "peer": ["tunnelfix.fleet.linux_bbr_fq", "tunnelfix.fleet.wireguard_keepalive"]}
+    assert fix_roles_by_host([]) == {}
+    assert fix_roles_by_host([{"host": "h", "fix_role": None, "id": "kernel_without_bbr"}]) == {}
+    with pytest.raises(ValueError, match="findings must be"):
+        fix_roles_by_host({"h": []})
