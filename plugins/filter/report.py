@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: before_after_rows, health_check_rows, markdown_table, ping_summary (docs in the .yml twins)."""
+"""Filter plugins: before_after_rows, findings_table, health_check_rows, markdown_table, ping_summary (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping import parse_ping_summary
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
     before_after_rows,
+    findings_table,
     health_check_rows,
     markdown_table,
 )
@@ -35,6 +36,7 @@ class FilterModule:
         return {
             "before_after_rows": _checked("before_after_rows", before_after_rows, dict),
             "health_check_rows": _checked("health_check_rows", health_check_rows, dict),
+            "findings_table": _checked("findings_table", findings_table, list),
             "markdown_table": _checked("markdown_table", markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),
         }

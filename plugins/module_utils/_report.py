@@ -123,3 +123,21 @@ def markdown_table(rows):
                  for key in ("host", "test", "before", "after", "reference")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def findings_table(findings):
+    """Render diagnose's findings (module_utils/_findings.py) as a Markdown table, LF line ends.
+
+    Columns: host, severity, finding (the id), fixed by (the role, or "-" when no role fixes it
+    here). Empty findings give one line saying so. Raises ValueError for anything but a list of
+    findings.
+    """
+    if not isinstance(findings, list) or not all(isinstance(f, dict) for f in findings):
+        raise ValueError("findings must be a list of findings (reports/findings.json), got %s" % type(findings).__name__)
+    if not findings:
+        return "No finding.\n"
+    lines = ["| host | severity | finding | fixed by |", "|---|---|---|---|"]
+    for finding in findings:
+        cells = [str(finding.get(key) or "-").replace("|", "\\|") for key in ("host", "severity", "id", "fix_role")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -82,3 +82,18 @@ def test_bad_fields_name_the_side_and_host():
         before_after_rows({"peer": {}}, {}, 10 ** 400)
     with pytest.raises(ValueError, match=r"^before\['r1'\]: could not convert"):
         health_check_rows({"r1": {"rate_per_second": "fast"}}, {})
+
+
+def test_findings_table_lists_host_severity_id_and_role():
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import findings_table
+    table = findings_table([
+        {"host": "peer", "severity": "critical", "id": "nat_peer_without_keepalive", "fix_role": "tunnelfix.fleet.wireguard_keepalive"},
+        {"host": "hub", "severity": "medium", "id": "kernel_without_bbr", "fix_role": None}])
+    assert table.splitlines() == [
+        "| host | severity | finding | fixed by |", "|---|---|---|---|",
+        "| peer | critical | nat_peer_without_keepalive | tunnelfix.fleet.wireguard_keepalive |",
+        "| hub | medium | kernel_without_bbr | - |"]
+    assert findings_table([]) == "No finding.\n"
+    import pytest
+    with pytest.raises(ValueError, match="findings must be"):
+        findings_table({"peer": []})
