@@ -11,9 +11,8 @@ judging ``_iperf3_judge.judge_iperf3``.
 
 from __future__ import annotations
 
-import ipaddress
-import re
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._address import is_host_or_address
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
     format_bits_per_second,
     to_bits_per_second,
@@ -23,22 +22,6 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3_judge impo
 
 # the longest single wait between two attempts, seconds
 MAX_BACKOFF_S = 30.0
-
-_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")
-_ZONE = re.compile(r"[A-Za-z0-9_.-]+")
-
-
-def _is_server(value) -> bool:
-    """A host name, an IPv4 address or an IPv6 literal (optional %zone): no spaces, no port, no list."""
-    if ":" not in value:
-        return bool(_HOST.fullmatch(value))
-    address, _sep, zone = value.partition("%")
-    try:
-        ipaddress.IPv6Address(address)
-    except ValueError:
-        return False
-    return not _sep or bool(_ZONE.fullmatch(zone))
-
 
 ARGUMENT_SPEC = {
     "server": {"type": "str", "required": True},
@@ -85,7 +68,7 @@ def check_params(params):
     """
     if not (params["server"] or "").strip():
         return None, "server must name the iperf3 server, got %r" % (params["server"],)
-    if not _is_server(params["server"]):
+    if not is_host_or_address(params["server"]):
         return None, ("server must be one host name or IP address (the port goes in port), got %r"
                       % (params["server"],))
     for name, (low, high) in RANGES.items():
