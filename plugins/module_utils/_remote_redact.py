@@ -48,9 +48,18 @@ def secret_option_ere() -> str:
     return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, WEP_KEY_PATTERN, parts)
 
 
+def _filtered(command: str, redactor: str) -> str:
+    """sh lines: run COMMAND, exit with its status if it fails, else pipe its output (if any) through REDACTOR.
+
+    The output is held in a variable first, so the command's exit status is kept without
+    ``pipefail`` (dash has none).
+    """
+    return ('out=$(%s) || exit $?\n'
+            'if [ -n "$out" ]; then printf \'%%s\\n\' "$out" | %s; fi\n' % (command, redactor))
+
+
 def _uci_redacted_argv(subcommand: list, target: str) -> list:
-    script = ('out=$(uci %s "$1") || exit $?\n'
-              'if [ -n "$out" ]; then printf \'%%s\\n\' "$out" | sed -E "$2"; fi\n' % " ".join(subcommand))
+    script = _filtered('uci %s "$1"' % " ".join(subcommand), 'sed -E "$2"')
     return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED)]
 
 
@@ -79,9 +88,7 @@ WG_DUMP_REDACT_AWK = ('BEGIN { FS = OFS = "\\t" } '
 
 def wg_dump_redacted_argv() -> list:
     """argv printing the target's epoch seconds, then ``wg show all dump`` without private or preshared keys."""
-    script = ('date +%s\nout=$(wg show all dump) || exit $?\n'
-              'if [ -n "$out" ]; then printf \'%s\\n\' "$out" | awk "$1"; fi\n')
-    return ["sh", "-c", script, "sh", WG_DUMP_REDACT_AWK]
+    return ["sh", "-c", "date +%s\n" + _filtered("wg show all dump", 'awk "$1"'), "sh", WG_DUMP_REDACT_AWK]
 
 
 def uci_secret_digest_argv(path: str) -> list:
