@@ -88,23 +88,19 @@ def keepalive_findings(host, view, views):
     return out
 
 
-def _rtt_ms(view):
-    """The path RTT in ms: the idle ping's average, else the single flow's own mean RTT (tcp_info)."""
-    measurement = view.get("measurement") or {}
-    return (measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms")
-
-
 def congestion_control_findings(host, view, views):
     """loss_sensitive_congestion_control (fault 3) and buffer_below_bdp, from the TCP facts and the single flow."""
     tcp = (view.get("tunnelfix") or {}).get("tcp") or {}
-    iperf3 = (view.get("measurement") or {}).get("iperf3") or {}
+    measurement = view.get("measurement") or {}
+    iperf3 = measurement.get("iperf3") or {}
     cc = iperf3.get("sender_congestion_control") or tcp.get("congestion_control")
     bps, retransmits = iperf3.get("bits_per_second"), iperf3.get("retransmits")
     duration = iperf3.get("duration_s") or 15
-    path, rtt = view.get("path_bits_per_second"), _rtt_ms(view)
-    out = []
-    idle_rtt = ((view.get("measurement") or {}).get("ping") or {}).get("rtt_avg_ms")
+    # The path RTT: the idle ping's average, else the single flow's own mean RTT (tcp_info, under load).
+    idle_rtt = (measurement.get("ping") or {}).get("rtt_avg_ms")
     loaded_rtt = iperf3.get("mean_rtt_ms")
+    path, rtt = view.get("path_bits_per_second"), idle_rtt or loaded_rtt
+    out = []
     # A flow whose RTT grew well above the idle RTT filled a queue: it runs at a bottleneck (a slow
     # uplink, a shaper) and its losses are that queue overflowing, not random path loss. Then the
     # congestion control is not what limits it.
