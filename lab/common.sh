@@ -39,6 +39,7 @@ HUB_FIBRE_IP="100.64.10.1"      # hub fib0: owrt's fibre gateway and its mwan3 t
 OWRT_5G_IP="100.64.20.2"        # owrt wwan0 (mwan3/UCI interface wanb)
 HUB_5G_IP="100.64.20.1"         # hub lte0: owrt's 5G gateway and its mwan3 track_ip
 UPLINK_PREFIX_LEN=24
+OWRT_LAN_IP="192.168.1.1"        # owrt br-lan (fault 5: a LAN bridge fed by the small-MTU tunnel)
 
 # WireGuard tunnel.
 WG_PORT=51820

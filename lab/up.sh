@@ -4,6 +4,7 @@
 #
 #   peer --lan-- nat --wan-- tf-wan (UDP relay: delay + loss) --wan-- hub
 #   owrt (OpenWrt-like, no Python) --fibre 40M (eth1)-- hub  and  --5G 2M (wwan0)-- hub
+#   owrt br-lan (port lan1; GSO/TSO on, forwarding from wg0, a TUN with MTU 1420: fault 5)
 #   host bridge tfmgmt0 --mgmt-- hub, nat, peer, owrt (ssh, the Ansible connection)
 #
 # Usage: lab/up.sh            (see lab/README.md; lab/down.sh removes everything again)
@@ -495,6 +496,20 @@ if ! nsx owrt ip link show dev wg0 &>/dev/null; then
 fi
 nsx owrt ip route replace default via "${HUB_FIBRE_IP}" dev eth1 proto static metric 10
 nsx owrt ip route replace default via "${HUB_5G_IP}" dev wwan0 proto static metric 20
+# Fault 5 (as configuration): a LAN bridge br-lan (MTU 1500) with one veth port lan1, GSO/TSO on
+# as the kernel sets them, and forwarding on, fed by wg0 (wireguard-go's TUN, MTU 1420). veth
+# segments in software, so nothing corrupts the super-packets here: the lab shows the finding and
+# the fix (offloads off, persisted), not the throughput collapse of case 12's hardware TSO.
+if ! nsx owrt ip link show dev br-lan &>/dev/null; then
+  nsx owrt ip link add name br-lan type bridge
+  nsx owrt ip link add name lan1 type veth peer name lan1-client
+  nsx owrt ip link set dev lan1 master br-lan up
+  nsx owrt ip link set dev lan1-client up
+  nsx owrt ip link set dev br-lan up
+  nsx owrt ip addr add "${OWRT_LAN_IP}/${LAN_PREFIX_LEN}" dev br-lan
+  log "owrt: br-lan with port lan1 (offloads as the kernel set them)"
+fi
+nsx owrt sysctl -q -w net.ipv4.ip_forward=1
 if ! nsx owrt nft list table inet banIP &>/dev/null; then
   ox /etc/init.d/banip start
   log "owrt: banIP started (ban_icmplimit $(ox uci -q get banip.global.ban_icmplimit || echo 'unset: 25/s'))"

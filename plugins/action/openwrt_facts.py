@@ -4,7 +4,7 @@
 
 Documentation: plugins/modules/openwrt_facts.py (``ansible-doc tunnelfix.fleet.openwrt_facts``).
 All parsing and merging is in module_utils (_mwan3, _nft, _uci, _wireguard, _openwrt_wireguard,
-_openwrt_bridges, _openwrt_endpoints, _ethtool, _route); this file only decides which commands
+_bridges, _tunnel_links, _openwrt_endpoints, _ethtool, _route); this file only decides which commands
 to run, runs each at most once per call and puts the parsed results together. A missing tool is
 reported, never a failure.
 """
@@ -19,8 +19,8 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_bridges import (
-    device_offloads, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+    add_offloads, bridges_subset, parse_ip_link_bridges)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import (
@@ -28,6 +28,8 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+    FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import wg_dump_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
@@ -185,26 +187,24 @@ class ActionModule(OpenWrtActionBase):
             facts["endpoints"].append(endpoint_route_facts(target, used, routes, error))
         return facts
 
+    def ethtool_k(self, device):
+        """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
+        got = self.run_command(["ethtool", "-k", device], ok_rcs=range(256))
+        if got["rc"] == _NOT_FOUND:
+            return None
+        if got["rc"] != 0:
+            return (got["stderr"] or got["stdout"] or "no output").strip()[:200]
+        return self.parse_output(got, parse_ethtool_features)
+
     def gather_bridges(self):
-        res = self.run_command(["ip", "-d", "-j", "link", "show"], ok_rcs=(0, 1, 255))
+        """Bridges, ports, offloads, tunnels and ip_forward: one ``sh -c`` for forwarding and links, then ethtool."""
+        res = self.run_command(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, _NOT_FOUND))
+        ip_forward, links = self.parse_output(res, split_forward_and_links)
+        if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
+            error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])
+            return bridges_subset({}, {}, ip_forward, None, error)
         try:
-            bridges = parse_ip_link_bridges(res["stdout"]) if res["rc"] == 0 else None
-        except ParseError:
-            bridges = None
-        if bridges is None:
-            return {"ip_json": False, "ethtool_installed": None, "bridges": {}}
-        ethtool = True
-        for name, bridge in bridges.items():
-            # ports first, as bridge_offload reads them: the bridge's features follow its ports'
-            for device, where in [(port, bridge["ports"][port]) for port in bridge["ports"]] + [(name, bridge)]:
-                where.update(features=None, gso_tso_gro=None, ethtool_error=None)
-                if not ethtool:
-                    continue
-                got = self.run_command(["ethtool", "-k", device], ok_rcs=range(256))
-                if got["rc"] == _NOT_FOUND:
-                    ethtool = False
-                elif got["rc"] != 0:
-                    where["ethtool_error"] = (got["stderr"] or got["stdout"] or "no output").strip()[:200]
-                else:
-                    where.update(device_offloads(self.parse_output(got, parse_ethtool_features)))
-        return {"ip_json": True, "ethtool_installed": ethtool if bridges else None, "bridges": bridges}
+            bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
+        except ParseError as exc:  # an ip without -j prints text or usage
+            return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
+        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))

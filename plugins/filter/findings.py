@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: findings, fix_roles_by_host (documentation in the .yml twins; rules in module_utils/_findings.py)."""
+"""Filter plugins: findings, fix_roles_by_host, fix_vars_by_host (documentation in the .yml twins; rules in module_utils/_findings.py)."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings, fix_roles_by_host
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings, fix_roles_by_host, fix_vars_by_host
 
 
 def findings(views):
@@ -24,8 +24,16 @@ def roles_by_host(found):
         raise AnsibleFilterError("fix_roles_by_host: %s" % exc) from None
 
 
+def vars_by_host(found):
+    """findings → ``{host: {role variable: value}}`` (see module_utils/_findings.py)."""
+    try:
+        return fix_vars_by_host(found)
+    except ValueError as exc:
+        raise AnsibleFilterError("fix_vars_by_host: %s" % exc) from None
+
+
 class FilterModule:
     """tunnelfix.fleet findings filters."""
 
     def filters(self):
-        return {"findings": findings, "fix_roles_by_host": roles_by_host}
+        return {"findings": findings, "fix_roles_by_host": roles_by_host, "fix_vars_by_host": vars_by_host}

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: before_after_rows, findings_table, health_check_rows, markdown_table, ping_summary (docs in the .yml twins)."""
+"""Filter plugins: before_after_rows, findings_table, health_check_rows, markdown_table, ping_summary,
+report_document, report_html (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
     findings_table,
     health_check_rows,
     markdown_table,
+)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._report_html import (
+    render_report_html,
+    report_document,
 )
 
 
@@ -39,4 +44,6 @@ class FilterModule:
             "findings_table": _checked("findings_table", findings_table, list),
             "markdown_table": _checked("markdown_table", markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),
+            "report_document": _checked("report_document", report_document, list),
+            "report_html": _checked("report_html", render_report_html, list),
         }

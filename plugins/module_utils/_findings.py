@@ -11,6 +11,7 @@ playbook from facts and measurements (every key optional)::
      "openwrt": {...},                                # ansible_facts.tunnelfix_openwrt (openwrt_facts)
      "measurement": {...},                            # tunnel_measure_record (ping after idle, iperf3)
      "health_checks": {...},                          # health_check_measure_record
+     "sweep": {...},                                  # tunnel_sweep_record (peers: TCP/UDP both ways)
      "path_bits_per_second": 40e6,                    # the path the tunnel should fill, if known
      "preferred_uplink_device": "eth1"}               # OpenWrt: the device endpoints should use
 
@@ -20,16 +21,21 @@ and returns a list of findings sorted by host, then severity, then id::
      "fix_role": "tunnelfix.fleet.wireguard_keepalive",
      "evidence": {...numbers...}, "explanation": "one paragraph"}
 
+A finding may also carry ``fix_vars`` (optional; only where the role needs to know what to fix):
+the variables for ``fix_role``, for example ``{"bridge_gso_off_bridges": ["br-lan"]}``.
+
 Ids are stable (tests and operators' alert rules key on them). A host with nothing wrong gives
 no finding; a missing fact gives no finding (never a guess). Sources of the thresholds:
 WireGuard's REJECT_AFTER_TIME (180 s, handshake "stale"), Mathis et al. 1997 and the
-bandwidth-delay product (_tcp_model), mwan3track's defaults (count 1, interval 10 s) and banIP's
-ICMP limit (shared case 05).
+bandwidth-delay product (_tcp_model), mwan3track's defaults (count 1, interval 10 s), banIP's
+ICMP limit (shared case 05), and for offloads on a bridge fed by a smaller-MTU tunnel the
+Tailscale (MTU 1280) into br-lan field case (shared case 12).
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_model import bdp_bytes, mathis_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import UP_OPERSTATES
 
 SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
@@ -40,9 +46,12 @@ MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
 
 
-def _finding(fid, severity, host, fix_role, evidence, explanation):
-    return {"id": fid, "severity": severity, "host": host, "fix_role": fix_role,
-            "evidence": evidence, "explanation": " ".join(explanation.split())}
+def _finding(fid, severity, host, fix_role, evidence, explanation, fix_vars=None):
+    finding = {"id": fid, "severity": severity, "host": host, "fix_role": fix_role,
+               "evidence": evidence, "explanation": " ".join(explanation.split())}
+    if fix_vars is not None:
+        finding["fix_vars"] = fix_vars
+    return finding
 
 
 def _peers_to_hub(view, hub_view):
@@ -134,6 +143,75 @@ def congestion_control_findings(host, view, views):
     return out
 
 
+def _sweep_entry(sweep, name):
+    """The valid result ``name`` of a tunnel_sweep record, or None."""
+    for entry in (sweep or {}).get("results") or []:
+        if isinstance(entry, dict) and entry.get("name") == name and entry.get("valid") is True:
+            return entry
+    return None
+
+
+def _udp_loss_ratio(sweep, direction, path):
+    """The lowest UDP loss (ratio 0-1) the sweep measured in ``direction`` at a rate below ``path``, or None.
+
+    The lowest rate's loss is the path's own (random) loss: well below the bottleneck no queue
+    overflows. That is Mathis' p more directly than a retransmit count.
+    """
+    losses = [entry["lost_percent"] / 100.0 for entry in (sweep or {}).get("results") or []
+              if isinstance(entry, dict) and entry.get("valid") is True and entry.get("protocol") == "udp"
+              and entry.get("direction") == direction and isinstance(entry.get("lost_percent"), (int, float))
+              and isinstance(entry.get("offered_bits_per_second"), (int, float))
+              and entry["offered_bits_per_second"] < path]
+    return min(losses) if losses else None
+
+
+def hub_download_findings(host, view, views):
+    """loss_sensitive_congestion_control on a hub: its peers' sweeps show the hub -> peer direction held back.
+
+    The hub sends in the download direction (iperf3 -R from the peer), so its own congestion
+    control decides that rate: fixing only the peer leaves traffic towards the peer slow. Per hub,
+    one finding naming every peer whose single download flow stays under the Mathis bound computed
+    from the sweep's own UDP loss (downloads below the path) and the path RTT (the hub's idle
+    ping, else the upload flow's mean RTT: with the NAT fault the ping is lost).
+    """
+    if "tunnelfix_wireguard_hubs" not in view.get("groups", []):
+        return []
+    hub_cc = ((view.get("tunnelfix") or {}).get("tcp") or {}).get("congestion_control")
+    held_back = []
+    for peer in sorted(views):
+        peer_view = views[peer]
+        flow = _sweep_entry(peer_view.get("sweep"), "tcp_single_download")
+        path = peer_view.get("path_bits_per_second")
+        # The path RTT: the hub's idle ping to the peer, else (all lost: the NAT fault) the upload flow's own.
+        upload = _sweep_entry(peer_view.get("sweep"), "tcp_single_upload") or {}
+        rtt = (((peer_view.get("measurement") or {}).get("ping") or {}).get("rtt_avg_ms")
+               or upload.get("mean_rtt_ms") or ((peer_view.get("measurement") or {}).get("iperf3") or {}).get("mean_rtt_ms"))
+        if peer_view.get("tunnel_hub") != host or not flow or not path or not rtt:
+            continue
+        cc = flow.get("congestion_control") or hub_cc
+        loss_ratio = _udp_loss_ratio(peer_view.get("sweep"), "download", path)
+        bps = flow.get("bits_per_second")
+        if cc not in LOSS_BASED_CC or not loss_ratio or not bps:
+            continue
+        bound = mathis_bits_per_second(DEFAULT_MSS_BYTES, rtt, loss_ratio)
+        if bound < 0.5 * path and bps < 1.5 * bound:
+            held_back.append({"peer": peer, "congestion_control": cc, "measured_bits_per_second": bps,
+                              "path_bits_per_second": path, "rtt_ms": rtt, "udp_loss_ratio": loss_ratio,
+                              "mathis_bits_per_second": bound, "bdp_bytes": bdp_bytes(path, rtt)})
+    if not held_back:
+        return []
+    worst = min(held_back, key=lambda item: item["measured_bits_per_second"] / item["path_bits_per_second"])
+    return [_finding("loss_sensitive_congestion_control", "high", host, "tunnelfix.fleet.linux_bbr_fq", dict(
+        worst, direction="download", peers=[item["peer"] for item in held_back]), """
+        This hub sends to %s with %s, a loss-based congestion control: one TCP flow hub -> %s reached %.1f Mbit/s
+        of a %.1f Mbit/s path. The peer's sweep measured %.3f %% UDP loss well below the path rate and %.0f ms RTT,
+        so the Mathis bound for such a flow is %.1f Mbit/s. The peer's own congestion control does not help this
+        direction: the sender is the hub, and it needs BBR too."""
+        % (", ".join(item["peer"] for item in held_back), worst["congestion_control"], worst["peer"],
+           worst["measured_bits_per_second"] / 1e6, worst["path_bits_per_second"] / 1e6,
+           worst["udp_loss_ratio"] * 100, worst["rtt_ms"], worst["mathis_bits_per_second"] / 1e6))]
+
+
 def kernel_findings(host, view, views):
     """sch_fq_missing, congestion_control_restricted_in_container, kernel_without_bbr."""
     facts = view.get("tunnelfix") or {}
@@ -217,7 +295,56 @@ def banip_findings(host, view, views):
         % (limit, budget, failed, checks.get("sent"), drops))]
 
 
-RULES = (endpoint_route_findings, banip_findings, keepalive_findings, congestion_control_findings, kernel_findings)
+def _bridges_facts(view):
+    """The ``bridges`` subset of tunnel_facts (Linux, view["tunnelfix"]) or openwrt_facts (view["openwrt"]), or {}."""
+    for key in ("tunnelfix", "openwrt"):
+        facts = (view.get(key) or {}).get("bridges")
+        if isinstance(facts, dict) and facts.get("ip_json"):
+            return facts
+    return {}
+
+
+def _offloads_on(name, bridge):
+    """``{device: [gso/tso/gro names on and changeable]}`` for the bridge and its ports; devices with none left out."""
+    devices = [(name, bridge)] + sorted((bridge.get("ports") or {}).items())
+    on = {device: list((facts.get("gso_tso_gro") or {}).get("on") or []) for device, facts in devices}
+    return {device: names for device, names in on.items() if names}
+
+
+def bridge_offload_findings(host, view, views):
+    """bridge_offload_small_mtu_tunnel (fault 5): a forwarding host, an up tunnel below a bridge's MTU, offloads on."""
+    facts = _bridges_facts(view)
+    ip_forward = facts.get("ip_forward")
+    if not isinstance(ip_forward, int) or ip_forward < 1:  # None is unknown: no guess
+        return []
+    tunnels = sorted((t["mtu"], name, t.get("kind")) for name, t in (facts.get("tunnels") or {}).items()
+                     if isinstance(t, dict) and isinstance(t.get("mtu"), int) and t.get("operstate") in UP_OPERSTATES)
+    out = []
+    for name, bridge in sorted((facts.get("bridges") or {}).items()):
+        bridge_mtu = bridge.get("mtu")
+        smaller = [t for t in tunnels if isinstance(bridge_mtu, int) and t[0] < bridge_mtu]
+        offloads = _offloads_on(name, bridge)
+        if not smaller or not offloads:
+            continue
+        tunnel_mtu, tunnel, kind = smaller[0]
+        out.append(_finding("bridge_offload_small_mtu_tunnel", "high", host, "tunnelfix.fleet.bridge_gso_off", {
+            "bridge": name, "bridge_mtu_bytes": bridge_mtu, "tunnel": tunnel, "tunnel_mtu_bytes": tunnel_mtu,
+            "kind": kind, "offloads_on": offloads, "ip_forward": ip_forward}, """
+            IP forwarding is on, the %s tunnel %s is up with an MTU of %s bytes, below the %s bytes of bridge %s,
+            and segmentation or receive offload is still on for %s. Receive offload glues the tunnel's small
+            packets into one large buffer, and segmentation offload is trusted to cut that buffer back into
+            frames that fit the LAN; on a bridge fed from a smaller-MTU tunnel that cut can come out wrong, so
+            LAN clients get frames above their MTU, drop them, and TCP crawls along on retransmits (the Tailscale
+            case fell to 0.2 Mbit/s). Turning gso, tso and gro off on the bridge and every port makes the kernel
+            forward packets at the size they arrived."""
+            % (kind, tunnel, tunnel_mtu, bridge_mtu, name, ", ".join(sorted(offloads))),
+            fix_vars={"bridge_gso_off_bridges": [name]}))
+    return out
+
+
+RULES = (endpoint_route_findings, banip_findings, keepalive_findings, congestion_control_findings,
+         hub_download_findings, kernel_findings,
+         bridge_offload_findings)
 
 
 def find_findings(views: dict) -> list:
@@ -243,3 +370,29 @@ def fix_roles_by_host(findings) -> dict:
         if finding.get("fix_role"):
             roles.setdefault(finding["host"], set()).add(finding["fix_role"])
     return {host: sorted(names) for host, names in sorted(roles.items())}
+
+
+def fix_vars_by_host(findings) -> dict:
+    """``find_findings`` output → ``{host: {role variable: value}}`` from the findings' ``fix_vars``.
+
+    List values of the same variable on one host are joined (sorted, unique): two
+    ``bridge_offload_small_mtu_tunnel`` findings for ``br-lan`` and ``br-guest`` on one router give
+    ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Other values: the last one
+    wins. Hosts whose findings carry no ``fix_vars`` are left out.
+    Raises ValueError when ``findings`` is not a list of findings, or a ``fix_vars`` is not a dict.
+    """
+    if not isinstance(findings, list) or not all(isinstance(f, dict) and "host" in f for f in findings):
+        raise ValueError("findings must be the list find_findings returns (reports/findings.json)")
+    out = {}
+    for finding in findings:
+        fix_vars = finding.get("fix_vars")
+        if fix_vars is None:
+            continue
+        if not isinstance(fix_vars, dict):
+            raise ValueError("fix_vars of %s on %s must be a dict, got %r" % (finding.get("id"), finding["host"], fix_vars))
+        host_vars = out.setdefault(finding["host"], {})
+        for name, value in fix_vars.items():
+            if isinstance(value, list):
+                value = sorted(set(host_vars.get(name, [])) | set(value), key=str)
+            host_vars[name] = value
+    return dict(sorted(out.items()))

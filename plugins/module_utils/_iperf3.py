@@ -191,6 +191,13 @@ def _mean_rtt_ms(end):
     return round(sum(values) / len(values) / 1000.0, 3) if values else None
 
 
+def _start_epoch_s(start):
+    """``start.timestamp.timesecs`` (Unix seconds when the test started, the client's clock) or None."""
+    timestamp = start.get("timestamp")
+    secs = timestamp.get("timesecs") if isinstance(timestamp, dict) else None
+    return secs if isinstance(secs, int) and not isinstance(secs, bool) and secs > 0 else None
+
+
 def _tcp(end):
     received, sent = _section(end, "sum_received"), _section(end, "sum_sent")
     if received is None or sent is None:
@@ -280,6 +287,7 @@ def parse_iperf3_json(text: str) -> dict:
          "role": "client",                  # "server" for a server's JSON (then valid is False)
          "num_streams": 1, "duration_s": 3.0, "requested_duration_s": 3,
          "server_host": "10.20.0.1", "server_port": 5201,
+         "start_epoch_s": 1796041290,        # start.timestamp.timesecs (client clock), None if absent
          "receiver_bits_per_second": 6.3e8,  # goodput: what arrived (end.sum_received)
          "sender_bits_per_second": 6.4e8,
          "retransmits": 24982,               # TCP sender; None when iperf3 did not report it
@@ -346,6 +354,7 @@ def parse_iperf3_json(text: str) -> dict:
         "requested_duration_s": test_start.get("duration"),
         "server_host": connecting_to.get("host"),
         "server_port": connecting_to.get("port"),
+        "start_epoch_s": _start_epoch_s(start),
         "retransmits": None,
         "lost_percent": None,
         "jitter_ms": None,

@@ -1,13 +1,47 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Before/after comparison of tunnel measurements, as rows and as a Markdown table."""
+"""Before/after comparison of tunnel measurements, as rows and as a Markdown table.
+
+A row (before_after_rows, health_check_rows; the sweep filter makes the same shape)::
+
+    {"host": "owrt", "test": "TCP single flow owrt -> hub",
+     "before": "1.83 Mbit/s (25 retransmits, cubic)", "after": "36.6 Mbit/s (94 retransmits, cubic)",
+     "reference": "40.0 Mbit/s",                      # strings, as printed in before-after.md
+     "before_value": 1831610.75, "after_value": 36600000.0,
+     "reference_value": 40000000.0,                   # floats in ``unit``; None when missing/failed
+     "unit": "bits_per_second"}                       # or "percent", "count", "ms"
+"""
 
 from __future__ import annotations
+
+import math
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
     format_bits_per_second,
     to_bits_per_second,
 )
+
+
+def _number(value):
+    """``value`` as a finite float, else None (missing, boolean, text, NaN, infinite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _loss_value(record):
+    return _number(((record or {}).get("ping") or {}).get("loss_percent"))
+
+
+def _throughput_value(record):
+    result = (record or {}).get("iperf3") or {}
+    if result.get("failed") or result.get("valid") is False:
+        return None
+    return _number(result.get("bits_per_second"))
 
 
 def _loss(record):
@@ -58,26 +92,32 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     result (bits_per_second, retransmits, sender_congestion_control)}``; either may lack a host.
     ``bottleneck_bits_per_second``: the path bottleneck in bit/s (a number or "40M"), one for all
     hosts, or a ``{host: bits_per_second}`` dict (a host missing from it gets no reference).
-    Returns a list of ``{"host", "test", "before", "after", "reference"}`` strings ("n/a" where
-    a side is missing). ``reference`` carries the path bottleneck for throughput rows.
+    Returns a list of rows ``{"host", "test", "before", "after", "reference"}`` (strings, "n/a"
+    where a side is missing; ``reference`` carries the path bottleneck for throughput rows) plus
+    ``before_value``/``after_value``/``reference_value`` (float or None: missing, failed or
+    invalid) and ``unit``: "percent" (ping loss) or "bits_per_second" (throughput).
     """
     rows = []
     before, after = _records("before", before), _records("after", after)
     for host in sorted(set(before) | set(after), key=str):
         path_bps = bottleneck_bits_per_second.get(host) if isinstance(bottleneck_bits_per_second, dict) \
             else bottleneck_bits_per_second
-        bottleneck = _cell("bottleneck_bits_per_second", host, lambda bps: format_bits_per_second(
-            to_bits_per_second(bps)) if bps else "", path_bps)
+        path_value = _cell("bottleneck_bits_per_second", host, lambda bps: to_bits_per_second(bps) if bps else None,
+                           path_bps)
+        bottleneck = "" if path_value is None else format_bits_per_second(path_value)
         b, a = before.get(host, {}), after.get(host, {})
         hub = a.get("hub") or b.get("hub") or "hub"
         idle = a.get("idle_s") or b.get("idle_s")
         rows.append({"host": host, "test": "%s -> %s ping loss after %s s idle" % (hub, host, idle),
                      "before": _cell("before", host, _loss, b) or "n/a",
-                     "after": _cell("after", host, _loss, a) or "n/a", "reference": "0 %"})
+                     "after": _cell("after", host, _loss, a) or "n/a", "reference": "0 %",
+                     "before_value": _loss_value(b), "after_value": _loss_value(a), "reference_value": 0.0,
+                     "unit": "percent"})
         rows.append({"host": host, "test": "TCP single flow %s -> %s" % (host, hub),
                      "before": _cell("before", host, _throughput, b) or "n/a",
                      "after": _cell("after", host, _throughput, a) or "n/a",
-                     "reference": bottleneck})
+                     "reference": bottleneck, "before_value": _throughput_value(b),
+                     "after_value": _throughput_value(a), "reference_value": path_value, "unit": "bits_per_second"})
     return rows
 
 
@@ -98,7 +138,8 @@ def health_check_rows(before, after):
     ``before``/``after``: ``{host: record}``, a record being ``{"sent": int, "failed_pings": int,
     "rate_per_second": float, "banip_icmplimit_per_second": int|None, "icmp_counter_name":
     str|None, "icmp_flood_drops_packets": int|None, "targets": [str]}``. Returns rows in the shape
-    of before_after_rows (``reference`` is the goal, no lost ping).
+    of before_after_rows (``reference`` is the goal, no lost ping); the values are the lost pings,
+    unit "count".
     """
     rows = []
     before, after = _records("before", before), _records("after", after)
@@ -110,7 +151,9 @@ def health_check_rows(before, after):
         rows.append({"host": host,
                      "test": "mwan3-like one-shot health-check pings%s" % rate_text,
                      "before": _health_checks(b) or "n/a", "after": _health_checks(a) or "n/a",
-                     "reference": "0 lost"})
+                     "reference": "0 lost", "before_value": _number(b.get("failed_pings")),
+                     "after_value": _number(a.get("failed_pings")), "reference_value": 0.0,
+                     "unit": "count"})
     return rows
 
 

@@ -164,6 +164,11 @@ mean_rtt_ms:
   returned: success
   type: float
   sample: 52.4
+start_epoch_s:
+  description: When the test started, Unix seconds on the client's clock (iperf3's C(start.timestamp.timesecs)); null if not reported.
+  returned: success
+  type: int
+  sample: 1796041290
 sender_congestion_control:
   description: Congestion control the sender used (iperf3 >= 3.? reports it), or null.
   returned: success

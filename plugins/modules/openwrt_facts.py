@@ -33,9 +33,13 @@ description:
     show table all). Text C(ip route) is used when C(ip) has no C(-j). Hostnames without a live
     endpoint are listed as unresolved (no DNS lookup).
   - C(bridges) - every bridge and its ports from C(ip -d -j link show) and each device's offload
-    features from C(ethtool -k DEV) (ports first, then the bridge), C([fixed]) marked.
+    features from C(ethtool -k DEV) (ports first, then the bridge), C([fixed]) marked; the
+    layer-3 tunnel devices (WireGuard, TUN in tun mode, GRE, IPIP, SIT, VTI, ...) from the same
+    output and C(net.ipv4.ip_forward), read in the same round trip
+    (C(sh -c 'cat /proc/sys/net/ipv4/ip_forward 2>/dev/null || echo; exec ip -d -j link show')).
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge and port.
+    C(ip) missing or without C(-j) gives C(ip_json=false) and a C(note), not a failure.
   - Results go to C(ansible_facts.tunnelfix_openwrt). Secret uci options (keys, passwords) are
     redacted by the parsers; WireGuard private and preshared keys are never returned, only
     C(private_key_set) and C(preshared_key_set). A missing tool (no banIP, no mwan3, no nft) is reported as not
@@ -272,18 +276,28 @@ ansible_facts:
                 error: null
         bridges:
           description:
-            - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges),
-              C(ethtool_installed) (bool, null when there is no bridge).
-            - C(bridges), by name - C(mtu), C(operstate), C(stp), C(vlan_filtering) (bools, null
-              when not printed), C(ports) by name (C(kind), C(mtu), C(operstate), C(port_state)),
-              and on the bridge and every port C(features) (every C(ethtool -k) feature as C(on),
-              C(off), C(on [fixed]) or C(off [fixed])), C(gso_tso_gro) (C(on) - changeable and on,
-              C(on_fixed), C(off)), C(ethtool_error) (null unless C(ethtool -k) failed); null
-              features without ethtool.
+            - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
+              tunnels), C(ethtool_installed) (bool, null when there is no bridge), C(ip_forward)
+              (int from C(/proc/sys/net/ipv4/ip_forward), null when unreadable), C(note) (why
+              something is unknown, else null).
+            - C(bridges), by name - C(mtu) (bytes), C(operstate), C(stp), C(vlan_filtering) (bools,
+              null when not printed), C(ports) by name (C(kind), C(mtu), C(operstate),
+              C(port_state)), and on the bridge and every port C(features) (every C(ethtool -k)
+              feature as C(on), C(off), C(on [fixed]) or C(off [fixed])), C(gso_tso_gro) (C(on) -
+              changeable and on, C(on_fixed), C(off)), C(ethtool_error) (null unless C(ethtool -k)
+              failed); null features without ethtool.
+            - C(tunnels), by name, the layer-3 tunnel devices of the same C(ip -d -j link show) -
+              C(kind) (C(wireguard), C(tun), C(gre), C(ip6gre), C(ipip), C(sit), C(ip6tnl), C(vti),
+              C(vti6), C(xfrm), C(gtp), C(bareudp), C(ovpn); a TAP device is layer 2 and not
+              listed), C(mtu) (bytes), C(operstate) (C(UP), C(UNKNOWN) - up, for drivers that never
+              report carrier such as WireGuard - C(DOWN), ...).
+            - The same shape as the C(bridges) subset of M(tunnelfix.fleet.tunnel_facts) on Linux.
           type: dict
           sample:
             ip_json: true
             ethtool_installed: true
+            ip_forward: 1
+            note: null
             bridges:
               br-lan:
                 mtu: 1500
@@ -308,6 +322,8 @@ ansible_facts:
                       on_fixed: []
                       "off": [generic-receive-offload]
                     ethtool_error: null
+            tunnels:
+              wg0: {kind: tun, mtu: 1420, operstate: UP}
 cmd:
   description: The command that failed.
   returned: failure

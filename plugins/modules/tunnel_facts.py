@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Gather WireGuard, endpoint-route, TCP-stack and namespace facts for tunnelfix."""
+"""Gather WireGuard, endpoint-route, TCP-stack, namespace and bridge/tunnel facts for tunnelfix."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ description:
     default routes, the TCP stack (congestion control in use, available and allowed, default
     qdisc, socket buffer limits, backlog, sch_fq and tcp_bbr availability) and whether the host
     runs in a child network namespace (container, LXC).
+  - C(bridges) - every bridge and its ports from C(ip -d -j link show) with each device's offload
+    features from C(ethtool -k DEV) (ports first, then the bridge), the layer-3 tunnel devices
+    (WireGuard, TUN in tun mode, GRE, IPIP, SIT, VTI, ip6tnl, xfrm, ...) from the same output and
+    C(net.ipv4.ip_forward). The same shape as the C(bridges) subset of
+    M(tunnelfix.fleet.openwrt_facts). Without C(ethtool) the features are null and C(note) says
+    why; that is not a failure.
   - Results go to C(ansible_facts.tunnelfix).
   - Private and preshared keys are never returned; the parser drops them.
 author:
@@ -23,7 +29,8 @@ author:
 options:
   gather_subset:
     description:
-      - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns).
+      - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns),
+        C(bridges).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!routes']).
       - C(routes) needs C(wireguard) to know the endpoints; asking for C(routes) gathers
         WireGuard peers too.
@@ -49,6 +56,10 @@ EXAMPLES = r"""
 - name: Only the TCP stack (congestion control, qdisc, buffers)
   tunnelfix.fleet.tunnel_facts:
     gather_subset: [tcp, netns]
+
+- name: Bridges, their offloads, tunnels and forwarding
+  tunnelfix.fleet.tunnel_facts:
+    gather_subset: [bridges]
 
 - name: Show the handshake age of every peer
   ansible.builtin.debug:
@@ -114,13 +125,67 @@ ansible_facts:
             C(child_netns) (bool, the host-level sysctls are missing: container or LXC),
             C(container) (what systemd-detect-virt or marker files say, or null).
           type: dict
+        bridges:
+          description:
+            - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
+              tunnels), C(ethtool_installed) (bool, null when there is no bridge), C(ip_forward)
+              (int from C(/proc/sys/net/ipv4/ip_forward), null when unreadable), C(note) (why
+              something is unknown, else null).
+            - C(bridges), by name - C(mtu) (bytes), C(operstate), C(stp), C(vlan_filtering)
+              (bools, null when not printed), C(ports) by name (C(kind), C(mtu), C(operstate),
+              C(port_state)), and on the bridge and every port C(features) (every C(ethtool -k)
+              feature as C(on), C(off), C(on [fixed]) or C(off [fixed])), C(gso_tso_gro) (C(on) -
+              changeable and on, C(on_fixed), C(off)), C(ethtool_error) (null unless C(ethtool -k)
+              failed); features null without ethtool.
+            - C(tunnels), by name - C(kind) (C(wireguard), C(tun), C(gre), C(ip6gre), C(ipip),
+              C(sit), C(ip6tnl), C(vti), C(vti6), C(xfrm), C(gtp), C(bareudp), C(ovpn); a TAP
+              device is layer 2 and not listed), C(mtu) (bytes), C(operstate) (C(UP), C(UNKNOWN)
+              - up, for drivers that never report carrier - C(DOWN), ...).
+          type: dict
+          sample:
+            ip_json: true
+            ethtool_installed: true
+            ip_forward: 1
+            note: null
+            bridges:
+              br-lan:
+                mtu: 1500
+                operstate: UP
+                stp: false
+                vlan_filtering: false
+                features: {generic-segmentation-offload: "on", large-receive-offload: "off [fixed]"}
+                gso_tso_gro:
+                  "on": [generic-segmentation-offload, tcp-segmentation-offload, generic-receive-offload]
+                  on_fixed: []
+                  "off": []
+                ethtool_error: null
+                ports:
+                  lan1:
+                    kind: veth
+                    mtu: 1500
+                    operstate: UP
+                    port_state: forwarding
+                    features: {generic-segmentation-offload: "on", generic-receive-offload: "off"}
+                    gso_tso_gro:
+                      "on": [generic-segmentation-offload, tcp-segmentation-offload]
+                      on_fixed: []
+                      "off": [generic-receive-offload]
+                    ethtool_error: null
+            tunnels:
+              tailscale0: {kind: tun, mtu: 1280, operstate: UP}
 """
 
 import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+    add_offloads,
+    bridges_subset,
+    parse_ip_link_bridges,
+)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     default_routes,
@@ -137,8 +202,12 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import
     tcp_facts,
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+    parse_ip_forward,
+    parse_ip_link_tunnels,
+)
 
-SUBSETS = ("wireguard", "routes", "tcp", "netns")
+SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 
 
 def run(module, argv):
@@ -216,6 +285,36 @@ def gather_netns(module):
     return netns_facts(has_net, has_host_keys, container)
 
 
+def gather_bridges(module):
+    """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
+    forward = read_sysctl("net.ipv4.ip_forward")
+    ip_forward = None if forward is None else parse_or_fail(module, parse_ip_forward, forward)
+    ip = module.get_bin_path("ip")
+    if not ip:
+        return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
+    rc, out, err = module.run_command([ip, "-d", "-j", "link", "show"])
+    if rc != 0:
+        return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (rc, (err or "no output").strip()[:200]))
+    try:
+        bridges, tunnels = parse_ip_link_bridges(out), parse_ip_link_tunnels(out)
+    except ParseError as exc:
+        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
+    ethtool = module.get_bin_path("ethtool")
+
+    def read_features(device):
+        if not ethtool:
+            return None
+        rc, out, err = module.run_command([ethtool, "-k", device])
+        if rc != 0:
+            return (err or out or "no output").strip()[:200]
+        try:
+            return parse_ethtool_features(out)
+        except ParseError as exc:
+            module.fail_json(msg="cannot read the output of ethtool -k %s: %s" % (device, exc), cmd=[ethtool, "-k", device])
+
+    return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, read_features))
+
+
 def main():
     module = AnsibleModule(
         argument_spec={"gather_subset": {"type": "list", "elements": "str", "default": ["all"]}},
@@ -234,6 +333,8 @@ def main():
         facts["tcp"] = gather_tcp(module)
     if "netns" in subsets:
         facts["netns"] = gather_netns(module)
+    if "bridges" in subsets:
+        facts["bridges"] = gather_bridges(module)
     module.exit_json(changed=False, ansible_facts={"tunnelfix": facts})
 
 

@@ -10,6 +10,11 @@ health-checks-{before,after}.json (role health_check_measure); INVENTORY_JSON is
   - an OpenWrt router (tunnelfix_openwrt; faults 1 and 2): no ping loss after the fix, single
     flow >= 10x (endpoint route moved from the 2 Mbit/s backup to the fibre) and >= 80 % of its
     path, bursty health-check pings: some lost and banIP flood drops before, none lost after.
+And from the load sweeps (role tunnel_sweep, sweep-{before,after}.json), for every peer: every
+TCP test valid after the fix, one flow in each direction >= 80 % of the path after, and the verdict
+path_limit after; for a peer behind the lab NAT also the verdict single_flow_limit before (cubic
+at 1 % loss: parallel flows get more than one). The download direction is sent by the hub, so its
+80 % proves the hub's own fix (diagnose found it from the sweep).
 Prints one line per check; exits 1 if any fails or a host has no measurement.
 """
 import json
@@ -47,6 +52,26 @@ def health_checks(b, a):
     ]
 
 
+def _sweep_entry(record, name):
+    return next((entry for entry in record.get("results", []) if entry.get("name") == name), {})
+
+
+def sweep_checks(b, a, path_bps, nat_peer):
+    tcp_after = [entry for entry in a.get("results", []) if entry.get("protocol") == "tcp"]
+    checks = [("every TCP sweep test valid after", bool(tcp_after) and all(e.get("valid") for e in tcp_after),
+               [e.get("name") for e in tcp_after if not e.get("valid")])]
+    for direction in ("upload", "download"):
+        bps = _sweep_entry(a, "tcp_single_%s" % direction).get("bits_per_second")
+        checks.append(("sweep: one flow %s after >= 80 %% of the path" % direction,
+                       bool(bps and bps >= 0.8 * path_bps), "%s of %s" % (bps, path_bps)))
+    after_verdict = (a.get("conclusion") or {}).get("verdict")
+    checks.append(("sweep verdict after is path_limit", after_verdict == "path_limit", after_verdict))
+    if nat_peer:
+        before_verdict = (b.get("conclusion") or {}).get("verdict")
+        checks.append(("sweep verdict before is single_flow_limit", before_verdict == "single_flow_limit", before_verdict))
+    return checks
+
+
 def main(report_dir, inventory_json):
     inventory = load(inventory_json)
     hostvars = inventory["_meta"]["hostvars"]
@@ -54,7 +79,15 @@ def main(report_dir, inventory_json):
     routers = set(inventory.get("tunnelfix_openwrt", {}).get("hosts", []))
     before, after = load(report_dir + "/measurements-before.json"), load(report_dir + "/measurements-after.json")
     hc_before, hc_after = load(report_dir + "/health-checks-before.json"), load(report_dir + "/health-checks-after.json")
+    sweep_before, sweep_after = load(report_dir + "/sweep-before.json"), load(report_dir + "/sweep-after.json")
     results = []
+    for host in sorted(peers):
+        if host not in sweep_before or host not in sweep_after:
+            results.append((host, "tunnel swept before and after", False, "missing"))
+            continue
+        for check in sweep_checks(sweep_before[host], sweep_after[host], path_bits_per_second(hostvars[host]),
+                                  nat_peer=host not in routers):
+            results.append((host,) + check)
     for host in sorted(peers):
         if host not in before or host not in after:
             results.append((host, "tunnel measured before and after", False, "missing"))

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
-rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/findings.json
+rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/sweep-*.json reports/findings.json reports/report.*
 mkdir -p "$log_dir"
 
 lab/down.sh
@@ -23,6 +23,15 @@ dev=$(endpoint_dev)
 echo "owrt: endpoint $endpoint via $dev before the fix"
 [[ "$dev" == wwan0 ]] || { echo "FAIL: the planted endpoint route should use the 5G uplink wwan0, got '$dev'"; exit 1; }
 
+# GSO/TSO/GRO that are on on owrt's br-lan and its port lan1 (fault 5): ethtool over SSH, no Python.
+offloads_on() {
+  ansible -i "$inventory" owrt -m ansible.builtin.raw -a "ethtool -k br-lan; ethtool -k lan1" \
+    | grep -cE '^(generic-segmentation-offload|tcp-segmentation-offload|generic-receive-offload): on' || true
+}
+on=$(offloads_on)
+echo "owrt: $on of gso/tso/gro on across br-lan and lan1 before the fix"
+[[ "$on" -ge 2 ]] || { echo "FAIL: the planted bridge offloads should be on, $on found on"; exit 1; }
+
 echo "== remediate.yml --check --diff on the faulty lab (results as JSON, and at -vvv)"
 ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" playbooks/remediate.yml \
   --check --diff > "$log_dir/remediate-check-diff.json"
@@ -31,7 +40,7 @@ grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
   || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }
 
 echo "== site.yml (full log: $log_dir/site-vvv.log)"
-if ! ansible-playbook -vvv -i "$inventory" playbooks/site.yml > "$log_dir/site-vvv.log"; then
+if ! ansible-playbook -vvv -i "$inventory" playbooks/site.yml -e tunnelfix_prometheus_textfile=true > "$log_dir/site-vvv.log"; then
   tail -80 "$log_dir/site-vvv.log"; exit 1
 fi
 cat reports/before-after.md
@@ -40,16 +49,48 @@ python3 tests/e2e/check_measurements.py reports "$log_dir/inventory.json"
 dev=$(endpoint_dev)
 echo "owrt: endpoint $endpoint via $dev after the fix"
 [[ "$dev" == eth1 ]] || { echo "FAIL: after the fix the endpoint route should use the fibre uplink eth1, got '$dev'"; exit 1; }
+on=$(offloads_on)
+echo "owrt: $on of gso/tso/gro on across br-lan and lan1 after the fix"
+[[ "$on" -eq 0 ]] || { echo "FAIL: after the fix no gso/tso/gro should be on on br-lan or lan1, $on are"; exit 1; }
 
 echo "== findings: diagnose (inside site.yml) found exactly the planted faults"
 python3 - reports/findings.json <<'PY'
 import json, sys
 found = sorted((f["host"], f["id"]) for f in json.load(open(sys.argv[1])))
-planted = [("owrt", "banip_icmp_limit_drops_health_checks"), ("owrt", "endpoint_route_pinned"),
+planted = [("hub", "loss_sensitive_congestion_control"),
+           ("owrt", "banip_icmp_limit_drops_health_checks"), ("owrt", "bridge_offload_small_mtu_tunnel"),
+           ("owrt", "endpoint_route_pinned"),
            ("peer", "loss_sensitive_congestion_control"), ("peer", "nat_peer_without_keepalive")]
 print("findings:", found)
 sys.exit(0 if found == planted else "FAIL: findings differ from the planted faults %s" % planted)
 PY
+
+echo "== the report: report.json has the sweep rows, report.html draws them (screenshot: $log_dir/report.png)"
+python3 - reports <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1] + "/report.json"))
+html = open(sys.argv[1] + "/report.html").read()
+swept = sorted({row["host"] for row in doc["rows"] if row["test"] == "sweep conclusion"})
+charted = [row for row in doc["rows"] if row.get("unit") and row.get("after_value") is not None]
+after_bars = html.count('class="bar after"')
+print("hosts with sweep rows:", swept, "| rows with numbers:", len(charted), "| after bars drawn:", after_bars)
+problems = [msg for ok, msg in ((swept == ["owrt", "peer"], "sweep rows for owrt and peer"),
+                                (after_bars >= len(charted) > 10, "one after bar per numeric row"),
+                                (len(doc.get("findings") or []) == 6, "the 6 findings")) if not ok]
+sys.exit("FAIL: report: " + ", ".join(problems) if problems else 0)
+PY
+timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,4000 \
+  --user-data-dir="$log_dir/chromium-profile" --screenshot="$log_dir/report.png" "file://$PWD/reports/report.html" \
+  2> "$log_dir/chromium.log" || { cat "$log_dir/chromium.log"; exit 1; }
+
+echo "== Prometheus textfile: peer's keepalive and verified throughput, owrt's file (no Python there)"
+ansible -i "$inventory" peer -m ansible.builtin.command -a "cat /var/lib/prometheus/node-exporter/tunnelfix.prom" \
+  > "$log_dir/peer.prom"
+ansible -i "$inventory" owrt -m ansible.builtin.raw -a "cat /var/prometheus/tunnelfix.prom" > "$log_dir/owrt.prom"
+grep -E '^tunnelfix_wireguard_keepalive_enabled\{.*\} 1$' "$log_dir/peer.prom" \
+  && grep -E '^tunnelfix_tunnel_verified_bits_per_second\{' "$log_dir/peer.prom" \
+  && grep -E '^tunnelfix_wireguard_latest_handshake_timestamp_seconds\{' "$log_dir/owrt.prom" \
+  || { echo "FAIL: the Prometheus textfiles lack the keepalive, throughput or handshake series"; exit 1; }
 
 echo "== second run of remediate.yml must report changed=0"
 ansible-playbook -i "$inventory" playbooks/remediate.yml > "$log_dir/remediate-again.log"
@@ -61,7 +102,7 @@ echo "PASS: second remediate run changed nothing"
 
 echo "== diagnose.yml on the fixed lab finds nothing (reports to $log_dir/clean)"
 ansible-playbook -i "$inventory" playbooks/diagnose.yml -e "tunnel_measure_report_dir=$PWD/$log_dir/clean" \
-  -e "health_check_measure_report_dir=$PWD/$log_dir/clean" > "$log_dir/diagnose-clean.log"
+  -e "health_check_measure_report_dir=$PWD/$log_dir/clean" -e tunnelfix_sweep=false > "$log_dir/diagnose-clean.log"
 python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
   "$log_dir/clean/findings.json"
 

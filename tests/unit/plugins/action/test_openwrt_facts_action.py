@@ -15,9 +15,12 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
     uci_show_redacted_argv, wg_dump_redacted_argv)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import FORWARD_AND_LINKS_ARGV
 
 MISSING = (127, "", "")
 WG_DUMP = "wg show all dump"
+# the bridges subset's one round trip: net.ipv4.ip_forward, then ip -d -j link show
+LINKS = shlex.join(FORWARD_AND_LINKS_ARGV)
 # The commands that redact on the router, by the name the action reports them under. The fake
 # answers with unredacted fixtures: the parsers must not pass a key on either way.
 SHOWN = {shlex.join(uci_show_redacted_argv(config)): "uci -q show %s" % config for config in ("network", "banip", "mwan3")}
@@ -70,7 +73,7 @@ def old_router(load_fixture):
         WG_DUMP: (0, "1796029496\n", ""),
         "ip -j route show table all": (0, load_fixture("ip_j_route_show", "openwrt_image_endpoint_pinned.txt"), ""),
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "openwrt_image_endpoint_pinned.txt"), ""),
-        "ip -d -j link show": (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        LINKS: (0, "1\n" + load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
         "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "openwrt_image_br-lan.txt"), ""),
@@ -118,13 +121,13 @@ def test_new_banip_apk_and_nft_without_json(old_router, load_fixture):
 
 NOTHING = {"test -e /etc/init.d/banip": (1, "", ""), "command -v mwan3": MISSING,
            "uci -q show network": (1, "", ""), WG_DUMP: (127, "1796029496\n", "sh: exec: line 0: wg: not found\n"),
-           "ip -d -j link show": (0, "[]", "")}
+           LINKS: (0, "0\n[]", "")}
 
 
 @pytest.mark.parametrize("answers, subset, expected_banip, expected_mwan3, ran", [
     # a router with neither: two probes, nothing else, no failure
     (NOTHING, ["all"], {"installed": False, "settings": {}}, {"installed": False, "interfaces": {}, "tracking": {}},
-     ["test -e /etc/init.d/banip", "command -v mwan3", "uci -q show network", WG_DUMP, "ip -d -j link show"]),
+     ["test -e /etc/init.d/banip", "command -v mwan3", "uci -q show network", WG_DUMP, LINKS]),
     # banIP without a package manager or nft: version and default unknown, the uci value still read
     ({"test -e /etc/init.d/banip": (0, "", ""), "command -v apk": MISSING, "command -v opkg": (1, "", ""),
       "uci -q show banip": (0, "banip.global=banip\nbanip.global.ban_icmplimit='250'\n", ""),
@@ -203,7 +206,6 @@ def test_failures_name_the_command(old_router, change, args, message, extra):
 
 TUNNEL_SUBSETS = ["wireguard", "endpoint_routes", "bridges"]
 ROUTE_SHOW = "ip -j route show table all"
-LINKS = "ip -d -j link show"
 
 
 @pytest.fixture
@@ -214,7 +216,8 @@ def tunnel_router(load_fixture):
         WG_DUMP: (0, "1767225600\n" + load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt"), ""),
         ROUTE_SHOW: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "endpoint_via_backup.txt"), ""),
-        LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        LINKS: (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt")
+                + load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
         "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "openwrt_image_br-lan.txt"), ""),
@@ -239,6 +242,7 @@ def test_one_call_gives_the_tunnel_view_each_command_once(tunnel_router, load_fi
     assert list(bridge["ports"]) == ["lan1", "lan2"]
     assert bridge["ports"]["lan1"]["gso_tso_gro"]["off"] == ["generic-receive-offload"]
     assert bridge["features"]["large-receive-offload"] == "off [fixed]"
+    assert (facts["bridges"]["ip_forward"], facts["bridges"]["tunnels"], facts["bridges"]["note"]) == (1, {}, None)
     # the uci private key and the dump's private key must not be anywhere in the result
     secrets = {"K" * 43 + "="}
     assert secrets <= set(load_fixture("uci_show", "case01_network.txt").replace("'", " ").split())
@@ -308,7 +312,18 @@ def test_no_endpoint_to_look_up_runs_no_route_command(load_fixture):
     ({"ethtool -k lan1": MISSING}, {"ethtool_installed": False, "ip_json": True}, ["ethtool -k lan1"]),
     ({"ethtool -k lan2": (76, "", "netlink error: no device matches name (offset 24)\n")},
      {"ethtool_installed": True, "ip_json": True}, ["ethtool -k lan1", "ethtool -k lan2", "ethtool -k br-lan"]),
-    ({LINKS: (255, "", 'Option "-d" is unknown\n')}, {"ethtool_installed": None, "ip_json": False, "bridges": {}}, []),
+    ({LINKS: (255, "1\n", 'Option "-d" is unknown\n')},
+     {"ethtool_installed": None, "ip_json": False, "bridges": {}, "tunnels": {}, "ip_forward": 1,
+      "note": 'ip -d -j link show gave no link list (rc=255: Option "-d" is unknown): bridges and tunnels unknown'}, []),
+    # no ip at all: the shell's exec fails; forwarding is still known
+    ({LINKS: (127, "0\n", "sh: exec: line 0: ip: not found\n")},
+     {"ethtool_installed": None, "ip_json": False, "tunnels": {}, "ip_forward": 0}, []),
+    # an ip without -j prints text: no link list
+    ({LINKS: (0, "1\n1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue\n", "")},
+     {"ip_json": False, "bridges": {}, "tunnels": {}, "ip_forward": 1}, []),
+    # /proc/sys/net/ipv4/ip_forward unreadable: unknown, said in the note
+    ({LINKS: (0, "\n[]\n", "")}, {"ip_json": True, "ip_forward": None, "ethtool_installed": None,
+                                  "note": "net.ipv4.ip_forward could not be read: forwarding unknown"}, []),
 ])
 def test_bridges_without_tools_are_reported(tunnel_router, change, expected, ran_ethtool):
     action = FakeRouter({"gather_subset": ["bridges"]}, dict(tunnel_router, **change))
@@ -326,8 +341,27 @@ def test_bridges_without_tools_are_reported(tunnel_router, change, expected, ran
     ({WG_DUMP: (0, "1796029496\nwg0\tonly-two\n", "")}, "cannot read the output of wg show all dump"),
     ({"uci -q show network": (0, "not uci output\n", "")}, "cannot read the output of uci -q show network"),
     ({"ethtool -k lan1": (0, "Features for lan1:\ngarbage\n", "")}, "cannot read the output of ethtool -k lan1"),
+    ({LINKS: (0, "yes\n[]", "")}, "cannot read the output of sh -c 'cat /proc/sys/net/ipv4/ip_forward"),
 ])
 def test_unreadable_tunnel_output_fails_naming_the_command(tunnel_router, change, message):
     result = FakeRouter({"gather_subset": TUNNEL_SUBSETS}, dict(tunnel_router, **change)).run(task_vars={})
     assert result["failed"] is True and message in result["msg"]
     assert "ansible_facts" not in result
+
+
+def test_bridges_and_the_tunnel_that_feeds_them(load_fixture):
+    """The tfh1-rec recording: br-lan + veth lan1, tailscale0 (TUN, MTU 1280, held open) and tap0, forwarding on."""
+    answers = {
+        LINKS: (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt")
+                + load_fixture("ip_d_j_link_show", "netns_bridge_veth_tun1280_owned_tap.txt"), ""),
+        "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
+        "ethtool -k br-lan": (0, load_fixture("ethtool_k", "netns_bridge.txt"), ""),
+    }
+    action = FakeRouter({"gather_subset": ["bridges"]}, answers)
+    facts = facts_of(action.run(task_vars={}))["bridges"]
+    assert action.ran == list(answers)  # one round trip for forwarding and links, then ethtool per device
+    assert facts["tunnels"] == {"tailscale0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}}
+    assert (facts["ip_forward"], facts["ip_json"], facts["ethtool_installed"], facts["note"]) == (1, True, True, None)
+    assert list(facts["bridges"]) == ["br-lan"] and list(facts["bridges"]["br-lan"]["ports"]) == ["lan1"]
+    assert facts["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [
+        "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"]

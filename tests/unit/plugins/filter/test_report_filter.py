@@ -13,8 +13,26 @@ FILTERS = FilterModule().filters()
     ("before_after_rows", {"peer": {}}, ({}, 10 ** 400), "bottleneck_bits_per_second['peer']: cannot parse bitrate"),
     ("health_check_rows", {"r1": {"rate_per_second": 10 ** 400}}, ({},), "before['r1']: int too large"),
     ("before_after_rows", {}, ("x",), "after must be a dict"),
+    ("report_html", [{"host": "h", "test": "t", "after_value": "fast"}], ([], {}),
+     "rows[0].after_value must be a finite number >= 0 or None, got 'fast'"),
+    ("report_html", [], ({"owrt": []}, {}), "findings must be a list"),
+    ("report_document", [{"test": "t"}], ([], {}), "rows[0] lacks host"),
+    ("report_document", [], ([], "now"), "meta must be a dict"),
 ])
 def test_garbage_is_a_filter_error(name, value, args, message):
     with pytest.raises(AnsibleFilterError, match="^%s: bad input: " % name) as err:
         FILTERS[name](value, *args)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["report_html", "report_document"])
+def test_report_filters_want_a_list_of_rows(name):
+    with pytest.raises(AnsibleFilterError, match="^%s expects list as input, got dict$" % name):
+        FILTERS[name]({"host": "h"}, [], {})
+
+
+def test_report_filters_take_findings_and_meta_positionally():
+    rows = [{"host": "h", "test": "t", "before_value": 1.0, "after_value": 2.0, "unit": "count"}]
+    document = FILTERS["report_document"](rows, [], {"generated": "2026-11-30T14:00:00Z"})
+    assert document["generated"] == "2026-11-30T14:00:00Z" and document["rows"][0]["after_value"] == 2.0
+    assert 'class="bar after"' in FILTERS["report_html"](rows)

@@ -239,3 +239,21 @@ def test_mean_rtt_ms_comes_from_the_sending_streams(load_fixture, case, expected
         assert len(rtts) == 2 and result["mean_rtt_ms"] == round(sum(rtts) / 2 / 1000.0, 3)
     else:
         assert result["mean_rtt_ms"] == expected
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("tcp_bbr_3.12.txt", 1796029447),
+    ("udp_forward_3.12.txt", 1796029453),
+])
+def test_start_epoch_s_from_the_start_timestamp(load_fixture, case, expected):
+    assert parse_iperf3_json(load_fixture("iperf3_json", case))["start_epoch_s"] == expected
+
+
+@pytest.mark.parametrize("timestamp", [None, {}, {"timesecs": "1796029447"}, {"timesecs": 0}, {"timesecs": True}, "x"])
+def test_start_epoch_s_is_none_without_a_usable_timestamp(load_fixture, timestamp):
+    doc = json.loads(load_fixture("iperf3_json", "tcp_bbr_3.12.txt"))
+    if timestamp is None:
+        doc["start"].pop("timestamp", None)
+    else:
+        doc["start"]["timestamp"] = timestamp
+    assert parse_iperf3_json(json.dumps(doc))["start_epoch_s"] is None

@@ -8,12 +8,18 @@ BEFORE = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 100.0},
                    "iperf3": {"bits_per_second": 3.1e6, "retransmits": 412, "sender_congestion_control": "cubic"}}}
 AFTER = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 0.0},
                   "iperf3": {"bits_per_second": 37.9e6, "retransmits": 80, "sender_congestion_control": "bbr"}}}
+TEXT_KEYS = ("host", "test", "before", "after", "reference")
+
+
+def _text(row):
+    """The string columns of a row (what before-after.md prints)."""
+    return {key: row[key] for key in TEXT_KEYS}
 
 
 def test_rows_pair_before_and_after():
     rows = before_after_rows(BEFORE, AFTER, 40e6)
-    assert rows[0] == {"host": "peer", "test": "hub -> peer ping loss after 15 s idle",
-                       "before": "100 %", "after": "0 %", "reference": "0 %"}
+    assert _text(rows[0]) == {"host": "peer", "test": "hub -> peer ping loss after 15 s idle",
+                              "before": "100 %", "after": "0 %", "reference": "0 %"}
     assert rows[1]["before"] == "3.10 Mbit/s (412 retransmits, cubic)"
     assert rows[1]["after"] == "37.9 Mbit/s (80 retransmits, bbr)"
     assert rows[1]["reference"] == "40.0 Mbit/s"
@@ -51,10 +57,10 @@ HC_AFTER = {"owrt": {"sent": 20, "failed_pings": 0, "rate_per_second": 100.0, "b
 
 def test_health_check_rows_show_lost_pings_limit_and_drops():
     rows = health_check_rows(HC_BEFORE, HC_AFTER)
-    assert rows == [{"host": "owrt", "test": "mwan3-like one-shot health-check pings at 100/s",
-                     "before": "10 of 20 lost (banIP ICMP limit 25/s, cnt_icmpflood 10 drops)",
-                     "after": "0 of 20 lost (banIP ICMP limit 250/s, cnt_icmpflood 0 drops)",
-                     "reference": "0 lost"}]
+    assert [_text(row) for row in rows] == [{"host": "owrt", "test": "mwan3-like one-shot health-check pings at 100/s",
+                                             "before": "10 of 20 lost (banIP ICMP limit 25/s, cnt_icmpflood 10 drops)",
+                                             "after": "0 of 20 lost (banIP ICMP limit 250/s, cnt_icmpflood 0 drops)",
+                                             "reference": "0 lost"}]
 
 
 def test_health_check_rows_without_banip_or_after():
@@ -82,6 +88,48 @@ def test_bad_fields_name_the_side_and_host():
         before_after_rows({"peer": {}}, {}, 10 ** 400)
     with pytest.raises(ValueError, match=r"^before\['r1'\]: could not convert"):
         health_check_rows({"r1": {"rate_per_second": "fast"}}, {})
+
+
+VALUE_KEYS = ("before_value", "after_value", "reference_value", "unit")
+
+
+def _values(row):
+    return tuple(row[key] for key in VALUE_KEYS)
+
+
+def test_rows_carry_numbers_and_units():
+    rows = before_after_rows(BEFORE, AFTER, "40M")
+    assert [_values(row) for row in rows] == [(100.0, 0.0, 0.0, "percent"),
+                                              (3.1e6, 37.9e6, 40e6, "bits_per_second")]
+    assert [_values(row) for row in health_check_rows(HC_BEFORE, HC_AFTER)] == [(10.0, 0.0, 0.0, "count")]
+
+
+@pytest.mark.parametrize("iperf3, expected", [
+    ({"bits_per_second": None, "msg": "unable to connect"}, None),          # failed, no number
+    ({"bits_per_second": 1.2e6, "failed": True}, None),                     # failed with a partial number
+    ({"bits_per_second": 1.2e6, "valid": False}, None),                     # judged invalid by the action
+    ({"bits_per_second": float("nan")}, None),
+    ({"bits_per_second": 1.2e6, "valid": True, "failed": False}, 1.2e6),
+    ({}, None),
+])
+def test_throughput_value_is_none_unless_a_valid_number(iperf3, expected):
+    after = {"peer": dict(AFTER["peer"], iperf3=iperf3)}
+    assert before_after_rows({}, after)[1]["after_value"] == expected
+
+
+@pytest.mark.parametrize("record, expected", [
+    ({"sent": 20, "failed_pings": 3}, 3.0),
+    ({"sent": 20, "failed_pings": None}, None),
+    ({"sent": 20, "failed_pings": True}, None),
+    ({}, None),
+])
+def test_health_check_value_is_the_lost_pings(record, expected):
+    assert health_check_rows({"r1": record}, {})[0]["before_value"] == expected
+
+
+def test_missing_side_and_bottleneck_have_no_value():
+    rows = before_after_rows(BEFORE, {}, None)
+    assert [(row["after_value"], row["reference_value"]) for row in rows] == [(None, 0.0), (None, None)]
 
 
 def test_findings_table_lists_host_severity_id_and_role():
