@@ -34,6 +34,20 @@ def _checked(name, func, expected_input):
     return run
 
 
+_MARKDOWN_KEYS = ("host", "test", "before", "after", "reference")
+
+
+def _markdown_table(rows):
+    """markdown_table, refusing rows it cannot print (naming the row) before a KeyError or TypeError could."""
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict) or any(key not in row for key in _MARKDOWN_KEYS):
+            raise ValueError("rows[%d] must be a row (a dict with %s), got %r" % (index, ", ".join(_MARKDOWN_KEYS), row))
+    return markdown_table(rows)
+
+
+_markdown_table.__doc__ = markdown_table.__doc__
+
+
 class FilterModule:
     """tunnelfix.fleet report filters."""
 
@@ -42,7 +56,7 @@ class FilterModule:
             "before_after_rows": _checked("before_after_rows", before_after_rows, dict),
             "health_check_rows": _checked("health_check_rows", health_check_rows, dict),
             "findings_table": _checked("findings_table", findings_table, list),
-            "markdown_table": _checked("markdown_table", markdown_table, list),
+            "markdown_table": _checked("markdown_table", _markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),
             "report_document": _checked("report_document", report_document, list),
             "report_html": _checked("report_html", render_report_html, list),

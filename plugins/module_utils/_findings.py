@@ -46,6 +46,16 @@ MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
 
 
+def _is_int(value):
+    """An int that is not a bool (JSON true is not an MTU)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    """An int or float that is not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _finding(fid, severity, host, fix_role, evidence, explanation, fix_vars=None):
     finding = {"id": fid, "severity": severity, "host": host, "fix_role": fix_role,
                "evidence": evidence, "explanation": " ".join(explanation.split())}
@@ -159,8 +169,8 @@ def _udp_loss_ratio(sweep, direction, path):
     """
     losses = [entry["lost_percent"] / 100.0 for entry in (sweep or {}).get("results") or []
               if isinstance(entry, dict) and entry.get("valid") is True and entry.get("protocol") == "udp"
-              and entry.get("direction") == direction and isinstance(entry.get("lost_percent"), (int, float))
-              and isinstance(entry.get("offered_bits_per_second"), (int, float))
+              and entry.get("direction") == direction and _is_number(entry.get("lost_percent"))
+              and _is_number(entry.get("offered_bits_per_second"))
               and entry["offered_bits_per_second"] < path]
     return min(losses) if losses else None
 
@@ -219,7 +229,9 @@ def kernel_findings(host, view, views):
     if not tcp:
         return []
     out = []
-    available = tcp.get("congestion_control_available") or []
+    available = tcp.get("congestion_control_available")
+    if not isinstance(available, list):  # not read (or junk): no guess about the kernel
+        return []
     allowed = tcp.get("congestion_control_allowed") or []
     if "bbr" not in available and not tcp.get("tcp_bbr_loadable_module") and not tcp.get("tcp_bbr_available"):
         out.append(_finding("kernel_without_bbr", "medium", host, None, {"congestion_control_available": available}, """
@@ -307,7 +319,8 @@ def _bridges_facts(view):
 def _offloads_on(name, bridge):
     """``{device: [gso/tso/gro names on and changeable]}`` for the bridge and its ports; devices with none left out."""
     devices = [(name, bridge)] + sorted((bridge.get("ports") or {}).items())
-    on = {device: list((facts.get("gso_tso_gro") or {}).get("on") or []) for device, facts in devices}
+    on = {device: (facts.get("gso_tso_gro") or {}).get("on") for device, facts in devices}
+    on = {device: [str(n) for n in names] if isinstance(names, list) else [] for device, names in on.items()}
     return {device: names for device, names in on.items() if names}
 
 
@@ -315,14 +328,14 @@ def bridge_offload_findings(host, view, views):
     """bridge_offload_small_mtu_tunnel (fault 5): a forwarding host, an up tunnel below a bridge's MTU, offloads on."""
     facts = _bridges_facts(view)
     ip_forward = facts.get("ip_forward")
-    if not isinstance(ip_forward, int) or ip_forward < 1:  # None is unknown: no guess
+    if not _is_int(ip_forward) or ip_forward < 1:  # None is unknown: no guess
         return []
     tunnels = sorted((t["mtu"], name, t.get("kind")) for name, t in (facts.get("tunnels") or {}).items()
-                     if isinstance(t, dict) and isinstance(t.get("mtu"), int) and t.get("operstate") in UP_OPERSTATES)
+                     if isinstance(t, dict) and _is_int(t.get("mtu")) and t.get("operstate") in UP_OPERSTATES)
     out = []
     for name, bridge in sorted((facts.get("bridges") or {}).items()):
         bridge_mtu = bridge.get("mtu")
-        smaller = [t for t in tunnels if isinstance(bridge_mtu, int) and t[0] < bridge_mtu]
+        smaller = [t for t in tunnels if _is_int(bridge_mtu) and t[0] < bridge_mtu]
         offloads = _offloads_on(name, bridge)
         if not smaller or not offloads:
             continue
@@ -354,7 +367,16 @@ def find_findings(views: dict) -> list:
     """
     if not isinstance(views, dict) or not all(isinstance(v, dict) for v in views.values()):
         raise ValueError("views must be a dict of host -> view (dict), got %s" % type(views).__name__)
-    found = [f for host in sorted(views) for rule in RULES for f in rule(host, views[host], views)]
+    found = []
+    for host in sorted(views, key=str):
+        if not isinstance(host, str) or not host:
+            raise ValueError("views: a host name must be a non-empty string, got %r" % (host,))
+        for rule in RULES:
+            try:
+                found.extend(rule(host, views[host], views))
+            except (AttributeError, TypeError, KeyError, IndexError) as exc:
+                # Facts of the wrong shape (a string where a dict belongs): say where, never guess.
+                raise ValueError("views[%r] has facts of the wrong shape for %s: %s" % (host, rule.__name__, exc)) from None
     return sorted(found, key=lambda f: (f["host"], SEVERITY_ORDER.index(f["severity"]), f["id"]))
 
 
@@ -381,7 +403,7 @@ def fix_vars_by_host(findings) -> dict:
     wins. Hosts whose findings carry no ``fix_vars`` are left out.
     Raises ValueError when ``findings`` is not a list of findings, or a ``fix_vars`` is not a dict.
     """
-    if not isinstance(findings, list) or not all(isinstance(f, dict) and "host" in f for f in findings):
+    if not isinstance(findings, list) or not all(isinstance(f, dict) and isinstance(f.get("host"), str) for f in findings):
         raise ValueError("findings must be the list find_findings returns (reports/findings.json)")
     out = {}
     for finding in findings:
@@ -392,7 +414,11 @@ def fix_vars_by_host(findings) -> dict:
             raise ValueError("fix_vars of %s on %s must be a dict, got %r" % (finding.get("id"), finding["host"], fix_vars))
         host_vars = out.setdefault(finding["host"], {})
         for name, value in fix_vars.items():
-            if isinstance(value, list):
+            if isinstance(value, list) or isinstance(host_vars.get(name), list):
+                if not isinstance(value, list) or not isinstance(host_vars.get(name, []), list) \
+                        or not all(isinstance(item, (str, int, float)) for item in value):
+                    raise ValueError("fix_vars.%s of %s on %s must be a list of names like the others, got %r"
+                                     % (name, finding.get("id"), finding["host"], value))
                 value = sorted(set(host_vars.get(name, [])) | set(value), key=str)
             host_vars[name] = value
     return dict(sorted(out.items()))

@@ -227,7 +227,9 @@ def measurement_samples(measurement) -> dict:
         return samples
     labels = (_text(measurement.get("hub"), "measurement.hub"), THROUGHPUT_TEST)
     bps = iperf3.get("bits_per_second")
-    if isinstance(bps, bool) or not isinstance(bps, (int, float)) or not math.isfinite(bps) or bps < 0:
+    # an int beyond any float (10**400) is refused like inf, not an OverflowError in isfinite
+    if (isinstance(bps, bool) or not isinstance(bps, (int, float)) or abs(bps) >= 2 ** 1024
+            or not math.isfinite(bps) or bps < 0):
         raise ParseError("measurement.iperf3.bits_per_second must be a finite number >= 0 when valid is true, got %r"
                          % (bps,))
     samples[VERIFIED_BPS][labels] = bps

@@ -53,8 +53,10 @@ def _loss(record):
 def _throughput(record):
     result = (record or {}).get("iperf3") or {}
     bps = result.get("bits_per_second")
-    if bps is None:
-        return "failed: %s" % result.get("msg", "no result") if result else None
+    if result.get("failed") or bps is None:
+        return "failed: %s" % (result.get("msg") or "no result") if result else None
+    if result.get("valid") is False:
+        return "invalid: %s" % (result.get("invalid_reason") or "out of range")
     retransmits = result.get("retransmits")
     cc = result.get("sender_congestion_control")
     extra = ", ".join(part for part in (

@@ -200,6 +200,14 @@ def _host_section(host, rows):
     return out
 
 
+def _evidence_json(evidence):
+    """Evidence as indented JSON, keys sorted when they can be (keys of mixed types, 1 and "a", cannot)."""
+    try:
+        return json.dumps(evidence, indent=2, sort_keys=True, default=str)
+    except TypeError:
+        return json.dumps(evidence, indent=2, default=str)
+
+
 def _findings_section(findings):
     out = ["<section class=\"findings\"><h2>What diagnose found</h2>"]
     if findings is None:
@@ -213,7 +221,7 @@ def _findings_section(findings):
         css = "sev-" + severity if severity in SEVERITIES else "sev-other"
         evidence = finding.get("evidence")
         details = ("<details><summary>evidence</summary><pre>%s</pre></details>"
-                   % _e(json.dumps(evidence, indent=2, sort_keys=True, default=str)) if evidence else "")
+                   % _e(_evidence_json(evidence)) if evidence else "")
         out.append('<tr data-finding="%s"><td>%s</td><td><span class="severity %s">%s</span></td><td><code>%s</code>'
                    "</td><td><code>%s</code></td><td>%s%s</td></tr>"
                    % (_e(finding.get("id")), _e(finding.get("host") or "-"), css, _e(severity),
@@ -261,7 +269,7 @@ def render_report_html(rows, findings=None, meta=None):
     hosts = {}
     for row in rows:
         hosts.setdefault(row["host"], []).append(row)
-    meta_line = "".join("<span>%s: <code>%s</code></span>" % (_e(key.replace("_", " ")), _e(value))
+    meta_line = "".join("<span>%s: <code>%s</code></span>" % (_e(str(key).replace("_", " ")), _e(value))
                         for key, value in meta.items())
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",

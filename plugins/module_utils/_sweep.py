@@ -83,6 +83,11 @@ def _udp_rates(udp_rates, path):
     if udp_rates is None or udp_rates == []:
         if path is None:
             return list(DEFAULT_UDP_BITS_PER_SECOND)
+        if path * min(PATH_SHARES) < 1:
+            # iperf3 -b 0 means "unlimited": a rate rounded down to 0 would flood the path instead
+            raise ValueError("path_bits_per_second must be at least %g bit/s to derive UDP rates from it (%g %% of it "
+                             "at least 1 bit/s), got %r; give udp_rates" % (1 / min(PATH_SHARES), min(PATH_SHARES) * 100,
+                                                                           path))
         return [_three_digits(path * share) for share in PATH_SHARES]
     if not isinstance(udp_rates, (list, tuple)):
         raise ValueError("udp_rates must be a list of rates (bits per second or '10M'), got %r" % (udp_rates,))
@@ -170,11 +175,19 @@ def sweep_plan(path_bits_per_second=None, udp_rates=None, parallel_streams=4):
 
 # --- one result --------------------------------------------------------------------------------
 
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_test(test):
     if not isinstance(test, dict) or any(key not in test for key in _PLAN_KEYS):
         raise ValueError("test must be a sweep_plan entry with %s, got %r" % (", ".join(_PLAN_KEYS), test))
     if test["protocol"] not in ("tcp", "udp") or not isinstance(test["reverse"], bool):
         raise ValueError("test must have protocol tcp or udp and a boolean reverse, got %r" % (test,))
+    if not isinstance(test["name"], str) or not test["name"]:
+        raise ValueError("test.name must be a non-empty string, got %r" % (test["name"],))
+    if not _whole(test["parallel"]) or not 1 <= test["parallel"] <= PARALLEL_RANGE[1]:
+        raise ValueError("test.parallel of %s must be 1-%d, got %r" % (test["name"], PARALLEL_RANGE[1], test["parallel"]))
 
 
 def _range_reasons(entry, raw):
@@ -287,7 +300,23 @@ def _check_results(results, name="results"):
     for index, entry in enumerate(results):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise ValueError("%s[%d] must be a sweep_result entry (a dict with a name), got %r" % (name, index, entry))
+        for key, what, good in _ENTRY_CHECKS:
+            value = entry.get(key)
+            if value is not None and not good(value):
+                raise ValueError("%s[%d].%s (%s) must be %s or null, got %r" % (name, index, key, entry["name"], what, value))
     return results
+
+
+# What the keys of a sweep_result entry hold (each may also be None); anything else is refused, not guessed.
+_ENTRY_CHECKS = (
+    ("protocol", "tcp or udp", lambda v: v in ("tcp", "udp")),
+    ("direction", "upload or download", lambda v: v in ("upload", "download")),
+    ("parallel", "a whole number of flows >= 1", lambda v: _whole(v) and v >= 1),
+    ("congestion_control", "a string", lambda v: isinstance(v, str)),
+    ("valid", "true or false", lambda v: isinstance(v, bool)),
+) + tuple((key, "a finite number", lambda v: _finite(v) is not None)
+          for key in ("offered_bits_per_second", "bits_per_second", "retransmits", "lost_percent", "jitter_ms",
+                      "mean_rtt_ms"))
 
 
 def _usable(entry):
@@ -504,6 +533,11 @@ def _sweep_records(name, value):
             raise ValueError("%s[%r] must be a sweep record (a dict), got %s %r"
                              % (name, host, type(record).__name__, record))
         _check_results(record.get("results") or [], "%s[%r].results" % (name, host))
+        conclusion = record.get("conclusion")
+        if conclusion is not None and not (isinstance(conclusion, dict)
+                                           and isinstance(conclusion.get("verdict"), (str, type(None)))):
+            raise ValueError("%s[%r].conclusion must be a sweep_conclusion result (a dict with a verdict), got %r"
+                             % (name, host, conclusion))
         records[host] = record
     return records
 

@@ -102,7 +102,8 @@ echo "PASS: second remediate run changed nothing"
 
 echo "== diagnose.yml on the fixed lab finds nothing (reports to $log_dir/clean)"
 ansible-playbook -i "$inventory" playbooks/diagnose.yml -e "tunnel_measure_report_dir=$PWD/$log_dir/clean" \
-  -e "health_check_measure_report_dir=$PWD/$log_dir/clean" -e tunnelfix_sweep=false > "$log_dir/diagnose-clean.log"
+  -e "health_check_measure_report_dir=$PWD/$log_dir/clean" -e "tunnel_sweep_report_dir=$PWD/$log_dir/clean" \
+  > "$log_dir/diagnose-clean.log"
 python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
   "$log_dir/clean/findings.json"
 

@@ -18,6 +18,8 @@ FILTERS = FilterModule().filters()
     ("report_html", [], ({"owrt": []}, {}), "findings must be a list"),
     ("report_document", [{"test": "t"}], ([], {}), "rows[0] lacks host"),
     ("report_document", [], ([], "now"), "meta must be a dict"),
+    ("markdown_table", [None], (), "rows[0] must be a row (a dict with host, test, before, after, reference), got None"),
+    ("markdown_table", [{"host": "h"}], (), "rows[0] must be a row (a dict with host, test, before, after, reference)"),
 ])
 def test_garbage_is_a_filter_error(name, value, args, message):
     with pytest.raises(AnsibleFilterError, match="^%s: bad input: " % name) as err:

@@ -8,6 +8,7 @@ Variants change one recorded field, named in each test, to reach the other rules
 """
 
 import copy
+import re
 import json
 
 import pytest
@@ -351,3 +352,47 @@ def test_the_lab_bridge_evidence(before):
             evidence["kind"], evidence["ip_forward"]) == ("br-lan", 1500, "wg0", 1420, "tun", 1)
     assert set(evidence["offloads_on"]) == {"br-lan", "lan1"}
     assert TSO in evidence["offloads_on"]["lan1"]
+
+
+# --- junk facts: a message naming the host, never an invented finding ---------------------------
+
+@pytest.mark.parametrize("view, message", [
+    ({"groups": ["tunnelfix_wireguard_peers"], "tunnelfix": "x"}, "views['junk'] has facts of the wrong shape"),
+    ({"openwrt": {"banip": "x", "mwan3": {"tracking": [1]}}}, "views['junk'] has facts of the wrong shape"),
+])
+def test_junk_views_name_the_host(view, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        find_findings({"junk": view})
+
+
+@pytest.mark.parametrize("view", [
+    {"tunnelfix": {"tcp": {"congestion_control": "cubic"}}},                        # available not read
+    {"tunnelfix": {"tcp": {"congestion_control_available": "cubic"}}},              # junk, not a list
+    {"openwrt": {"bridges": {"ip_json": True, "ip_forward": True, "tunnels": {"wg0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}},
+                             "bridges": {"br-lan": {"mtu": 1500, "gso_tso_gro": {"on": [GSO]}, "ports": {}}}}}},
+    {"openwrt": {"bridges": {"ip_json": True, "ip_forward": 1, "tunnels": {"wg0": {"kind": "tun", "mtu": True, "operstate": "UP"}},
+                             "bridges": {"br-lan": {"mtu": 1500, "gso_tso_gro": {"on": [GSO]}, "ports": {}}}}}},
+    {"openwrt": {"bridges": {"ip_json": True, "ip_forward": 1, "tunnels": {"wg0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}},
+                             "bridges": {"br-lan": {"mtu": 1500, "gso_tso_gro": {"on": "gso"}, "ports": {}}}}}},
+])
+def test_junk_facts_invent_nothing(view):
+    assert find_findings({"router": view}) == []
+
+
+def test_a_bool_udp_loss_is_not_one_percent(before):
+    views = copy.deepcopy(before)
+    for entry in views["peer"]["sweep"]["results"]:
+        if entry["protocol"] == "udp":
+            entry["lost_percent"] = True
+    assert hub_finding(views) == []
+
+
+@pytest.mark.parametrize("found", [
+    [{"host": "owrt", "id": "b", "fix_vars": {"bridge_gso_off_bridges": "br-lan"}},
+     {"host": "owrt", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br0"]}}],
+    [{"host": "owrt", "id": "b", "fix_vars": {"bridge_gso_off_bridges": [["br0"]]}}],
+    [{"host": None, "id": "b", "fix_vars": {}}],
+])
+def test_fix_vars_by_host_refuses_mixed_or_junk(found):
+    with pytest.raises(ValueError):
+        fix_vars_by_host(found)

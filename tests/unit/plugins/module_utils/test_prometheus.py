@@ -227,6 +227,9 @@ ERRORS = [
     (None, measurement(bits_per_second=float("nan")), None, NOW, "measurement.iperf3.bits_per_second"),
     (None, measurement(bits_per_second="35e6"), None, NOW, "measurement.iperf3.bits_per_second"),
     (None, measurement(bits_per_second=True), None, NOW, "measurement.iperf3.bits_per_second"),
+    # an int beyond any float: refused like inf, never an OverflowError
+    (None, measurement(bits_per_second=10 ** 400), None, NOW,
+     "measurement.iperf3.bits_per_second must be a finite number >= 0 when valid is true, got 1000"),
     (None, dict(VALID, hub=None), None, NOW, "measurement.hub must be a non-empty string, got None"),
     (None, measurement(start_epoch_s="today"), None, NOW, "measurement.iperf3.start_epoch_s must be a whole number"),
     (None, None, {"id": "x"}, NOW, "findings must be a list, got dict"),

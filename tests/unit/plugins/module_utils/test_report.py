@@ -35,6 +35,17 @@ def test_failed_measurement_shows_the_reason():
     assert before_after_rows(BEFORE, after)[1]["after"] == "failed: unable to connect"
 
 
+@pytest.mark.parametrize("iperf3, text", [
+    ({"bits_per_second": 5e6, "failed": True, "msg": "below the required 32.0 Mbit/s"}, "failed: below the required 32.0 Mbit/s"),
+    ({"bits_per_second": 5e6, "valid": False, "invalid_reason": "lost_percent 120 outside 0-100"},
+     "invalid: lost_percent 120 outside 0-100"),
+])
+def test_a_failed_or_invalid_result_is_never_shown_as_a_rate(iperf3, text):
+    after = {"peer": dict(AFTER["peer"], iperf3=iperf3)}
+    row = before_after_rows(BEFORE, after)[1]
+    assert (row["after"], row["after_value"]) == (text, None)
+
+
 def test_markdown_table_has_a_row_per_test():
     table = markdown_table(before_after_rows(BEFORE, AFTER, 40e6))
     lines = table.splitlines()

@@ -136,6 +136,15 @@ def test_no_findings_and_no_findings_file_differ(findings, text):
     assert text in render_report_html(ROWS, findings, META)
 
 
+@pytest.mark.parametrize("findings, meta, text", [
+    # evidence whose keys cannot be sorted (mixed types) is shown unsorted, not a TypeError
+    ([{"id": "x", "evidence": {1: "one", "a": "<b>"}}], {}, "&quot;a&quot;: &quot;&lt;b&gt;&quot;"),
+    ([], {1: "one"}, "<span>1: <code>one</code></span>"),
+])
+def test_odd_but_harmless_keys_render(findings, meta, text):
+    assert text in render_report_html(ROWS, findings, meta)
+
+
 def test_report_document_shape():
     document = report_document(ROWS, FINDINGS, META)
     assert list(document) == ["schema_version", "generated", "rows", "findings", "meta"]

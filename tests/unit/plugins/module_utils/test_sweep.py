@@ -70,6 +70,9 @@ def test_plan_entries_carry_the_iperf3_options():
     (None, [], "four", "parallel_streams must be 2-128, got 'four'"),
     (None, [], True, "parallel_streams must be 2-128, got True"),
     (None, [], None, "parallel_streams must be 2-128, got None"),
+    # 25 % of 3 bit/s rounds to -b 0, which iperf3 reads as "unlimited": refused, not a flood
+    (3, [], 4, "path_bits_per_second must be at least 4 bit/s to derive UDP rates from it"),
+    (1e-9, None, 4, "got 1e-09; give udp_rates"),
 ])
 def test_plan_errors_name_the_argument_and_value(path, rates, parallel, message):
     with pytest.raises(ValueError) as err:
@@ -206,6 +209,10 @@ def test_numbers_out_of_range_are_kept_but_nan_is_dropped():
      "test must have protocol tcp or udp and a boolean reverse"),
     ({"name": "x", "protocol": "tcp", "reverse": False, "parallel": 1, "bitrate": None}, "35M",
      "iperf3_result of x must be the iperf3 action's result (a dict) or None, got str '35M'"),
+    ({"name": "x", "protocol": "tcp", "reverse": False, "parallel": "many", "bitrate": None}, {"num_streams": 1},
+     "test.parallel of x must be 1-128, got 'many'"),
+    ({"name": 5, "protocol": "tcp", "reverse": False, "parallel": 1, "bitrate": None}, {},
+     "test.name must be a non-empty string, got 5"),
 ])
 def test_result_errors(test, result, message):
     with pytest.raises(ValueError) as err:
@@ -335,6 +342,13 @@ def test_a_direction_that_got_nothing_reads_infinitely_slower():
     ("x", None, "results must be a list of sweep_result entries, got str 'x'"),
     ([{"bits_per_second": 1}], None, "results[0] must be a sweep_result entry (a dict with a name)"),
     ([], "fast", "path_bits_per_second must be bits per second"),
+    ([{"name": "a", "valid": True, "protocol": "tcp", "direction": "upload", "parallel": "4", "bits_per_second": 1e6}],
+     None, "results[0].parallel (a) must be a whole number of flows >= 1 or null, got '4'"),
+    ([{"name": "a", "valid": True, "protocol": "tcp", "direction": "upload", "parallel": 1, "bits_per_second": "9M"}],
+     None, "results[0].bits_per_second (a) must be a finite number or null, got '9M'"),
+    ([{"name": "u", "valid": True, "protocol": "udp", "offered_bits_per_second": "1M"}],
+     None, "results[0].offered_bits_per_second (u) must be a finite number or null, got '1M'"),
+    ([{"name": "a", "valid": "yes"}], None, "results[0].valid (a) must be true or false or null, got 'yes'"),
 ])
 def test_conclusion_errors(results, path, message):
     with pytest.raises(ValueError) as err:
@@ -410,6 +424,15 @@ def test_rows_per_host_sorted_and_markdown_renders_them():
     ({"peer": {"results": "x"}}, {}, None, "before['peer'].results must be a list of sweep_result entries"),
     ({"peer": {"results": [1]}}, {}, None, "before['peer'].results[0] must be a sweep_result entry"),
     (BEFORE, {}, {"peer": "fast"}, "path_by_host['peer'] must be bits per second"),
+    ({"peer": {"conclusion": "path_limit"}}, {}, None,
+     "before['peer'].conclusion must be a sweep_conclusion result (a dict with a verdict), got 'path_limit'"),
+    ({"peer": {"conclusion": {"verdict": ["x"]}}}, {}, None, "before['peer'].conclusion must be a sweep_conclusion"),
+    ({"peer": {"results": [{"name": "a", "protocol": "tcp", "valid": True, "bits_per_second": 1.0,
+                            "retransmits": "many"}]}}, {}, None,
+     "before['peer'].results[0].retransmits (a) must be a finite number or null, got 'many'"),
+    ({"peer": {"results": [{"name": "a", "protocol": "tcp", "valid": True, "bits_per_second": 1.0,
+                            "congestion_control": ["bbr"]}]}}, {}, None,
+     "before['peer'].results[0].congestion_control (a) must be a string or null, got ['bbr']"),
 ])
 def test_rows_errors_name_the_argument_and_host(before, after, path_by_host, message):
     with pytest.raises(ValueError) as err:
