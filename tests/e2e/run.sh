@@ -80,7 +80,7 @@ problems = [msg for ok, msg in ((swept == ["owrt", "peer"], "sweep rows for owrt
 sys.exit("FAIL: report: " + ", ".join(problems) if problems else 0)
 PY
 timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,4000 \
-  --user-data-dir="$log_dir/chromium-profile" --screenshot="$log_dir/report.png" "file://$PWD/reports/report.html" \
+  --user-data-dir="$PWD/.cache/e2e-chromium-profile" --screenshot="$log_dir/report.png" "file://$PWD/reports/report.html" \
   2> "$log_dir/chromium.log" || { cat "$log_dir/chromium.log"; exit 1; }
 
 echo "== Prometheus textfile: peer's keepalive and verified throughput, owrt's file (no Python there)"

@@ -47,6 +47,9 @@ def test_the_planted_faults_and_nothing_else(before):
 
 
 def test_a_fixed_lab_has_no_finding(after):
+    # The recorded facts the bridge and hub rules read are there (offloads off, bbr on the hub's sends).
+    assert after["owrt"]["openwrt"]["bridges"]["bridges"]["br-lan"]["gso_tso_gro"]["on"] == []
+    assert after["peer"]["sweep"]["conclusion"]["verdict"] == "path_limit"
     assert find_findings(after) == []
 
 
