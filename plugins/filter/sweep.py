@@ -8,12 +8,9 @@ Documentation in the .yml twins; the plan, the rules and the row shapes are in m
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import (
-    sweep_conclusion,
-    sweep_plan,
-    sweep_result,
-    sweep_rows,
-)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import sweep_plan, sweep_result
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_rows import sweep_rows
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_verdict import sweep_conclusion
 
 
 def _filter(name, func):

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The measurement sweep of one tunnel: which tests to run, how to read each, what they mean.
+"""The measurement sweep of one tunnel: which tests to run and how to read each.
 
 What an operator runs by hand on a slow tunnel (tunnelfix.fleet issue "measurement sweep"):
 TCP with one flow and with several parallel flows in both directions, UDP at a few fixed
@@ -14,6 +14,9 @@ milliseconds; unknown is None, never 0. Numbers come from the iperf3 action / ``
 parse_iperf3_json`` (iperf3 3.12 JSON: ``end.sum_received.bits_per_second``, ``end.sum_sent.
 retransmits``, UDP ``lost_percent`` and ``jitter_ms``).
 
+What the results mean is ``_sweep_verdict.sweep_conclusion``; the report rows are
+``_sweep_rows.sweep_rows``.
+
 Pure functions, no I/O. Bad arguments raise ValueError naming the argument and the value.
 """
 
@@ -21,10 +24,7 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
-    format_bits_per_second,
-    to_bits_per_second,
-)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import to_bits_per_second
 
 # UDP offered rates when the operator gives none: shares of the path when it is known ...
 PATH_SHARES = (0.25, 0.5, 0.9)
@@ -33,18 +33,8 @@ DEFAULT_UDP_BITS_PER_SECOND = (1e6, 10e6, 50e6)
 # iperf3 -P accepts 1-128; the parallel test needs at least 2 flows to differ from the single one
 PARALLEL_RANGE = (2, 128)
 
-# Verdict thresholds (the issue's rules, see sweep_conclusion)
-PARALLEL_GAIN = 1.5          # parallel sum >= 1.5x one flow, same direction: single-flow limit
-FLAT_GAIN = 1.2              # parallel sum <= 1.2x one flow: more flows gain nothing, the path is full
-PATH_SHARE = 0.8             # one flow >= 80 % of the path: path limit
-ASYMMETRY = 2.0              # best upload and best download differ by more than 2x: asymmetric
-UDP_MAX_LOST_PERCENT = 1.0   # UDP loss above 1 % at an offered rate below the path: the path loses packets
-PATH_ABOVE = 1.1             # TCP above 1.1x the stated path: the explanation says the path looks wrong
-
-VERDICTS = ("single_flow_limit", "path_limit", "asymmetric", "udp_loss_below_path", "inconclusive")
 DIRECTIONS = (("upload", False), ("download", True))
 _IPERF3_DIRECTION = {"upload": "client_to_server", "download": "server_to_client"}
-_ARROW = {"upload": "peer -> hub", "download": "hub -> peer"}
 _PLAN_KEYS = ("name", "protocol", "reverse", "parallel", "bitrate")
 
 
@@ -292,7 +282,6 @@ def sweep_result(test, iperf3_result):
     return entry
 
 
-# --- conclusion --------------------------------------------------------------------------------
 
 def _check_results(results, name="results"):
     if not isinstance(results, (list, tuple)):
@@ -317,319 +306,3 @@ _ENTRY_CHECKS = (
 ) + tuple((key, "a finite number", lambda v: _finite(v) is not None)
           for key in ("offered_bits_per_second", "bits_per_second", "retransmits", "lost_percent", "jitter_ms",
                       "mean_rtt_ms"))
-
-
-def _usable(entry):
-    return entry.get("valid") is True and _finite(entry.get("bits_per_second")) is not None
-
-
-def _ratio(high, low):
-    if high is None or low is None:
-        return None
-    if low == 0:
-        return math.inf if high > 0 else None
-    return high / low
-
-
-def _rate(value):
-    return format_bits_per_second(value)
-
-
-def _times(ratio):
-    return "infinitely more" if ratio == math.inf else "%.1fx" % ratio
-
-
-def _tcp_numbers(valid):
-    """Per direction: one flow, parallel flows (sum), their streams, the best TCP rate."""
-    numbers = {}
-    for direction, _reverse in DIRECTIONS:
-        tcp = [e for e in valid if e.get("protocol") == "tcp" and e.get("direction") == direction]
-        single = [e["bits_per_second"] for e in tcp if e.get("parallel") == 1]
-        parallel = [e for e in tcp if (e.get("parallel") or 1) > 1]
-        numbers[direction] = {
-            "single": single[-1] if single else None,
-            "parallel": parallel[-1]["bits_per_second"] if parallel else None,
-            "streams": parallel[-1]["parallel"] if parallel else None,
-            "best": max([e["bits_per_second"] for e in tcp], default=None),
-        }
-    return numbers
-
-
-def _udp_losses(valid, path, tcp):
-    """UDP tests offered below what the path should carry and losing more than UDP_MAX_LOST_PERCENT."""
-    lossy = []
-    for entry in valid:
-        if entry.get("protocol") != "udp":
-            continue
-        offered, lost = _finite(entry.get("offered_bits_per_second")), _finite(entry.get("lost_percent"))
-        if path is not None:
-            reference = path
-        else:
-            reference = (tcp.get(entry.get("direction")) or {}).get("best")
-        if offered is None or lost is None or reference is None:
-            continue
-        below = offered < reference if path is not None else offered <= reference
-        if below and lost > UDP_MAX_LOST_PERCENT:
-            lossy.append({"name": entry["name"], "offered_bits_per_second": offered, "lost_percent": lost,
-                          "reference_bits_per_second": reference})
-    return lossy
-
-
-def sweep_conclusion(results, path_bits_per_second=None):
-    """What the sweep says about the tunnel: one verdict, a paragraph with the numbers, the numbers.
-
-    ``results``: sweep_result entries (invalid ones are left out and listed in ``excluded``).
-    ``path_bits_per_second``: the path's bottleneck (number or ``"40M"``; None or ``""`` unknown).
-
-    Rules (the issue's; thresholds are the module constants), checked in this order, the first
-    that holds is the ``verdict``; every rule that holds is in ``rules``:
-
-    1. ``inconclusive`` - no valid single-flow TCP result in either direction.
-    2. ``single_flow_limit`` - in a direction, the parallel flows together get at least
-       PARALLEL_GAIN (1.5x) what one flow gets: one flow is held back by its congestion control or
-       socket buffers, not by the path.
-    3. ``asymmetric`` - the best TCP rate of upload and of download differ by more than ASYMMETRY (2x).
-    4. ``path_limit`` - the path is known and one flow gets at least PATH_SHARE (80 %) of it in every
-       direction measured.
-    5. ``udp_loss_below_path`` - a UDP test offered below the path (without a known path: at most
-       the best TCP rate of its direction) lost more than UDP_MAX_LOST_PERCENT (1 %): the path loses
-       packets at rates it should carry (random loss, a policer, or a narrower path than stated).
-    6. ``path_limit`` - in every direction with both TCP tests the parallel flows get at most
-       FLAT_GAIN (1.2x) of one flow: more flows gain nothing, so the path (whatever it really is) is full.
-    7. otherwise ``inconclusive`` (say, parallel 1.2-1.5x one flow, or no parallel result and no path).
-
-    The explanation also says when TCP got more than PATH_ABOVE (1.1x) the stated path (the path
-    given is wrong), how the directions compare and which UDP tests lost packets.
-
-    Returns ``{"verdict", "explanation" (one paragraph), "rules": [rule ids that held, in order:
-    "single_flow_limit", "asymmetric", "path_limit_share", "udp_loss_below_path", "path_limit_flat"],
-    "path_bits_per_second", "single_upload_bits_per_second", "single_download_bits_per_second",
-    "parallel_upload_bits_per_second", "parallel_download_bits_per_second", "parallel_streams",
-    "parallel_gain_upload", "parallel_gain_download" (parallel / single), "path_share_upload",
-    "path_share_download" (single / path), "direction_ratio" (best TCP rate, higher / lower
-    direction), "udp_lossy": [{"name", "offered_bits_per_second", "lost_percent",
-    "reference_bits_per_second"}], "excluded": [{"name", "invalid_reason"}]}``; unknown numbers are
-    None (a ratio against 0 bit/s is ``inf``). Raises ValueError for results that are not a list
-    of entries or a bad path.
-    """
-    _check_results(results)
-    path = _path(path_bits_per_second)
-    valid = [entry for entry in results if _usable(entry)]
-    excluded = [{"name": entry["name"], "invalid_reason": entry.get("invalid_reason") or "invalid"}
-                for entry in results if not _usable(entry)]
-    tcp = _tcp_numbers(valid)
-    gains = {d: _ratio(tcp[d]["parallel"], tcp[d]["single"]) for d in tcp}
-    shares = {d: _ratio(tcp[d]["single"], path) if path else None for d in tcp}
-    bests = sorted(tcp[d]["best"] for d in tcp if tcp[d]["best"] is not None)
-    direction_ratio = _ratio(bests[-1], bests[0]) if len(bests) == 2 else None
-    lossy = _udp_losses(valid, path, tcp)
-    singles = [d for d in tcp if tcp[d]["single"] is not None]
-    flat = [d for d in tcp if gains[d] is not None]
-
-    rules = []
-    if any(gain is not None and gain >= PARALLEL_GAIN for gain in gains.values()):
-        rules.append("single_flow_limit")
-    if direction_ratio is not None and direction_ratio > ASYMMETRY:
-        rules.append("asymmetric")
-    if singles and path and all(shares[d] >= PATH_SHARE for d in singles):
-        rules.append("path_limit_share")
-    if lossy:
-        rules.append("udp_loss_below_path")
-    if flat and all(gains[d] <= FLAT_GAIN for d in flat):
-        rules.append("path_limit_flat")
-
-    verdict = "inconclusive"
-    if singles and rules:
-        verdict = {"path_limit_share": "path_limit", "path_limit_flat": "path_limit"}.get(rules[0], rules[0])
-    conclusion = {
-        "verdict": verdict,
-        "rules": rules,
-        "path_bits_per_second": path,
-        "single_upload_bits_per_second": tcp["upload"]["single"],
-        "single_download_bits_per_second": tcp["download"]["single"],
-        "parallel_upload_bits_per_second": tcp["upload"]["parallel"],
-        "parallel_download_bits_per_second": tcp["download"]["parallel"],
-        "parallel_streams": tcp["upload"]["streams"] or tcp["download"]["streams"],
-        "parallel_gain_upload": gains["upload"],
-        "parallel_gain_download": gains["download"],
-        "path_share_upload": shares["upload"],
-        "path_share_download": shares["download"],
-        "direction_ratio": direction_ratio,
-        "udp_lossy": lossy,
-        "excluded": excluded,
-    }
-    conclusion["explanation"] = _explain(conclusion, tcp, singles)
-    return conclusion
-
-
-def _direction_text(direction, numbers, gain, share, path):
-    parts = []
-    if numbers["single"] is not None:
-        parts.append("one TCP flow %s" % _rate(numbers["single"]))
-    if numbers["parallel"] is not None:
-        parts.append("%d flows %s together%s" % (numbers["streams"], _rate(numbers["parallel"]),
-                                                 "" if gain is None else " (%s one flow)" % _times(gain)))
-    if share is not None:
-        parts.append("one flow is %.0f %% of the %s path" % (share * 100, _rate(path)))
-    if not parts:
-        return None
-    return "%s (%s): %s." % (direction.capitalize(), _ARROW[direction], ", ".join(parts))
-
-
-_WHY = {
-    "single_flow_limit": "Several flows together get at least %.1fx what one flow gets, so one flow is held back by its "
-                         "own congestion control or socket buffers, not by the path" % PARALLEL_GAIN,
-    "asymmetric": "The two directions differ by more than %gx: look at what is different in the slower one "
-                  "(shaping, the route, offloads, the sender's congestion control)" % ASYMMETRY,
-    "path_limit_share": "One flow gets at least %.0f %% of the path in every direction measured: the path is the "
-                        "limit" % (PATH_SHARE * 100),
-    "udp_loss_below_path": "UDP lost more than %g %% at a rate below what the path should carry: the path loses "
-                           "packets (random loss, a policer, or a narrower path than stated)" % UDP_MAX_LOST_PERCENT,
-    "path_limit_flat": "More flows get at most %.1fx what one flow gets: the path, whatever it really carries, is "
-                       "full" % FLAT_GAIN,
-}
-
-
-def _explain(conclusion, tcp, singles):
-    path = conclusion["path_bits_per_second"]
-    sentences = [text for text in (
-        _direction_text(d, tcp[d], conclusion["parallel_gain_" + d], conclusion["path_share_" + d], path)
-        for d, _reverse in DIRECTIONS) if text]
-    if path and any(tcp[d]["best"] is not None and tcp[d]["best"] > path * PATH_ABOVE for d in tcp):
-        sentences.append("TCP got more than the stated %s path: check path_bits_per_second." % _rate(path))
-    if conclusion["direction_ratio"] is not None:
-        sentences.append("The faster direction gets %s the slower." % _times(conclusion["direction_ratio"]))
-    for lossy in conclusion["udp_lossy"]:
-        sentences.append("UDP offered at %s (below %s) lost %.3g %% (%s)." % (
-            _rate(lossy["offered_bits_per_second"]), _rate(lossy["reference_bits_per_second"]),
-            lossy["lost_percent"], lossy["name"]))
-    rules = conclusion["rules"]
-    if not singles:
-        sentences.append("Inconclusive: no valid single-flow TCP result in either direction.")
-    elif conclusion["verdict"] == "inconclusive":
-        sentences.append("Inconclusive: more flows get between %.1fx and %.1fx one flow, or there is neither a "
-                         "parallel result nor a known path to compare one flow with." % (FLAT_GAIN, PARALLEL_GAIN))
-    else:
-        sentences.append("Verdict %s. %s." % (conclusion["verdict"], _WHY[rules[0]]))
-        sentences.extend("Also: %s." % _WHY[rule] for rule in rules[1:])
-    if conclusion["excluded"]:
-        sentences.append("Left out as invalid: %s." % "; ".join(
-            "%s (%s)" % (entry["name"], entry["invalid_reason"]) for entry in conclusion["excluded"]))
-    return " ".join(sentences)
-
-
-# --- report rows -------------------------------------------------------------------------------
-
-def _sweep_records(name, value):
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError("%s must be a dict {host: sweep record}, got %s %r" % (name, type(value).__name__, value))
-    records = {}
-    for host, record in value.items():
-        if record is None:
-            record = {}
-        if not isinstance(record, dict):
-            raise ValueError("%s[%r] must be a sweep record (a dict), got %s %r"
-                             % (name, host, type(record).__name__, record))
-        _check_results(record.get("results") or [], "%s[%r].results" % (name, host))
-        conclusion = record.get("conclusion")
-        if conclusion is not None and not (isinstance(conclusion, dict)
-                                           and isinstance(conclusion.get("verdict"), (str, type(None)))):
-            raise ValueError("%s[%r].conclusion must be a sweep_conclusion result (a dict with a verdict), got %r"
-                             % (name, host, conclusion))
-        records[host] = record
-    return records
-
-
-def _by_name(record):
-    return {entry["name"]: entry for entry in record.get("results") or []}
-
-
-def _test_label(entry, host, hub):
-    ends = (host, hub) if entry.get("direction") == "upload" else (hub, host)
-    if entry.get("protocol") == "udp":
-        return "UDP at %s %s -> %s" % (_rate(entry.get("offered_bits_per_second")), ends[0], ends[1])
-    flows = entry.get("parallel") or 1
-    return "TCP %d flow%s %s -> %s" % (flows, "" if flows == 1 else "s", ends[0], ends[1])
-
-
-def _tcp_cell(entry):
-    extra = ", ".join(part for part in (
-        None if entry.get("retransmits") is None else "%d retransmits" % entry["retransmits"],
-        entry.get("congestion_control")) if part)
-    return "%s%s" % (_rate(entry["bits_per_second"]), " (%s)" % extra if extra else "")
-
-
-def _cells(entry, key):
-    """(text, value) of one side of a row; key is bits_per_second, lost_percent or jitter_ms."""
-    if entry is None:
-        return "n/a", None
-    if not entry.get("valid"):
-        return "invalid: %s" % (entry.get("invalid_reason") or "no reason given"), None
-    value = _finite(entry.get(key))
-    if value is None:
-        return "n/a", None
-    if key == "bits_per_second":
-        return _tcp_cell(entry), value
-    if key == "lost_percent":
-        return "%.3g %% (%s received)" % (value, _rate(entry.get("bits_per_second"))), value
-    return "%.3g ms" % value, value
-
-
-def sweep_rows(before, after, path_by_host=None):
-    """Pair two sweeps per host and test, as report rows (the shape of _report.before_after_rows).
-
-    ``before``/``after``: ``{host: record}`` (None reads as empty), a record being ``{"hub": str,
-    "path_bits_per_second": float|None, "results": [sweep_result entries], "conclusion":
-    sweep_conclusion output}``; either side may lack a host or a test. ``path_by_host``: the
-    path bottleneck, a ``{host: bit/s or "40M"}`` dict or one value for all hosts; a host it does
-    not name uses its record's ``path_bits_per_second``.
-
-    Rows, hosts sorted, tests in the order of the before sweep then any new in the after one::
-
-        {"host": "peer", "test": "TCP 4 flows peer -> hub", "name": "tcp_parallel4_upload",
-         "before": "9.10 Mbit/s (120 retransmits, cubic)", "after": "36.1 Mbit/s (80 retransmits, bbr)",
-         "reference": "40.0 Mbit/s",                    # strings; "n/a" when a side is missing
-         "before_value": 9100000.0, "after_value": 36100000.0, "reference_value": 40000000.0,
-         "unit": "bits_per_second"}
-
-    A TCP test gives one row (``bits_per_second``, reference the path); a UDP test two, ``"UDP at
-    10.0 Mbit/s peer -> hub loss"`` (unit ``percent``, reference ``"1 %"``, the verdict's
-    threshold) and ``"... jitter"`` (unit ``ms``, no reference). An invalid result reads
-    ``"invalid: <reason>"`` with value None. Last per host, ``"sweep conclusion"``: the verdicts
-    as text, values None, unit None. Raises ValueError naming the argument and host for records
-    that are not dicts or results that are not lists of entries, or a bad path.
-    """
-    before, after = _sweep_records("before", before), _sweep_records("after", after)
-    rows = []
-    for host in sorted(set(before) | set(after), key=str):
-        b, a = before.get(host, {}), after.get(host, {})
-        raw_path = path_by_host.get(host) if isinstance(path_by_host, dict) else path_by_host
-        if raw_path is None or raw_path == "":
-            raw_path = a.get("path_bits_per_second") or b.get("path_bits_per_second")
-        path = _path(raw_path, "path_by_host[%r]" % (host,))
-        hub = a.get("hub") or b.get("hub") or "hub"
-        b_tests, a_tests = _by_name(b), _by_name(a)
-        names = list(b_tests) + [name for name in a_tests if name not in b_tests]
-        for name in names:
-            first = b_tests.get(name) or a_tests[name]
-            label = _test_label(first, host, hub)
-            if first.get("protocol") == "udp":
-                metrics = (("lost_percent", " loss", "percent", "%g %%" % UDP_MAX_LOST_PERCENT, UDP_MAX_LOST_PERCENT),
-                           ("jitter_ms", " jitter", "ms", "", None))
-            else:
-                metrics = (("bits_per_second", "", "bits_per_second", "" if path is None else _rate(path), path),)
-            for key, suffix, unit, reference, reference_value in metrics:
-                before_text, before_value = _cells(b_tests.get(name), key)
-                after_text, after_value = _cells(a_tests.get(name), key)
-                rows.append({"host": host, "test": label + suffix, "name": name,
-                             "before": before_text, "after": after_text, "reference": reference,
-                             "before_value": before_value, "after_value": after_value,
-                             "reference_value": reference_value, "unit": unit})
-        rows.append({"host": host, "test": "sweep conclusion", "name": "conclusion",
-                     "before": (b.get("conclusion") or {}).get("verdict") or "n/a",
-                     "after": (a.get("conclusion") or {}).get("verdict") or "n/a",
-                     "reference": "path_limit", "before_value": None, "after_value": None,
-                     "reference_value": None, "unit": None})
-    return rows

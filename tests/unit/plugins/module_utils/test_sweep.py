@@ -1,5 +1,5 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""sweep_plan, sweep_result, sweep_conclusion, sweep_rows (module_utils/_sweep.py)."""
+"""sweep_plan, sweep_result (module_utils/_sweep.py), sweep_conclusion (_sweep_verdict.py), sweep_rows (_sweep_rows.py)."""
 
 import json
 import math
@@ -10,8 +10,9 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3 import par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3_run import (
     ARGUMENT_SPEC, base_result, judged_result)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import markdown_table
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import (
-    VERDICTS, sweep_conclusion, sweep_plan, sweep_result, sweep_rows)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import sweep_plan, sweep_result
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_rows import sweep_rows
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_verdict import VERDICTS, sweep_conclusion
 
 approx = pytest.approx
 TCP4 = ["tcp_single_upload", "tcp_single_download", "tcp_parallel4_upload", "tcp_parallel4_download"]
