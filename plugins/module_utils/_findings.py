@@ -94,7 +94,8 @@ def keepalive_findings(host, view, views):
         if peer.get("persistent_keepalive_s") is None and (unreachable or stale):
             out.append(_finding("nat_peer_without_keepalive", "critical", host, "tunnelfix.fleet.wireguard_keepalive", evidence, """
                 This peer sends no PersistentKeepalive to %s, and the hub cannot reach it after a silence
-                (%s %% ping loss after %s s idle; newest handshake %s s old). A NAT or stateful firewall in front of
+                (%s %% ping loss after %s s idle; newest handshake %s s old, which only shows that the peer itself sent
+                lately: its own packets refresh the mapping, the hub's cannot). A NAT or stateful firewall in front of
                 the peer forgets the UDP mapping when no packet leaves for a while, so packets from the hub are
                 dropped until the peer itself sends again. PersistentKeepalive below the NAT's UDP timeout
                 (25 s suits most) keeps the mapping open.""" % (hub, loss, evidence["idle_s"], evidence["handshake_age_s"])))
@@ -162,17 +163,17 @@ def _sweep_entry(sweep, name):
 
 
 def _udp_loss_ratio(sweep, direction, path):
-    """The lowest UDP loss (ratio 0-1) the sweep measured in ``direction`` at a rate below ``path``, or None.
+    """The UDP test with the lowest loss in ``direction`` at a rate below ``path``: (loss ratio 0-1, entry), or (None, None).
 
     The lowest rate's loss is the path's own (random) loss: well below the bottleneck no queue
     overflows. That is Mathis' p more directly than a retransmit count.
     """
-    losses = [entry["lost_percent"] / 100.0 for entry in (sweep or {}).get("results") or []
+    losses = [(entry["lost_percent"] / 100.0, entry) for entry in (sweep or {}).get("results") or []
               if isinstance(entry, dict) and entry.get("valid") is True and entry.get("protocol") == "udp"
               and entry.get("direction") == direction and _is_number(entry.get("lost_percent"))
               and _is_number(entry.get("offered_bits_per_second"))
               and entry["offered_bits_per_second"] < path]
-    return min(losses) if losses else None
+    return min(losses, key=lambda item: item[0]) if losses else (None, None)
 
 
 def hub_download_findings(host, view, views):
@@ -199,7 +200,7 @@ def hub_download_findings(host, view, views):
         if peer_view.get("tunnel_hub") != host or not flow or not path or not rtt:
             continue
         cc = flow.get("congestion_control") or hub_cc
-        loss_ratio = _udp_loss_ratio(peer_view.get("sweep"), "download", path)
+        loss_ratio, udp = _udp_loss_ratio(peer_view.get("sweep"), "download", path)
         bps = flow.get("bits_per_second")
         if cc not in LOSS_BASED_CC or not loss_ratio or not bps:
             continue
@@ -207,6 +208,7 @@ def hub_download_findings(host, view, views):
         if bound < 0.5 * path and bps < 1.5 * bound:
             held_back.append({"peer": peer, "congestion_control": cc, "measured_bits_per_second": bps,
                               "path_bits_per_second": path, "rtt_ms": rtt, "udp_loss_ratio": loss_ratio,
+                              "udp_test": udp["name"], "udp_offered_bits_per_second": udp["offered_bits_per_second"],
                               "mathis_bits_per_second": bound, "bdp_bytes": bdp_bytes(path, rtt)})
     if not held_back:
         return []
@@ -214,12 +216,14 @@ def hub_download_findings(host, view, views):
     return [_finding("loss_sensitive_congestion_control", "high", host, "tunnelfix.fleet.linux_bbr_fq", dict(
         worst, direction="download", peers=[item["peer"] for item in held_back]), """
         This hub sends to %s with %s, a loss-based congestion control: one TCP flow hub -> %s reached %.1f Mbit/s
-        of a %.1f Mbit/s path. The peer's sweep measured %.3f %% UDP loss well below the path rate and %.0f ms RTT,
-        so the Mathis bound for such a flow is %.1f Mbit/s. The peer's own congestion control does not help this
+        of a %.1f Mbit/s path. The peer's sweep lost %.2f %% of UDP sent hub -> peer at %.1f Mbit/s offered (below the
+        path's rate; the lowest loss of its UDP tests in that direction), and the RTT is %.0f ms: the Mathis bound for
+        such a flow is %.1f Mbit/s. The peer's own congestion control does not help this
         direction: the sender is the hub, and it needs BBR too."""
         % (", ".join(item["peer"] for item in held_back), worst["congestion_control"], worst["peer"],
            worst["measured_bits_per_second"] / 1e6, worst["path_bits_per_second"] / 1e6,
-           worst["udp_loss_ratio"] * 100, worst["rtt_ms"], worst["mathis_bits_per_second"] / 1e6))]
+           worst["udp_loss_ratio"] * 100, worst["udp_offered_bits_per_second"] / 1e6, worst["rtt_ms"],
+           worst["mathis_bits_per_second"] / 1e6))]
 
 
 def kernel_findings(host, view, views):
@@ -347,8 +351,8 @@ def bridge_offload_findings(host, view, views):
             and segmentation or receive offload is still on for %s. Receive offload glues the tunnel's small
             packets into one large buffer, and segmentation offload is trusted to cut that buffer back into
             frames that fit the LAN; on a bridge fed from a smaller-MTU tunnel that cut can come out wrong, so
-            LAN clients get frames above their MTU, drop them, and TCP crawls along on retransmits (the Tailscale
-            case fell to 0.2 Mbit/s). Turning gso, tso and gro off on the bridge and every port makes the kernel
+            LAN clients get frames above their MTU, drop them, and TCP crawls along on retransmits (in a field case,
+            Tailscale's 1280-byte tunnel into a LAN bridge, TCP fell to 0.2 Mbit/s). Turning gso, tso and gro off on the bridge and every port makes the kernel
             forward packets at the size they arrived."""
             % (kind, tunnel, tunnel_mtu, bridge_mtu, name, ", ".join(sorted(offloads))),
             fix_vars={"bridge_gso_off_bridges": [name]}))

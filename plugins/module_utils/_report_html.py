@@ -134,7 +134,8 @@ def format_value(value, unit):
 
 
 def _has_numbers(row):
-    return row["before_value"] is not None or row["after_value"] is not None
+    """Charted: a number on either side and a reference to read it against (jitter has none: a table line)."""
+    return (row["before_value"] is not None or row["after_value"] is not None) and row.get("reference_value") is not None
 
 
 def _bar(row, side, y, scale):
@@ -255,10 +256,11 @@ def render_report_html(rows, findings=None, meta=None):
     """Render the report as one self-contained HTML page (str).
 
     One section per host (in the order hosts first appear in ``rows``): for each row with a
-    number, an inline SVG with a grey before bar and a blue after bar on one scale (value
-    labels in human units: Mbit/s, %, ms) and the reference as a dashed line when it is > 0;
-    rows without numbers as a table. Then the findings (host, severity, id, fixing role,
-    explanation, evidence folded) and ``meta``. No script, no external resource (a
+    number and a reference (``reference_value`` not None), an inline SVG with a grey before bar
+    and a blue after bar on one scale (value labels in human units: Mbit/s, %, ms) and the
+    reference as a dashed line when it is > 0; other rows (jitter, verdicts) as a table. The
+    findings (host, severity, id, fixing role, explanation, evidence folded) come first, after
+    ``meta``. No script, no external resource (a
     Content-Security-Policy forbids both); every piece of input text is HTML-escaped.
 
     Bars carry ``class="bar before"``/``"bar after"``, ``data-host``, ``data-test``,
@@ -280,12 +282,13 @@ def render_report_html(rows, findings=None, meta=None):
            '<p class="meta">%s</p>' % meta_line,
            '<p class="legend"><span><i class="swatch" style="background:%s"></i>before</span>'
            '<span><i class="swatch" style="background:%s"></i>after</span>'
-           '<span><i class="dash"></i>bottleneck / target</span></p>' % (COLOURS["before"], COLOURS["after"])]
+           '<span><i class="dash"></i>bottleneck / target (for UDP loss: the 1 %% the sweep calls lossy)</span></p>' % (COLOURS["before"], COLOURS["after"])]
+    # What was wrong first, then the measurements that show the fix.
+    out += _findings_section(findings)
     if not hosts:
         out.append("<p>No measurement.</p>")
     for host, host_rows in hosts.items():
         out += _host_section(host, host_rows)
-    out += _findings_section(findings)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

@@ -34,7 +34,7 @@ def test_report_filters_want_a_list_of_rows(name):
 
 
 def test_report_filters_take_findings_and_meta_positionally():
-    rows = [{"host": "h", "test": "t", "before_value": 1.0, "after_value": 2.0, "unit": "count"}]
+    rows = [{"host": "h", "test": "t", "before_value": 1.0, "after_value": 2.0, "reference_value": 0.0, "unit": "count"}]
     document = FILTERS["report_document"](rows, [], {"generated": "2026-11-30T14:00:00Z"})
     assert document["generated"] == "2026-11-30T14:00:00Z" and document["rows"][0]["after_value"] == 2.0
     assert 'class="bar after"' in FILTERS["report_html"](rows)

@@ -182,3 +182,14 @@ def test_bad_input_names_the_argument_row_and_key(func, rows, findings, meta, me
     with pytest.raises(ValueError) as err:
         func(rows, findings, meta)
     assert str(err.value).startswith(message)
+
+
+def test_rows_without_a_reference_are_table_lines_and_findings_come_first():
+    """Jitter has no reference to read it against: a table line, not a chart that looks alarming."""
+    rows = [{"host": "peer", "test": "UDP at 10.0 Mbit/s peer -> hub jitter", "before": "0.0244 ms", "after": "0.0361 ms",
+             "reference": "", "before_value": 0.0244, "after_value": 0.0361, "reference_value": None, "unit": "ms"}]
+    findings = [{"id": "nat_peer_without_keepalive", "severity": "critical", "host": "peer", "fix_role": None,
+                 "evidence": {}, "explanation": "x"}]
+    html = render_report_html(rows, findings, {})
+    assert 'class="bar' not in html and "<td>UDP at 10.0 Mbit/s peer -&gt; hub jitter</td>" in html
+    assert html.index("What diagnose found") < html.index('data-host="peer"')
