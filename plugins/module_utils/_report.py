@@ -93,7 +93,8 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     ``{"hub": str, "idle_s": int, "ping": parse_ping_summary() output, "iperf3": iperf3 module
     result (bits_per_second, retransmits, sender_congestion_control)}``; either may lack a host.
     ``bottleneck_bits_per_second``: the path bottleneck in bit/s (a number or "40M"), one for all
-    hosts, or a ``{host: bits_per_second}`` dict (a host missing from it gets no reference).
+    hosts, or a ``{host: bits_per_second}`` dict; a host it does not name gets its record's
+    ``path_bits_per_second`` (role tunnel_measure records it), else no reference.
     Returns a list of rows ``{"host", "test", "before", "after", "reference"}`` (strings, "n/a"
     where a side is missing; ``reference`` carries the path bottleneck for throughput rows) plus
     ``before_value``/``after_value``/``reference_value`` (float or None: missing, failed or
@@ -104,6 +105,8 @@ def before_after_rows(before, after, bottleneck_bits_per_second=None):
     for host in sorted(set(before) | set(after), key=str):
         path_bps = bottleneck_bits_per_second.get(host) if isinstance(bottleneck_bits_per_second, dict) \
             else bottleneck_bits_per_second
+        if path_bps in (None, ""):  # not given for this host: the path its measurement recorded
+            path_bps = (after.get(host) or {}).get("path_bits_per_second") or (before.get(host) or {}).get("path_bits_per_second")
         path_value = _cell("bottleneck_bits_per_second", host, lambda bps: to_bits_per_second(bps) if bps else None,
                            path_bps)
         bottleneck = "" if path_value is None else format_bits_per_second(path_value)

@@ -156,3 +156,13 @@ def test_findings_table_lists_host_severity_id_and_role():
     import pytest
     with pytest.raises(ValueError, match="findings must be"):
         findings_table({"peer": []})
+
+
+@pytest.mark.parametrize("bottleneck, reference", [
+    (None, "40.0 Mbit/s"),                  # nothing given: the path the measurement recorded
+    ({}, "40.0 Mbit/s"),                    # the host not named: the same
+    ({"peer": "20M"}, "20.0 Mbit/s"),       # named: that wins
+])
+def test_the_reference_falls_back_to_the_recorded_path(bottleneck, reference):
+    after = {"peer": dict(AFTER["peer"], path_bits_per_second=40000000)}
+    assert before_after_rows(BEFORE, after, bottleneck)[1]["reference"] == reference
