@@ -14,34 +14,22 @@ A row (before_after_rows, health_check_rows; the sweep filter makes the same sha
 
 from __future__ import annotations
 
-import math
-
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
     format_bits_per_second,
     to_bits_per_second,
 )
-
-
-def _number(value):
-    """``value`` as a finite float, else None (missing, boolean, text, NaN, infinite)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._numbers import finite_float
 
 
 def _loss_value(record):
-    return _number(((record or {}).get("ping") or {}).get("loss_percent"))
+    return finite_float(((record or {}).get("ping") or {}).get("loss_percent"))
 
 
 def _throughput_value(record):
     result = (record or {}).get("iperf3") or {}
     if result.get("failed") or result.get("valid") is False:
         return None
-    return _number(result.get("bits_per_second"))
+    return finite_float(result.get("bits_per_second"))
 
 
 def _loss(record):
@@ -156,8 +144,8 @@ def health_check_rows(before, after):
         rows.append({"host": host,
                      "test": "mwan3-like one-shot health-check pings%s" % rate_text,
                      "before": _health_checks(b) or "n/a", "after": _health_checks(a) or "n/a",
-                     "reference": "0 lost", "before_value": _number(b.get("failed_pings")),
-                     "after_value": _number(a.get("failed_pings")), "reference_value": 0.0,
+                     "reference": "0 lost", "before_value": finite_float(b.get("failed_pings")),
+                     "after_value": finite_float(a.get("failed_pings")), "reference_value": 0.0,
                      "unit": "count"})
     return rows
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import to_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._numbers import finite_float
 
 # UDP offered rates when the operator gives none: shares of the path when it is known ...
 PATH_SHARES = (0.25, 0.5, 0.9)
@@ -112,17 +113,6 @@ def _parallel(value):
     return number
 
 
-def _finite(value):
-    """A finite float from a number, else None (None, text, bool, NaN, inf)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
-
-
 # --- plan --------------------------------------------------------------------------------------
 
 def sweep_plan(path_bits_per_second=None, udp_rates=None, parallel_streams=4):
@@ -189,7 +179,7 @@ def _range_reasons(entry, raw):
         value = raw.get(key)
         if value is None:
             continue
-        number = _finite(value)
+        number = finite_float(value)
         if number is None:
             reasons.append("%s is %r, not a finite number" % (key, value))
             continue
@@ -303,6 +293,6 @@ _ENTRY_CHECKS = (
     ("parallel", "a whole number of flows >= 1", lambda v: _whole(v) and v >= 1),
     ("congestion_control", "a string", lambda v: isinstance(v, str)),
     ("valid", "true or false", lambda v: isinstance(v, bool)),
-) + tuple((key, "a finite number", lambda v: _finite(v) is not None)
+) + tuple((key, "a finite number", lambda v: finite_float(v) is not None)
           for key in ("offered_bits_per_second", "bits_per_second", "retransmits", "lost_percent", "jitter_ms",
                       "mean_rtt_ms"))

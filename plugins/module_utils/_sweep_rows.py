@@ -8,7 +8,8 @@ Pure functions, no I/O. Bad arguments raise ValueError naming the argument and t
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import format_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import _check_results, _finite, _path
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._numbers import finite_float
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import _check_results, _path
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_verdict import UDP_MAX_LOST_PERCENT
 
 
@@ -59,7 +60,7 @@ def _cells(entry, key):
         return "n/a", None
     if not entry.get("valid"):
         return "invalid: %s" % (entry.get("invalid_reason") or "no reason given"), None
-    value = _finite(entry.get(key))
+    value = finite_float(entry.get(key))
     if value is None:
         return "n/a", None
     if key == "bits_per_second":

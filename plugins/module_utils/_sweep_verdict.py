@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import format_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._numbers import finite_float
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import (
     DIRECTIONS,
     _check_results,
-    _finite,
     _path,
 )
 
@@ -32,7 +32,7 @@ _ARROW = {"upload": "peer -> hub", "download": "hub -> peer"}
 
 
 def _usable(entry):
-    return entry.get("valid") is True and _finite(entry.get("bits_per_second")) is not None
+    return entry.get("valid") is True and finite_float(entry.get("bits_per_second")) is not None
 
 
 def _ratio(high, low):
@@ -73,7 +73,7 @@ def _udp_losses(valid, path, tcp):
     for entry in valid:
         if entry.get("protocol") != "udp":
             continue
-        offered, lost = _finite(entry.get("offered_bits_per_second")), _finite(entry.get("lost_percent"))
+        offered, lost = finite_float(entry.get("offered_bits_per_second")), finite_float(entry.get("lost_percent"))
         if path is not None:
             reference = path
         else:
