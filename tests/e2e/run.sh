@@ -71,11 +71,12 @@ import json, sys
 doc = json.load(open(sys.argv[1] + "/report.json"))
 html = open(sys.argv[1] + "/report.html").read()
 swept = sorted({row["host"] for row in doc["rows"] if row["test"] == "sweep conclusion"})
-charted = [row for row in doc["rows"] if row.get("unit") and row.get("after_value") is not None]
+charted = [row for row in doc["rows"]
+           if row.get("unit") and row.get("after_value") is not None and row.get("reference_value") is not None]
 after_bars = html.count('class="bar after"')
 print("hosts with sweep rows:", swept, "| rows with numbers:", len(charted), "| after bars drawn:", after_bars)
 problems = [msg for ok, msg in ((swept == ["owrt", "peer"], "sweep rows for owrt and peer"),
-                                (after_bars >= len(charted) > 10, "one after bar per numeric row"),
+                                (after_bars >= len(charted) > 10, "one after bar per row with a number and a reference"),
                                 (len(doc.get("findings") or []) == 6, "the 6 findings")) if not ok]
 sys.exit("FAIL: report: " + ", ".join(problems) if problems else 0)
 PY
