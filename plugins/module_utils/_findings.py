@@ -108,6 +108,16 @@ def keepalive_findings(host, view, views):
     return out
 
 
+def _loss_limited_bound(bps, path, rtt_ms, loss_ratio):
+    """The Mathis bound (bit/s) when a loss-based flow of ``bps`` is held back by loss, else None.
+
+    The fault: the path could carry twice what the model allows a loss-based flow, and the flow
+    got no more than the model (with 50 % slack for the estimate). Mathis et al. 1997 (_tcp_model).
+    """
+    bound = mathis_bits_per_second(DEFAULT_MSS_BYTES, rtt_ms, loss_ratio)
+    return bound if bound < 0.5 * path and bps < 1.5 * bound else None
+
+
 def congestion_control_findings(host, view, views):
     """loss_sensitive_congestion_control (fault 3) and buffer_below_bdp, from the TCP facts and the single flow."""
     tcp = (view.get("tunnelfix") or {}).get("tcp") or {}
@@ -128,10 +138,8 @@ def congestion_control_findings(host, view, views):
     if cc in LOSS_BASED_CC and bps and retransmits and path and rtt and iperf3.get("valid", True) and not queueing:
         segments = bps * duration / 8 / DEFAULT_MSS_BYTES
         loss_ratio = min(1.0, retransmits / segments) if segments else None
-        bound = mathis_bits_per_second(DEFAULT_MSS_BYTES, rtt, loss_ratio) if loss_ratio else None
-        # The fault: the path could carry twice what the model allows a loss-based flow, and the flow
-        # got no more than the model (with 50 % slack for the estimate).
-        if bound is not None and bound < 0.5 * path and bps < 1.5 * bound:
+        bound = _loss_limited_bound(bps, path, rtt, loss_ratio) if loss_ratio else None
+        if bound is not None:
             out.append(_finding("loss_sensitive_congestion_control", "high", host, "tunnelfix.fleet.linux_bbr_fq", {
                 "congestion_control": cc, "measured_bits_per_second": bps, "path_bits_per_second": path,
                 "rtt_ms": rtt, "retransmits": retransmits, "loss_ratio_estimate": loss_ratio,
@@ -204,8 +212,8 @@ def hub_download_findings(host, view, views):
         bps = flow.get("bits_per_second")
         if cc not in LOSS_BASED_CC or not loss_ratio or not bps:
             continue
-        bound = mathis_bits_per_second(DEFAULT_MSS_BYTES, rtt, loss_ratio)
-        if bound < 0.5 * path and bps < 1.5 * bound:
+        bound = _loss_limited_bound(bps, path, rtt, loss_ratio)
+        if bound is not None:
             held_back.append({"peer": peer, "congestion_control": cc, "measured_bits_per_second": bps,
                               "path_bits_per_second": path, "rtt_ms": rtt, "udp_loss_ratio": loss_ratio,
                               "udp_test": udp["name"], "udp_offered_bits_per_second": udp["offered_bits_per_second"],
