@@ -5,9 +5,16 @@
 Documentation: plugins/modules/bridge_offload.py (``ansible-doc tunnelfix.fleet.bridge_offload``).
 Parsing and planning are the pure ``_ethtool`` and ``_bridge_offload`` functions; this file only
 reads, runs and reports.
+
+The bridge's port listing and ``ethtool -k`` of every port (named on the target, ``ForEachLine``)
+and of the bridge run in ONE remote execution (``_remote_batch``, ``run_batch``); when something
+must change (not in check mode), every ``ethtool -K`` and the read-backs run in one more. A result
+the batch lacks (a port the shell listed differently) is read with a command of its own.
 """
 
 from __future__ import annotations
+
+import shlex
 
 from ansible.errors import AnsibleActionFail
 
@@ -16,14 +23,39 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_offload im
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 DEFAULT_FEATURES = ["gso", "tso", "gro"]
 _NOT_FOUND = 127  # POSIX shells: command not found
+ETHTOOL_K = ["ethtool", "-k"]
+# the ports for ForEachLine: the brif listing's output ("$1"), one name per line
+PORT_LINES = 'cat "$1"'
+BATCH_SHOWN = "sh -c '<bridge_offload: %s in one script>'"
 
 
 def before_states(plans):
     return {device: plan["before"] for device, plan in plans.items()}
+
+
+def _name(argv):
+    return shlex.join(argv)
+
+
+def brif_argv(bridge):
+    return ["ls", "/sys/class/net/%s/brif/" % bridge]
+
+
+def read_steps(bridge) -> list:
+    """The first batch: the bridge's port listing, ``ethtool -k`` of every listed port, then of the bridge."""
+    listing = brif_argv(bridge)
+    return [Step(_name(listing), listing), ForEachLine(PORT_LINES, (_name(listing),), (ETHTOOL_K,)),
+            Step(_name(ETHTOOL_K + [bridge]), ETHTOOL_K + [bridge])]
+
+
+def write_steps(commands, devices) -> list:
+    """The second batch: every ``ethtool -K`` (ports first), then ``ethtool -k`` of every device again."""
+    return [Step(_name(argv), argv) for argv in commands + [ETHTOOL_K + [device] for device in devices]]
 
 
 class ActionModule(OpenWrtActionBase):
@@ -35,6 +67,8 @@ class ActionModule(OpenWrtActionBase):
         "state": {"type": "str", "default": "off", "choices": list(STATES)},
     }
 
+    batch: dict = {}  # the results of the latest run_batch
+
     def run_openwrt(self, args, task_vars):
         bridge, state = args["bridge"], args["state"]
         features = [name.strip() for name in args["features"] if name and name.strip()]
@@ -43,7 +77,8 @@ class ActionModule(OpenWrtActionBase):
         if not features:
             raise AnsibleActionFail("features: needs at least one feature name, got %r" % (args["features"],))
 
-        listing = self.run_command(["ls", "/sys/class/net/%s/brif/" % bridge], ok_rcs=(0, 1, 2))
+        self.batch = self.run_batch(read_steps(bridge), shown=BATCH_SHOWN % "ls and ethtool -k")
+        listing = self.step(brif_argv(bridge), ok_rcs=(0, 1, 2))
         if listing["rc"] != 0:
             raise AnsibleActionFail("bridge: %r is not a bridge on the target (no /sys/class/net/%s/brif/)"
                                     % (bridge, bridge),
@@ -57,6 +92,7 @@ class ActionModule(OpenWrtActionBase):
                     for device, plan in plans.items() if plan["to_change"]]
         after = {device: plan["after"] for device, plan in plans.items()}
         if commands and not self.check_mode:
+            self.batch = self.run_batch(write_steps(commands, devices), shown=BATCH_SHOWN % "ethtool -K and -k")
             for argv in commands:
                 self._set(argv)
             after = {device: self._plan(device, features, state)["before"] for device in devices}
@@ -88,8 +124,12 @@ class ActionModule(OpenWrtActionBase):
                               "before_header": "%s offloads" % bridge, "after_header": "%s offloads" % bridge}
         return result
 
+    def step(self, argv, ok_rcs=(0,)):
+        """The batch result of ``argv`` (run on its own when the batch lacks it), checked like run_command."""
+        return self.batch_step(self.batch, _name(argv), argv, ok_rcs)
+
     def _plan(self, device, features, state):
-        res = self.run_command(["ethtool", "-k", device], ok_rcs=(0, _NOT_FOUND))
+        res = self.step(ETHTOOL_K + [device], ok_rcs=(0, _NOT_FOUND))
         if res["rc"] == _NOT_FOUND:
             raise AnsibleActionFail("ethtool is not installed on the target (%s: command not found); install it "
                                     "(OpenWrt: opkg install ethtool; Debian: apt-get install ethtool)" % res["cmd"],
@@ -101,7 +141,7 @@ class ActionModule(OpenWrtActionBase):
             raise AnsibleActionFail("features: %s on %s" % (exc, device)) from None
 
     def _set(self, argv):
-        res = self.run_command(argv, ok_rcs=range(256))
+        res = self.step(argv, ok_rcs=range(256))
         if res["rc"] not in (0, 1):  # 1: some change refused, checked by reading back
             why = classify_ethtool_k_error(res["stderr"])
             raise AnsibleActionFail("%s failed with rc=%s (%s): %s" % (res["cmd"], res["rc"], why["reason"], why["message"]),

@@ -5,11 +5,15 @@
 Documentation: plugins/modules/openwrt_facts.py (``ansible-doc tunnelfix.fleet.openwrt_facts``).
 All parsing and merging is in module_utils (_mwan3, _nft, _uci, _wireguard, _openwrt_wireguard,
 _bridges, _tunnel_links, _openwrt_endpoints, _ethtool, _route); this file only decides which commands
-to run, runs each at most once per call and puts the parsed results together. A missing tool is
-reported, never a failure.
+to run and puts the parsed results together. Every command of the requested subsets runs in ONE
+remote execution (``_remote_batch``: a framed sh script, ``run_batch``); the gather_* methods then
+read the steps' results, and only a result the batch lacks (an endpoint address or a device the
+shell did not list) is read with a command of its own. A missing tool is reported, never a failure.
 """
 
 from __future__ import annotations
+
+import shlex
 
 from ansible.errors import AnsibleActionFail
 
@@ -30,8 +34,13 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import wg_dump_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+    BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, ROUTES_TEXT,
+    UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_route_plan import endpoint_address, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
@@ -39,10 +48,53 @@ SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")
-# the target's clock and the live WireGuard state in one round trip (ages need the target's clock)
-# Keys are replaced on the router: raw output is printed by the connection at -vvv (_remote_redact).
-WG_DUMP = wg_dump_redacted_argv()
 _NOT_FOUND = 127  # POSIX shells: command not found
+BATCH_SHOWN = "sh -c '<openwrt_facts: %d commands in one script>'"
+
+# banIP is installed when its init script exists. ls, not test -e: the same answer (rc 0, else 1 in
+# BusyBox, 2 in GNU ls), and a command a test can stand in for, where test is a shell builtin.
+BANIP_PROBE = ["ls", "-1d", BANIP_INIT]
+BANIP_PACKAGES = (("apk", ["apk", "list", "--installed", "banip"]), ("opkg", ["opkg", "list-installed", "banip"]))
+NFT_JSON = ["nft", "-j", "list", "table", *BANIP_TABLE]
+NFT_TEXT = ["nft", "list", "table", *BANIP_TABLE]
+
+
+def _name(argv):
+    return shlex.join(argv)
+
+
+def uci_step(config):
+    """The batch step for the redacted ``uci -q show CONFIG``, named as the action reports it."""
+    return Step("uci -q show %s" % config, uci_show_redacted_argv(config))
+
+
+def batch_steps(subsets) -> list:
+    """The batch for ``subsets`` (names from SUBSETS): every command any gather_* may read.
+
+    The script cannot ask the controller, so it runs every command a subset may need: banIP's
+    version and table are listed even when banIP turns out to be absent, and ``ip route show``
+    and ``ip route get`` run next to their ``-j`` forms. A command nobody reads costs less than a
+    second round trip. Only ``nft list`` (a big table twice) waits for ``nft -j`` to fail.
+    """
+    steps = []
+    if "banip" in subsets:
+        steps += [Step(_name(BANIP_PROBE), BANIP_PROBE)]
+        for tool, argv in BANIP_PACKAGES:
+            steps += [Step("command -v %s" % tool, ["command", "-v", tool]), Step(_name(argv), argv)]
+        steps += [uci_step("banip"), Step("command -v nft", ["command", "-v", "nft"]), Step(_name(NFT_JSON), NFT_JSON),
+                  Step(_name(NFT_TEXT), NFT_TEXT, after_failure=True)]
+    if "mwan3" in subsets:
+        steps += [Step("command -v mwan3", ["command", "-v", "mwan3"]),
+                  Step("mwan3 interfaces", ["mwan3", "interfaces"]), uci_step("mwan3")]
+    if subsets & {"wireguard", "endpoint_routes"}:
+        steps += [uci_step("network"), Step(WG_DUMP_NAME, WG_DUMP)]
+    if "endpoint_routes" in subsets:
+        steps += [Step(_name(ROUTES_JSON), ROUTES_JSON), Step(_name(ROUTES_TEXT), ROUTES_TEXT),
+                  ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+    if "bridges" in subsets:
+        steps += [Step(_name(FORWARD_AND_LINKS_ARGV), FORWARD_AND_LINKS_ARGV),
+                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+    return steps
 
 
 def _version_and_default(text):
@@ -54,28 +106,42 @@ class ActionModule(OpenWrtActionBase):
 
     ARGUMENT_SPEC = {
         "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
+        "preferred_uplink": {"type": "str"},
     }
 
     def run_openwrt(self, args, task_vars):
         subsets = resolve_gather_subset(args["gather_subset"], SUBSETS)
+        steps = batch_steps(subsets)
+        self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
         facts = {}
         if "banip" in subsets:
             facts["banip"] = self.gather_banip()
         if "mwan3" in subsets:
             facts["mwan3"] = self.gather_mwan3()
         if subsets & {"wireguard", "endpoint_routes"}:
-            wireguard = self.gather_wireguard()  # endpoint_routes needs the peers: read once, share
+            network, wireguard = self.gather_wireguard()  # endpoint_routes needs the peers: read once, share
             if "wireguard" in subsets:
                 facts["wireguard"] = wireguard
             if "endpoint_routes" in subsets:
                 facts["endpoint_routes"] = self.gather_endpoint_routes(wireguard["interfaces"])
+                uplink = args["preferred_uplink"]
+                if uplink:
+                    facts["endpoint_routes"]["preferred_uplink_device"] = uplink_device(network, uplink)
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
 
+    def step(self, argv, ok_rcs=(0,), name=None):
+        """The batch result of ``argv`` (step ``name``, default ``shlex.join(argv)``), checked like run_command."""
+        return self.batch_step(self.batch_results, _name(argv) if name is None else name, argv, ok_rcs)
+
+    def has_command(self, tool):
+        """``command -v TOOL`` from the batch: 0 is present; 1 (bash) and 127 (ash, dash) absent; else a failure."""
+        return self.step(["command", "-v", tool], ok_rcs=(0, 1, _NOT_FOUND))["rc"] == 0
+
     def uci_show(self, config, parser):
-        """``parser(uci -q show CONFIG)``; a missing config (rc 1) parses as empty output."""
-        res = self.read_uci_show(config, ok_rcs=(0, 1))
+        """``parser(uci -q show CONFIG)`` (redacted on the router); a missing config (rc 1) parses as empty output."""
+        res = self.step(uci_show_redacted_argv(config), ok_rcs=(0, 1), name=uci_step(config).name)
         if res["rc"] == 1:
             res = dict(res, stdout="")
         return self.parse_output(res, parser)
@@ -85,19 +151,18 @@ class ActionModule(OpenWrtActionBase):
 
         ``(None, None)`` without either package manager or when neither lists banIP.
         """
-        for tool, argv in (("apk", ["apk", "list", "--installed", "banip"]), ("opkg", ["opkg", "list-installed", "banip"])):
-            if self.command_exists(tool):
-                return self.parse_output(self.run_command(argv, ok_rcs=(0, 1)), _version_and_default)
+        for tool, argv in BANIP_PACKAGES:
+            if self.has_command(tool):
+                return self.parse_output(self.step(argv, ok_rcs=(0, 1)), _version_and_default)
         return None, None
 
     def banip_nft(self):
         """``(nft_installed, table_loaded, counter, limit_rule)`` from banIP's nft table."""
-        if not self.command_exists("nft"):
+        if not self.has_command("nft"):
             return False, None, None, None
-        family, table = BANIP_TABLE
-        res = self.run_command(["nft", "-j", "list", "table", family, table], ok_rcs=(0, 1))
+        res = self.step(NFT_JSON, ok_rcs=(0, 1))
         if res["rc"] == 1 and "json" in res["stderr"].lower():  # nft built without JSON support
-            res = self.run_command(["nft", "list", "table", family, table], ok_rcs=(0, 1))
+            res = self.step(NFT_TEXT, ok_rcs=(0, 1))
         if res["rc"] == 1 and "No such file or directory" in res["stderr"]:  # banIP not started, or stopped
             return True, False, None, None
         if res["rc"] != 0:  # not root, no CAP_NET_ADMIN, ...: a real failure, not a missing table
@@ -107,7 +172,7 @@ class ActionModule(OpenWrtActionBase):
         return True, True, counter, self.parse_output(res, find_icmp_limit)
 
     def gather_banip(self):
-        installed = self.run_command(["test", "-e", BANIP_INIT], ok_rcs=(0, 1))["rc"] == 0
+        installed = self.step(BANIP_PROBE, ok_rcs=(0, 1, 2))["rc"] == 0
         facts = {"installed": installed, "version": None, "upstream_version": None,
                  "icmplimit_default_per_second": None, "enabled": None, "ban_icmplimit": None,
                  "icmplimit_per_second": None, "icmplimit_source": None, "settings": {},
@@ -124,9 +189,9 @@ class ActionModule(OpenWrtActionBase):
         return facts
 
     def gather_mwan3(self):
-        if not self.command_exists("mwan3"):
+        if not self.has_command("mwan3"):
             return {"installed": False, "interfaces": {}, "tracking": {}}
-        status = self.run_and_parse(["mwan3", "interfaces"], parse_mwan3_interfaces)
+        status = self.parse_output(self.step(["mwan3", "interfaces"]), parse_mwan3_interfaces)
         return {"installed": True, "interfaces": status, "tracking": self.uci_show("mwan3", parse_mwan3_tracking)}
 
     def wg_live(self):
@@ -134,7 +199,7 @@ class ActionModule(OpenWrtActionBase):
 
         None with a note when ``wg`` is missing or cannot read the kernel state; never fails for that.
         """
-        res = self.run_command(WG_DUMP, ok_rcs=range(256), shown="wg show all dump")
+        res = self.step(WG_DUMP, ok_rcs=range(256), name=WG_DUMP_NAME)
         if res["rc"] == _NOT_FOUND:
             return False, None, "wg is not installed (wireguard-tools); uci view only"
         if res["rc"] != 0:
@@ -147,26 +212,38 @@ class ActionModule(OpenWrtActionBase):
         return True, interfaces, None
 
     def gather_wireguard(self):
+        """``(network, facts)``: the parsed uci network config (``{}`` without one) and the wireguard facts."""
         network = self.uci_show("network", parse_uci_show).get("network", {})
         installed, live, note = self.wg_live()
-        return {"wg_installed": installed, "live": bool(live), "note": note,
-                "interfaces": merge_wireguard(network, live)}
+        return network, {"wg_installed": installed, "live": bool(live), "note": note,
+                         "interfaces": merge_wireguard(network, live)}
 
     def routes_table_all(self):
         """``(routes, command)``: ``ip -j route show table all``, else its text form (``ip`` without ``-j``)."""
-        res = self.run_command(["ip", "-j", "route", "show", "table", "all"], ok_rcs=(0, 1, 255))
+        res = self.step(ROUTES_JSON, ok_rcs=(0, 1, 255))
         if res["rc"] == 0:
             try:
                 return parse_ip_route_show(res["stdout"]), res["cmd"]
             except ParseError:
                 pass  # an ip without -j prints text or usage
-        res = self.run_command(["ip", "route", "show", "table", "all"])
+        res = self.step(ROUTES_TEXT)
         return self.parse_output(res, parse_ip_route_show_text), res["cmd"]
 
     def route_get(self, address, json_ok):
-        """``(route or None, error or None)`` for ``ip [-j] route get ADDRESS``; no route is not a failure."""
-        argv = ["ip", "-j", "route", "get", address] if json_ok else ["ip", "route", "get", address]
-        res = self.run_command(argv, ok_rcs=(0, 1, 2, 255))
+        """``(route or None, error or None)`` for ``ip [-j] route get ADDRESS``; no route is not a failure.
+
+        The batch's lookups are named by the address the shell printed; an address written
+        differently in uci (``fd99:0:0::1``) is matched by its parsed value.
+        """
+        prefix = ROUTE_GET_JSON if json_ok else ROUTE_GET_TEXT
+        name = foreach_name(prefix, address)
+        if name not in self.batch_results:
+            head = foreach_name(prefix, "")
+            wanted = endpoint_address(address)
+            name = next((key for key in self.batch_results if key.startswith(head) and wanted is not None
+                         and endpoint_address(key[len(head):]) == wanted), name)
+        argv = prefix + [address]
+        res = self.batch_step(self.batch_results, name, argv, ok_rcs=(0, 1, 2, 255), shown=_name(argv))
         if res["rc"] != 0:
             return None, (res["stderr"] or "no output").strip()[:200]
         return self.parse_output(res, parse_ip_route_get if json_ok else parse_ip_route_get_text), None
@@ -189,7 +266,9 @@ class ActionModule(OpenWrtActionBase):
 
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
-        got = self.run_command(["ethtool", "-k", device], ok_rcs=range(256))
+        argv = ETHTOOL_K + [device]
+        got = self.batch_step(self.batch_results, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
+                              shown=_name(argv))
         if got["rc"] == _NOT_FOUND:
             return None
         if got["rc"] != 0:
@@ -197,8 +276,8 @@ class ActionModule(OpenWrtActionBase):
         return self.parse_output(got, parse_ethtool_features)
 
     def gather_bridges(self):
-        """Bridges, ports, offloads, tunnels and ip_forward: one ``sh -c`` for forwarding and links, then ethtool."""
-        res = self.run_command(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, _NOT_FOUND))
+        """Bridges, ports, offloads, tunnels and ip_forward from the forwarding-and-links step and the ethtool steps."""
+        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, _NOT_FOUND))
         ip_forward, links = self.parse_output(res, split_forward_and_links)
         if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
             error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])

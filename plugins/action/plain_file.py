@@ -14,7 +14,7 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._text_file import (
-    READ_SCRIPT, marked_block, normalize_mode, parse_file_probe)
+    EOF_MARK, READ_SCRIPT, marked_block, normalize_mode, parse_file_probe)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 NEW_FILE_MODE = "0644"
@@ -23,6 +23,10 @@ WRITE_SCRIPT = ('mkdir -p "$(dirname "$1")" && cat > "$1.tunnelfix-new" && chmod
                 '&& mv -f "$1.tunnelfix-new" "$1"')
 # the same for empty content: no standard input to read (some connections send none for b"")
 EMPTY_SCRIPT = WRITE_SCRIPT.replace("cat >", ": >")
+# state=absent: READ_SCRIPT's output, then the file is removed in the same round trip once read
+REMOVE_SCRIPT = ('if [ -f "$1" ]; then echo present; stat -c %a "$1" && cat "$1" && printf %s '
+                 + EOF_MARK + ' && rm -f "$1"; elif [ -e "$1" ]; then echo "not a regular file"; exit 3; '
+                 'else echo absent; fi')
 
 
 class ActionModule(OpenWrtActionBase):
@@ -35,9 +39,10 @@ class ActionModule(OpenWrtActionBase):
         "marker": {"type": "str", "default": "tunnelfix.fleet"},
         "insert_before": {"type": "str"},
         "mode": {"type": "str"},
+        "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     }
     MUTUALLY_EXCLUSIVE = [("content", "block")]
-    REQUIRED_ONE_OF = [("content", "block")]
+    REQUIRED_IF = [("state", "present", ("content", "block"), True)]
 
     def run_openwrt(self, args, task_vars):
         path = args["path"]
@@ -47,6 +52,10 @@ class ActionModule(OpenWrtActionBase):
             wanted_mode = normalize_mode(args["mode"]) if args["mode"] is not None else None
         except ParseError as exc:
             raise AnsibleActionFail("mode: %s" % exc) from None
+        if args["state"] == "absent":
+            if args["content"] is not None or args["block"] is not None or wanted_mode is not None:
+                raise AnsibleActionFail("state=absent removes %s: content, block and mode must not be set" % path)
+            return self.remove(path)
 
         probe = self.run_command(["sh", "-c", READ_SCRIPT, "sh", path], ok_rcs=(0, 3))
         if probe["rc"] == 3:
@@ -83,4 +92,21 @@ class ActionModule(OpenWrtActionBase):
                     "path: %s does not hold the new content (mode %s) after writing it; the content goes on "
                     "stdin, so use a connection that passes stdin, such as ssh" % (path, written["mode"]),
                     result={"path": path})
+        return result
+
+    def remove(self, path):
+        """state=absent: one round trip, the read alone in check mode, read and ``rm -f`` otherwise."""
+        script = READ_SCRIPT if self.check_mode else REMOVE_SCRIPT
+        probe = self.run_command(["sh", "-c", script, "sh", path], ok_rcs=(0, 3),
+                                 shown=None if self.check_mode else "remove %s" % path)
+        if probe["rc"] == 3:
+            raise AnsibleActionFail("path: %r exists and is not a regular file" % path,
+                                    result={"cmd": probe["cmd"], "rc": probe["rc"]})
+        current = self.parse_output(probe, parse_file_probe)
+        result = {"changed": current["exists"], "path": path, "mode": None, "created": False,
+                  "removed": current["exists"]}
+        if self.diff_mode and current["exists"]:
+            result["diff"] = {"before": current["content"], "after": "",
+                              "before_header": "%s (mode %s)" % (path, current["mode"]),
+                              "after_header": "%s (absent)" % path}
         return result

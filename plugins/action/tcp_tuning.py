@@ -5,11 +5,19 @@
 Documentation: plugins/modules/tcp_tuning.py (``ansible-doc tunnelfix.fleet.tcp_tuning``).
 The facts are built by ``_tcp_tuning.tcp_facts``/``netns_facts`` (as tunnel_facts builds them),
 the per-key outcome and the result by ``_sysctl_apply`` (as sysctl_live reports them); this file
-only runs ``cat``, ``sysctl -w``, the module probe and the package managers over the connection.
+only decides which commands to run and reads their results.
+
+Every read (each sysctl ``cat``, the module probe, the package managers, the netns and container
+tests) runs in ONE remote execution (``_remote_batch``, ``run_batch``); when a key must change
+(not in check mode), every ``sysctl -w`` and its read-back run in one more. A result the batch
+lacks is read with a command of its own (``batch_step``).
 """
 
 from __future__ import annotations
 
+import shlex
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
@@ -28,12 +36,56 @@ MODULE_PROBE_SCRIPT = (
     'elif [ -d "/sys/module/$m" ]; then echo "$m builtin"; '
     'elif lsmod 2>/dev/null | grep -q "^$m "; then echo "$m loaded"; '
     'else echo "$m absent"; fi; done')
+MODULE_PROBE = ["sh", "-c", MODULE_PROBE_SCRIPT, "sh", *PROBED_MODULES]
+# package manager -> argv prefix listing an installed package: apk (OpenWrt 25.12) first, then opkg
+PACKAGE_LISTINGS = (("apk", ["apk", "list", "--installed"]), ("opkg", ["opkg", "list-installed"]))
 CONTAINER_MARKERS = (("/run/.containerenv", "podman"), ("/.dockerenv", "docker"))
+NET_TEST = ["test", "-d", PROC_SYS + "/net/ipv4"]
+BATCH_SHOWN = "sh -c '<tcp_tuning: %d commands in one script>'"
 
 
 def sysctl_path(key):
     """``net.ipv4.tcp_rmem`` -> ``/proc/sys/net/ipv4/tcp_rmem``."""
     return "/".join((PROC_SYS,) + tuple(key.split(".")))
+
+
+def _name(argv):
+    return shlex.join(argv)
+
+
+def _steps(argvs):
+    """One Step per argv, named ``shlex.join(argv)``; an argv seen before is not repeated."""
+    return list({_name(argv): Step(_name(argv), list(argv)) for argv in argvs}.values())
+
+
+def cat_argv(key):
+    return ["cat", sysctl_path(key)]
+
+
+def host_key_test():
+    return ["test", "-e", sysctl_path(QDISC_KEY)]
+
+
+def read_steps(keys) -> list:
+    """The first batch: ``cat`` of every key in ``keys``, the module probe, the package listings, the netns tests.
+
+    More than the decisions may need (the package listings when the module probe already found
+    tcp_bbr, both container markers): a command too many costs less than a round trip.
+    """
+    argvs = [cat_argv(key) for key in keys] + [MODULE_PROBE]
+    for package in MODULE_PACKAGES.values():
+        for tool, prefix in PACKAGE_LISTINGS:
+            argvs += [["command", "-v", tool], prefix + [package]]
+    argvs += [NET_TEST, host_key_test()] + [["test", "-e", marker] for marker, _container in CONTAINER_MARKERS]
+    return _steps(argvs)
+
+
+def write_steps(writes) -> list:
+    """The second batch: ``sysctl -w KEY=VALUE`` then the read-back ``cat``, key by key, in order."""
+    argvs = []
+    for key, value in writes.items():
+        argvs += [["sysctl", "-w", "%s=%s" % (key, value)], cat_argv(key)]
+    return _steps(argvs)
 
 
 class ActionModule(OpenWrtActionBase):
@@ -43,42 +95,62 @@ class ActionModule(OpenWrtActionBase):
         "values": {"type": "dict", "default": {}},
     }
 
+    batch: dict = {}  # the results of the latest run_batch
+
     def run_openwrt(self, args, task_vars):
         values = check_values(args["values"])
+        self.run_steps(read_steps((*TCP_FACT_KEYS, *values)))
         facts = {"tcp": self.gather_tcp(), "netns": self.gather_netns()}
+        before = {key: self.read_sysctl(key) for key in values}
+        writes = {key: value for key, value in values.items() if needs_write(before[key], value)}
+        if writes and not self.check_mode:
+            self.run_steps(write_steps(writes))
         outcomes = []
         for key, value in values.items():
-            before = self.read_sysctl(key)
-            status, after = status_before_write(before, value), before
-            if needs_write(before, value):
+            status, after = status_before_write(before[key], value), before[key]
+            if key in writes:
                 if self.check_mode:
                     after = value
                 else:
-                    res = self.run_command(["sysctl", "-w", "%s=%s" % (key, value)], ok_rcs=range(256))
+                    res = self.step(["sysctl", "-w", "%s=%s" % (key, value)], ok_rcs=range(256))
                     after = self.read_sysctl(key)
                     status = write_status(res["rc"], res["stderr"], after, value)
-            outcomes.append((key, value, before, after, status))
+            outcomes.append((key, value, before[key], after, status))
         result = summarize(outcomes)
         result["ansible_facts"] = {"tunnelfix": facts}
         return result
 
+    def run_steps(self, steps):
+        """Run ``steps`` in one remote execution; the results replace the previous batch's."""
+        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
+
+    def step(self, argv, ok_rcs=(0,)):
+        """The batch result of ``argv`` (run on its own when the batch lacks it), checked like run_command."""
+        return self.batch_step(self.batch, _name(argv), argv, ok_rcs)
+
     def read_sysctl(self, key):
         """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""
-        res = self.run_command(["cat", sysctl_path(key)], ok_rcs=(0, 1))
+        res = self.step(cat_argv(key), ok_rcs=(0, 1))
         return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
 
+    def exists(self, argv):
+        """``test ...`` from the batch: rc 0 is true, 1 false."""
+        return self.step(argv, ok_rcs=(0, 1))["rc"] == 0
+
     def package_installed(self, package):
-        """Whether apk (OpenWrt 25.12) or opkg lists ``package`` as installed; False without either."""
-        for tool, argv in (("apk", ["apk", "list", "--installed", package]),
-                           ("opkg", ["opkg", "list-installed", package])):
-            if self.command_exists(tool):
-                res = self.run_command(argv, ok_rcs=(0, 1))
+        """Whether apk (OpenWrt 25.12) or opkg lists ``package`` as installed; False without either.
+
+        ``command -v`` answers 127 (ash, dash) or 1 (bash) for a missing tool.
+        """
+        for tool, prefix in PACKAGE_LISTINGS:
+            if self.step(["command", "-v", tool], ok_rcs=(0, 1, 127))["rc"] == 0:
+                res = self.step(prefix + [package], ok_rcs=(0, 1))
                 return package_listed(res["stdout"], package)
         return False
 
     def gather_tcp(self):
         read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
-        probe = self.run_and_parse(["sh", "-c", MODULE_PROBE_SCRIPT, "sh"] + list(PROBED_MODULES), parse_module_probe)
+        probe = self.parse_output(self.step(MODULE_PROBE), parse_module_probe)
         states = {}
         for name in PROBED_MODULES:
             sysfs = probe.get(name, "absent")
@@ -88,11 +160,5 @@ class ActionModule(OpenWrtActionBase):
         return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])
 
     def gather_netns(self):
-        has_net = self.run_command(["test", "-d", PROC_SYS + "/net/ipv4"], ok_rcs=(0, 1))["rc"] == 0
-        has_host_keys = self.run_command(["test", "-e", sysctl_path(QDISC_KEY)], ok_rcs=(0, 1))["rc"] == 0
-        container = None
-        for marker, name in CONTAINER_MARKERS:
-            if self.run_command(["test", "-e", marker], ok_rcs=(0, 1))["rc"] == 0:
-                container = name
-                break
-        return netns_facts(has_net, has_host_keys, container)
+        container = next((name for marker, name in CONTAINER_MARKERS if self.exists(["test", "-e", marker])), None)
+        return netns_facts(self.exists(NET_TEST), self.exists(host_key_test()), container)

@@ -5,26 +5,72 @@
 Documentation: plugins/modules/wg_endpoint_route.py (``ansible-doc tunnelfix.fleet.wg_endpoint_route``).
 The decisions are the pure ``_wg_route_plan.plan_wg_endpoint_routes``; this file only reads,
 runs and reports.
+
+Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
+``uci -q show network``, the routes (``route -n`` only when ``ip -j`` failed) and ``ip [-j] route
+get`` for every endpoint address uci names (listed on the target, ``ForEachLine``). When something
+must change (not in check mode), the uci commands, ``uci commit network``, the route deletions and
+the lookups after them run in one more; the results are checked in order and the first failure is
+reported. A result the batch lacks is read with a command of its own.
 """
 
 from __future__ import annotations
+
+import shlex
 
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._netlink_text import parse_busybox_route
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_route_plan import (
-    plan_wg_endpoint_routes, uplink_device)
+    endpoint_address, plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
+SHOW_NAME = "uci -q show network"
+ROUTES_JSON = ["ip", "-j", "route", "show", "table", "all"]
+ROUTES_BUSYBOX = ["route", "-n"]
+ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
+ROUTE_GET_TEXT = ["ip", "route", "get"]
+# Endpoint addresses for the route lookups, one per line: every uci endpoint_host of the redacted
+# uci show ("$1"), [brackets] cut off; what is not made of hex digits, dots and colons (a hostname)
+# is dropped: no DNS lookup, nothing odd on a command line. The controller matches the lines to
+# the plan's endpoints and looks up any other itself.
+ENDPOINT_LINES = r"""sed -n "s/^network\.[^=]*\.endpoint_host='\(.*\)'\$/\1/p" "$1" | while IFS= read -r a; do
+  case $a in \[*) a=${a#\[}; a=${a%%]*} ;; esac
+  case $a in ''|*[!0-9A-Fa-f.:]*) ;; *) printf '%s\n' "$a" ;; esac
+done | sort -u"""
+BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 
 
 def _short(route):
     return {key: route.get(key) for key in _ROUTE_KEYS}
+
+
+def _name(argv):
+    return shlex.join(argv)
+
+
+def read_steps() -> list:
+    """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
+    return [Step(SHOW_NAME, uci_show_redacted_argv("network")),
+            Step(_name(ROUTES_JSON), ROUTES_JSON), Step(_name(ROUTES_BUSYBOX), ROUTES_BUSYBOX, after_failure=True),
+            ForEachLine(ENDPOINT_LINES, (SHOW_NAME,), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+
+
+def change_steps(commands, endpoints) -> list:
+    """The second batch: ``commands`` in order, stopping at the first that fails (the ones after it
+    do not run), then ``ip -j route get`` (its text form after a failure) per endpoint."""
+    steps = [Step(_name(argv), argv, after_success=index > 0) for index, argv in enumerate(commands)]
+    for address in dict.fromkeys(endpoints):
+        steps += [Step(_name(ROUTE_GET_JSON + [address]), ROUTE_GET_JSON + [address]),
+                  Step(_name(ROUTE_GET_TEXT + [address]), ROUTE_GET_TEXT + [address], after_failure=True)]
+    return list({step.name: step for step in steps}.values())
 
 
 class ActionModule(OpenWrtActionBase):
@@ -36,30 +82,49 @@ class ActionModule(OpenWrtActionBase):
         "connection_address": {"type": "str"},
     }
 
+    batch: dict = {}  # the results of the latest run_batch
+
+    def step(self, argv, ok_rcs=(0,), name=None):
+        """The batch result of ``argv`` (step ``name``, default ``shlex.join(argv)``), checked like run_command.
+
+        When the batch lacks it, ``argv`` runs on its own, reported as ``shlex.join(argv)``.
+        """
+        return self.batch_step(self.batch, _name(argv) if name is None else name, argv, ok_rcs, shown=_name(argv))
+
     def _routes(self):
         """Every route, from ``ip -j route show table all``, else BusyBox ``route -n`` (main table only)."""
-        res = self.run_command(["ip", "-j", "route", "show", "table", "all"], ok_rcs=(0, 1, 127, 255))
+        res = self.step(ROUTES_JSON, ok_rcs=(0, 1, 127, 255))
         if res["rc"] == 0:
             try:
                 return parse_ip_route_show(res["stdout"]), res["cmd"]
             except ParseError:
                 pass  # an ip without -j prints text or usage: fall back to route -n
-        return self.run_and_parse(["route", "-n"], parse_busybox_route), "route -n"
+        return self.parse_output(self.step(ROUTES_BUSYBOX), parse_busybox_route), "route -n"
+
+    def _lookup_name(self, prefix, address):
+        """The batch step of ``PREFIX ADDRESS``: by name, else the one whose address (as the shell printed it) is the same."""
+        name = foreach_name(prefix, address)
+        if name in self.batch:
+            return name
+        head, wanted = foreach_name(prefix, ""), endpoint_address(address)
+        return next((key for key in self.batch if key.startswith(head) and endpoint_address(key[len(head):]) == wanted),
+                    name)
 
     def _route_get(self, address):
-        res = self.run_command(["ip", "-j", "route", "get", address], ok_rcs=(0, 1, 2, 255))
+        res = self.step(ROUTE_GET_JSON + [address], ok_rcs=(0, 1, 2, 255), name=self._lookup_name(ROUTE_GET_JSON, address))
         if res["rc"] == 0:
             try:
                 return parse_ip_route_get(res["stdout"])
             except ParseError:
                 pass
-        res = self.run_command(["ip", "route", "get", address], ok_rcs=(0, 1, 2, 255))
+        res = self.step(ROUTE_GET_TEXT + [address], ok_rcs=(0, 1, 2, 255), name=self._lookup_name(ROUTE_GET_TEXT, address))
         if res["rc"] != 0:
             return None  # no route at all (network unreachable)
         return self.parse_output(res, parse_ip_route_get_text)
 
     def run_openwrt(self, args, task_vars):
-        show = self.read_uci_show("network", ok_rcs=(0, 1))
+        self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
+        show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:
             raise AnsibleActionFail("uci: no network config on the target (%s gave rc=1)" % show["cmd"],
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
@@ -77,6 +142,7 @@ class ActionModule(OpenWrtActionBase):
             "changed": plan["changed"],
             "interfaces": interfaces,
             "commands": [" ".join(argv) for argv in plan["uci_commands"] + plan["route_commands"]],
+            "wireguard_interfaces": sorted(wireguard_interfaces(network)),
             "full_tunnel_endpoints": plan["full_tunnel_endpoints"],
             "routes_source": routes_cmd,
             "preferred_device": uplink_device(network, args["preferred_uplink"]),
@@ -89,14 +155,18 @@ class ActionModule(OpenWrtActionBase):
             result["diff"] = dict(plan["diff"], before_header="network (uci) and endpoint host routes",
                                   after_header="network (uci) and endpoint host routes")
 
+        endpoints = [endpoint for entry in plan["interfaces"].values() for endpoint in entry["endpoints"]]
         if plan["changed"] and not self.check_mode:
+            commit = [["uci", "commit", "network"]] if plan["uci_commands"] else []
+            self.batch = self.run_batch(change_steps(plan["uci_commands"] + commit + plan["route_commands"], endpoints),
+                                        shown=BATCH_SHOWN % "uci, route changes and route lookups")
             for argv in plan["uci_commands"]:
-                self.run_command(argv)
-            if plan["uci_commands"]:
-                self.run_command(["uci", "commit", "network"])
+                self.step(argv)
+            if commit:
+                self.step(commit[0])
                 result["committed"] = True
             for argv in plan["route_commands"]:
-                self.run_command(argv)
+                self.step(argv)
 
         result["endpoint_routes"] = {}
         for entry in plan["interfaces"].values():

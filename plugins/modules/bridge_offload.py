@@ -15,12 +15,17 @@ description:
     C(/sys/class/net/BRIDGE/brif/). No Python is needed on the target; this is an action plugin
     that runs C(ls) and C(ethtool) over the connection and reads their output on the controller,
     so it works on OpenWrt routers and on any Linux host alike.
+  - At most two remote executions per call. The first reads everything in one POSIX sh script
+    (BusyBox ash, dash, bash) - the port listing, then C(ethtool -k) of every port it lists and of
+    the bridge - framed by marker lines, and all decisions are made on the controller. Only when a
+    feature must change (and not in check mode) a second script runs every C(ethtool -K) and reads
+    every device again. The scripts need C(mktemp -d) and a writable C(/tmp).
   - Reads C(ethtool -k) of each device first and runs C(ethtool -K DEV gso off tso off ...) only
     for the features that are in the other state and not C([fixed]). Features shown C([fixed])
     cannot be changed by the kernel; they are left alone and listed in RV(skipped_fixed).
   - Ports are changed before the bridge, because the kernel recomputes a bridge's features from
     its ports. After a change every device is read again; a feature that still has the wrong
-    state is a failure.
+    state is a failure. Every C(ethtool -K) runs; the first that failed is reported.
   - Reports C(changed) only when a feature really changed state. The diff has one line per device and
     wanted feature, C(DEVICE FEATURE) then C(on) or C(off), before and after.
   - The setting is runtime-only. It is lost when the bridge is re-created and can come back when

@@ -14,7 +14,21 @@ description:
   - Reads what tunnelfix needs to diagnose banIP's ICMP flood limit eating mwan3's ping health
     checks, with plain commands over the connection. No Python is needed on the router; this is
     an action plugin and the output is parsed on the controller.
-  - C(banip) - whether banIP is installed (C(/etc/init.d/banip)), its version (C(apk list --installed banip)
+  - One remote execution per call, whatever O(gather_subset) is. Every command the requested
+    subsets need runs in one POSIX sh script (BusyBox ash, dash, bash), which prints each
+    command's output, error output and exit code between marker lines. The markers hold a random
+    value that is new for every call, so no command output can forge one. The shell only runs the
+    commands; all decisions (which tool is there, JSON or text, what failed) are made on the controller
+    from the collected output. Names only the router knows come from two small loops in the same
+    script. One loop runs C(ethtool -k) for every bridge and bridge port in
+    C(/sys/class/net/*/bridge) and C(/sys/class/net/*/brif/*). The other runs C(ip -j route get)
+    and C(ip route get) for every endpoint address in the uci C(endpoint_host) values and the live
+    dump. Only a result the script did not produce (an endpoint address or a device the shell did not
+    list) is read with a command of its own. The script needs C(mktemp -d) and a writable C(/tmp).
+  - Commands whose output holds secrets redact on the router, inside the script. C(uci -q show)
+    replaces secret option values and C(wg show all dump) replaces private and preshared keys
+    before anything is printed. So not even C(-vvv), which shows the raw output, holds a key.
+  - C(banip) - whether banIP is installed (C(ls -1d /etc/init.d/banip)), its version (C(apk list --installed banip)
     or C(opkg list-installed banip)), its global uci settings (C(uci -q show banip)), the
     effective C(ban_icmplimit) (the version's default when unset - 10 before banIP 1.5.3, 25
     from 1.5.3), and from C(nft -j list table inet banIP) (text C(nft list) when nft has no JSON)
@@ -39,6 +53,7 @@ description:
     (C(sh -c 'cat /proc/sys/net/ipv4/ip_forward 2>/dev/null || echo; exec ip -d -j link show')).
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge and port.
+    The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
     C(ip) missing or without C(-j) gives C(ip_json=false) and a C(note), not a failure.
   - Results go to C(ansible_facts.tunnelfix_openwrt). Secret uci options (keys, passwords) are
     redacted by the parsers; WireGuard private and preshared keys are never returned, only
@@ -55,6 +70,13 @@ options:
     type: list
     elements: str
     default: [all]
+  preferred_uplink:
+    description:
+      - The uplink WireGuard endpoints should use. Either a logical interface (C(wan), resolved to
+        its uci C(device)) or a device name. When given, the C(endpoint_routes) subset also returns
+        C(preferred_uplink_device), the same value M(tunnelfix.fleet.wg_endpoint_route) returns as
+        C(preferred_device), from the C(network) config this call already read.
+    type: str
 attributes:
   check_mode:
     support: full
@@ -65,7 +87,8 @@ attributes:
   platform:
     platforms: posix
 notes:
-  - Needs only a POSIX shell and C(uci) on the target; C(nft), C(mwan3), C(apk), C(opkg), C(wg),
+  - Needs only a POSIX shell, C(uci) and the BusyBox applets every OpenWrt has (C(mktemp), C(cat),
+    C(ls), C(sed), C(awk), C(sort)) on the target; C(nft), C(mwan3), C(apk), C(opkg), C(wg),
     C(ip) (iproute2, C(ip-full)) and C(ethtool) are used when present.
   - Never changes anything; runs the same in check mode.
 seealso:
@@ -85,6 +108,19 @@ EXAMPLES = r"""
 - name: Only the tunnel view (WireGuard, endpoint routes, bridges)
   tunnelfix.fleet.openwrt_facts:
     gather_subset: [wireguard, endpoint_routes, bridges]
+
+- name: Endpoint routes and the device of the preferred uplink, in the same remote execution
+  tunnelfix.fleet.openwrt_facts:
+    gather_subset: [endpoint_routes]
+    preferred_uplink: wan
+
+- name: Endpoints that do not leave through the preferred uplink
+  ansible.builtin.debug:
+    msg: "{{ item.address }} leaves through {{ item.dev }}, not {{ __routes.preferred_uplink_device }}"
+  loop: "{{ __routes.endpoints }}"
+  when: item.dev != __routes.preferred_uplink_device
+  vars:
+    __routes: "{{ ansible_facts.tunnelfix_openwrt.endpoint_routes }}"
 
 - name: Peers whose last handshake is older than 3 minutes
   ansible.builtin.debug:
@@ -248,9 +284,13 @@ ansible_facts:
               /128 to the address exists), C(pinned_routes) (each C(dst), C(gateway), C(dev),
               C(table), C(protocol), C(metric); any table), C(error) (why C(ip route get) found no
               route, else null).
+            - C(preferred_uplink_device) (only when O(preferred_uplink) is given) - the device of
+              the preferred uplink. For a logical interface it is its uci C(device) (or C(ifname)),
+              else the value itself.
           type: dict
           sample:
             routes_source: ip -j route show table all
+            preferred_uplink_device: eth1
             unresolved:
               - interface: wg0
                 public_key: EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE=
@@ -325,7 +365,10 @@ ansible_facts:
             tunnels:
               wg0: {kind: tun, mtu: 1420, operstate: UP}
 cmd:
-  description: The command that failed.
+  description: >-
+    The command that failed, as it was meant (C(mwan3 interfaces), C(uci -q show banip)), also
+    when it ran inside the one script. When the script as a whole failed or its output was cut
+    short, it is C(sh -c '<openwrt_facts: N commands in one script>').
   returned: failure
   type: str
 rc:

@@ -17,7 +17,8 @@ description:
     and written only when it differs (new content on standard input, then C(mv) over the file).
   - A block that is already there is replaced in place; a new one goes before the first line matching
     O(insert_before), or at the end of the file.
-  - Reports C(changed) only when the content or the mode changes. Check mode and C(--diff) are supported.
+  - O(state=absent) removes the file in the same single round trip that reads it (the read alone in check mode).
+  - Reports C(changed) only when the content or the mode changes, or a file is removed. Check mode and C(--diff) are supported.
 author:
   - tunnelfix.fleet developers
 options:
@@ -25,8 +26,13 @@ options:
     description: Absolute path of the file. Missing parent directories are created.
     type: str
     required: true
+  state:
+    description: V(present) writes O(content) or O(block); V(absent) removes the file (then O(content), O(block) and O(mode) must not be set).
+    type: str
+    choices: [present, absent]
+    default: present
   content:
-    description: The whole content of the file. Exclusive with O(block).
+    description: The whole content of the file. Exclusive with O(block). O(content) or O(block) is required with O(state=present).
     type: str
   block:
     description: Lines to keep between the marker lines. Exclusive with O(content).
@@ -66,6 +72,11 @@ EXAMPLES = r"""
     content: |
       [ "$ACTION" = ifup ] && /usr/sbin/tunnelfix-bridge-offload br-lan
     mode: "0644"
+
+- name: No drop-in where no value took effect
+  tunnelfix.fleet.plain_file:
+    path: /etc/sysctl.d/60-tunnelfix-bbr-fq.conf
+    state: absent
 """
 
 RETURN = r"""
@@ -75,13 +86,17 @@ path:
   type: str
   sample: /etc/rc.local
 mode:
-  description: The file's mode after the task.
+  description: The file's mode after the task; null with O(state=absent).
   returned: success
   type: str
   sample: "0755"
 created:
   description: Whether the file did not exist before.
   returned: success
+  type: bool
+removed:
+  description: Whether the file existed and was removed (would be, in check mode).
+  returned: O(state=absent)
   type: bool
 cmd:
   description: The command that failed.

@@ -19,6 +19,12 @@ description:
     shape tunnel_facts returns. Module states come from C(/sys/module/NAME), then C(lsmod), then
     the package (C(kmod-tcp-bbr) via C(apk list --installed) or C(opkg list-installed)); a missing
     tool counts as "not there", never as a failure.
+  - One remote execution when nothing must be written, two when something must. Every read (each
+    sysctl, the module probe, the package managers, the namespace and container tests) runs in one
+    POSIX sh script (BusyBox ash, dash, bash) framed by marker lines, and all decisions are made on
+    the controller. Only when a value differs (and not in check mode) a second script runs the
+    C(sysctl -w) of every such key, each followed by its read-back. The scripts need C(mktemp -d)
+    and a writable C(/tmp). Works alike on OpenWrt and on Linux hosts (Debian, C(/proc/sys)).
   - For every key in O(values), reads C(/proc/sys), runs C(sysctl -w key=value) when the value
     differs (whitespace-normalised) and reads the key back. The read-back decides, because BusyBox
     C(sysctl) may exit 0 when the kernel refused the value. A key that cannot be set does not fail

@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Gather WireGuard, endpoint-route, TCP-stack, namespace and bridge/tunnel facts for tunnelfix."""
+"""Documentation of the python-free ``tunnel_facts`` action (plugins/action/tunnel_facts.py); no module code."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ description:
     M(tunnelfix.fleet.openwrt_facts). Without C(ethtool) the features are null and C(note) says
     why; that is not a failure.
   - Results go to C(ansible_facts.tunnelfix).
-  - Private and preshared keys are never returned; the parser drops them.
+  - Python is not needed on the target. Every command of the requested subsets runs in one shell
+    script, one remote execution per call; the output is parsed on the controller.
+  - Private and preshared keys are never returned and never cross the connection - the target
+    replaces them in C(wg show all dump) before printing (C(-vvv) logs show raw output).
 author:
   - tunnelfix.fleet developers
 options:
@@ -38,7 +41,9 @@ options:
     elements: str
     default: [all]
 notes:
-  - Needs root for C(wg show). Hosts without C(wg) report C(wireguard.available=false).
+  - Needs root for C(wg show), and C(sh), C(mktemp) and C(cat) on the target.
+  - Hosts without C(wg) report C(wireguard.available=false). Handshake ages are computed from
+    the target's own clock.
   - Supports check mode; never changes anything.
 attributes:
   check_mode:
@@ -174,169 +179,3 @@ ansible_facts:
             tunnels:
               tailscale0: {kind: tun, mtu: 1280, operstate: UP}
 """
-
-import os
-import time
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
-    add_offloads,
-    bridges_subset,
-    parse_ip_link_bridges,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
-    default_routes,
-    parse_ip_route_get,
-    parse_ip_route_show,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route import (
-    describe_endpoint_route,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import PROC_SYS, read_sysctl
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
-    TCP_FACT_KEYS,
-    netns_facts,
-    tcp_facts,
-)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
-    parse_ip_forward,
-    parse_ip_link_tunnels,
-)
-
-SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
-
-
-def run(module, argv):
-    """Run argv; fail the module with cmd, rc and stderr when it exits non-zero."""
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        module.fail_json(msg="%s failed" % " ".join(argv), cmd=argv, rc=rc, stderr=err)
-    return out
-
-
-def parse_or_fail(module, parser, *args):
-    """Call a parser; a ParseError becomes a clean module failure."""
-    try:
-        return parser(*args)
-    except ParseError as exc:
-        module.fail_json(msg=str(exc))
-
-
-def gather_wireguard(module):
-    wg = module.get_bin_path("wg")
-    if not wg:
-        return {"available": False, "interfaces": {}}
-    out = run(module, [wg, "show", "all", "dump"])
-    parsed = parse_or_fail(module, parse_wg_dump, out, int(time.time()))
-    return {"available": True, "interfaces": parsed["interfaces"]}
-
-
-def gather_routes(module, wireguard):
-    ip = module.get_bin_path("ip", required=True)
-    routes = parse_or_fail(module, parse_ip_route_show, run(module, [ip, "-j", "route", "show", "table", "all"]))
-    endpoints = {}
-    for iface in wireguard.get("interfaces", {}).values():
-        for peer in iface["peers"]:
-            host = peer.get("endpoint_host")
-            if not host or host in endpoints:
-                continue
-            used = parse_or_fail(module, parse_ip_route_get, run(module, [ip, "-j", "route", "get", host]))
-            endpoints[host] = describe_endpoint_route(used, routes, host)
-    return {"default": default_routes(routes), "endpoints": endpoints}
-
-
-def module_state(module, name):
-    """'builtin', 'loaded', 'module' (loadable, not loaded) or None (kernel lacks it)."""
-    if os.path.isdir("/sys/module/%s" % name) and not os.path.exists("/sys/module/%s/initstate" % name):
-        return "builtin"
-    if os.path.exists("/sys/module/%s/initstate" % name):
-        return "loaded"
-    modinfo = module.get_bin_path("modinfo")
-    if modinfo:
-        rc, out, _err = module.run_command([modinfo, "-F", "filename", name])
-        if rc == 0:
-            return "builtin" if "(builtin)" in out else "module"
-    return None
-
-
-def gather_tcp(module):
-    read = {key: read_sysctl(key) for key in TCP_FACT_KEYS}
-    return parse_or_fail(module, tcp_facts, read, module_state(module, "tcp_bbr"), module_state(module, "sch_fq"))
-
-
-def gather_netns(module):
-    container = None
-    detect = module.get_bin_path("systemd-detect-virt")
-    if detect:
-        rc, out, _err = module.run_command([detect, "--container"])
-        if rc == 0 and out.strip() not in ("", "none"):
-            container = out.strip()
-    if container is None:
-        for marker, name in (("/run/.containerenv", "podman"), ("/.dockerenv", "docker")):
-            if os.path.exists(marker):
-                container = name
-                break
-    has_net = os.path.isdir(os.path.join(PROC_SYS, "net", "ipv4"))
-    has_host_keys = os.path.exists(os.path.join(PROC_SYS, "net", "core", "default_qdisc"))
-    return netns_facts(has_net, has_host_keys, container)
-
-
-def gather_bridges(module):
-    """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
-    forward = read_sysctl("net.ipv4.ip_forward")
-    ip_forward = None if forward is None else parse_or_fail(module, parse_ip_forward, forward)
-    ip = module.get_bin_path("ip")
-    if not ip:
-        return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
-    rc, out, err = module.run_command([ip, "-d", "-j", "link", "show"])
-    if rc != 0:
-        return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (rc, (err or "no output").strip()[:200]))
-    try:
-        bridges, tunnels = parse_ip_link_bridges(out), parse_ip_link_tunnels(out)
-    except ParseError as exc:
-        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-    ethtool = module.get_bin_path("ethtool")
-
-    def read_features(device):
-        if not ethtool:
-            return None
-        rc, out, err = module.run_command([ethtool, "-k", device])
-        if rc != 0:
-            return (err or out or "no output").strip()[:200]
-        try:
-            return parse_ethtool_features(out)
-        except ParseError as exc:
-            module.fail_json(msg="cannot read the output of ethtool -k %s: %s" % (device, exc), cmd=[ethtool, "-k", device])
-
-    return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, read_features))
-
-
-def main():
-    module = AnsibleModule(
-        argument_spec={"gather_subset": {"type": "list", "elements": "str", "default": ["all"]}},
-        supports_check_mode=True,
-    )
-    try:
-        subsets = resolve_gather_subset(module.params["gather_subset"], SUBSETS)
-    except ParseError as exc:
-        module.fail_json(msg=str(exc))
-    facts = {}
-    if "wireguard" in subsets or "routes" in subsets:
-        facts["wireguard"] = gather_wireguard(module)
-    if "routes" in subsets:
-        facts["routes"] = gather_routes(module, facts["wireguard"])
-    if "tcp" in subsets:
-        facts["tcp"] = gather_tcp(module)
-    if "netns" in subsets:
-        facts["netns"] = gather_netns(module)
-    if "bridges" in subsets:
-        facts["bridges"] = gather_bridges(module)
-    module.exit_json(changed=False, ansible_facts={"tunnelfix": facts})
-
-
-if __name__ == "__main__":
-    main()

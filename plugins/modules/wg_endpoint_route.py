@@ -13,6 +13,13 @@ version_added: 0.1.0
 description:
   - Reads C(uci show network), C(ip -j route show table all) (BusyBox C(route -n) where C(ip) has no
     C(-j)) and C(ip route get) for every peer endpoint, on the controller, with no Python on the router.
+  - One remote execution when nothing changes, two when something does. All reads run in one POSIX sh
+    script (BusyBox ash, dash, bash) framed by marker lines; the endpoint addresses for C(ip route get)
+    come from the uci C(endpoint_host) values, listed by the same script. C(uci show) redacts secret
+    values on the router, so not even C(-vvv) holds a key. When something must change (and not in
+    check mode) a second script runs the uci commands, C(uci commit network), the route deletions and
+    the C(ip route get) after them. It stops at the first command that fails, which is reported.
+    The scripts need C(mktemp -d) and a writable C(/tmp).
   - "Split tunnel (no routed C(0.0.0.0/0), C(::/0), C(0.0.0.0/1)+C(128.0.0.0/1), and no routed prefix
     containing an endpoint): sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
     pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>), matched exactly
@@ -77,6 +84,12 @@ commands:
   type: list
   elements: str
   sample: ["uci set network.wg0.nohostroute=1", "ip route del 203.0.113.10/32 via 198.51.100.1 dev wwan0"]
+wireguard_interfaces:
+  description: Every C(proto wireguard) interface of /etc/config/network, whether handled or not (no route may lead into one).
+  returned: always
+  type: list
+  elements: str
+  sample: [wg0, wg1]
 full_tunnel_endpoints:
   description: Endpoints of full tunnels, whose host route must be kept and re-pointed on uplink changes.
   returned: always

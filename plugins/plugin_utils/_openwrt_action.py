@@ -5,6 +5,9 @@
 OpenWrt routers often have no Python (small flash), so these actions never send a module:
 they run plain commands over the connection (``_low_level_execute_command``, one shell-quoted
 argv each) and parse the output on the controller with the pure parsers in module_utils.
+An action that needs many commands runs them in one remote execution with ``run_batch``
+(module_utils/_remote_batch.py) and reads each result with ``batch_step``, which checks the
+exit code exactly as run_command does.
 
 A subclass sets ``ARGUMENT_SPEC`` (and optionally ``REQUIRED_IF`` and friends) and implements
 ``run_openwrt(args, task_vars) -> dict``. The base validates the task's arguments, turns every
@@ -21,6 +24,8 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import (
+    batch_script, new_nonce, split_batch_output)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 
@@ -93,11 +98,43 @@ class OpenWrtActionBase(ActionBase):
         stdout, stderr = res.get("stdout", ""), res.get("stderr", "")
         if sudoable:  # become (e.g. su on a router) may still give a terminal
             stdout, stderr = stdout.replace("\r\n", "\n"), stderr.replace("\r\n", "\n")
-        if rc not in ok_rcs:
+        return self.check_rc({"cmd": shown_cmd, "rc": rc, "stdout": stdout, "stderr": stderr}, ok_rcs)
+
+    @staticmethod
+    def check_rc(res, ok_rcs) -> dict:
+        """Return ``res`` (``{cmd, rc, stdout, stderr}``); raise AnsibleActionFail naming ``cmd`` if rc is not ok.
+
+        The message and result keys are run_command's, so a command read from a batch fails alike.
+        """
+        if res["rc"] not in ok_rcs:
             raise AnsibleActionFail(
-                "%s failed with rc=%s: %s" % (shown_cmd, rc, (stderr or stdout or "no output").strip()[:500]),
-                result={"cmd": shown_cmd, "rc": rc, "stderr": stderr})
-        return {"cmd": shown_cmd, "rc": rc, "stdout": stdout, "stderr": stderr}
+                "%s failed with rc=%s: %s" % (res["cmd"], res["rc"],
+                                              (res["stderr"] or res["stdout"] or "no output").strip()[:500]),
+                result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})
+        return res
+
+    def run_batch(self, steps, shown) -> dict:
+        """Run ``steps`` (``_remote_batch.Step``/``ForEachLine``) in ONE remote execution.
+
+        Returns ``{name: {cmd, rc, stdout, stderr}}`` (``cmd`` is the step's name), the steps'
+        exit codes not checked yet: see ``batch_step``. The script is reported as ``shown``; a
+        script that cannot start (no ``mktemp``, no writable /tmp) fails as run_command does, and
+        broken framing (truncated output) fails naming ``shown``.
+        """
+        nonce = new_nonce()
+        res = self.run_command(["sh", "-c", batch_script(steps, nonce)], shown=shown)
+        steps_out = self.parse_output(res, lambda text: split_batch_output(text, nonce))
+        return {name: dict(got, cmd=name) for name, got in steps_out.items()}
+
+    def batch_step(self, batch, name, argv, ok_rcs=(0,), shown=None) -> dict:
+        """The result of step ``name`` in run_batch's ``batch``, checked against ``ok_rcs`` as run_command does.
+
+        When the batch has no such step (a name only the controller knew, a skipped fallback),
+        ``argv`` runs on its own with run_command, reported as ``shown`` or ``name``.
+        """
+        if name in batch:
+            return self.check_rc(batch[name], ok_rcs)
+        return self.run_command(argv, ok_rcs=ok_rcs, shown=name if shown is None else shown)
 
     def read_uci_show(self, target, ok_rcs=(0,)) -> dict:
         """``uci -q show TARGET`` with every secret value replaced by ``'<redacted>'`` on the router.

@@ -76,7 +76,7 @@ def test_content_and_mode(args, probe, changed, mode):
 
 
 @pytest.mark.parametrize("args, probe, message", [
-    ({"path": "/etc/rc.local"}, present(""), "one of the following is required: content, block"),
+    ({"path": "/etc/rc.local"}, present(""), "state is present but any of the following are missing: content, block"),
     ({"path": "/etc/rc.local", "content": "", "block": "x"}, present(""), "mutually exclusive: content|block"),
     ({"path": "etc/rc.local", "content": "x"}, present(""), "path: must be an absolute file path, got 'etc/rc.local'"),
     ({"path": "/x", "content": "x", "mode": "rwx"}, present(""), "mode: mode must be an octal string such as '0755', got 'rwx'"),
@@ -112,3 +112,46 @@ def test_write_that_did_not_arrive_fails():
     result = action.run(task_vars={})
     assert result["failed"] is True
     assert "does not hold the new content" in result["msg"]
+
+
+class FakeRemoveAction(FakeFileAction):
+    """Removes the file when the remove script (read, then rm -f) runs."""
+
+    def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
+                                   encoding_errors="surrogate_then_replace", chdir=None):
+        self.ran.append((cmd, in_data))
+        rc, stdout, stderr = self.probe
+        if "rm -f" in cmd and rc == 0:
+            self.probe = (0, "absent\n", "")
+        return {"rc": rc, "stdout": stdout, "stderr": stderr}
+
+
+@pytest.mark.parametrize("probe, check_mode, changed, removed_now", [
+    (present("tcp_bbr\n"), False, True, True),
+    (present("tcp_bbr\n"), True, True, False),
+    ((0, "absent\n", ""), False, False, False),
+    ((0, "absent\n", ""), True, False, False),
+])
+def test_absent_removes_in_one_round_trip(probe, check_mode, changed, removed_now):
+    action = FakeRemoveAction({"path": "/etc/modules.d/60-x", "state": "absent"}, probe, check_mode=check_mode, diff=True)
+    result = action.run(task_vars={})
+    assert (result["changed"], result["removed"]) == (changed, changed)
+    assert len(action.ran) == 1
+    assert ("rm -f" in action.ran[0][0]) == (not check_mode)
+    assert (action.probe == (0, "absent\n", "")) == (removed_now or probe[1] == "absent\n")
+    if changed:
+        assert result["diff"]["before"] == "tcp_bbr\n" and result["diff"]["after"] == ""
+    else:
+        assert "diff" not in result
+
+
+@pytest.mark.parametrize("args, probe, message", [
+    ({"path": "/x", "state": "absent", "content": "a"}, present(""), "content, block and mode must not be set"),
+    ({"path": "/etc", "state": "absent"}, (3, "not a regular file\n", ""), "path: '/etc' exists and is not a regular file"),
+    ({"path": "/x", "state": "gone"}, present(""), "state"),
+    ({"path": "/x", "state": "absent"}, (1, "present\n644\n", "rm: can't remove '/x': Read-only file system"),
+     "remove /x failed with rc=1"),
+])
+def test_absent_failures(args, probe, message):
+    result = FakeRemoveAction(args, probe).run(task_vars={})
+    assert result["failed"] is True and message in result["msg"]

@@ -1,61 +1,72 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The tcp_tuning action against a fake busybox router: facts, sysctl -w key by key, read-back, check mode.
+"""The tcp_tuning action against a fake router that runs its scripts: facts, sysctl -w key by key, read-back, check mode.
 
-The fake answers ``_low_level_execute_command`` from a table of command → list of (rc, stdout,
-stderr), one per call (the last one repeats); unknown commands answer rc 1 (missing file, no such
-command for ``command -v``), and it records what ran.
+The fake (``batch_action`` in this folder's conftest.py) executes what the action sends with dash,
+bash and BusyBox sh, PATH holding stub tools (``cat``, ``sysctl``, ``opkg``, ``apk``) that print
+recorded answers, one per command. Shell builtins (``test``, ``command -v``) and the module probe
+(a script of the shell itself) get their answers as overrides; ``after_write`` answers are the
+kernel once the writes ran (they replace a step's answer from the second execution on).
 """
 
 import shlex
-from types import SimpleNamespace
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import MODULE_PROBE_SCRIPT, ActionModule
 
-
 CC = "cat /proc/sys/net/ipv4/tcp_congestion_control"
 RMEM = "cat /proc/sys/net/ipv4/tcp_rmem"
+QDISC = "cat /proc/sys/net/core/default_qdisc"
+BACKLOG = "cat /proc/sys/net/core/netdev_max_backlog"
 PROBE = shlex.join(["sh", "-c", MODULE_PROBE_SCRIPT, "sh", "tcp_bbr", "sch_fq"])
 SET_BBR = "sysctl -w net.ipv4.tcp_congestion_control=bbr"
-SET_RMEM = "sysctl -w 'net.ipv4.tcp_rmem=4096 131072 33554432'"
+SET_RMEM = "sysctl -w 'net.ipv4.tcp_rmem=4096 131072 33554432'"  # the step
+SET_RMEM_ARGS = "sysctl -w net.ipv4.tcp_rmem=4096 131072 33554432"  # what the stub sees (its words, joined)
+NET = "test -d /proc/sys/net/ipv4"
+HOST_KEYS = "test -e /proc/sys/net/core/default_qdisc"
+PODMAN = "test -e /run/.containerenv"
+DOCKER = "test -e /.dockerenv"
+BBR = {"net.ipv4.tcp_congestion_control": "bbr"}
 
 
-class FakeTcpTuningAction(ActionModule):
-    def __init__(self, args, answers, check_mode=False, diff=False):
-        task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=diff,
-                               action="tunnelfix.fleet.tcp_tuning")
-        connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
-        super().__init__(task, connection, None, None, None)
-        self._load_name = "tunnelfix.fleet.tcp_tuning"
-        self.answers = {cmd: list(replies) for cmd, replies in answers.items()}
-        self.ran = []
-
-    def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
-                                   encoding_errors="surrogate_then_replace", chdir=None):
-        self.ran.append(cmd)
-        replies = self.answers.get(cmd, [(1, "", "")])
-        rc, stdout, stderr = replies.pop(0) if len(replies) > 1 else replies[0]
-        return {"rc": rc, "stdout": stdout, "stderr": stderr}
+def busybox_missing(path):
+    return (1, "", "cat: can't open '%s': No such file or directory\n" % path)
 
 
 @pytest.fixture
 def router():
-    """The OpenWrt-like container: child netns, reno, bbr allowed, no opkg/apk, no /sys/module entries."""
-    return {
-        CC: [(0, "reno\n", "")],
-        "cat /proc/sys/net/ipv4/tcp_available_congestion_control": [(0, "reno bbr cubic\n", "")],
-        "cat /proc/sys/net/ipv4/tcp_allowed_congestion_control": [(0, "reno bbr cubic\n", "")],
-        RMEM: [(0, "4096\t131072\t6291456\n", "")],
-        "cat /proc/sys/net/ipv4/tcp_wmem": [(0, "4096\t16384\t4194304\n", "")],
-        PROBE: [(0, "tcp_bbr absent\nsch_fq absent\n", "")],
-        "test -d /proc/sys/net/ipv4": [(0, "", "")],
-        "test -e /run/.containerenv": [(0, "", "")],
+    """The OpenWrt-like container (BusyBox): child netns, reno, bbr allowed, no opkg/apk, no /sys/module entries.
+
+    Returns ``(answers, overrides)``: the stubs' answers and the builtins' (``fake_action``).
+    """
+    answers = {
+        CC: (0, "reno\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_available_congestion_control": (0, "reno bbr cubic\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_allowed_congestion_control": (0, "reno bbr cubic\n", ""),
+        QDISC: busybox_missing("/proc/sys/net/core/default_qdisc"),
+        RMEM: (0, "4096\t131072\t6291456\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_wmem": (0, "4096\t16384\t4194304\n", ""),
+        BACKLOG: busybox_missing("/proc/sys/net/core/netdev_max_backlog"),
     }
+    overrides = {PROBE: (0, "tcp_bbr absent\nsch_fq absent\n", ""), NET: (0, "", ""), HOST_KEYS: (1, "", ""),
+                 PODMAN: (0, "", ""), DOCKER: (1, "", "")}
+    return answers, overrides
 
 
-def test_facts_have_the_tunnel_facts_shape(router):
-    action = FakeTcpTuningAction({}, router)
+@pytest.fixture
+def fake(batch_action):
+    def make(args, router, after_write=None, **kwargs):
+        answers, overrides = router
+        return batch_action(ActionModule, args, answers, overrides=overrides, later=after_write, **kwargs)
+    return make
+
+
+def sysctl_calls(action):
+    return [call for call in action.router.calls() if call.startswith("sysctl")]
+
+
+def test_facts_have_the_tunnel_facts_shape(fake, router):
+    action = fake({}, router)
     result = action.run(task_vars={})
     assert result["changed"] is False and result["applied"] == {} and result["not_applied"] == []
     assert result["ansible_facts"]["tunnelfix"] == {
@@ -64,7 +75,34 @@ def test_facts_have_the_tunnel_facts_shape(router):
                 "tcp_rmem": "4096 131072 6291456", "tcp_wmem": "4096 16384 4194304", "netdev_max_backlog": None,
                 "tcp_bbr_available": True, "tcp_bbr_loadable_module": False, "sch_fq_available": False},
         "netns": {"child_netns": True, "container": "podman"}}
-    assert not any(cmd.startswith("sysctl") for cmd in action.ran)
+    assert sysctl_calls(action) == []
+    assert len(action.ran) == 1 and action.router.leftovers() == []
+
+
+def test_debian_host_namespace(fake):
+    """A Debian VM (GNU cat, procps): host-level keys present, modules from sysfs, no container marker."""
+    answers = {
+        CC: (0, "cubic\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_available_congestion_control": (0, "reno cubic\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_allowed_congestion_control": (0, "reno cubic\n", ""),
+        QDISC: (0, "pfifo_fast\n", ""),
+        RMEM: (0, "4096\t131072\t6291456\n", ""),
+        "cat /proc/sys/net/ipv4/tcp_wmem": (0, "4096\t16384\t4194304\n", ""),
+        BACKLOG: (0, "1000\n", ""),
+        "sysctl -w net.core.default_qdisc=fq": (0, "net.core.default_qdisc = fq\n", ""),
+    }
+    overrides = {PROBE: (0, "tcp_bbr loaded\nsch_fq loaded\n", ""), NET: (0, "", ""), HOST_KEYS: (0, "", ""),
+                 PODMAN: (1, "", ""), DOCKER: (1, "", "")}
+    action = fake({"values": {"net.core.default_qdisc": "fq"}}, (answers, overrides),
+                  after_write={QDISC: (0, "fq\n", "")})
+    result = action.run(task_vars={})
+    facts = result["ansible_facts"]["tunnelfix"]
+    assert facts["netns"] == {"child_netns": False, "container": None}
+    assert facts["tcp"]["netdev_max_backlog"] == 1000 and facts["tcp"]["default_qdisc"] == "pfifo_fast"
+    assert facts["tcp"]["tcp_bbr_loadable_module"] is True and facts["tcp"]["sch_fq_available"] is True
+    assert result["by_key"] == {"net.core.default_qdisc": {"before": "pfifo_fast", "after": "fq", "status": "changed"}}
+    assert sysctl_calls(action) == ["sysctl -w net.core.default_qdisc=fq"]
+    assert len(action.ran) == 2
 
 
 @pytest.mark.parametrize("manager, listing, loadable", [
@@ -72,25 +110,26 @@ def test_facts_have_the_tunnel_facts_shape(router):
     ("apk", "kmod-tcp-bbr-6.6.73-r1 x86_64 {kmod-tcp-bbr} (GPL-2.0-only) [installed]\n", True),
     ("opkg", "", False),
 ])
-def test_kmod_tcp_bbr_package_makes_it_a_loadable_module(router, manager, listing, loadable):
+def test_kmod_tcp_bbr_package_makes_it_a_loadable_module(fake, router, manager, listing, loadable):
     argv = {"opkg": "opkg list-installed kmod-tcp-bbr", "apk": "apk list --installed kmod-tcp-bbr"}[manager]
-    router.update({"command -v %s" % manager: [(0, "/bin/%s\n" % manager, "")], argv: [(0, listing, "")]})
-    result = FakeTcpTuningAction({}, router).run(task_vars={})
-    assert result["ansible_facts"]["tunnelfix"]["tcp"]["tcp_bbr_loadable_module"] is loadable
-
-
-def test_sets_key_by_key_and_reads_back(router, load_fixture):
-    router[CC] = [(0, "reno\n", ""), (0, "reno\n", ""), (0, "bbr\n", "")]
-    router[RMEM] = [(0, "4096\t131072\t6291456\n", ""), (0, "4096\t131072\t6291456\n", ""),
-                    (0, "4096\t131072\t33554432\n", "")]
-    router[SET_BBR] = [(0, "net.ipv4.tcp_congestion_control = bbr\n", "")]
-    router[SET_RMEM] = [(0, "", "")]
-    action = FakeTcpTuningAction({"values": {"net.ipv4.tcp_congestion_control": "bbr",
-                                             "net.ipv4.tcp_rmem": "4096 131072 33554432",
-                                             "net.core.default_qdisc": "fq"}}, router, diff=True)
+    router[0][argv] = (0, listing, "")  # a stub: command -v finds it
+    action = fake({}, router)
     result = action.run(task_vars={})
-    assert SET_BBR in action.ran and SET_RMEM in action.ran
-    assert "sysctl -w net.core.default_qdisc=fq" not in action.ran  # absent here: never written
+    assert result["ansible_facts"]["tunnelfix"]["tcp"]["tcp_bbr_loadable_module"] is loadable
+    assert argv in action.router.calls() and len(action.ran) == 1
+
+
+def test_sets_key_by_key_and_reads_back(fake, router):
+    router[0][SET_BBR] = (0, "net.ipv4.tcp_congestion_control = bbr\n", "")
+    router[0][SET_RMEM_ARGS] = (0, "", "")
+    action = fake({"values": {"net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
+                              "net.core.default_qdisc": "fq"}}, router, diff=True,
+                  after_write={CC: (0, "bbr\n", ""), RMEM: (0, "4096\t131072\t33554432\n", "")})
+    result = action.run(task_vars={})
+    calls = action.router.calls()
+    assert sysctl_calls(action) == [SET_BBR, SET_RMEM_ARGS]  # default_qdisc is absent here: never written
+    assert calls.index(SET_BBR) < calls.index(CC, calls.index(SET_BBR)) < calls.index(SET_RMEM_ARGS)  # key by key
+    assert len(action.ran) == 2  # the reads, then the writes with their read-backs
     assert result["changed"] is True
     assert result["applied"] == {"net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432"}
     assert [(item["key"], item["reason"]) for item in result["not_applied"]] == [("net.core.default_qdisc", "absent")]
@@ -98,34 +137,37 @@ def test_sets_key_by_key_and_reads_back(router, load_fixture):
     assert "net.ipv4.tcp_congestion_control = bbr\n" in result["diff"]["after"]
 
 
-def test_busybox_exit_0_on_failure_is_decided_by_the_read_back(router, load_fixture):
-    router[SET_BBR] = [(0, "", load_fixture("sysctl_stderr", "busybox_w_ro_proc_sys.txt"))]
-    result = FakeTcpTuningAction({"values": {"net.ipv4.tcp_congestion_control": "bbr"}}, router).run(task_vars={})
+def test_busybox_exit_0_on_failure_is_decided_by_the_read_back(fake, router, load_fixture):
+    router[0][SET_BBR] = (0, "", load_fixture("sysctl_stderr", "busybox_w_ro_proc_sys.txt"))
+    result = fake({"values": BBR}, router).run(task_vars={})
     assert result["changed"] is False and result["applied"] == {}
     assert result["not_applied"][0]["reason"] == "read_only"
     assert result["by_key"]["net.ipv4.tcp_congestion_control"] == {"before": "reno", "after": "reno", "status": "read_only"}
 
 
-def test_restricted_congestion_control_is_explained(router, load_fixture):
-    router[SET_BBR] = [(1, "", load_fixture("sysctl_stderr", "busybox_w_restricted_cc_in_netns.txt"))]
-    result = FakeTcpTuningAction({"values": {"net.ipv4.tcp_congestion_control": "bbr"}}, router).run(task_vars={})
+def test_restricted_congestion_control_is_explained(fake, router, load_fixture):
+    router[0][SET_BBR] = (1, "", load_fixture("sysctl_stderr", "busybox_w_restricted_cc_in_netns.txt"))
+    result = fake({"values": BBR}, router).run(task_vars={})
     assert result["not_applied"][0]["reason"] == "permission_denied"
     assert "tcp_allowed_congestion_control on the container host" in result["not_applied"][0]["message"]
 
 
-def test_check_mode_reads_only(router):
-    action = FakeTcpTuningAction({"values": {"net.ipv4.tcp_congestion_control": "bbr"}}, router, check_mode=True)
+def test_check_mode_reads_only(fake, router):
+    router[0][SET_BBR] = (0, "", "")
+    action = fake({"values": BBR}, router, check_mode=True)
     result = action.run(task_vars={})
-    assert not any(cmd.startswith("sysctl") for cmd in action.ran)
-    assert result["changed"] is True and result["applied"] == {"net.ipv4.tcp_congestion_control": "bbr"}
+    assert sysctl_calls(action) == [] and len(action.ran) == 1
+    assert result["changed"] is True and result["applied"] == BBR
     assert result["by_key"]["net.ipv4.tcp_congestion_control"]["after"] == "bbr"
 
 
-def test_unchanged_value_is_not_written(router):
-    router[CC] = [(0, "bbr\n", "")]
-    action = FakeTcpTuningAction({"values": {"net.ipv4.tcp_congestion_control": "bbr"}}, router)
+def test_unchanged_value_is_not_written_in_one_execution(fake, router):
+    router[0][CC] = (0, "bbr\n", "")
+    router[0][SET_BBR] = (0, "", "")
+    action = fake({"values": BBR}, router)
     result = action.run(task_vars={})
-    assert result["changed"] is False and SET_BBR not in action.ran
+    assert result["changed"] is False and sysctl_calls(action) == []
+    assert len(action.ran) == 1 and CC in action.router.calls()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -134,15 +176,23 @@ def test_unchanged_value_is_not_written(router):
     ({"values": {"net.ipv4.tcp_sack": True}}, "values: net.ipv4.tcp_sack: sysctl value True is a boolean"),
     ({"values": "bbr"}, "values"),
 ])
-def test_bad_values_fail_naming_option_and_value(router, args, message):
-    action = FakeTcpTuningAction(args, router)
+def test_bad_values_fail_naming_option_and_value(fake, router, args, message):
+    action = fake(args, router)
     result = action.run(task_vars={})
     assert result["failed"] is True and message in result["msg"]
     assert action.ran == []
 
 
-def test_unreadable_probe_fails_naming_the_command(router):
-    router[PROBE] = [(0, "garbage\n", "")]
-    result = FakeTcpTuningAction({}, router).run(task_vars={})
+def test_unreadable_probe_fails_naming_the_command(fake, router):
+    router[1][PROBE] = (0, "garbage\n", "")
+    result = fake({}, router).run(task_vars={})
     assert result["failed"] is True and "cannot read the output of sh -c" in result["msg"]
     assert "module probe line 1" in result["msg"]
+
+
+def test_module_probe_runs_in_the_batch(fake, router):
+    """Without an override the probe really runs (the test host's /sys/module) and parses."""
+    del router[1][PROBE]
+    result = fake({}, router).run(task_vars={})
+    assert result.get("failed") is not True, result
+    assert isinstance(result["ansible_facts"]["tunnelfix"]["tcp"]["sch_fq_available"], bool)

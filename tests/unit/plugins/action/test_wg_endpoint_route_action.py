@@ -1,95 +1,153 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The wg_endpoint_route action against a fake target: commands run, check mode, fallbacks, failures."""
+"""The wg_endpoint_route action against a fake router that runs its scripts: commands run, check mode, fallbacks, failures.
 
-import shlex
-from types import SimpleNamespace
+The fake (``batch_action`` in this folder's conftest.py) executes what the action sends with dash,
+bash and BusyBox sh, PATH holding stub ``uci``, ``ip`` and ``route`` printing recorded answers, one
+per command, so the on-router redaction and the endpoint listing (``sed`` of the uci output) run
+for real. ``router.calls()`` lists the stub commands in the order they ran.
+"""
+
+import json
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
 
 SHOW = "uci -q show network"
-REDACTED_SHOW = {shlex.join(uci_show_redacted_argv("network")): SHOW}
 ROUTES = "ip -j route show table all"
 GET = "ip -j route get 203.0.113.10"
+GET_TEXT = "ip route get 203.0.113.10"
+SET = "uci set network.wg0.nohostroute=1"
+COMMIT = "uci commit network"
 DEL = "ip route del 203.0.113.10/32 via 198.51.100.1 dev wwan0"
 GET_VIA_WAN = '[{"dst":"203.0.113.10","gateway":"192.0.2.1","dev":"eth1","prefsrc":"192.0.2.20","flags":[],"uid":0,"cache":[]}]'
+UNREACHABLE = (2, "", "RTNETLINK answers: Network is unreachable\n")
 
 
-class FakeAction(ActionModule):
-    def __init__(self, args, answers, check_mode=False, diff=False):
-        task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=diff,
-                               action="tunnelfix.fleet.wg_endpoint_route")
-        connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
-        super().__init__(task, connection, None, None, None)
-        self._load_name = "tunnelfix.fleet.wg_endpoint_route"
-        self.answers = answers
-        self.ran = []
-
-    def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
-                                   encoding_errors="surrogate_then_replace", chdir=None):
-        cmd = REDACTED_SHOW.get(cmd, cmd)  # the router-side redacting script, by the name it is reported under
-        self.ran.append(cmd)
-        rc, stdout, stderr = self.answers.get(cmd, (0, "", ""))
-        return {"rc": rc, "stdout": stdout, "stderr": stderr}
+@pytest.fixture
+def fake(batch_action):
+    def make(args, answers, **kwargs):
+        return batch_action(ActionModule, args, answers, **kwargs)
+    return make
 
 
 @pytest.fixture
 def case01(load_fixture):
     return {SHOW: (0, load_fixture("uci_show", "case01_network.txt"), ""),
             ROUTES: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
-            GET: (0, GET_VIA_WAN, "")}
+            GET: (0, GET_VIA_WAN, ""),
+            GET_TEXT: (0, load_fixture("ip_route_get", "endpoint_via_backup.txt"), ""),
+            SET: (0, "", ""), COMMIT: (0, "", ""), DEL: (0, "", "")}
 
 
-def test_split_tunnel_sets_commits_and_deletes_exactly(case01):
-    action = FakeAction({"preferred_uplink": "wan"}, case01, diff=True)
+def test_split_tunnel_sets_commits_and_deletes_exactly(fake, case01):
+    action = fake({"preferred_uplink": "wan"}, case01, diff=True)
     result = action.run(task_vars={})
-    assert action.ran == [SHOW, ROUTES, "uci set network.wg0.nohostroute=1", "uci commit network", DEL, GET]
+    # the reads (both lookups of the address uci names), then the changes and the lookup after them
+    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT, SET, COMMIT, DEL, GET]
+    assert len(action.ran) == 2 and action.router.leftovers() == []
     assert result["changed"] is True and result["committed"] is True
     assert result["preferred_device"] == "eth1"
+    assert result["wireguard_interfaces"] == ["wg0"]
     assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "eth1", "gateway": "192.0.2.1"}}
     assert "route 203.0.113.10/32 via 198.51.100.1 dev wwan0" in result["diff"]["before"]
     assert "K" * 43 not in repr(result)
+    assert "K" * 43 not in repr(action.outputs)  # redacted on the router: not even -vvv shows the key
 
 
-def test_check_mode_changes_nothing(case01):
-    action = FakeAction({}, case01, check_mode=True)
+def test_check_mode_changes_nothing(fake, case01):
+    action = fake({}, case01, check_mode=True)
     result = action.run(task_vars={})
-    assert action.ran == [SHOW, ROUTES, GET]
+    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT]
+    assert len(action.ran) == 1
     assert result["changed"] is True and result["committed"] is False
-    assert result["commands"] == ["uci set network.wg0.nohostroute=1", DEL]
+    assert result["commands"] == [SET, DEL]
 
 
-def test_busybox_route_fallback(case01, load_fixture):
+def test_fixed_router_is_read_in_one_execution(fake, case01, load_fixture):
+    routes = [route for route in json.loads(case01[ROUTES][1]) if route.get("dst") != "203.0.113.10"]
+    case01.update({SHOW: (0, load_fixture("uci_show", "case01_fixed_network.txt"), ""),
+                   ROUTES: (0, json.dumps(routes), "")})
+    action = fake({}, case01)
+    result = action.run(task_vars={})
+    assert result["changed"] is False and result["commands"] == [] and result["committed"] is False
+    assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "eth1", "gateway": "192.0.2.1"}}
+    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT]
+    assert len(action.ran) == 1
+
+
+def test_address_written_otherwise_in_uci_is_matched(fake, case01, load_fixture):
+    """The shell names the lookup by uci's text (2001:db8:10:0::10), the plan by the address (2001:db8:10::10)."""
+    case01[SHOW] = (0, case01[SHOW][1].replace("'203.0.113.10'", "'2001:db8:10:0::10'"), "")
+    case01["ip -j route get 2001:db8:10:0::10"] = (0, load_fixture("ip_j_route_get", "endpoint_v6_via_backup.txt"), "")
+    case01["ip route get 2001:db8:10:0::10"] = (0, "", "")
+    action = fake({}, case01, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["endpoint_routes"] == {"2001:db8:10::10": {"dev": "wwan0", "gateway": "2001:db8:2::1"}}
+    assert len(action.ran) == 1
+
+
+def test_busybox_route_fallback(fake, case01, load_fixture):
     text = "".join(l for l in load_fixture("busybox_route_n", "case01_lan_gateway.txt").splitlines(True)
                    if not l.startswith("#"))
     case01[ROUTES] = (255, "", 'Option "-j" is unknown')
     case01["route -n"] = (0, text, "")
-    result = FakeAction({}, case01, check_mode=True).run(task_vars={})
+    action = fake({}, case01, check_mode=True)
+    result = action.run(task_vars={})
     assert result["routes_source"] == "route -n"
     assert result["commands"][1] == "ip route del 203.0.113.10/32 via 192.168.10.1 dev br-lan"
+    assert "route -n" in action.router.calls() and len(action.ran) == 1
 
 
-def test_full_tunnel_is_refused_with_a_warning(load_fixture):
+def test_text_from_ip_j_falls_back_to_route_n_on_its_own(fake, case01, load_fixture):
+    """An ip that ignores -j exits 0 with text: the batch skipped route -n, so it runs by itself."""
+    text = "".join(l for l in load_fixture("busybox_route_n", "case01_lan_gateway.txt").splitlines(True)
+                   if not l.startswith("#"))
+    case01[ROUTES] = (0, "default via 192.168.10.1 dev br-lan\n", "")
+    case01["route -n"] = (0, text, "")
+    action = fake({}, case01, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["routes_source"] == "route -n"
+    assert action.ran[1] == "route -n" and len(action.ran) == 2
+
+
+def test_route_n_is_not_run_when_ip_j_works(fake, case01):
+    case01["route -n"] = (0, "", "")
+    action = fake({}, case01, check_mode=True)
+    action.run(task_vars={})
+    assert "route -n" not in action.router.calls()
+
+
+def test_full_tunnel_is_refused_with_a_warning(fake, load_fixture):
     answers = {SHOW: (0, load_fixture("uci_show", "case04_network.txt"), ""), ROUTES: (0, "[]", ""),
-               "ip -j route get 203.0.113.55": (2, "", "RTNETLINK answers: Network is unreachable"),
-               "ip route get 203.0.113.55": (2, "", "RTNETLINK answers: Network is unreachable")}
-    result = FakeAction({}, answers, check_mode=True).run(task_vars={})
+               "ip -j route get 203.0.113.55": UNREACHABLE, "ip route get 203.0.113.55": UNREACHABLE}
+    action = fake({}, answers, check_mode=True)
+    result = action.run(task_vars={})
     assert result["interfaces"]["wg0"]["tunnel"] == "full"
     assert "routing loop" in result["warnings"][0]
     assert result["commands"] == ["uci delete network.wg0.nohostroute"]
     assert result["full_tunnel_endpoints"] == [{"interface": "wg0", "endpoint": "203.0.113.55"}]
     assert result["endpoint_routes"] == {"203.0.113.55": None}
+    assert len(action.ran) == 1
 
 
 @pytest.mark.parametrize("args, answers_update, message", [
     ({"interfaces": ["wg9"]}, {}, "interfaces: 'wg9' is not a proto wireguard interface"),
     ({}, {SHOW: (1, "", "")}, "uci: no network config on the target"),
     ({}, {DEL: (2, "", "RTNETLINK answers: No such process")}, "RTNETLINK answers: No such process"),
+    ({}, {SET: (1, "", "uci: Invalid argument")}, "uci set network.wg0.nohostroute=1 failed with rc=1"),
 ])
-def test_failures_name_the_cause(case01, args, answers_update, message):
+def test_failures_name_the_cause(fake, case01, args, answers_update, message):
     case01.update(answers_update)
-    result = FakeAction(args, case01).run(task_vars={})
+    result = fake(args, case01).run(task_vars={})
     assert result["failed"] is True
     assert message in result["msg"]
+
+
+def test_a_failed_uci_set_stops_the_commit_and_the_route_deletion(fake, case01):
+    case01[SET] = (1, "", "uci: Invalid argument")
+    action = fake({}, case01)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and SET in result["msg"]
+    assert SET in action.router.calls()
+    assert COMMIT not in action.router.calls() and DEL not in action.router.calls()

@@ -1,0 +1,176 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Gather WireGuard, endpoint-route, TCP-stack, namespace and bridge facts in one remote execution.
+
+Documentation: plugins/modules/tunnel_facts.py (``ansible-doc tunnelfix.fleet.tunnel_facts``).
+Python-free, like the OpenWrt actions: every command of the requested subsets runs in ONE sh
+script (``_remote_batch``, ``run_batch``) and is parsed on the controller by the pure parsers of
+module_utils. A Python module would cost the target a Python start and an AnsiballZ unpacking
+(about 0.3 s of CPU) per call; a fleet pays that once per host and play (docs/performance.md).
+Only a result the batch lacks (an endpoint the shell did not list) is read with a command of its own.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+    add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route import describe_endpoint_route
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+    BRIDGE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_DUMP, WG_DUMP_NAME,
+    sysctl_path)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
+    CONTAINER_MARKERS, container_name, linux_module_state, module_paths, parse_present_paths, sysfs_module_state)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import split_dated_output
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
+    default_routes, parse_ip_route_get, parse_ip_route_show)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
+    QDISC_KEY, TCP_FACT_KEYS, netns_facts, tcp_facts)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+    FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+
+SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
+BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
+PROBED_MODULES = ("tcp_bbr", "sch_fq")
+DETECT_VIRT = ["systemd-detect-virt", "--container"]
+# Paths whose existence answers a question: the kernel modules' sysfs entries (tcp), network
+# sysctls at all, a host-level one and the container markers (netns). One ``ls -1d`` lists the
+# existing ones (and complains about the rest on stderr).
+MODULE_PATHS = [path for name in PROBED_MODULES for path in module_paths(name)]
+NETNS_PATHS = ["/proc/sys/net/ipv4", sysctl_path(QDISC_KEY)] + [marker for marker, _name in CONTAINER_MARKERS]
+PRESENT = ["ls", "-1d", *MODULE_PATHS, *NETNS_PATHS]
+
+
+def _name(argv):
+    return " ".join(argv)
+
+
+def _cat(key):
+    return ["cat", sysctl_path(key)]
+
+
+def batch_steps(subsets) -> list:
+    """The batch for ``subsets`` (names from SUBSETS): every command a gather_* may read."""
+    steps = []
+    if subsets & {"tcp", "netns"}:
+        steps.append(Step(_name(PRESENT), PRESENT))
+    if subsets & {"wireguard", "routes"}:
+        steps.append(Step(WG_DUMP_NAME, WG_DUMP))
+    if "routes" in subsets:
+        steps += [Step(_name(ROUTES_JSON), ROUTES_JSON),
+                  ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
+    if "tcp" in subsets:
+        steps += [Step(_name(_cat(key)), _cat(key)) for key in TCP_FACT_KEYS]
+        steps += [Step("modinfo -F filename %s" % name, ["modinfo", "-F", "filename", name]) for name in PROBED_MODULES]
+    if "netns" in subsets:
+        steps.append(Step(_name(DETECT_VIRT), DETECT_VIRT))
+    if "bridges" in subsets:
+        steps += [Step(_name(FORWARD_AND_LINKS_ARGV), FORWARD_AND_LINKS_ARGV),
+                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+    return steps
+
+
+class ActionModule(OpenWrtActionBase):
+    """The ``tunnelfix.fleet.tunnel_facts`` action."""
+
+    ARGUMENT_SPEC = {
+        "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
+    }
+
+    def run_openwrt(self, args, task_vars):
+        subsets = resolve_gather_subset(args["gather_subset"], SUBSETS)
+        if "routes" in subsets:
+            subsets = subsets | {"wireguard"}  # the endpoints come from the peers
+        steps = batch_steps(subsets)
+        self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
+        self.present = (self.parse_output(self.step(PRESENT, ok_rcs=range(256)), parse_present_paths)
+                        if subsets & {"tcp", "netns"} else set())
+        facts = {}
+        if "wireguard" in subsets:
+            facts["wireguard"] = self.gather_wireguard()
+        if "routes" in subsets:
+            facts["routes"] = self.gather_routes(facts["wireguard"])
+        if "tcp" in subsets:
+            facts["tcp"] = self.gather_tcp()
+        if "netns" in subsets:
+            facts["netns"] = self.gather_netns()
+        if "bridges" in subsets:
+            facts["bridges"] = self.gather_bridges()
+        return {"changed": False, "ansible_facts": {"tunnelfix": facts}}
+
+    def step(self, argv, ok_rcs=(0,), name=None):
+        """The batch result of ``argv`` (step ``name``, default the words joined), checked like run_command."""
+        return self.batch_step(self.batch_results, _name(argv) if name is None else name, argv, ok_rcs)
+
+    def gather_wireguard(self):
+        """``{"available", "interfaces"}``: no ``wg`` is not a failure; ``wg`` failing is."""
+        res = self.step(WG_DUMP, ok_rcs=(0, NOT_FOUND), name=WG_DUMP_NAME)
+        if res["rc"] == NOT_FOUND:
+            return {"available": False, "interfaces": {}}
+        now, dump = self.parse_output(res, split_dated_output)
+        parsed = self.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))
+        return {"available": True, "interfaces": parsed["interfaces"]}
+
+    def gather_routes(self, wireguard):
+        """Default routes and, per endpoint host, the route ``ip -j route get`` chose (describe_endpoint_route)."""
+        routes = self.parse_output(self.step(ROUTES_JSON), parse_ip_route_show)
+        endpoints = {}
+        for iface in wireguard.get("interfaces", {}).values():
+            for peer in iface["peers"]:
+                host = peer.get("endpoint_host")
+                if not host or host in endpoints:
+                    continue
+                argv = ROUTE_GET_JSON + [host]
+                res = self.batch_step(self.batch_results, foreach_name(ROUTE_GET_JSON, host), argv, shown=_name(argv))
+                endpoints[host] = describe_endpoint_route(self.parse_output(res, parse_ip_route_get), routes, host)
+        return {"default": default_routes(routes), "endpoints": endpoints}
+
+    def read_sysctl(self, key):
+        """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""
+        res = self.step(_cat(key), ok_rcs=range(256))
+        return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
+
+    def gather_tcp(self):
+        read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
+        states = {}
+        for name in PROBED_MODULES:
+            modinfo = self.step(["modinfo", "-F", "filename", name], ok_rcs=range(256))
+            states[name] = linux_module_state(sysfs_module_state(name, self.present), modinfo["rc"], modinfo["stdout"])
+        return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])  # a ParseError fails the task cleanly
+
+    def gather_netns(self):
+        detect = self.step(DETECT_VIRT, ok_rcs=range(256))
+        container = container_name(detect["rc"], detect["stdout"], self.present)
+        return netns_facts("/proc/sys/net/ipv4" in self.present, sysctl_path(QDISC_KEY) in self.present, container)
+
+    def ethtool_k(self, device):
+        """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
+        argv = ETHTOOL_K + [device]
+        got = self.batch_step(self.batch_results, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
+                              shown=_name(argv))
+        if got["rc"] == NOT_FOUND:
+            return None
+        if got["rc"] != 0:
+            return (got["stderr"] or got["stdout"] or "no output").strip()[:200]
+        return self.parse_output(got, parse_ethtool_features)
+
+    def gather_bridges(self):
+        """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
+        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+        ip_forward, links = self.parse_output(res, split_forward_and_links)
+        if res["rc"] == NOT_FOUND:
+            return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
+        if res["rc"] != 0:
+            return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200]))
+        try:
+            bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
+        except ParseError as exc:
+            return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
+        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
+

@@ -1,0 +1,59 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe (docs in the .yml twins)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_persist import parse_persist_probe
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._role_options import option_errors
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_config_listing import (
+    config_plan, parse_config_listing, unmatched_messages)
+
+
+def role_option_errors(options, role):
+    """``{option: value}`` → the list of messages for the bad ones (see _role_options)."""
+    try:
+        return option_errors(role, options)
+    except ParseError as exc:
+        raise AnsibleFilterError("role_option_errors: %s" % exc) from exc
+
+
+def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
+    """The listing command's output → the wg-quick and .netdev files to change (see _wg_config_listing)."""
+    if not isinstance(interfaces, list) or not all(isinstance(name, str) for name in interfaces):
+        raise AnsibleFilterError("wireguard_config_plan: interfaces must be a list of strings, got %r" % (interfaces,))
+    try:
+        return config_plan(parse_config_listing(text), interfaces, config_dir, networkd_dir)
+    except ParseError as exc:
+        raise AnsibleFilterError(str(exc)) from exc
+
+
+def wireguard_unmatched(wanted, matched, host, config_dir, networkd_dir):
+    """What the options name but the host's configuration lacks → messages (see _wg_config_listing)."""
+    for name, value in (("wanted", wanted), ("matched", matched)):
+        if not isinstance(value, dict) or not all(isinstance(value.get(k), list) for k in ("interfaces", "public_keys")):
+            raise AnsibleFilterError("wireguard_unmatched: %s must be a dict with the lists interfaces and public_keys, "
+                                     "got %r" % (name, value))
+    return unmatched_messages(wanted, matched, host, config_dir, networkd_dir)
+
+
+def bridge_persist_probe(text):
+    """The persist probe's output → method, networkd state and unit states (see _bridge_persist)."""
+    try:
+        return parse_persist_probe(text)
+    except ParseError as exc:
+        raise AnsibleFilterError("bridge_persist_probe: %s" % exc) from exc
+
+
+class FilterModule:
+    """tunnelfix.fleet filters behind the roles' checks and probes."""
+
+    def filters(self):
+        return {
+            "role_option_errors": role_option_errors,
+            "wireguard_config_plan": wireguard_config_plan,
+            "wireguard_unmatched": wireguard_unmatched,
+            "bridge_persist_probe": bridge_persist_probe,
+        }

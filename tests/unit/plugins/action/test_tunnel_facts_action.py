@@ -1,0 +1,177 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The python-free tunnel_facts action against a fake Linux host that runs its one script.
+
+The fake (``shell_router`` in this folder's conftest.py) executes what the action sends with dash,
+bash and BusyBox sh, PATH holding stub tools that print recorded fixtures; so the batch script,
+the redaction of the WireGuard dump on the target and the framing are tested for real.
+"""
+
+import json
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule, SUBSETS
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS
+
+GSO, TSO, GRO = "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"
+PRESENT = ("ls -1d /sys/module/tcp_bbr /sys/module/tcp_bbr/initstate /sys/module/sch_fq /sys/module/sch_fq/initstate"
+           " /proc/sys/net/ipv4 /proc/sys/net/core/default_qdisc /run/.containerenv /.dockerenv")
+BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
+SECRETS = ("K" * 43 + "=", "P" * 43 + "=")
+NO_FILE = "cat: %s: No such file or directory\n"
+
+
+class FakeHost(ActionModule):
+    def __init__(self, args, router):
+        task = type("Task", (), dict(args=args, async_val=0, check_mode=False, diff=False,
+                                     action="tunnelfix.fleet.tunnel_facts"))()
+        connection = type("Connection", (), {"_shell": type("Shell", (), {"tmpdir": None})()})()
+        super().__init__(task, connection, None, None, None)
+        self._load_name = "tunnelfix.fleet.tunnel_facts"
+        self.router, self.ran = router, []
+
+    def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
+                                   encoding_errors="surrogate_then_replace", chdir=None):
+        self.ran.append(cmd)
+        return self.router.execute(cmd)
+
+
+def sysctl_answers(load_fixture, child_netns=True):
+    """cat of every TCP key: recorded values; in a child netns the host-level keys are missing."""
+    values = {
+        "net.ipv4.tcp_congestion_control": "cubic\n",
+        "net.ipv4.tcp_available_congestion_control": load_fixture("proc_tcp_available_congestion_control", "netns.txt"),
+        "net.ipv4.tcp_allowed_congestion_control": load_fixture("proc_tcp_allowed_congestion_control", "host.txt"),
+        "net.core.default_qdisc": None if child_netns else "pfifo_fast\n",
+        "net.ipv4.tcp_rmem": "4096\t131072\t6291456\n",
+        "net.ipv4.tcp_wmem": "4096\t16384\t4194304\n",
+        "net.core.netdev_max_backlog": None if child_netns else "1000\n",
+    }
+    assert set(values) == set(TCP_FACT_KEYS)
+    answers = {}
+    for key, value in values.items():
+        path = "/proc/sys/" + key.replace(".", "/")
+        answers["cat " + path] = (1, "", NO_FILE % path) if value is None else (0, value, "")
+    return answers
+
+
+@pytest.fixture
+def peer(load_fixture):
+    """A NATed Linux peer in a podman container: wg0 to 10.199.0.1, a bridge with a veth port and a TUN."""
+    return {
+        "date +%s": (0, "1796029496\n", ""),
+        "wg show all dump": (0, load_fixture("wg_show_all_dump", "nat_peer_no_keepalive.txt"), ""),
+        "ip -j route show table all": (0, load_fixture("ip_j_route_show", "host_table_all.txt"), ""),
+        "ip -j route get 10.199.0.1": (0, load_fixture("ip_j_route_get", "host_default.txt"), ""),
+        "ip -d -j link show": (0, load_fixture("ip_d_j_link_show", "netns_bridge_veth_tun1280_owned_tap.txt"), ""),
+        "cat /proc/sys/net/ipv4/ip_forward": (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt"), ""),
+        BRIDGE_LS: (0, "/sys/class/net/br-lan/brif/lan1\n/sys/class/net/br-lan/bridge\n", ""),
+        "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
+        "ethtool -k br-lan": (0, load_fixture("ethtool_k", "netns_bridge.txt"), ""),
+        PRESENT: (2, load_fixture("ls_1d_presence", "lab_peer_podman.txt"), "ls: cannot access '/.dockerenv'\n"),
+        "systemd-detect-virt --container": (0, load_fixture("systemd_detect_virt", "lab_peer_podman.txt"), ""),
+        "modinfo -F filename tcp_bbr": (1, "", "modinfo: ERROR: Module tcp_bbr not found.\n"),
+        "modinfo -F filename sch_fq": (1, "", "modinfo: ERROR: Module sch_fq not found.\n"),
+        **sysctl_answers(load_fixture),
+    }
+
+
+def run(shell_router, answers, **args):
+    host = FakeHost(args, shell_router(answers))
+    result = host.run(task_vars={})
+    return host, result
+
+
+def test_everything_in_one_execution(shell_router, peer):
+    host, result = run(shell_router, peer)
+    assert result.get("failed") is not True, result
+    assert len(host.ran) == 1 and host.ran[0].startswith("sh -c ")
+    assert host.router.leftovers() == []
+    facts = result["ansible_facts"]["tunnelfix"]
+    assert set(facts) == set(SUBSETS)
+    (peer_facts,) = facts["wireguard"]["interfaces"]["wg0"]["peers"]
+    assert (peer_facts["endpoint_host"], peer_facts["persistent_keepalive_s"], peer_facts["handshake_age_s"]) == (
+        "10.199.0.1", None, 1796029496 - 1796029418)  # the age comes from the target's clock
+    assert facts["routes"]["endpoints"]["10.199.0.1"]["dev"] == "eth0"
+    assert facts["tcp"]["congestion_control"] == "cubic"
+    assert facts["tcp"]["default_qdisc"] is None and facts["tcp"]["congestion_control_allowed"] == ["reno", "bbr"]
+    assert (facts["tcp"]["tcp_bbr_available"], facts["tcp"]["tcp_bbr_loadable_module"]) == (True, False)
+    assert facts["netns"] == {"child_netns": True, "container": "podman"}
+    bridges = facts["bridges"]
+    assert (bridges["ip_forward"], bridges["tunnels"]) == (1, {"tailscale0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}})
+    assert bridges["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [GSO, TSO, GRO]
+    assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["gso_tso_gro"]["on"] == [GSO, TSO]
+
+
+@pytest.mark.parametrize("dump", ["nat_peer_no_keepalive.txt", "ipv6_endpoint_psk_keepalive.txt"])
+def test_no_key_crosses_the_connection(shell_router, peer, load_fixture, dump):
+    answers = dict(peer, **{"wg show all dump": (0, load_fixture("wg_show_all_dump", dump), "")})
+    host, result = run(shell_router, answers, gather_subset=["wireguard"])
+    raw = host.router.execute(host.ran[0])["stdout"]  # what -vvv would print
+    secrets = [secret for secret in SECRETS if secret in answers["wg show all dump"][1]]
+    assert secrets  # the fixture has keys, so the check can fail
+    for secret in secrets:
+        assert secret not in raw and secret not in json.dumps(result)
+    assert result["ansible_facts"]["tunnelfix"]["wireguard"]["available"] is True
+
+
+@pytest.mark.parametrize("subset, ran", [
+    (["tcp"], {"cat /proc/sys/net/ipv4/tcp_congestion_control", "modinfo -F filename tcp_bbr", PRESENT}),
+    (["netns"], {"systemd-detect-virt --container", PRESENT}),
+    (["wireguard"], {"date +%s", "wg show all dump"}),
+    (["bridges"], {"ip -d -j link show", "ethtool -k br-lan"}),
+])
+def test_a_subset_runs_its_commands_only_in_one_execution(shell_router, peer, subset, ran):
+    host, result = run(shell_router, peer, gather_subset=subset)
+    assert set(result["ansible_facts"]["tunnelfix"]) == set(subset)
+    assert len(host.ran) == 1
+    calls = set(host.router.calls())
+    assert ran <= calls
+    assert not ({"wg show all dump", "ip -d -j link show", "systemd-detect-virt --container"} - ran) & calls
+
+
+def test_routes_bring_the_peers(shell_router, peer):
+    _host, result = run(shell_router, peer, gather_subset=["routes"])
+    assert set(result["ansible_facts"]["tunnelfix"]) == {"wireguard", "routes"}
+
+
+def test_host_namespace_and_builtin_bbr(shell_router, peer, load_fixture):
+    answers = dict(peer, **sysctl_answers(load_fixture, child_netns=False))
+    answers[PRESENT] = (2, load_fixture("ls_1d_presence", "docker_host_namespace.txt"), "")
+    answers["systemd-detect-virt --container"] = (1, "none\n", "")
+    answers["modinfo -F filename tcp_bbr"] = (0, "(builtin)\n", "")
+    _host, result = run(shell_router, answers, gather_subset=["tcp", "netns"])
+    facts = result["ansible_facts"]["tunnelfix"]
+    assert facts["netns"] == {"child_netns": False, "container": "docker"}  # the marker file
+    assert facts["tcp"]["default_qdisc"] == "pfifo_fast" and facts["tcp"]["netdev_max_backlog"] == 1000
+
+
+def test_no_wg_is_reported_not_failed(shell_router, peer):
+    answers = {k: v for k, v in peer.items() if k != "wg show all dump"}
+    _host, result = run(shell_router, answers, gather_subset=["wireguard"])
+    assert result["ansible_facts"]["tunnelfix"]["wireguard"] == {"available": False, "interfaces": {}}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"wg show all dump": (1, "", "Unable to access interface: Operation not permitted\n")}, "wg show all dump failed with rc=1"),
+    ({"ip -j route show table all": (1, "", "RTNETLINK answers: Operation not permitted\n")}, "ip -j route show table all failed"),
+    ({"ethtool -k br-lan": (0, "Features for br-lan:\ngarbage\n", "")}, "cannot read the output of ethtool -k br-lan"),
+])
+def test_failures_name_the_command(shell_router, peer, change, message):
+    _host, result = run(shell_router, dict(peer, **change))
+    assert result["failed"] is True and message in result["msg"], result
+    assert "Traceback" not in json.dumps(result)
+
+
+def test_missing_ethtool_and_ip_are_reported(shell_router, peer):
+    answers = {k: v for k, v in peer.items() if not k.startswith("ethtool")}
+    _host, result = run(shell_router, answers, gather_subset=["bridges"])
+    bridges = result["ansible_facts"]["tunnelfix"]["bridges"]
+    assert (bridges["ethtool_installed"], bridges["note"]) == (False, "ethtool is not installed: offload features unknown")
+
+
+def test_missing_ip_is_reported(shell_router, peer):
+    answers = {k: v for k, v in peer.items() if not k.startswith(("ethtool", "ip "))}
+    _host, result = run(shell_router, answers, gather_subset=["bridges"])
+    bridges = result["ansible_facts"]["tunnelfix"]["bridges"]
+    assert (bridges["ip_json"], bridges["bridges"], bridges["ip_forward"]) == (False, {}, 1)

@@ -1,0 +1,41 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The role_option_errors, wireguard_config_plan and bridge_persist_probe filters: input checks, error translation."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.tunnelfix.fleet.plugins.filter.role_support import FilterModule
+
+FILTERS = FilterModule().filters()
+
+
+def test_role_option_errors():
+    errors = FILTERS["role_option_errors"]({"bridge_gso_off_bridges": ["br0"], "bridge_gso_off_features": ["x"]},
+                                           "bridge_gso_off")
+    assert errors == ['bridge_gso_off_features: "x" is not one of gso, tso, gro, lro']
+    with pytest.raises(AnsibleFilterError, match="role_option_errors: role must be one of"):
+        FILTERS["role_option_errors"]({}, "other")
+
+
+def test_wireguard_config_plan(load_fixture):
+    plan = FILTERS["wireguard_config_plan"](load_fixture("wg_config_listing", "lab_peer_wg_quick.txt"), [],
+                                            "/etc/wireguard", "/etc/systemd/network")
+    assert plan == {"wg_quick_paths": ["/etc/wireguard/wg0.conf"], "netdev_paths": [], "netdev_interfaces": []}
+    with pytest.raises(AnsibleFilterError, match="^wireguard_keepalive_config_dir: no wg-quick"):
+        FILTERS["wireguard_config_plan"]("", [], "/etc/wireguard", "/etc/systemd/network")
+    with pytest.raises(AnsibleFilterError, match="interfaces must be a list of strings, got 'wg0'"):
+        FILTERS["wireguard_config_plan"]("", "wg0", "/w", "/n")
+
+
+def test_bridge_persist_probe(load_fixture):
+    assert FILTERS["bridge_persist_probe"](load_fixture("bridge_persist_probe", "lab_peer_no_unit.txt"))["method"] == "systemd"
+    with pytest.raises(AnsibleFilterError, match="bridge_persist_probe: persist probe: no"):
+        FILTERS["bridge_persist_probe"]("")
+
+
+def test_wireguard_unmatched():
+    wanted = {"interfaces": ["wg9"], "public_keys": []}
+    assert FILTERS["wireguard_unmatched"](wanted, {"interfaces": [], "public_keys": []}, "h", "/w", "/n")[0].startswith(
+        "wireguard_keepalive_interfaces: no configuration for wg9 on h")
+    with pytest.raises(AnsibleFilterError, match="matched must be a dict with the lists interfaces and public_keys"):
+        FILTERS["wireguard_unmatched"](wanted, {"interfaces": "wg0"}, "h", "/w", "/n")
