@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
-.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit openwrt-image-test report-browser-test molecule e2e build clean
+.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit openwrt-image-test report-browser-test molecule e2e build clean bench bench-smoke
 
 deps:
 	scripts/bootstrap.sh
@@ -63,7 +63,17 @@ e2e: lab-up
 build: deps
 	tests/build/check_artifact.sh
 
-test: lint unit build openwrt-image-test report-browser-test molecule e2e
+test: lint unit build openwrt-image-test report-browser-test molecule bench-smoke e2e
 
 clean:
 	rm -rf .cache reports
+
+# The fleet-scale benchmark (bench/, docs/performance.md): N = 5, 10, 20, 40 bench hosts, then the
+# lab's before/after (re-plants the lab: lab/down.sh + lab/up.sh + site.yml). BENCH_ARGS adds options.
+bench: images
+	.venv/bin/python bench/run.py $(BENCH_ARGS)
+
+# N = 2, no lab, results in a temporary directory; fails unless every phase completed and the
+# floor cost exactly one remote execution per host (under a minute).
+bench-smoke: images
+	.venv/bin/python bench/run.py --smoke

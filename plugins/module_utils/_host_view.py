@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""diagnose.yml's view of one host: its facts and measurements, the input of the findings rules.
+
+``host_view(host_vars)`` takes one host's variables (``hostvars[host]``, any mapping) and returns::
+
+    {"groups": [...], "tunnel_hub": "hub" | None,
+     "tunnelfix": tunnel_facts' facts | None,          # registered as __diagnose_tunnel_facts
+     "openwrt": openwrt_facts' facts | None,           # registered as __diagnose_openwrt_facts
+     "measurement": tunnel_measure_record | None, "health_checks": health_check_measure_record | None,
+     "sweep": tunnel_sweep_record | None,
+     "path_bits_per_second": tunnelfix_path_bits_per_second, else the lab's bottleneck, else None,
+     "preferred_uplink_device": openwrt_facts' endpoint_routes.preferred_uplink_device | None}
+
+Used through the filter of the same name with ``map``: one expression builds every view, where a
+loop that combines one host at a time into a growing dict costs time that grows with the square
+of the fleet (docs/performance.md). Missing or odd values become None; never raises.
+"""
+
+from __future__ import annotations
+
+
+def _get(mapping, *path):
+    """``mapping[path[0]][path[1]]...``, or None where a level is missing or not a mapping."""
+    value = mapping
+    for key in path:
+        try:
+            value = value[key] if key in value else None
+        except TypeError:  # not a mapping (a string, a number, None)
+            return None
+        if value is None:
+            return None
+    return value
+
+
+def host_view(host_vars) -> dict:
+    """One host's view from its variables (see module doc)."""
+    path = _get(host_vars, "tunnelfix_path_bits_per_second")
+    if path is None:
+        path = _get(host_vars, "tunnelfix_lab_bottleneck_bits_per_second")
+    groups = _get(host_vars, "group_names")
+    return {
+        "groups": list(groups) if isinstance(groups, (list, tuple)) else [],
+        "tunnel_hub": _get(host_vars, "tunnelfix_tunnel_hub"),
+        "tunnelfix": _get(host_vars, "__diagnose_tunnel_facts", "ansible_facts", "tunnelfix"),
+        "openwrt": _get(host_vars, "__diagnose_openwrt_facts", "ansible_facts", "tunnelfix_openwrt"),
+        "measurement": _get(host_vars, "tunnel_measure_record"),
+        "health_checks": _get(host_vars, "health_check_measure_record"),
+        "sweep": _get(host_vars, "tunnel_sweep_record"),
+        "path_bits_per_second": path,
+        "preferred_uplink_device": _get(host_vars, "__diagnose_openwrt_facts", "ansible_facts", "tunnelfix_openwrt",
+                                        "endpoint_routes", "preferred_uplink_device"),
+    }

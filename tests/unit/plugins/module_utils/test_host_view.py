@@ -1,0 +1,41 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""module_utils/_host_view: one host's view for the findings, from its variables."""
+
+import json
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_view import host_view
+
+
+def test_recorded_lab_view_round_trip(load_fixture):
+    """Rebuild each recorded view from the variables diagnose.yml registers: the same view comes out."""
+    for host, view in json.loads(load_fixture("host_views", "lab_before.json")).items():
+        host_vars = {
+            "group_names": view["groups"], "tunnelfix_tunnel_hub": view["tunnel_hub"],
+            "tunnel_measure_record": view["measurement"], "health_check_measure_record": view["health_checks"],
+            "tunnel_sweep_record": view["sweep"], "tunnelfix_lab_bottleneck_bits_per_second": 40000000,
+        }
+        if view["tunnelfix"] is not None:
+            host_vars["__diagnose_tunnel_facts"] = {"ansible_facts": {"tunnelfix": view["tunnelfix"]}}
+        if view["openwrt"] is not None:
+            host_vars["__diagnose_openwrt_facts"] = {"ansible_facts": {"tunnelfix_openwrt": view["openwrt"]}}
+        got = host_view(host_vars)
+        assert {k: v for k, v in got.items() if k not in ("path_bits_per_second", "preferred_uplink_device")} == {
+            k: v for k, v in view.items() if k not in ("path_bits_per_second", "preferred_uplink_device")}, host
+        assert got["path_bits_per_second"] == 40000000
+
+
+def test_the_path_of_the_host_wins_over_the_lab_bottleneck():
+    assert host_view({"tunnelfix_path_bits_per_second": 10, "tunnelfix_lab_bottleneck_bits_per_second": 40})[
+        "path_bits_per_second"] == 10
+
+
+def test_missing_and_odd_values_become_none():
+    view = host_view({"__diagnose_openwrt_facts": "skipped", "__diagnose_tunnel_facts": {"ansible_facts": None},
+                      "group_names": "peers"})
+    assert view == {"groups": [], "tunnel_hub": None, "tunnelfix": None, "openwrt": None, "measurement": None,
+                    "health_checks": None, "sweep": None, "path_bits_per_second": None, "preferred_uplink_device": None}
+
+
+def test_preferred_uplink_device_from_openwrt_facts():
+    facts = {"ansible_facts": {"tunnelfix_openwrt": {"endpoint_routes": {"preferred_uplink_device": "eth1"}}}}
+    assert host_view({"__diagnose_openwrt_facts": facts})["preferred_uplink_device"] == "eth1"
