@@ -33,8 +33,11 @@ Two small additions keep this true when names are only known on the target:
   (``ethtool -k br-lan``). Inside ``lines``, ``"$1"``, ``"$2"``... are files holding the stdout
   of the earlier steps named in ``inputs`` (so a listing already printed is read, not run again).
 
-Each step's output is written to a file in a private ``mktemp -d`` directory first (removed on
-exit), then printed: the target needs ``mktemp``, ``cat`` and a writable ``$TMPDIR`` or ``/tmp``.
+A step's stdout goes straight to the script's stdout; its stderr (and the stdout of a step a
+ForEachLine reads) goes to a file in a private ``mktemp -d`` directory (removed on exit) and is
+printed after it, ``cat`` only running for a file that is not empty: few processes per step, which
+counts on a router and on a fleet. The target needs ``mktemp``, ``cat`` and a writable
+``$TMPDIR`` or ``/tmp``.
 Without them the script exits 125 before the first marker, with the shell's message on stderr.
 """
 
@@ -58,12 +61,22 @@ r=0
 step() {
   f=$T/$1 n=$2
   shift 2
+  printf '%%s begin %%s\n' "$M" "$n"
+  "$@" </dev/null 2>"$f.err"
+  r=$?
+  printf '\n%%s stderr\n' "$M"
+  [ ! -s "$f.err" ] || cat "$f.err"
+  printf '\n%%s rc %%s\n' "$M" "$r"
+}
+keep() {
+  f=$T/$1 n=$2
+  shift 2
   "$@" </dev/null >"$f.out" 2>"$f.err"
   r=$?
   printf '%%s begin %%s\n' "$M" "$n"
   cat "$f.out"
   printf '\n%%s stderr\n' "$M"
-  cat "$f.err"
+  [ ! -s "$f.err" ] || cat "$f.err"
   printf '\n%%s rc %%s\n' "$M" "$r"
 }
 """
@@ -123,6 +136,7 @@ def batch_script(steps, nonce: str) -> str:
     _check_nonce(nonce)
     lines = [_PROLOGUE % (MARKER, nonce)]
     files = {}
+    read_later = {name for item in steps if isinstance(item, ForEachLine) for name in item.inputs}
     for index, item in enumerate(steps):
         if isinstance(item, Step):
             if not item.name or "\n" in item.name or item.name in files:
@@ -130,7 +144,8 @@ def batch_script(steps, nonce: str) -> str:
             if item.after_failure and item.after_success:
                 raise ParseError("batch step %r cannot run both after a failure and after a success" % (item.name,))
             files[item.name] = '"$T/%d.out"' % index
-            run = "step %d %s %s" % (index, shlex.quote(item.name), shlex.join(str(word) for word in item.argv))
+            run = "%s %d %s %s" % ("keep" if item.name in read_later else "step", index, shlex.quote(item.name),
+                                   shlex.join(str(word) for word in item.argv))
             lines.append(('[ "$r" = 0 ] || ' + run) if item.after_failure
                          else ('[ "$r" = 0 ] && ' + run) if item.after_success else run)
             continue
