@@ -7,8 +7,9 @@ The facts are built by ``_tcp_tuning.tcp_facts``/``netns_facts`` (as tunnel_fact
 the per-key outcome and the result by ``_sysctl_apply`` (as sysctl_live reports them); this file
 only decides which commands to run and reads their results.
 
-Every read (each sysctl ``cat``, the module probe, the package managers, the netns and container
-tests) runs in ONE remote execution (``_remote_batch``, ``run_batch``); when a key must change
+Every read (each sysctl ``cat``, the presence listing and ``modinfo`` for the kernel modules, the
+package managers, ``systemd-detect-virt``; the same probes as tunnel_facts, _fact_commands and
+_host_probe) runs in ONE remote execution (``_remote_batch``, ``run_batch``); when a key must change
 (not in check mode), every ``sysctl -w`` and its read-back run in one more. A result the batch
 lacks is read with a command of its own (``batch_step``).
 """
@@ -17,36 +18,22 @@ from __future__ import annotations
 
 import shlex
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+    DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
+    module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
-    QDISC_KEY, TCP_FACT_KEYS, module_state, netns_facts, package_listed, parse_module_probe, tcp_facts)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, package_listed, tcp_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
-PROC_SYS = "/proc/sys"
-# kernel module -> OpenWrt package that ships it as a loadable module
+# kernel module -> OpenWrt package that ships it as a loadable module (OpenWrt has no modinfo)
 MODULE_PACKAGES = {"tcp_bbr": "kmod-tcp-bbr"}
-PROBED_MODULES = ("tcp_bbr", "sch_fq")
-# $@: module names; prints "NAME builtin|loaded|absent" (sysfs first, then lsmod; /proc/modules may be absent)
-MODULE_PROBE_SCRIPT = (
-    'for m in "$@"; do '
-    'if [ -e "/sys/module/$m/initstate" ]; then echo "$m loaded"; '
-    'elif [ -d "/sys/module/$m" ]; then echo "$m builtin"; '
-    'elif lsmod 2>/dev/null | grep -q "^$m "; then echo "$m loaded"; '
-    'else echo "$m absent"; fi; done')
-MODULE_PROBE = ["sh", "-c", MODULE_PROBE_SCRIPT, "sh", *PROBED_MODULES]
 # package manager -> argv prefix listing an installed package: apk (OpenWrt 25.12) first, then opkg
 PACKAGE_LISTINGS = (("apk", ["apk", "list", "--installed"]), ("opkg", ["opkg", "list-installed"]))
-CONTAINER_MARKERS = (("/run/.containerenv", "podman"), ("/.dockerenv", "docker"))
-NET_TEST = ["test", "-d", PROC_SYS + "/net/ipv4"]
 BATCH_SHOWN = "sh -c '<tcp_tuning: %d commands in one script>'"
-
-
-def sysctl_path(key):
-    """``net.ipv4.tcp_rmem`` -> ``/proc/sys/net/ipv4/tcp_rmem``."""
-    return "/".join((PROC_SYS,) + tuple(key.split(".")))
 
 
 def _name(argv):
@@ -62,22 +49,18 @@ def cat_argv(key):
     return ["cat", sysctl_path(key)]
 
 
-def host_key_test():
-    return ["test", "-e", sysctl_path(QDISC_KEY)]
-
-
 def read_steps(keys) -> list:
-    """The first batch: ``cat`` of every key in ``keys``, the module probe, the package listings, the netns tests.
+    """The first batch: ``cat`` of every key in ``keys``, the presence listing, ``modinfo`` per module,
+    the package listings, ``systemd-detect-virt``.
 
-    More than the decisions may need (the package listings when the module probe already found
-    tcp_bbr, both container markers): a command too many costs less than a round trip.
+    More than the decisions may need (modinfo and the package listings when sysfs already shows
+    the module): a command too many costs less than a round trip.
     """
-    argvs = [cat_argv(key) for key in keys] + [MODULE_PROBE]
+    argvs = [cat_argv(key) for key in keys] + [PRESENCE] + [modinfo_argv(name) for name in PROBED_MODULES]
     for package in MODULE_PACKAGES.values():
         for tool, prefix in PACKAGE_LISTINGS:
             argvs += [["command", "-v", tool], prefix + [package]]
-    argvs += [NET_TEST, host_key_test()] + [["test", "-e", marker] for marker, _container in CONTAINER_MARKERS]
-    return _steps(argvs)
+    return _steps(argvs + [DETECT_VIRT])
 
 
 def write_steps(writes) -> list:
@@ -100,6 +83,7 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         values = check_values(args["values"])
         self.run_steps(read_steps((*TCP_FACT_KEYS, *values)))
+        self.present = self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
         facts = {"tcp": self.gather_tcp(), "netns": self.gather_netns()}
         before = {key: self.read_sysctl(key) for key in values}
         writes = {key: value for key, value in values.items() if needs_write(before[key], value)}
@@ -133,10 +117,6 @@ class ActionModule(OpenWrtActionBase):
         res = self.step(cat_argv(key), ok_rcs=(0, 1))
         return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
 
-    def exists(self, argv):
-        """``test ...`` from the batch: rc 0 is true, 1 false."""
-        return self.step(argv, ok_rcs=(0, 1))["rc"] == 0
-
     def package_installed(self, package):
         """Whether apk (OpenWrt 25.12) or opkg lists ``package`` as installed; False without either.
 
@@ -150,15 +130,16 @@ class ActionModule(OpenWrtActionBase):
 
     def gather_tcp(self):
         read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
-        probe = self.parse_output(self.step(MODULE_PROBE), parse_module_probe)
         states = {}
         for name in PROBED_MODULES:
-            sysfs = probe.get(name, "absent")
+            sysfs = sysfs_module_state(name, self.present)
+            modinfo = self.step(modinfo_argv(name), ok_rcs=range(256))
             package = MODULE_PACKAGES.get(name)
-            installed = sysfs == "absent" and package is not None and self.package_installed(package)
-            states[name] = module_state(sysfs, installed)
+            installed = (sysfs == "absent" and modinfo["rc"] != 0 and package is not None
+                         and self.package_installed(package))
+            states[name] = module_state(sysfs, modinfo["rc"], modinfo["stdout"], installed)
         return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])
 
     def gather_netns(self):
-        container = next((name for marker, name in CONTAINER_MARKERS if self.exists(["test", "-e", marker])), None)
-        return netns_facts(self.exists(NET_TEST), self.exists(host_key_test()), container)
+        detect = self.step(DETECT_VIRT, ok_rcs=range(256))
+        return netns_from_probe(self.present, detect["rc"], detect["stdout"])

@@ -18,18 +18,17 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route im
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_DUMP, WG_DUMP_NAME,
-    sysctl_path)
+    BRIDGE_DEVICE_LINES, DETECT_VIRT, ETHTOOL_K, LIVE_ENDPOINT_LINES, NOT_FOUND, PRESENCE, PROBED_MODULES, ROUTE_GET_JSON,
+    ROUTES_JSON, WG_DUMP, WG_DUMP_NAME, modinfo_argv, sysctl_path)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
-    CONTAINER_MARKERS, container_name, linux_module_state, module_paths, parse_present_paths, sysfs_module_state)
+    module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     default_routes, parse_ip_route_get, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
-    QDISC_KEY, TCP_FACT_KEYS, netns_facts, tcp_facts)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, tcp_facts
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
@@ -37,14 +36,6 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action im
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
-PROBED_MODULES = ("tcp_bbr", "sch_fq")
-DETECT_VIRT = ["systemd-detect-virt", "--container"]
-# Paths whose existence answers a question: the kernel modules' sysfs entries (tcp), network
-# sysctls at all, a host-level one and the container markers (netns). One ``ls -1d`` lists the
-# existing ones (and complains about the rest on stderr).
-MODULE_PATHS = [path for name in PROBED_MODULES for path in module_paths(name)]
-NETNS_PATHS = ["/proc/sys/net/ipv4", sysctl_path(QDISC_KEY)] + [marker for marker, _name in CONTAINER_MARKERS]
-PRESENT = ["ls", "-1d", *MODULE_PATHS, *NETNS_PATHS]
 
 
 def _name(argv):
@@ -59,7 +50,7 @@ def batch_steps(subsets) -> list:
     """The batch for ``subsets`` (names from SUBSETS): every command a gather_* may read."""
     steps = []
     if subsets & {"tcp", "netns"}:
-        steps.append(Step(_name(PRESENT), PRESENT))
+        steps.append(Step(_name(PRESENCE), PRESENCE))
     if subsets & {"wireguard", "routes"}:
         steps.append(Step(WG_DUMP_NAME, WG_DUMP))
     if "routes" in subsets:
@@ -67,7 +58,7 @@ def batch_steps(subsets) -> list:
                   ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
     if "tcp" in subsets:
         steps += [Step(_name(_cat(key)), _cat(key)) for key in TCP_FACT_KEYS]
-        steps += [Step("modinfo -F filename %s" % name, ["modinfo", "-F", "filename", name]) for name in PROBED_MODULES]
+        steps += [Step(_name(modinfo_argv(name)), modinfo_argv(name)) for name in PROBED_MODULES]
     if "netns" in subsets:
         steps.append(Step(_name(DETECT_VIRT), DETECT_VIRT))
     if "bridges" in subsets:
@@ -89,7 +80,7 @@ class ActionModule(OpenWrtActionBase):
             subsets = subsets | {"wireguard"}  # the endpoints come from the peers
         steps = batch_steps(subsets)
         self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
-        self.present = (self.parse_output(self.step(PRESENT, ok_rcs=range(256)), parse_present_paths)
+        self.present = (self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
                         if subsets & {"tcp", "netns"} else set())
         facts = {}
         if "wireguard" in subsets:
@@ -140,14 +131,13 @@ class ActionModule(OpenWrtActionBase):
         read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
         states = {}
         for name in PROBED_MODULES:
-            modinfo = self.step(["modinfo", "-F", "filename", name], ok_rcs=range(256))
-            states[name] = linux_module_state(sysfs_module_state(name, self.present), modinfo["rc"], modinfo["stdout"])
+            modinfo = self.step(modinfo_argv(name), ok_rcs=range(256))
+            states[name] = module_state(sysfs_module_state(name, self.present), modinfo["rc"], modinfo["stdout"])
         return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])  # a ParseError fails the task cleanly
 
     def gather_netns(self):
         detect = self.step(DETECT_VIRT, ok_rcs=range(256))
-        container = container_name(detect["rc"], detect["stdout"], self.present)
-        return netns_facts("/proc/sys/net/ipv4" in self.present, sysctl_path(QDISC_KEY) in self.present, container)
+        return netns_from_probe(self.present, detect["rc"], detect["stdout"])
 
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""

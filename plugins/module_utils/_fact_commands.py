@@ -9,6 +9,7 @@ both actions read the same things the same way; what the outputs mean is in the 
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import CONTAINER_MARKERS, module_paths
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import wg_dump_redacted_argv
 
 # The target's clock (``date +%s``) and the live WireGuard state in one command: handshake ages
@@ -43,6 +44,21 @@ UCI_AND_LIVE_ENDPOINT_LINES = (
 # /sys/class/net/BR/brif/PORT (the kernel's bridge sysfs). No match prints nothing.
 BRIDGE_DEVICE_LINES = ("ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge 2>/dev/null"
                        " | sed -e 's,/bridge$,,' -e 's,.*/,,'")
+
+# Kernel modules tunnel_facts and tcp_tuning report, and the paths whose existence answers what
+# they ask: the modules' sysfs entries, network sysctls at all, a host-level one, the container
+# markers (_host_probe). One ``ls -1d`` prints the existing ones (and complains about the rest).
+PROBED_MODULES = ("tcp_bbr", "sch_fq")
+PRESENCE_PATHS = tuple(path for name in PROBED_MODULES for path in module_paths(name)) + (
+    "/proc/sys/net/ipv4", "/proc/sys/net/core/default_qdisc") + tuple(marker for marker, _name in CONTAINER_MARKERS)
+PRESENCE = ["ls", "-1d", *PRESENCE_PATHS]
+DETECT_VIRT = ["systemd-detect-virt", "--container"]
+
+
+def modinfo_argv(name: str) -> list:
+    """``modinfo -F filename NAME``: the module's file, ``(builtin)``, or rc 1 for an unknown module."""
+    return ["modinfo", "-F", "filename", name]
+
 
 def sysctl_path(key: str) -> str:
     """``net.ipv4.tcp_rmem`` -> ``/proc/sys/net/ipv4/tcp_rmem``."""

@@ -5,8 +5,14 @@
 * ``module_paths`` / ``sysfs_module_state`` - which sysfs paths tell a kernel module's state
   (``/sys/module/NAME`` exists for a loaded or built-in module, ``.../initstate`` only for a
   loaded one: Documentation/ABI/stable/sysfs-module of the kernel) and the state they give.
-* ``linux_module_state`` - a kernel module's state from sysfs and ``modinfo -F filename NAME``
-  (kmod: prints the module's file, or ``(builtin)`` for a built-in one).
+* ``module_state`` - a kernel module's state from sysfs, ``modinfo -F filename NAME`` (kmod:
+  prints the module's file, or ``(builtin)`` for a built-in one) and, on OpenWrt, whether the
+  package that ships it is installed.
+* ``netns_from_probe`` - tunnel_facts' ``netns`` facts from the same listing and
+  ``systemd-detect-virt --container``.
+
+tunnel_facts and tcp_tuning both read these from one ``ls -1d`` of PRESENCE_PATHS
+(_fact_commands), so they answer alike.
 * ``parse_present_paths`` - the paths ``ls -1d PATH...`` printed (it prints the existing ones
   and complains on stderr about the rest).
 * ``container_name`` - the container technology from ``systemd-detect-virt --container``
@@ -16,6 +22,7 @@
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import netns_facts
 
 # marker file -> container technology (podman writes the first, Docker the second)
 CONTAINER_MARKERS = (("/run/.containerenv", "podman"), ("/.dockerenv", "docker"))
@@ -34,19 +41,19 @@ def sysfs_module_state(name: str, present_paths) -> str:
     return "builtin" if directory in present_paths else "absent"
 
 
-def linux_module_state(sysfs_state, modinfo_rc, modinfo_stdout):
+def module_state(sysfs_state, modinfo_rc=None, modinfo_stdout="", package_installed=False):
     """``"builtin"``, ``"loaded"``, ``"module"`` (loadable, not loaded) or None (kernel lacks it).
 
     ``sysfs_state`` is ``sysfs_module_state``'s answer (``builtin``, ``loaded`` or ``absent``);
-    when absent, ``modinfo`` decides: rc 0 with ``(builtin)`` in its
-    output is built in, rc 0 otherwise a loadable module, any other rc (127: no modinfo,
-    1: unknown module) means the kernel lacks it.
+    when absent, ``modinfo`` decides: rc 0 with ``(builtin)`` in its output is built in, rc 0
+    otherwise a loadable module; any other rc (127: no modinfo, as on OpenWrt; 1: unknown module)
+    leaves it to ``package_installed`` (OpenWrt's kmod package): a loadable module, else None.
     """
     if sysfs_state in ("builtin", "loaded"):
         return sysfs_state
     if modinfo_rc == 0:
         return "builtin" if "(builtin)" in (modinfo_stdout or "") else "module"
-    return None
+    return "module" if package_installed else None
 
 
 def parse_present_paths(text) -> set:
@@ -81,3 +88,13 @@ def container_name(detect_rc, detect_stdout, present_paths):
         if marker in present_paths:
             return technology
     return None
+
+
+def netns_from_probe(present_paths, detect_rc, detect_stdout) -> dict:
+    """The ``netns`` facts (``_tcp_tuning.netns_facts``) from the listed paths and systemd-detect-virt.
+
+    A child network namespace has ``/proc/sys/net/ipv4`` but not the host-level
+    ``/proc/sys/net/core/default_qdisc``.
+    """
+    return netns_facts("/proc/sys/net/ipv4" in present_paths, "/proc/sys/net/core/default_qdisc" in present_paths,
+                       container_name(detect_rc, detect_stdout, present_paths))

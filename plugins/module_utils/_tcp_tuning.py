@@ -30,7 +30,6 @@ WMEM_KEY = "net.ipv4.tcp_wmem"
 # every key tcp_facts() reads
 TCP_FACT_KEYS = (CC_KEY, AVAILABLE_KEY, ALLOWED_KEY, QDISC_KEY, RMEM_KEY, WMEM_KEY, BACKLOG_KEY)
 MODULE_STATES = ("builtin", "loaded", "module")
-_PROBE_LINE = re.compile(r"^([A-Za-z0-9_]+) (builtin|loaded|absent)$")
 
 # reason code -> message template; {key}, {value} are filled in.
 REASONS = {
@@ -137,23 +136,6 @@ def netns_facts(has_net, has_host_keys, container):
     return {"child_netns": bool(has_net and not has_host_keys), "container": container}
 
 
-def parse_module_probe(text):
-    """Parse lines ``NAME builtin|loaded|absent`` (the tcp_tuning action's sysfs/lsmod probe).
-
-    ``"tcp_bbr absent\nsch_fq builtin\n"`` → ``{"tcp_bbr": "absent", "sch_fq": "builtin"}``.
-    Raises ParseError naming the line for anything else.
-    """
-    states = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        match = _PROBE_LINE.match(line.strip())
-        if not match:
-            raise ParseError("module probe line %d: expected 'NAME builtin|loaded|absent', got %r" % (lineno, line[:200]))
-        states[match.group(1)] = match.group(2)
-    return states
-
-
 def package_listed(text, package):
     """Whether ``opkg list-installed PKG`` or ``apk list --installed PKG`` output lists ``package``.
 
@@ -162,10 +144,3 @@ def package_listed(text, package):
     """
     pattern = re.compile(r"^%s(?: - |-[0-9])" % re.escape(package))
     return any(pattern.match(line.strip()) for line in text.splitlines())
-
-
-def module_state(sysfs_state, package_installed):
-    """``"builtin"``/``"loaded"`` from sysfs or lsmod, else ``"module"`` when its package is installed, else None."""
-    if sysfs_state in ("builtin", "loaded"):
-        return sysfs_state
-    return "module" if package_installed else None

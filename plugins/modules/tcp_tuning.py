@@ -16,11 +16,13 @@ description:
     runs C(cat), C(test), C(sysctl -w), C(lsmod) and the package manager over the
     connection and reads their output on the controller.
   - Always gathers C(ansible_facts.tunnelfix.tcp) and C(ansible_facts.tunnelfix.netns) in the
-    shape tunnel_facts returns. Module states come from C(/sys/module/NAME), then C(lsmod), then
-    the package (C(kmod-tcp-bbr) via C(apk list --installed) or C(opkg list-installed)); a missing
-    tool counts as "not there", never as a failure.
+    shape tunnel_facts returns, from the same probes. Module states come from C(/sys/module/NAME),
+    then C(modinfo -F filename NAME), then the package (C(kmod-tcp-bbr) via C(apk list --installed)
+    or C(opkg list-installed)); the container from C(systemd-detect-virt --container), then the
+    podman and Docker marker files. A missing tool counts as "not there", never as a failure.
   - One remote execution when nothing must be written, two when something must. Every read (each
-    sysctl, the module probe, the package managers, the namespace and container tests) runs in one
+    sysctl, the presence of the module and namespace paths, modinfo, the package managers,
+    systemd-detect-virt) runs in one
     POSIX sh script (BusyBox ash, dash, bash) framed by marker lines, and all decisions are made on
     the controller. Only when a value differs (and not in check mode) a second script runs the
     C(sysctl -w) of every such key, each followed by its read-back. The scripts need C(mktemp -d)

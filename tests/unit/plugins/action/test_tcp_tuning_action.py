@@ -3,8 +3,7 @@
 
 The fake (``batch_action`` in this folder's conftest.py) executes what the action sends with dash,
 bash and BusyBox sh, PATH holding stub tools (``cat``, ``sysctl``, ``opkg``, ``apk``) that print
-recorded answers, one per command. Shell builtins (``test``, ``command -v``) and the module probe
-(a script of the shell itself) get their answers as overrides; ``after_write`` answers are the
+recorded answers, one per command. Shell builtins (``command -v``) get their answers as overrides; ``after_write`` answers are the
 kernel once the writes ran (they replace a step's answer from the second execution on).
 """
 
@@ -12,20 +11,17 @@ import shlex
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import MODULE_PROBE_SCRIPT, ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import PRESENCE
 
 CC = "cat /proc/sys/net/ipv4/tcp_congestion_control"
 RMEM = "cat /proc/sys/net/ipv4/tcp_rmem"
 QDISC = "cat /proc/sys/net/core/default_qdisc"
 BACKLOG = "cat /proc/sys/net/core/netdev_max_backlog"
-PROBE = shlex.join(["sh", "-c", MODULE_PROBE_SCRIPT, "sh", "tcp_bbr", "sch_fq"])
+LS = " ".join(PRESENCE)  # the presence listing: module sysfs entries, netns paths, container markers
 SET_BBR = "sysctl -w net.ipv4.tcp_congestion_control=bbr"
 SET_RMEM = "sysctl -w 'net.ipv4.tcp_rmem=4096 131072 33554432'"  # the step
 SET_RMEM_ARGS = "sysctl -w net.ipv4.tcp_rmem=4096 131072 33554432"  # what the stub sees (its words, joined)
-NET = "test -d /proc/sys/net/ipv4"
-HOST_KEYS = "test -e /proc/sys/net/core/default_qdisc"
-PODMAN = "test -e /run/.containerenv"
-DOCKER = "test -e /.dockerenv"
 BBR = {"net.ipv4.tcp_congestion_control": "bbr"}
 
 
@@ -34,8 +30,8 @@ def busybox_missing(path):
 
 
 @pytest.fixture
-def router():
-    """The OpenWrt-like container (BusyBox): child netns, reno, bbr allowed, no opkg/apk, no /sys/module entries.
+def router(load_fixture):
+    """The OpenWrt-like container (BusyBox): child netns, reno, bbr allowed, no opkg/apk/modinfo, no /sys/module entries.
 
     Returns ``(answers, overrides)``: the stubs' answers and the builtins' (``fake_action``).
     """
@@ -47,10 +43,10 @@ def router():
         RMEM: (0, "4096\t131072\t6291456\n", ""),
         "cat /proc/sys/net/ipv4/tcp_wmem": (0, "4096\t16384\t4194304\n", ""),
         BACKLOG: busybox_missing("/proc/sys/net/core/netdev_max_backlog"),
+        # the same paths exist in the lab's podman containers (recorded on the Debian peer)
+        LS: (1, load_fixture("ls_1d_presence", "lab_peer_podman.txt"), "ls: /.dockerenv: No such file or directory\n"),
     }
-    overrides = {PROBE: (0, "tcp_bbr absent\nsch_fq absent\n", ""), NET: (0, "", ""), HOST_KEYS: (1, "", ""),
-                 PODMAN: (0, "", ""), DOCKER: (1, "", "")}
-    return answers, overrides
+    return answers, {}
 
 
 @pytest.fixture
@@ -90,9 +86,11 @@ def test_debian_host_namespace(fake):
         "cat /proc/sys/net/ipv4/tcp_wmem": (0, "4096\t16384\t4194304\n", ""),
         BACKLOG: (0, "1000\n", ""),
         "sysctl -w net.core.default_qdisc=fq": (0, "net.core.default_qdisc = fq\n", ""),
+        LS: (2, "/proc/sys/net/core/default_qdisc\n/proc/sys/net/ipv4\n/sys/module/sch_fq\n/sys/module/sch_fq/initstate\n"
+                "/sys/module/tcp_bbr\n/sys/module/tcp_bbr/initstate\n", ""),
+        "systemd-detect-virt --container": (1, "none\n", ""),
     }
-    overrides = {PROBE: (0, "tcp_bbr loaded\nsch_fq loaded\n", ""), NET: (0, "", ""), HOST_KEYS: (0, "", ""),
-                 PODMAN: (1, "", ""), DOCKER: (1, "", "")}
+    overrides = {}
     action = fake({"values": {"net.core.default_qdisc": "fq"}}, (answers, overrides),
                   after_write={QDISC: (0, "fq\n", "")})
     result = action.run(task_vars={})
@@ -183,16 +181,22 @@ def test_bad_values_fail_naming_option_and_value(fake, router, args, message):
     assert action.ran == []
 
 
-def test_unreadable_probe_fails_naming_the_command(fake, router):
-    router[1][PROBE] = (0, "garbage\n", "")
+def test_unreadable_listing_fails_naming_the_command(fake, router):
+    router[0][LS] = (0, "garbage\n", "")
     result = fake({}, router).run(task_vars={})
-    assert result["failed"] is True and "cannot read the output of sh -c" in result["msg"]
-    assert "module probe line 1" in result["msg"]
+    assert result["failed"] is True and "cannot read the output of ls -1d /sys/module/tcp_bbr" in result["msg"]
+    assert "expected absolute paths" in result["msg"]
 
 
-def test_module_probe_runs_in_the_batch(fake, router):
-    """Without an override the probe really runs (the test host's /sys/module) and parses."""
-    del router[1][PROBE]
+@pytest.mark.parametrize("modinfo, loadable", [
+    ((0, "/lib/modules/6.1.0-27-amd64/kernel/net/ipv4/tcp_bbr.ko\n", ""), True),   # Debian: a loadable module
+    ((0, "(builtin)\n", ""), False),                                               # built in, not loadable
+    ((1, "", "modinfo: ERROR: Module tcp_bbr not found.\n"), False),
+])
+def test_modinfo_finds_a_loadable_tcp_bbr_on_linux(fake, router, modinfo, loadable):
+    """tunnel_facts' answer too: sysfs, then modinfo, then (OpenWrt) the package."""
+    router[0]["modinfo -F filename tcp_bbr"] = modinfo
     result = fake({}, router).run(task_vars={})
-    assert result.get("failed") is not True, result
-    assert isinstance(result["ansible_facts"]["tunnelfix"]["tcp"]["sch_fq_available"], bool)
+    tcp = result["ansible_facts"]["tunnelfix"]["tcp"]
+    assert tcp["tcp_bbr_loadable_module"] is loadable
+    assert tcp["tcp_bbr_available"] is True  # bbr is in the available list either way

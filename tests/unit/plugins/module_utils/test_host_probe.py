@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
-    container_name, linux_module_state, parse_present_paths, sysfs_module_state)
+    container_name, module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
 
 
 @pytest.mark.parametrize("present, expected", [
@@ -18,16 +18,25 @@ def test_sysfs_module_state(present, expected):
     assert sysfs_module_state("tcp_bbr", present) == expected
 
 
-@pytest.mark.parametrize("sysfs, rc, out, expected", [
-    ("loaded", 1, "", "loaded"),
-    ("builtin", 127, "", "builtin"),
-    ("absent", 0, "(builtin)\n", "builtin"),
-    ("absent", 0, "/lib/modules/6.1.0-27-amd64/kernel/net/ipv4/tcp_bbr.ko\n", "module"),
-    ("absent", 1, "", None),     # modinfo: ERROR: Module tcp_bbr not found.
-    ("absent", 127, "", None),   # no modinfo
+@pytest.mark.parametrize("sysfs, rc, out, package, expected", [
+    ("loaded", 1, "", False, "loaded"),
+    ("builtin", 127, "", False, "builtin"),
+    ("absent", 0, "(builtin)\n", False, "builtin"),
+    ("absent", 0, "/lib/modules/6.1.0-27-amd64/kernel/net/ipv4/tcp_bbr.ko\n", False, "module"),
+    ("absent", 1, "", False, None),     # modinfo: ERROR: Module tcp_bbr not found.
+    ("absent", 127, "", False, None),   # no modinfo
+    ("absent", 127, "", True, "module"),  # OpenWrt: no modinfo, kmod-tcp-bbr installed
 ])
-def test_linux_module_state(sysfs, rc, out, expected):
-    assert linux_module_state(sysfs, rc, out) == expected
+def test_module_state(sysfs, rc, out, package, expected):
+    assert module_state(sysfs, rc, out, package) == expected
+
+
+def test_netns_from_the_lab_peer(load_fixture):
+    present = parse_present_paths(load_fixture("ls_1d_presence", "lab_peer_podman.txt"))
+    assert netns_from_probe(present, 0, load_fixture("systemd_detect_virt", "lab_peer_podman.txt")) == {
+        "child_netns": True, "container": "podman"}
+    assert netns_from_probe(parse_present_paths(load_fixture("ls_1d_presence", "docker_host_namespace.txt")), 127, "") == {
+        "child_netns": False, "container": "docker"}
 
 
 def test_present_paths_from_the_lab_peer(load_fixture):

@@ -4,7 +4,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import (
-    TCP_FACT_KEYS, module_state, netns_facts, package_listed, parse_module_probe, tcp_facts)
+    TCP_FACT_KEYS, netns_facts, package_listed, tcp_facts)
 
 NETNS_READ = dict.fromkeys(TCP_FACT_KEYS) | {
     "net.ipv4.tcp_congestion_control": "reno",
@@ -52,16 +52,6 @@ def test_netns_facts(has_net, has_host_keys, expected):
     assert netns_facts(has_net, has_host_keys, "podman") == {"child_netns": expected, "container": "podman"}
 
 
-def test_parse_module_probe():
-    assert parse_module_probe("tcp_bbr absent\nsch_fq builtin\n\n") == {"tcp_bbr": "absent", "sch_fq": "builtin"}
-
-
-@pytest.mark.parametrize("text", ["tcp_bbr maybe\n", "lsmod: /proc/modules: No such file or directory\n"])
-def test_parse_module_probe_errors(text):
-    with pytest.raises(ParseError, match="module probe line 1"):
-        parse_module_probe(text)
-
-
 @pytest.mark.parametrize("text, listed", [
     ("kmod-tcp-bbr - 5.15.167-1\n", True),  # opkg list-installed
     ("kmod-tcp-bbr-6.6.73-r1 x86_64 {kmod-tcp-bbr} (GPL-2.0-only) [installed]\n", True),  # apk list --installed
@@ -70,9 +60,3 @@ def test_parse_module_probe_errors(text):
 ])
 def test_package_listed(text, listed):
     assert package_listed(text, "kmod-tcp-bbr") is listed
-
-
-@pytest.mark.parametrize("sysfs, installed, state", [
-    ("builtin", False, "builtin"), ("loaded", True, "loaded"), ("absent", True, "module"), ("absent", False, None)])
-def test_module_state(sysfs, installed, state):
-    assert module_state(sysfs, installed) == state
