@@ -410,9 +410,29 @@ def run_lab_effect(log_dir):
 
 
 # --- main ----------------------------------------------------------------------------------------
+MAX_HOSTS = 200  # bench/fleet.sh's limit (addresses .10 upward on one /24)
+
+
+def fleet_sizes(text: str) -> list:
+    """``"5,10,20,40"`` → ``[5, 10, 20, 40]``; argparse's type for --sizes.
+
+    Raises argparse.ArgumentTypeError naming the value for anything but whole numbers 1-200, so a
+    bad size stops the run before any fleet is taken down or any document is written.
+    """
+    sizes = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part.isdigit() or not 1 <= int(part) <= MAX_HOSTS:
+            raise argparse.ArgumentTypeError("%r is not a whole number of hosts from 1 to %d (in %r)"
+                                             % (part, MAX_HOSTS, text))
+        sizes.append(int(part))
+    return sizes
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default=None, help="comma-separated N (default 5,10,20,40; --smoke: 2)")
+    ap.add_argument("--sizes", default=None, type=fleet_sizes,
+                    help="comma-separated N, each 1-%d (default 5,10,20,40; --smoke: 2)" % MAX_HOSTS)
     ap.add_argument("--lab-effect", dest="lab_effect", action="store_true", default=None,
                     help="re-plant the lab and run site.yml at the end (default unless --smoke)")
     ap.add_argument("--no-lab-effect", dest="lab_effect", action="store_false")
@@ -429,11 +449,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     if args.smoke:
-        sizes = [int(s) for s in (args.sizes or "2").split(",")]
+        sizes = args.sizes or [2]
         lab_effect = False
         out_dir = args.out_dir or tempfile.mkdtemp(prefix="tfb-smoke-")
     else:
-        sizes = [int(s) for s in (args.sizes or "5,10,20,40").split(",")]
+        sizes = args.sizes or [5, 10, 20, 40]
         lab_effect = True if args.lab_effect is None else args.lab_effect
         out_dir = args.out_dir or os.path.join(REPO, "docs")
     if os.geteuid() != 0:

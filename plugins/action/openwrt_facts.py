@@ -23,6 +23,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_offload import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_endpoints import (
@@ -111,6 +112,10 @@ class ActionModule(OpenWrtActionBase):
 
     def run_openwrt(self, args, task_vars):
         subsets = resolve_gather_subset(args["gather_subset"], SUBSETS)
+        uplink, given = args["preferred_uplink"], self._task.args.get("preferred_uplink")
+        if given is not None and (not isinstance(given, str) or not is_interface_name(uplink)):
+            raise AnsibleActionFail("preferred_uplink: %r is not a uci interface or device name (1-15 letters, digits or _.:@=+-)"
+                                    % (given,))
         steps = batch_steps(subsets)
         self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
         facts = {}
@@ -124,7 +129,6 @@ class ActionModule(OpenWrtActionBase):
                 facts["wireguard"] = wireguard
             if "endpoint_routes" in subsets:
                 facts["endpoint_routes"] = self.gather_endpoint_routes(wireguard["interfaces"])
-                uplink = args["preferred_uplink"]
                 if uplink:
                     facts["endpoint_routes"]["preferred_uplink_device"] = uplink_device(network, uplink)
         if "bridges" in subsets:

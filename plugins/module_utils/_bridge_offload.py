@@ -17,13 +17,13 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import SH
 
 STATES = ("off", "on")
 # Linux IFNAMSIZ is 16 with the NUL; no "/" and no whitespace (dev_valid_name)
-_IFACE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
+_IFACE = re.compile(r"[A-Za-z0-9_.:@=+-]{1,15}")  # fullmatch: "$" would let a trailing newline through
 _LONG_TO_SHORT = {long: short for short, long in SHORT_NAMES.items()}
 
 
 def is_interface_name(name) -> bool:
     """True for a name the kernel accepts for a network device (1-15 chars, no ``/``, no blanks)."""
-    return isinstance(name, str) and bool(_IFACE.match(name)) and name not in (".", "..")
+    return isinstance(name, str) and bool(_IFACE.fullmatch(name)) and name not in (".", "..")
 
 
 def parse_brif_listing(text: str) -> list:

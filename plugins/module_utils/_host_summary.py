@@ -34,7 +34,7 @@ def _text(value):
 
 def _peer_lines(host, wireguard):
     lines = []
-    for name, interface in sorted(_dict(wireguard.get("interfaces")).items()):
+    for name, interface in sorted(_dict(wireguard.get("interfaces")).items(), key=lambda item: str(item[0])):
         peers = interface.get("peers") if isinstance(interface, dict) else None
         for peer in peers if isinstance(peers, list) else []:
             if not isinstance(peer, dict):

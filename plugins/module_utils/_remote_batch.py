@@ -28,8 +28,8 @@ Two small additions keep this true when names are only known on the target:
   non-zero (a text fallback after a failed JSON listing, not run when the JSON one worked).
 * ``Step(name, argv, after_success=True)`` runs only when the step just before it exited 0 (or,
   when that one was skipped, the last one that ran): a chain of writes stops at its first failure.
-* ``ForEachLine(lines, inputs, commands)`` runs ``ARGV LINE`` for every line the sh snippet
-  ``lines`` prints, for each argv prefix in ``commands``, named ``shlex.join(ARGV) + " " + LINE``
+* ``ForEachLine(lines, inputs, commands)`` runs ``ARGV LINE`` for every distinct line the sh
+  snippet ``lines`` prints (sorted), for each argv prefix in ``commands``, named ``shlex.join(ARGV) + " " + LINE``
   (``ethtool -k br-lan``). Inside ``lines``, ``"$1"``, ``"$2"``... are files holding the stdout
   of the earlier steps named in ``inputs`` (so a listing already printed is read, not run again).
 
@@ -154,7 +154,8 @@ def batch_script(steps, nonce: str) -> str:
             raise ParseError("batch loop input %r is not an earlier step" % missing[0])
         if item.inputs:
             lines.append("set -- %s" % " ".join(files[name] for name in item.inputs))
-        lines.append("{\n%s\n} | while IFS= read -r w; do" % item.lines.strip())
+        # sort -u: a line printed twice would name two steps alike and break the framing
+        lines.append("{\n%s\n} | sort -u | while IFS= read -r w; do" % item.lines.strip())
         lines.append('  [ -n "$w" ] || continue')
         for argv in item.commands:
             prefix = shlex.join(argv)

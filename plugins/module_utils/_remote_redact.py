@@ -36,16 +36,36 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
 WG_HIDDEN = "(hidden)"
 
 
+def _any_case(pattern: str) -> str:
+    """An ERE fragment matching ``pattern`` in any letter case: ``key[1-4]`` → ``[kK][eE][yY][1-4]``.
+
+    Letters outside a bracket expression become ``[xX]``; bracket expressions and every other
+    character are kept (``_uci``'s names hold letters, digits and ``_`` only). POSIX sed has no
+    portable case-insensitive flag (BusyBox and GNU differ), so the case goes into the pattern.
+    """
+    out, in_brackets = [], False
+    for char in pattern:
+        if char == "[":
+            in_brackets = True
+        elif char == "]":
+            in_brackets = False
+        elif char.isalpha() and char.isascii() and not in_brackets:
+            char = "[%s%s]" % (char.lower(), char.upper())
+        out.append(char)
+    return "".join(out)
+
+
 def secret_option_ere() -> str:
     """The POSIX ERE (sed -E) matching a ``uci show`` line of a secret option up to its ``=``.
 
     Group 1 is ``config.section.option``. Built from the same names as ``_uci.is_secret_option``
-    (exact names, ``key1``-``key4``, and names containing a secret part), for lower-case option
-    names, which is what uci configs use.
+    (exact names, ``key1``-``key4``, and names containing a secret part), in any letter case as
+    ``is_secret_option`` compares them (``Private_Key`` is a secret too): the router must hide
+    whatever the controller would.
     """
-    names = "|".join(sorted(re.escape(name) for name in SECRET_NAMES))
-    parts = "|".join(sorted(re.escape(part) for part in SECRET_PARTS))
-    return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, WEP_KEY_PATTERN, parts)
+    names = "|".join(sorted(_any_case(name) for name in SECRET_NAMES))
+    parts = "|".join(sorted(_any_case(part) for part in SECRET_PARTS))
+    return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, _any_case(WEP_KEY_PATTERN), parts)
 
 
 def _filtered(command: str, redactor: str) -> str:

@@ -193,3 +193,17 @@ def test_render_cpu_columns(results):
 def test_cpu_times_busy_below_total():
     busy, total = run.cpu_times()
     assert 0 <= busy <= total
+
+
+@pytest.mark.parametrize("text, sizes", [("5,10,20,40", [5, 10, 20, 40]), ("2", [2]), (" 1, 200", [1, 200])])
+def test_fleet_sizes(text, sizes):
+    assert run.fleet_sizes(text) == sizes
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "201", "abc", "5,", "", "5,0"])
+def test_bad_fleet_sizes_stop_before_anything_runs(text):
+    """argparse's type: rejected while parsing, before any fleet goes down or a document is written."""
+    with pytest.raises(SystemExit):
+        run.main(["--sizes", text])
+    with pytest.raises(run.argparse.ArgumentTypeError, match="not a whole number of hosts from 1 to 200"):
+        run.fleet_sizes(text)

@@ -319,6 +319,14 @@ def test_preferred_uplink_names_its_device(fake, tunnel_router, uplink, device):
     assert_one_execution(action)
 
 
+@pytest.mark.parametrize("uplink", [5, ["wan", "lte"], {"a": 1}, True, " wan", "wan\n", "$(reboot)", "", "x" * 16])
+def test_a_bad_preferred_uplink_fails_naming_the_option_before_running_anything(fake, tunnel_router, uplink):
+    action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": uplink}, tunnel_router)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["msg"].startswith("preferred_uplink: %r " % (uplink,)), result
+    assert action.ran == []
+
+
 def test_an_address_the_batch_did_not_list_is_looked_up_alone(fake, tunnel_router):
     """The shell's list of endpoint addresses missed one (here: its lookups are cut from the output)."""
     def drop_route_get(res, nonce):

@@ -89,6 +89,13 @@ def test_a_chain_after_success_stops_at_its_first_failure(shell, tmp_path):
     assert got["second"]["rc"] == 127 and got["after it"]["stdout"] == "six\n"
 
 
+@pytest.mark.parametrize("shell", SHELLS, ids=lambda shell: shell[0])
+def test_a_line_printed_twice_runs_once(shell, tmp_path):
+    steps = [ForEachLine("printf 'lan1\\nlan2\\nlan1\\n'", (), (["echo", "dev"],))]
+    got = split_batch_output(run(steps, shell, tmp_path=tmp_path), NONCE)
+    assert sorted(got) == ["echo dev lan1", "echo dev lan2"]
+
+
 def test_a_step_cannot_be_both_fallback_and_follower():
     with pytest.raises(ParseError, match="both after a failure and after a success"):
         batch_script([Step("a", ["true"]), Step("b", ["true"], after_failure=True, after_success=True)], NONCE)

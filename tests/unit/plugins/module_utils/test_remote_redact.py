@@ -57,6 +57,27 @@ def test_uci_show_secrets_never_leave_the_router(case, tmp_path, load_fixture):
     assert parse_uci_show(res.stdout) == parse_uci_show(raw)
 
 
+@pytest.mark.parametrize("shell", ["dash", "bash", "busybox"])
+def test_secret_option_names_in_any_case_are_redacted(shell, tmp_path):
+    """The controller's is_secret_option ignores case, so the router's sed must too."""
+    import shutil
+    if not shutil.which(shell):
+        pytest.skip("%s not installed" % shell)
+    raw = ("network.wg0=interface\nnetwork.wg0.Private_Key='KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK='\n"
+           "network.peer.PRESHARED_KEY='PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP='\nnetwork.w.KEY2='wep'\n"
+           "network.peer.Public_Key='AAAA'\n")
+    argv = uci_show_redacted_argv("network")
+    argv = ([shutil.which("busybox"), "sh"] if shell == "busybox" else [shutil.which(shell)]) + argv[1:]
+    if shell == "busybox":  # busybox's own sed, as on a router
+        for tool in ("sed",):
+            (tmp_path / tool).symlink_to(shutil.which("busybox"))
+    res = run(argv, tmp_path, "uci", raw)
+    assert res.returncode == 0, res.stderr
+    assert "KKKK" not in res.stdout and "PPPP" not in res.stdout and "'wep'" not in res.stdout
+    assert "network.wg0.Private_Key='<redacted>'" in res.stdout and "network.peer.Public_Key='AAAA'" in res.stdout
+    assert secret_values(raw) == ["KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK=", "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP=", "wep"]
+
+
 def test_the_fixtures_do_hold_secrets(load_fixture):
     assert len(secret_values(load_fixture("uci_show", "case11_network_wg.txt"))) >= 2
     assert len(secret_values(load_fixture("uci_show", "wireless_keys.txt"))) >= 2
