@@ -1,6 +1,7 @@
 # tunnelfix.fleet — the two commands that matter:
 #   make demo   install what is needed, start the lab, run playbooks/site.yml, print before/after
-#   make test   install what is needed, lint, unit tests, molecule scenarios, lab end-to-end check
+#   make test   install what is needed, lint, ansible-test sanity, unit and bad-input tests, packaging and
+#               execution environment, molecule scenarios, the lab end-to-end, rollout and rollback checks
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 export CONTAINERS_CONF := $(CURDIR)/lab/containers.conf
@@ -9,7 +10,8 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
-.PHONY: demo test deps images lab-up lab-fresh lab-down lint unit openwrt-image-test report-browser-test molecule e2e build clean bench bench-smoke
+.PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
+	report-browser-test molecule e2e build ee clean bench bench-smoke user-pipeline rollout-test rollback-test role-docs changelog
 
 deps:
 	scripts/bootstrap.sh
@@ -41,8 +43,18 @@ lint: deps
 	yamllint -s .
 	ANSIBLE_HOME=$(CURDIR)/.cache/ansible-lint-home ansible-lint --offline
 
+# ansible-test sanity on a copy of the tree in the ansible_collections layout, no ignore file
+# (about 1 min; 2-3 min on the first run, which installs ansible-test's test venvs under .cache/sanity).
+sanity: deps
+	tests/sanity/run.sh
+
 unit: deps
 	python -m pytest -q tests/unit
+
+# Bad input for every role, module/action and the main filters through ansible-playbook (no lab,
+# about 25 s): each must fail naming the option and the value, never with a traceback.
+bad-input-test: deps
+	tests/bad_input/run.sh
 
 # The python-free OpenWrt-like test image: its uci emulator and the uci action against it.
 openwrt-image-test: images
@@ -60,10 +72,40 @@ molecule: lab-up
 e2e: lab-up
 	tests/e2e/run.sh
 
+# Build the artifact, install it into an empty collections path, ansible-doc every plugin and role entry
+# point from there, a FQCN-only playbook, and CHANGELOG.rst up to date with changelogs/fragments/.
 build: deps
-	tests/build/check_artifact.sh
+	tests/build/run.sh
 
-test: lint unit build openwrt-image-test report-browser-test molecule bench-smoke e2e
+# The AWX/AAP execution environment (execution-environment.yml): base image from the lab's Debian
+# image, ansible-builder, then ansible-doc/ansible-playbook/ansible-runner inside it (no network).
+ee: images
+	tests/ee/run.sh
+
+# The user CI pipeline example (examples/user-ci/) against the lab, with the collection from the built artifact.
+user-pipeline: lab-up
+	tests/user_pipeline/run.sh
+
+# Rollout control on the running lab (docs/rollout.md): a tarpit host marked unreachable without a stall,
+# the task timeout, canary/serial/max_fail_percentage, 7 peers against one hub with no "server is busy".
+rollout-test: lab-up
+	tests/rollout/run.sh
+
+# Lockout safety on the running lab (docs/rollback.md): broken changes applied through the tunnel the
+# connection uses roll back by themselves, byte-identical; a harmless one is confirmed and kept.
+rollback-test: lab-up
+	tests/rollback/run.sh
+
+# docs/roles/<role>.md from roles/*/meta/argument_specs.yml (tests/unit/docs fails when a page drifts).
+role-docs: deps
+	.venv/bin/python scripts/role_docs.py
+
+# CHANGELOG.rst and changelogs/changelog.yaml from changelogs/fragments/ (make build fails when stale).
+changelog: deps
+	changelogs/release.sh
+
+test: lint sanity unit bad-input-test build ee openwrt-image-test report-browser-test molecule bench-smoke \
+	user-pipeline e2e rollout-test rollback-test
 
 clean:
 	rm -rf .cache reports

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Remote executions per task and host from an `ansible-playbook -vvv` log (one `SSH: EXEC` line
 each; the counting shell of bench/fleet.sh agrees with it). Usage: bench/exec_by_task.py LOG
 Prints `count host task`, most expensive first, then the totals per role (the part of the task

@@ -36,11 +36,11 @@ def linear_fit(points):
     2.0
     """
     pts = [(float(x), float(y)) for x, y in points if y is not None]
-    if len({x for x, _ in pts}) < 2:
+    if len({x for x, _y in pts}) < 2:
         return {"slope": None, "intercept": None, "max_deviation_percent": None, "points": len(pts)}
-    mx = sum(x for x, _ in pts) / len(pts)
-    my = sum(y for _, y in pts) / len(pts)
-    slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+    mx = sum(x for x, _y in pts) / len(pts)
+    my = sum(y for _x, y in pts) / len(pts)
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _y in pts)
     intercept = my - slope * mx
     devs = [abs(y - (slope * x + intercept)) / abs(slope * x + intercept) * 100.0
             for x, y in pts if slope * x + intercept != 0]
@@ -104,7 +104,7 @@ def goals(results):
         for run in runs:
             ph = run["phases"].get("diagnose", {})
             if ph.get("status") == "ok" and ph.get("execs", {}).get(kind):
-                worst = max(worst or 0, max(ph["execs"][kind]))
+                worst = max(worst or 0, *ph["execs"][kind])
         if worst is None:
             out.append(_verdict(f"diagnose: all facts in one remote execution per host, {label}",
                                 f"<= {FACTS_MAX_EXECS}", "not measured", False, "no completed diagnose phase"))
@@ -178,7 +178,7 @@ def _mbit(value):
 
 def table(header, rows):
     """Markdown table; cells are strings."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _column in header) + "|"]
     lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -298,7 +298,7 @@ def render(results, notes=""):
         for name in ("diagnose", "remediate_idempotent"):
             ph = big["phases"].get(name, {})
             if ph.get("slowest_tasks"):
-                total = sum(t for _, t in ph["slowest_tasks"])
+                total = sum(t for _task, t in ph["slowest_tasks"])
                 out += [f"{name} (wall {_num(ph.get('wall_s'))} s; these {len(ph['slowest_tasks'])} tasks: "
                         f"{total:.1f} s):", "",
                         table(["task", "s"], [[task, f"{sec:.2f}"] for task, sec in ph["slowest_tasks"]]), ""]

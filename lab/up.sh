@@ -373,8 +373,8 @@ done
 # Emulated environment, enforced: the hooks that give ifup (netifd's WireGuard handler) and the
 # banIP init script real effect (lab/owrt/), and dropbear's view of root's home.
 ox() { podman exec -i "$(container_name owrt)" "$@"; }
-put_file owrt /etc/tunnelfix/hooks/ifup 0755 < "${LAB_DIR}/owrt/ifup" && log "owrt: installed the ifup hook" || true
-put_file owrt /etc/tunnelfix/hooks/banip 0755 < "${LAB_DIR}/owrt/banip" && log "owrt: installed the banIP hook" || true
+if put_file owrt /etc/tunnelfix/hooks/ifup 0755 < "${LAB_DIR}/owrt/ifup"; then log "owrt: installed the ifup hook"; fi
+if put_file owrt /etc/tunnelfix/hooks/banip 0755 < "${LAB_DIR}/owrt/banip"; then log "owrt: installed the banIP hook"; fi
 chmod 0700 "/proc/${PID[owrt]}/root/root"   # dropbear refuses keys under a group/world-writable home
 
 # The router's configuration (UCI), written once: a split tunnel wg0 to the hub without
@@ -490,6 +490,7 @@ if ! nsx owrt ip link show dev wg0 &>/dev/null; then
   nsx owrt ip route del default dev eth1 2>/dev/null || true
   nsx owrt ip route replace default via "${HUB_5G_IP}" dev wwan0 proto static metric 20
   nsx owrt sysctl -q -w net.ipv4.tcp_congestion_control=cubic
+  # shellcheck disable=SC2016  # the loop runs in owrt's shell
   ox /bin/sh -c 'for f in /etc/sysctl.d/*.conf; do [ -e "$f" ] && sysctl -q -p "$f"; done; true'
   ox /sbin/ifup wg0
   log "owrt: wg0 up ($(nsx owrt ip -4 route show "${HUB_WAN_IP}/32" | head -n 1 || true))"

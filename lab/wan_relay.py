@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Userspace WAN emulator for WireGuard's outer UDP: fixed one-way delay plus seeded random loss.
 
 The lab kernel has no netem, so the "internet" between the NAT router and the hub is this relay
@@ -51,7 +51,7 @@ def parse_hostport(text):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--listen", type=parse_hostport, required=True,
                         help="client-facing ADDRESS:PORT (the WireGuard Endpoint clients use)")
     parser.add_argument("--target", type=parse_hostport, required=True,
@@ -214,7 +214,7 @@ class Relay:
             timeout = min(waits) if waits else 1.0
             if interval > 0:
                 timeout = max(0.0, min(timeout, next_stats - now))
-            ready, _, _ = select.select(self.readers, [], [], timeout)
+            ready = select.select(self.readers, [], [], timeout)[0]
             now = monotonic()
             for sock in ready:
                 self._drain(sock, now)

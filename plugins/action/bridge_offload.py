@@ -14,6 +14,7 @@ the batch lacks (a port the shell listed differently) is read with a command of 
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from ansible.errors import AnsibleActionFail
@@ -28,6 +29,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action im
 
 DEFAULT_FEATURES = ["gso", "tso", "gro"]
 _NOT_FOUND = 127  # POSIX shells: command not found
+_FEATURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")  # fullmatch: ethtool -k names
 ETHTOOL_K = ["ethtool", "-k"]
 # the ports for ForEachLine: the brif listing's output ("$1"), one name per line
 PORT_LINES = 'cat "$1"'
@@ -76,6 +78,10 @@ class ActionModule(OpenWrtActionBase):
             raise AnsibleActionFail("bridge: %r is not an interface name (1-15 characters, no '/' or blanks)" % bridge)
         if not features:
             raise AnsibleActionFail("features: needs at least one feature name, got %r" % (args["features"],))
+        for name in features:  # ethtool short (gso) or long (generic-segmentation-offload) names
+            if not _FEATURE_NAME.fullmatch(name):
+                raise AnsibleActionFail("features: %r is not an ethtool feature name such as gso or "
+                                        "generic-segmentation-offload" % (name,))
 
         self.batch = self.run_batch(read_steps(bridge), shown=BATCH_SHOWN % "ls and ethtool -k")
         listing = self.step(brif_argv(bridge), ok_rcs=(0, 1, 2))

@@ -75,7 +75,7 @@ class ActionModule(OpenWrtActionBase):
     """The ``tunnelfix.fleet.tcp_tuning`` action."""
 
     ARGUMENT_SPEC = {
-        "values": {"type": "dict", "default": {}},
+        "values": {"type": "raw", "default": {}},  # raw: check_values names a non-dict value
     }
 
     batch: dict = {}  # the results of the latest run_batch

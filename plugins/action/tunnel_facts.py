@@ -163,4 +163,3 @@ class ActionModule(OpenWrtActionBase):
         except ParseError as exc:
             return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
         return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
-

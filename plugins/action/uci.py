@@ -15,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact imp
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
     is_secret_option, parse_uci_changes, parse_uci_show, uci_quote)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
-    LIST_MODES, STATES, plan_uci_change)
+    LIST_MODES, STATES, check_uci_params, plan_uci_change)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 
@@ -71,6 +71,7 @@ class ActionModule(OpenWrtActionBase):
 
     def run_openwrt(self, args, task_vars):
         config = args["config"]
+        check_uci_params(args)  # a bad name or value fails here, before any command runs
         show = self.read_config(config, ok_rcs=(0, 1))
         if show["rc"] == 1:
             raise AnsibleActionFail(("config: %r not found on the target (%s gave rc=1: no /etc/config/%s, "
@@ -113,7 +114,7 @@ class ActionModule(OpenWrtActionBase):
                 "was reverted (if the value "
                 "is a secret it went on the stdin of 'uci batch': use a connection that passes stdin, "
                 "such as ssh)" % (config, plan["section"], "." + args["option"] if args.get("option") else "",
-                                 "; ".join(result["commands"])))
+                                  "; ".join(result["commands"])))
         if args["commit"]:
             self.run_command(["uci", "commit", config])
             result["committed"] = True

@@ -16,6 +16,7 @@ reported. A result the batch lacks is read with a command of its own.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from ansible.errors import AnsibleActionFail
@@ -31,6 +32,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_route_plan imp
     endpoint_address, plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
+_UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 SHOW_NAME = "uci -q show network"
 ROUTES_JSON = ["ip", "-j", "route", "show", "table", "all"]
@@ -123,6 +125,9 @@ class ActionModule(OpenWrtActionBase):
         return self.parse_output(res, parse_ip_route_get_text)
 
     def run_openwrt(self, args, task_vars):
+        for name in args["interfaces"]:  # before any command runs on the router
+            if not _UCI_SECTION_NAME.fullmatch(name or ""):
+                raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:

@@ -38,14 +38,14 @@ _MARKDOWN_KEYS = ("host", "test", "before", "after", "reference")
 
 
 def _markdown_table(rows):
-    """markdown_table, refusing rows it cannot print (naming the row) before a KeyError or TypeError could."""
+    """markdown_table, refusing rows it cannot print (naming the row) before a KeyError or TypeError could.
+
+    Same input and output as module_utils._report.markdown_table (list of row dicts -> Markdown text).
+    """
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or any(key not in row for key in _MARKDOWN_KEYS):
             raise ValueError("rows[%d] must be a row (a dict with %s), got %r" % (index, ", ".join(_MARKDOWN_KEYS), row))
     return markdown_table(rows)
-
-
-_markdown_table.__doc__ = markdown_table.__doc__
 
 
 class FilterModule:

@@ -104,7 +104,7 @@ def keepalive_findings(host, view, views):
                 PersistentKeepalive is %s s, yet the newest handshake with %s is %s s old (over %s s: no usable
                 session). Keepalives are not getting through: the endpoint may be wrong or unreachable, a firewall
                 may drop them, or the NAT's UDP timeout is shorter than the keepalive interval."""
-                % (peer.get("persistent_keepalive_s"), hub, max(stale), STALE_HANDSHAKE_S)))
+                                % (peer.get("persistent_keepalive_s"), hub, max(stale), STALE_HANDSHAKE_S)))
     return out
 
 

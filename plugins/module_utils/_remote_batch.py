@@ -159,8 +159,9 @@ def batch_script(steps, nonce: str) -> str:
         lines.append('  [ -n "$w" ] || continue')
         for argv in item.commands:
             prefix = shlex.join(argv)
-            lines.append('  step w "%s $w" %s "$w"' % (prefix.replace("\\", "\\\\").replace('"', '\\"')
-                                                        .replace("$", "\\$").replace("`", "\\`"), prefix))
+            quoted = (prefix.replace("\\", "\\\\").replace('"', '\\"')
+                      .replace("$", "\\$").replace("`", "\\`"))
+            lines.append('  step w "%s $w" %s "$w"' % (quoted, prefix))
         lines.append("done")
     lines.append("printf '%s end\\n' \"$M\"\n")
     return "\n".join(lines)

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 import re
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping_burst import MAX_PINGS, check_target
 
 _CC = re.compile(r"^[a-z0-9_]+$")
 _QDISC = re.compile(r"^[a-z0-9_]*$")
@@ -25,6 +27,7 @@ _MEM = re.compile(r"^\s*[0-9]+\s+[0-9]+\s+[0-9]+\s*$")
 _DIGITS = re.compile(r"^[0-9]+$")
 _WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
 _WG_IFNAME = re.compile(r"^[A-Za-z0-9_=+.-]{1,15}$")
+_PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
 _BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
 MAX_BACKLOG = 1048576
 MAX_KEEPALIVE_S = 65535
@@ -117,10 +120,75 @@ def _bridge_gso_off(options):
     return errors
 
 
+def _whole_number_in(value, low, high) -> bool:
+    """True for a whole number ``low``-``high`` given as an int or a string of digits (``-e``); never a bool."""
+    return not isinstance(value, bool) and bool(_DIGITS.match(str(value))) and low <= int(value) <= high
+
+
+def _health_check_measure(options):
+    errors = []
+    limits = (("health_check_measure_count", 1, MAX_PINGS, "rounds"),
+              ("health_check_measure_interval_ms", 0, 10000, "ms"),
+              ("health_check_measure_timeout_s", 1, 60, "seconds"))
+    for name, low, high, unit in limits:
+        if not _whole_number_in(options.get(name), low, high):
+            errors.append("%s must be %d-%d %s, got %s" % (name, low, high, unit, shown(options.get(name))))
+    targets = options.get("health_check_measure_targets")
+    if isinstance(targets, str):  # the argument spec reads a string as a comma-separated list
+        targets = [part.strip() for part in targets.split(",")] if targets.strip() else []
+    if not isinstance(targets, list):
+        errors.append("health_check_measure_targets must be a list of addresses, got %s" % shown(targets))
+        targets = []
+    for target in targets:
+        try:
+            check_target(target)
+        except ValueError:
+            errors.append("health_check_measure_targets: %s is not an IP address or host name" % shown(target))
+    count = options.get("health_check_measure_count")
+    if targets and _whole_number_in(count, 1, MAX_PINGS) and int(count) * len(targets) > MAX_PINGS:
+        errors.append("health_check_measure_count x health_check_measure_targets must be at most %d pings, got %s x %d"
+                      % (MAX_PINGS, shown(count), len(targets)))
+    return errors
+
+
+def _rate_ok(value) -> bool:
+    """'' or None (no value), or a bit rate to_bits_per_second reads (``32M``, ``40000000``)."""
+    if value is None or value == "":
+        return True
+    try:
+        to_bits_per_second(value)
+    except ParseError:
+        return False
+    return True
+
+
+def _tunnel_measure(options):
+    errors = []
+    phase = options.get("tunnel_measure_phase")
+    if not _is_match(_PHASE, phase):
+        errors.append("tunnel_measure_phase must be a word of letters, digits, _ . or - (it names the report file), "
+                      "got %s" % shown(phase))
+    for name, empty in (("tunnel_measure_min_bits_per_second", "no check"),
+                        ("tunnel_measure_path_bits_per_second", "unknown")):
+        if not _rate_ok(options.get(name)):
+            errors.append("%s must be bits per second or a number with k/M/G/T such as 32M (empty: %s), got %s"
+                          % (name, empty, shown(options.get(name))))
+    loss = options.get("tunnel_measure_max_ping_loss_percent")
+    try:
+        loss_ok = not isinstance(loss, bool) and 0 <= float(loss) <= 100
+    except (TypeError, ValueError):
+        loss_ok = False
+    if not loss_ok:
+        errors.append("tunnel_measure_max_ping_loss_percent must be 0-100 percent, got %s" % shown(loss))
+    return errors
+
+
 CHECKS = {
+    "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
     "wireguard_keepalive": _wireguard_keepalive,
     "bridge_gso_off": _bridge_gso_off,
+    "tunnel_measure": _tunnel_measure,
 }
 
 

@@ -78,7 +78,7 @@ def _udp_rates(udp_rates, path):
             # iperf3 -b 0 means "unlimited": a rate rounded down to 0 would flood the path instead
             raise ValueError("path_bits_per_second must be at least %g bit/s to derive UDP rates from it (%g %% of it "
                              "at least 1 bit/s), got %r; give udp_rates" % (1 / min(PATH_SHARES), min(PATH_SHARES) * 100,
-                                                                           path))
+                                                                            path))
         return [_three_digits(path * share) for share in PATH_SHARES]
     if not isinstance(udp_rates, (list, tuple)):
         raise ValueError("udp_rates must be a list of rates (bits per second or '10M'), got %r" % (udp_rates,))
@@ -270,7 +270,6 @@ def sweep_result(test, iperf3_result):
     entry["valid"] = not reasons
     entry["invalid_reason"] = "; ".join(reasons) or None
     return entry
-
 
 
 def _check_results(results, name="results"):

@@ -45,8 +45,8 @@ _CHANGE_KEY = re.compile(r"(?P<delete>-)?(?P<config>%s)\.(?P<section>%s|@[^\s\[\
 
 # Option names whose value is a secret: WireGuard keys, wireless keys, PPP/VPN passwords.
 SECRET_NAMES = frozenset(("key", "psk", "password", "passwd", "pass", "secret", "private_key",
-                           "preshared_key", "auth_secret", "acct_secret", "dae_secret", "sae_password",
-                           "priv_key_pwd", "priv_key2_pwd", "token", "api_key"))
+                          "preshared_key", "auth_secret", "acct_secret", "dae_secret", "sae_password",
+                          "priv_key_pwd", "priv_key2_pwd", "token", "api_key"))
 SECRET_PARTS = ("password", "passwd", "secret", "private_key", "preshared_key", "psk", "token")
 WEP_KEY_PATTERN = "key[1-4]"
 _WEP_KEY = re.compile(WEP_KEY_PATTERN)

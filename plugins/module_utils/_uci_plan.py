@@ -126,6 +126,15 @@ def _check_params(params):
     return config, ref, stype, option, value, state, list_mode
 
 
+def check_uci_params(params: dict) -> None:
+    """Check the uci action's options before anything runs on the router; ParseError names the option and value.
+
+    ``{"config": "network;reboot", "section": "lan", ...}`` → ParseError ``config must be [A-Za-z0-9_-]+, got
+    'network;reboot'``. The same checks plan_uci_change makes, so a bad name fails without a ``uci show``.
+    """
+    _check_params(params)
+
+
 class _Commands:
     """Collect argv lists and the same with secret values replaced, for logs and results."""
 

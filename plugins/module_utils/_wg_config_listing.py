@@ -50,7 +50,7 @@ def config_plan(listing: dict, interfaces: list, config_dir: str, networkd_dir: 
     with no names, every wg-quick file and every wireguard .netdev; with names, the wg-quick files
     of those names, and every wireguard .netdev only when a name has no wg-quick file (the
     networkd_keepalive module then picks the .netdev by its Name=). Raises ParseError, naming
-    both directories, when there is nothing to work on.
+    both directories (and the named interfaces), when there is nothing to work on.
     """
     by_name = {posixpath.basename(path)[:-len(".conf")]: path for path in listing["wg_quick"]}
     if interfaces:
@@ -59,6 +59,10 @@ def config_plan(listing: dict, interfaces: list, config_dir: str, networkd_dir: 
         netdev_paths = list(listing["netdev"]) if netdev_interfaces else []
     else:
         wg_quick_paths, netdev_interfaces, netdev_paths = sorted(by_name.values()), [], list(listing["netdev"])
+    if not wg_quick_paths and not netdev_paths and interfaces:
+        raise ParseError("; ".join(
+            "wireguard_keepalive_interfaces: no configuration for %s (no %s and no .netdev with Kind=wireguard in %s)"
+            % (name, posixpath.join(config_dir, name + ".conf"), networkd_dir) for name in interfaces))
     if not wg_quick_paths and not netdev_paths:
         raise ParseError("wireguard_keepalive_config_dir: no wg-quick *.conf file in %s and no .netdev with "
                          "Kind=wireguard in %s" % (_json_str(config_dir), _json_str(networkd_dir)))

@@ -31,7 +31,9 @@ description:
   - The setting is runtime-only. It is lost when the bridge is re-created and can come back when
     ports are added or removed; the role C(tunnelfix.fleet.bridge_gso_off) persists it.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   bridge:
     description: The bridge, for example C(br-lan). It must exist on the target and be a bridge.

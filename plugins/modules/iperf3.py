@@ -25,7 +25,9 @@ description:
   - An iperf3 JSON C(error) is a failure with iperf3's message, never a 0 bit/s result.
   - Never reports changed.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   server:
     description: Address or name of the iperf3 server (C(-c)).

@@ -20,7 +20,9 @@ description:
     the value for the next boot.
   - The diff redacts C(PrivateKey=) and C(PresharedKey=) values; no key material is returned.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   path:
     description: The C(.netdev) file; the interface name is its C([NetDev]) C(Name=).
@@ -57,6 +59,8 @@ attributes:
     support: full
   diff_mode:
     support: full
+  platform:
+    platforms: posix
 seealso:
   - module: tunnelfix.fleet.wg_quick_keepalive
 """

@@ -60,7 +60,10 @@ description:
     C(private_key_set) and C(preshared_key_set). A missing tool (no banIP, no mwan3, no nft) is reported as not
     installed, never a failure.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 options:
   gather_subset:
     description:

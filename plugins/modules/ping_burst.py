@@ -22,7 +22,9 @@ description:
   - An action plugin running one C(sh -c) script over the connection; works on OpenWrt without
     Python and on any Linux host with C(ping). Never reports changed.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   targets:
     description:

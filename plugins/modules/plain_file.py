@@ -20,7 +20,9 @@ description:
   - O(state=absent) removes the file in the same single round trip that reads it (the read alone in check mode).
   - Reports C(changed) only when the content or the mode changes, or a file is removed. Check mode and C(--diff) are supported.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   path:
     description: Absolute path of the file. Missing parent directories are created.

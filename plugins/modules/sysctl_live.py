@@ -20,11 +20,15 @@ description:
   - Writes nothing to disk; persisting is the caller's job (for example a sysctl.d drop-in
     templated from C(applied)).
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   values:
-    description: Kernel parameters to set, a dict of key and value. Values are compared whitespace-normalised.
-    type: dict
+    description:
+      - Kernel parameters to set, a dict of key and value. Values are compared whitespace-normalised.
+      - Anything but a dict fails naming the value.
+    type: raw
     required: true
 attributes:
   check_mode:
@@ -32,6 +36,8 @@ attributes:
     details: Reports which keys would change; sets nothing.
   diff_mode:
     support: full
+  platform:
+    platforms: posix
 """
 
 EXAMPLES = r"""
@@ -78,7 +84,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply impo
 
 def main():
     module = AnsibleModule(
-        argument_spec={"values": {"type": "dict", "required": True}},
+        argument_spec={"values": {"type": "raw", "required": True}},  # raw: check_values names a non-dict
         supports_check_mode=True,
     )
     sysctl = module.get_bin_path("sysctl", required=True)

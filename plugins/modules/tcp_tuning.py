@@ -34,14 +34,17 @@ description:
     C(read_only), C(invalid), C(unknown)) and a message, exactly as sysctl_live does.
   - Writes nothing to disk; persist with M(tunnelfix.fleet.plain_file) (role C(tunnelfix.fleet.linux_bbr_fq)).
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 options:
   values:
     description:
       - Kernel parameters to set, a dict of dotted key (C(net.ipv4.tcp_rmem)) and value. Values are
         compared whitespace-normalised and must not be empty or booleans.
-      - Empty (the default) only gathers the facts.
-    type: dict
+      - Empty (the default) only gathers the facts. Anything but a dict fails naming the value.
+    type: raw
     default: {}
 attributes:
   check_mode:

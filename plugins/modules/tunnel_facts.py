@@ -28,7 +28,10 @@ description:
   - Private and preshared keys are never returned and never cross the connection - the target
     replaces them in C(wg show all dump) before printing (C(-vvv) logs show raw output).
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 options:
   gather_subset:
     description:
@@ -50,6 +53,8 @@ attributes:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
   facts:
     support: full
 """

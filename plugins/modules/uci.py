@@ -26,7 +26,9 @@ description:
   - A secret value is written with C(uci batch) reading the command from standard input, never on
     a command line, so it stays out of C(-vvv) logs and the router's process list.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   config:
     description: The uci config (file in C(/etc/config)), for example C(network) or C(banip).

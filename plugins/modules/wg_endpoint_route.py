@@ -30,7 +30,9 @@ description:
   - Does not bring the interface up again; the C(tunnelfix.fleet.openwrt_mwan3_wg) role does.
   - Endpoint hostnames are not resolved; they are listed in C(unresolved) and skipped.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   interfaces:
     description: WireGuard interface names (uci sections with C(proto wireguard)). Empty means all of them. An unknown name fails.

@@ -20,7 +20,9 @@ description:
   - The diff shows the file with C(PrivateKey) and C(PresharedKey) values redacted; no key
     material is ever returned.
 author:
-  - tunnelfix.fleet developers
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   path:
     description: The wg-quick configuration file; the interface name is the file name without C(.conf).
@@ -50,6 +52,8 @@ attributes:
     support: full
   diff_mode:
     support: full
+  platform:
+    platforms: posix
 """
 
 EXAMPLES = r"""

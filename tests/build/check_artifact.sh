@@ -8,10 +8,12 @@ rm -rf "$dist" .cache/install
 ansible-galaxy collection build --force --output-path "$dist" . >/dev/null
 artifact=$(ls "$dist"/tunnelfix-fleet-*.tar.gz)
 listing=$(tar tzf "$artifact")
-for forbidden in lab/ tests/ molecule/ .ci/ .venv/ .cache/ Makefile scripts/ requirements.txt; do
+for forbidden in lab/ tests/ molecule/ .ci/ .venv/ .cache/ Makefile scripts/ requirements.txt ee/ execution-environment.yml \
+  changelogs/.plugin-cache.yaml; do
   if grep -q "^${forbidden}" <<<"$listing"; then echo "FAIL: $artifact contains $forbidden"; exit 1; fi
 done
-for needed in galaxy.yml MANIFEST.json plugins/modules/tunnel_facts.py roles/linux_bbr_fq/meta/argument_specs.yml playbooks/site.yml; do
+for needed in galaxy.yml MANIFEST.json plugins/modules/tunnel_facts.py roles/linux_bbr_fq/meta/argument_specs.yml playbooks/site.yml \
+  CHANGELOG.rst changelogs/changelog.yaml; do
   if [[ $needed == galaxy.yml ]]; then continue; fi
   grep -qx "$needed" <<<"$listing" || { echo "FAIL: $artifact lacks $needed"; exit 1; }
 done

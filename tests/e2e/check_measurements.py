@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Assert the lab's before/after figures for every planted fault.
 
 Usage: check_measurements.py REPORT_DIR INVENTORY_JSON

@@ -1,26 +1,57 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Fail when any of the lab's private or preshared keys appears in a log or report file.
 
 Usage: check_no_secrets.py KEY_DIR FILE...
 KEY_DIR holds the lab's *.key (private) and *.psk (preshared) files written by lab/up.sh.
 Prints one line per file and the plain 'N passed, N failed' summary; exits 1 on a leak.
+
+A key counts as leaked when the file holds the key itself, the key with JSON-escaped slashes
+(``\\/``), or any WINDOW_CHARS-long piece of it (a truncated or wrapped key). WireGuard keys are
+44 base64 characters (32 bytes, wg(8)); 16 random base64 characters collide with unrelated text
+with probability about 2**-96 per position, so a window hit is a leak, not noise.
 """
 import pathlib
 import sys
 
+WINDOW_CHARS = 16
+
+
+def secret_forms(secret):
+    """Return the strings whose presence in a text means ``secret`` leaked.
+
+    ``secret`` is one base64 WireGuard key (str, 44 chars). The result is a set of str: the key,
+    the key with ``/`` written ``\\/`` (JSON), and every WINDOW_CHARS-long substring of the key.
+    """
+    forms = {secret, secret.replace("/", "\\/")}
+    forms.update(secret[i:i + WINDOW_CHARS] for i in range(len(secret) - WINDOW_CHARS + 1))
+    return forms
+
+
+def leaked_names(text, secrets):
+    """Return the sorted names (``hub.key``, ...) of the ``secrets`` ({name: key}) found in ``text``."""
+    return sorted(name for name, secret in secrets.items()
+                  if any(form in text for form in secret_forms(secret)))
+
+
+def load_secrets(key_dir):
+    """Return {file name: key} for every *.key and *.psk file in ``key_dir`` (a path)."""
+    return {p.name: p.read_text().strip() for p in sorted(pathlib.Path(key_dir).iterdir())
+            if p.suffix in (".key", ".psk") and p.read_text().strip()}
+
 
 def main(key_dir, files):
-    secrets = {p.name: p.read_text().strip() for p in sorted(pathlib.Path(key_dir).iterdir())
-               if p.suffix in (".key", ".psk")}
+    secrets = load_secrets(key_dir)
     if not secrets:
         print("FAIL: no lab secrets found in %s" % key_dir)
         return 1
+    if not files:
+        print("FAIL: no files to check")
+        return 1
     failed = 0
     for name in files:
-        text = pathlib.Path(name).read_text(errors="replace")
-        leaked = [name for name, secret in secrets.items() if secret in text]  # names only, never the key
-        print("%s %s (%d secrets checked)%s" % ("FAIL" if leaked else "PASS", name, len(secrets),
-                                                 ": holds the key of " + ", ".join(leaked) if leaked else ""))
+        leaked = leaked_names(pathlib.Path(name).read_text(errors="replace"), secrets)  # names only, never the key
+        detail = ": holds the key of " + ", ".join(leaked) if leaked else ""
+        print("%s %s (%d secrets checked)%s" % ("FAIL" if leaked else "PASS", name, len(secrets), detail))
         failed += bool(leaked)
     print("%d passed, %d failed" % (len(files) - failed, failed))
     return 1 if failed else 0

@@ -39,8 +39,8 @@ ansible-playbook -vvv -i "$inventory" playbooks/remediate.yml --check --diff > "
 grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
   || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }
 
-echo "== site.yml (full log: $log_dir/site-vvv.log)"
-if ! ansible-playbook -vvv -i "$inventory" playbooks/site.yml -e tunnelfix_prometheus_textfile=true > "$log_dir/site-vvv.log"; then
+echo "== site.yml with --diff (full log: $log_dir/site-vvv.log)"
+if ! ansible-playbook -vvv --diff -i "$inventory" playbooks/site.yml -e tunnelfix_prometheus_textfile=true > "$log_dir/site-vvv.log"; then
   tail -80 "$log_dir/site-vvv.log"; exit 1
 fi
 cat reports/before-after.md
@@ -88,10 +88,11 @@ echo "== Prometheus textfile: peer's keepalive and verified throughput, owrt's f
 ansible -i "$inventory" peer -m ansible.builtin.command -a "cat /var/lib/prometheus/node-exporter/tunnelfix.prom" \
   > "$log_dir/peer.prom"
 ansible -i "$inventory" owrt -m ansible.builtin.raw -a "cat /var/prometheus/tunnelfix.prom" > "$log_dir/owrt.prom"
-grep -E '^tunnelfix_wireguard_keepalive_enabled\{.*\} 1$' "$log_dir/peer.prom" \
-  && grep -E '^tunnelfix_tunnel_verified_bits_per_second\{' "$log_dir/peer.prom" \
-  && grep -E '^tunnelfix_wireguard_latest_handshake_timestamp_seconds\{' "$log_dir/owrt.prom" \
-  || { echo "FAIL: the Prometheus textfiles lack the keepalive, throughput or handshake series"; exit 1; }
+if ! { grep -E '^tunnelfix_wireguard_keepalive_enabled\{.*\} 1$' "$log_dir/peer.prom" \
+       && grep -E '^tunnelfix_tunnel_verified_bits_per_second\{' "$log_dir/peer.prom" \
+       && grep -E '^tunnelfix_wireguard_latest_handshake_timestamp_seconds\{' "$log_dir/owrt.prom"; }; then
+  echo "FAIL: the Prometheus textfiles lack the keepalive, throughput or handshake series"; exit 1
+fi
 
 echo "== second run of remediate.yml must report changed=0"
 ansible-playbook -i "$inventory" playbooks/remediate.yml > "$log_dir/remediate-again.log"

@@ -58,8 +58,8 @@ def _close(a, b, rel=0.01):
 
 def check_dom(dom, failures):
     bars = {}
-    for bar in dom.bars:
-        bars.setdefault((bar["host"], bar["test"]), {})[bar["side"]] = bar
+    for drawn in dom.bars:
+        bars.setdefault((drawn["host"], drawn["test"]), {})[drawn["side"]] = drawn
     if set(bars) != set(EXPECTED_BARS):
         failures.append("charts for %s, expected %s" % (sorted(bars), sorted(EXPECTED_BARS)))
     if len(dom.bars) != 2 * len(EXPECTED_BARS):
@@ -79,9 +79,9 @@ def check_dom(dom, failures):
         bar_x = 64  # _report_html.BAR_X
         if len(refs) != 1 or not _close((refs[0]["x"] - bar_x) / tcp["after"]["width"], 40 / 36.6, rel=0.02):
             failures.append("owrt TCP: expected one dashed 40 Mbit/s line at 40/36.6 of the after bar, got %s" % refs)
-    findings = [f for f in dom.finding_rows]
-    if sorted(findings) != sorted(fid for _, fid in FINDINGS):
-        failures.append("findings rows %s, expected %s" % (findings, sorted(fid for _, fid in FINDINGS)))
+    findings = list(dom.finding_rows)
+    if sorted(findings) != sorted(fid for _host, fid in FINDINGS):
+        failures.append("findings rows %s, expected %s" % (findings, sorted(fid for _host, fid in FINDINGS)))
     if dom.scripts:
         failures.append("%d <script> elements: the page must need none" % dom.scripts)
 
@@ -128,7 +128,7 @@ def check_screenshot(image, dom, failures):
     if image.size != (1200, 2000):
         failures.append("screenshot is %s, expected 1200x2000" % (image.size,))
     for side, rgb in (("before", BEFORE_RGB), ("after", AFTER_RGB)):
-        widths = [bar["width"] for bar in dom.bars if bar["side"] == side]
+        widths = [drawn["width"] for drawn in dom.bars if drawn["side"] == side]
         area = sum(w * BAR_HEIGHT for w in widths)
         count, longest = _colour_stats(image, rgb)
         # text inside a bar takes some of its pixels; the legend swatch adds a few

@@ -103,7 +103,6 @@ class ShellRouter:
         return sorted(path.name for path in (self.root / "tmp").iterdir())
 
 
-
 @pytest.fixture(params=available_shells())
 def shell_router(request, tmp_path):
     """Return ``make(answers) -> ShellRouter`` for the shell of this test's parameter."""

@@ -128,6 +128,7 @@ def test_refused_change_fails_naming_device_and_feature(fake, lab, all_off, k):
     ({"bridge": "br-lan", "state": "maybe"}, {}, "value of state must be one of: off, on, got: maybe"),
     ({"bridge": "br/lan"}, {}, "bridge: 'br/lan' is not an interface name"),
     ({"bridge": "br-lan", "features": []}, {}, "features: needs at least one feature name"),
+    ({"bridge": "br-lan", "features": ["gso tso"]}, {}, "features: 'gso tso' is not an ethtool feature name"),
     ({"bridge": "br-nope"}, {"ls /sys/class/net/br-nope/brif/": (2, "", "ls: cannot access ...\n")},
      "bridge: 'br-nope' is not a bridge on the target (no /sys/class/net/br-nope/brif/)"),
     # no ethtool stub: the shell itself says "not found" (127)

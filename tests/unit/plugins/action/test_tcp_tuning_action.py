@@ -7,7 +7,6 @@ recorded answers, one per command. Shell builtins (``command -v``) get their ans
 kernel once the writes ran (they replace a step's answer from the second execution on).
 """
 
-import shlex
 
 import pytest
 
@@ -172,7 +171,8 @@ def test_unchanged_value_is_not_written_in_one_execution(fake, router):
     ({"values": {"-p": "x"}}, "values: '-p' is not a dotted sysctl name such as net.ipv4.tcp_rmem"),
     ({"values": {"net.ipv4.tcp_rmem": ""}}, "values: net.ipv4.tcp_rmem: the value is empty"),
     ({"values": {"net.ipv4.tcp_sack": True}}, "values: net.ipv4.tcp_sack: sysctl value True is a boolean"),
-    ({"values": "bbr"}, "values"),
+    ({"values": "bbr"}, "values: must be a dict of sysctl key and value, got 'bbr'"),
+    ({"values": ["bbr"]}, "values: must be a dict of sysctl key and value, got ['bbr']"),
 ])
 def test_bad_values_fail_naming_option_and_value(fake, router, args, message):
     action = fake(args, router)

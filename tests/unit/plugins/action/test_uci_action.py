@@ -32,6 +32,7 @@ def router_redact(text):
         out.append(key + "='<redacted>'\n" if "=" in line and is_secret_option(key.rsplit(".", 1)[-1]) else line)
     return "".join(out)
 
+
 K = "K" * 43 + "="
 
 
@@ -133,6 +134,20 @@ def test_argument_errors_fail_without_running_changes(network, args, message):
     assert result["failed"] is True
     assert message in result["msg"]
     assert all(not cmd.startswith(("uci set", "uci delete", "uci commit")) for cmd in action.ran)
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"config": "network;reboot", "section": "lan", "option": "proto", "value": "static"},
+     "config must be [A-Za-z0-9_-]+, got 'network;reboot'"),
+    ({"config": "network", "section": "lan lan", "option": "proto", "value": "static"},
+     "section must be a section name ([A-Za-z0-9_]+) or @type[N], got 'lan lan'"),
+    ({"config": "network", "section": "lan", "option": "pro.to", "value": "static"}, "option must be [A-Za-z0-9_]+, got 'pro.to'"),
+])
+def test_bad_names_fail_before_any_command(network, args, message):
+    action = FakeUciAction(args, network)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and message in result["msg"]
+    assert action.ran == []
 
 
 def test_missing_config_names_it():

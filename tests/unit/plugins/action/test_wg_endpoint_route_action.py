@@ -133,6 +133,7 @@ def test_full_tunnel_is_refused_with_a_warning(fake, load_fixture):
 
 @pytest.mark.parametrize("args, answers_update, message", [
     ({"interfaces": ["wg9"]}, {}, "interfaces: 'wg9' is not a proto wireguard interface"),
+    ({"interfaces": ["wg 0"]}, {}, "interfaces: 'wg 0' is not a uci interface name ([A-Za-z0-9_]+)"),
     ({}, {SHOW: (1, "", "")}, "uci: no network config on the target"),
     ({}, {DEL: (2, "", "RTNETLINK answers: No such process")}, "RTNETLINK answers: No such process"),
     ({}, {SET: (1, "", "uci: Invalid argument")}, "uci set network.wg0.nohostroute=1 failed with rc=1"),
@@ -151,3 +152,10 @@ def test_a_failed_uci_set_stops_the_commit_and_the_route_deletion(fake, case01):
     assert result["failed"] is True and SET in result["msg"]
     assert SET in action.router.calls()
     assert COMMIT not in action.router.calls() and DEL not in action.router.calls()
+
+
+def test_bad_interface_name_fails_before_any_command(fake, case01):
+    action = fake({"interfaces": ["wg0", "wg0;reboot"]}, case01)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "'wg0;reboot'" in result["msg"]
+    assert action.ran == []

@@ -10,6 +10,7 @@ Variants change one recorded field, named in each test, to reach the other rules
 import copy
 import re
 import json
+import types
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_container_without_bbr_allowed_and_kernel_without_bbr(after):
     views = copy.deepcopy(after)
     views["peer"]["tunnelfix"]["tcp"]["congestion_control_allowed"] = ["reno", "cubic"]
     views["hub"]["tunnelfix"]["tcp"].update(congestion_control_available=["reno", "cubic"], tcp_bbr_available=False,
-                                           tcp_bbr_loadable_module=False)
+                                            tcp_bbr_loadable_module=False)
     assert ids(find_findings(views)) == [("hub", "kernel_without_bbr"), ("peer", "congestion_control_restricted_in_container")]
 
 
@@ -231,7 +232,7 @@ def test_no_hub_finding(before, change):
 
 GSO, TSO, GRO = "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"
 OWNED, NO_CARRIER = "netns_bridge_veth_tun1280_owned_tap.txt", "netns_bridge_veth_tun1280_no_carrier_tap.txt"
-ON = {"br-lan": "netns_bridge.txt", "lan1": "netns_veth_port.txt"}
+ON = types.MappingProxyType({"br-lan": "netns_bridge.txt", "lan1": "netns_veth_port.txt"})
 ALL_OFF = "netns_bridge_after_tso_gso_gro_off.txt"
 
 

@@ -36,7 +36,9 @@ def test_keys_are_shortened(lab_before):
     assert not any(key in text for key in keys)
 
 
-@pytest.mark.parametrize("views", [{}, {"h": None}, {"h": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": []}, 1: {}}}}}}, {"h": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": "x"}}}}}},
+@pytest.mark.parametrize("views", [{}, {"h": None},
+                                   {"h": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": []}, 1: {}}}}}},
+                                   {"h": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": "x"}}}}}},
                                    {"h": {"openwrt": {"endpoint_routes": {"endpoints": [None, 3]}, "banip": {"installed": False}}}}])
 def test_odd_views_give_fewer_lines_not_errors(views):
     lines = host_summary_lines(views)

@@ -167,7 +167,6 @@ def test_judged_result_warns_for_thresholds_it_cannot_check(load_fixture):
     assert "failed" not in out
 
 
-
 @pytest.mark.parametrize("server", ["['127.0.0.1']", "{'a': 1}", "127.0.0.1:5201", "10.0.0.1\n", "a b", "-R", "host;id"])
 def test_server_must_be_one_host_or_address(server):
     _minimum, error = check_params(params(server=server))

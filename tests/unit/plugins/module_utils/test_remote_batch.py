@@ -152,7 +152,7 @@ def test_bad_batches_are_refused(steps, nonce, message):
 
 
 def test_nonces_are_fresh_and_parsed_strictly():
-    assert len({new_nonce() for _ in range(50)}) == 50 and len(new_nonce()) == 32
+    assert len({new_nonce() for _i in range(50)}) == 50 and len(new_nonce()) == 32
     with pytest.raises(ParseError, match="nonce"):
         split_batch_output(GOOD, "not-hex")
 

@@ -107,8 +107,8 @@ def test_everything_is_escaped():
     page = render_report_html(rows, findings, {"command": evil, evil: "x"})
     assert "<script" not in page and "<b>" not in page and "<i>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    bar = list(_bars(page).values())[0]
-    assert bar["data-host"] == evil and bar["data-test"] == 'TCP "quoted" & <b>bold</b>'  # parsed back intact
+    drawn = list(_bars(page).values())[0]
+    assert drawn["data-host"] == evil and drawn["data-test"] == 'TCP "quoted" & <b>bold</b>'  # parsed back intact
     assert 'class="severity sev-other"' in page
 
 
@@ -122,7 +122,7 @@ def test_page_is_self_contained():
 
 def test_findings_and_meta_are_shown():
     page = render_report_html(ROWS, FINDINGS, META)
-    assert [a["data-finding"] for _, a in _Elements(page).tags if "data-finding" in a] == ["endpoint_route_pinned"]
+    assert [a["data-finding"] for _tag, a in _Elements(page).tags if "data-finding" in a] == ["endpoint_route_pinned"]
     assert 'class="severity sev-high"' in page and "&quot;dev&quot;: &quot;wwan0&quot;" in page
     for value in META.values():
         assert value in page

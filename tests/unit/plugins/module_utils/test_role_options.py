@@ -16,7 +16,11 @@ KEY = "A" * 43 + "="
 WG = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_public_keys": [KEY],
       "wireguard_keepalive_interfaces": ["wg0"]}
 GSO = {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["gso", "tso", "gro"]}
-DEFAULTS = {"linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO}
+HCM = {"health_check_measure_targets": [], "health_check_measure_count": 10, "health_check_measure_interval_ms": 10,
+       "health_check_measure_timeout_s": 1}
+TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": "",
+      "tunnel_measure_path_bits_per_second": "40M", "tunnel_measure_max_ping_loss_percent": 0}
+DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -27,6 +31,14 @@ DEFAULTS = {"linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GS
     ("wireguard_keepalive", {"wireguard_keepalive_persistent_keepalive_s": "0", "wireguard_keepalive_public_keys": [],
                              "wireguard_keepalive_interfaces": []}),
     ("bridge_gso_off", {"bridge_gso_off_features": ["lro"]}),
+    ("health_check_measure", {}),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1", "wan.example"],
+                              "health_check_measure_count": "500", "health_check_measure_interval_ms": "0",
+                              "health_check_measure_timeout_s": 60}),
+    ("health_check_measure", {"health_check_measure_targets": "192.0.2.1, 192.0.2.2"}),
+    ("tunnel_measure", {}),
+    ("tunnel_measure", {"tunnel_measure_min_bits_per_second": 32000000, "tunnel_measure_path_bits_per_second": None,
+                        "tunnel_measure_max_ping_loss_percent": "2.5", "tunnel_measure_phase": "after-1.x"}),
 ])
 def test_good_options_give_no_error(role, change):
     assert option_errors(role, dict(DEFAULTS[role], **change)) == []
@@ -57,6 +69,24 @@ def test_good_options_give_no_error(role, change):
     ("bridge_gso_off", {"bridge_gso_off_bridges": ["br lan"]}, ['bridge_gso_off_bridges: "br lan" is not an interface name']),
     ("bridge_gso_off", {"bridge_gso_off_features": ["gso-please"]},
      ['bridge_gso_off_features: "gso-please" is not one of gso, tso, gro, lro']),
+    ("health_check_measure", {"health_check_measure_interval_ms": -5},
+     ['health_check_measure_interval_ms must be 0-10000 ms, got "-5"']),
+    ("health_check_measure", {"health_check_measure_count": 0}, ['health_check_measure_count must be 1-1000 rounds, got "0"']),
+    ("health_check_measure", {"health_check_measure_timeout_s": True}, ['health_check_measure_timeout_s must be', 'got "True"']),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1; reboot"]},
+     ['health_check_measure_targets: "192.0.2.1; reboot" is not an IP address or host name']),
+    ("health_check_measure", {"health_check_measure_targets": {"a": 1}},
+     ['health_check_measure_targets must be a list of addresses, got "{\'a\': 1}"']),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1", "192.0.2.2"], "health_check_measure_count": 501},
+     ['must be at most 1000 pings, got "501" x 2']),
+    ("tunnel_measure", {"tunnel_measure_phase": "a/b"}, ['tunnel_measure_phase must be a word', 'got "a/b"']),
+    ("tunnel_measure", {"tunnel_measure_phase": "after\n"}, ['got "after\\n"']),
+    ("tunnel_measure", {"tunnel_measure_min_bits_per_second": "10 Mbit/s junk"},
+     ['tunnel_measure_min_bits_per_second must be bits per second', 'got "10 Mbit/s junk"']),
+    ("tunnel_measure", {"tunnel_measure_path_bits_per_second": "-5M"},
+     ['tunnel_measure_path_bits_per_second must be bits per second', '(empty: unknown), got "-5M"']),
+    ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": 101}, ['must be 0-100 percent, got "101"']),
+    ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": "lots"}, ['got "lots"']),
 ])
 def test_each_bad_option_is_named_with_its_value(role, change, messages):
     errors = option_errors(role, dict(DEFAULTS[role], **change))
@@ -70,7 +100,8 @@ def test_every_problem_is_reported_at_once():
 
 
 @pytest.mark.parametrize("role, options, message", [
-    ("nope", {}, "role must be one of bridge_gso_off, linux_bbr_fq, wireguard_keepalive, got 'nope'"),
+    ("nope", {},
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):

@@ -239,8 +239,8 @@ def _tcp(single_up, single_down, parallel_up, parallel_down):
 
 LOSSLESS_UDP = [_entry("udp_10M_upload", 9.9e6, lost_percent=0.2), _entry("udp_10M_download", 9.9e6, lost_percent=0.0)]
 INVALID_FAST_DOWNLOAD = sweep_result(_test("tcp_single_download"), dict(GOOD_TCP, bits_per_second=900e6,
-                                                                         direction="server_to_client", valid=False,
-                                                                         invalid_reason="duration_s is 0.0"))
+                                                                        direction="server_to_client", valid=False,
+                                                                        invalid_reason="duration_s is 0.0"))
 
 # (results, path, verdict, rules)
 VERDICT_CASES = [

@@ -48,14 +48,18 @@ def test_plan(listing, interfaces, expected):
     assert (plan["wg_quick_paths"], plan["netdev_paths"], plan["netdev_interfaces"]) == expected
 
 
-@pytest.mark.parametrize("listing, interfaces", [
-    ({"wg_quick": [], "netdev": []}, []),
-    ({"wg_quick": ["/w/wg0.conf"], "netdev": []}, ["wg9"]),
-])
-def test_plan_nothing_to_work_on_names_both_directories(listing, interfaces):
+def test_plan_nothing_to_work_on_names_both_directories():
     with pytest.raises(ParseError, match='wireguard_keepalive_config_dir: no wg-quick [*].conf file in "/w" '
                                          'and no .netdev with Kind=wireguard in "/n"'):
-        config_plan(listing, interfaces, "/w", "/n")
+        config_plan({"wg_quick": [], "netdev": []}, [], "/w", "/n")
+
+
+@pytest.mark.parametrize("listing", [{"wg_quick": ["/w/wg0.conf"], "netdev": []}, {"wg_quick": [], "netdev": []}])
+def test_plan_missing_named_interface_is_named(listing):
+    with pytest.raises(ParseError, match="^wireguard_keepalive_interfaces: no configuration for wg9 [(]no /w/wg9.conf "
+                                         "and no .netdev with Kind=wireguard in /n[)]; wireguard_keepalive_interfaces: "
+                                         "no configuration for wg8 "):
+        config_plan(listing, ["wg9", "wg8"], "/w", "/n")
 
 
 KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="

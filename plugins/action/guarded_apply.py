@@ -1,0 +1,226 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Apply a change that may cut the management connection, with an automatic rollback armed first.
+
+Documentation: plugins/modules/guarded_apply.py (``ansible-doc tunnelfix.fleet.guarded_apply``).
+The scripts and their output format are the pure ``module_utils/_rollback.py``; this file sends
+them and keeps the time. Python-free: plain sh over the connection (OpenWrt, BusyBox, systemd
+Linux alike).
+
+state=applied: snapshot (unless ``use_snapshot``), arm the revert and start ``apply`` detached
+(one execution that returns at once), reset the connection, then try to reach the host with a
+short connect timeout per attempt until ``reconnect_timeout_s``: the first connection that gets
+through confirms (disarms) the revert. When none does, wait for the revert's deadline, reach the
+host again, compare every file's sha256 with the snapshot's (both computed on the target) and fail
+the host saying it was rolled back.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shlex
+import time
+
+from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
+from ansible.plugins.connection import ConnectionBase
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._rollback import (
+    arm_and_apply_script, check_files, check_name, check_timeouts, confirm_script, discard_script, guard_dir,
+    parse_status, snapshot_script, verify_script)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+
+SHOWN = "sh -c '<guarded_apply: %s>'"
+POLL_S = 1.0      # pause between two connection attempts, or two reads of a running apply
+SETTLE_S = 2.0    # the apply starts 1 s after the launch returns; give it that and a little more
+_ALIVE = re.compile(r"-o\s*ServerAlive(Interval|CountMax)=\S+")
+
+
+class ActionModule(OpenWrtActionBase):
+    """The ``tunnelfix.fleet.guarded_apply`` action."""
+
+    ARGUMENT_SPEC = {
+        "name": {"type": "str", "default": "default"},
+        "state": {"type": "str", "default": "applied", "choices": ["applied", "snapshot", "discarded"]},
+        "files": {"type": "list", "elements": "str", "default": []},
+        "apply": {"type": "str"},
+        "restore": {"type": "str"},
+        "use_snapshot": {"type": "bool", "default": False},
+        "rollback_timeout_s": {"type": "int", "default": 90},
+        "reconnect_timeout_s": {"type": "int", "default": 60},
+        "connect_timeout_s": {"type": "int", "default": 5},
+    }
+    REQUIRED_IF = [("state", "applied", ("apply", "files")), ("state", "snapshot", ("files",))]
+
+    # ---- connection handling -------------------------------------------------------------------
+    def _short_timeouts(self, connect_timeout_s):
+        """Make every later command give up after about ``connect_timeout_s`` without an answer (ssh only).
+
+        ssh uses the first value it is given for an option, and Ansible puts ``ssh_args`` first: the
+        keepalive options are taken out of it and ours added. Returns the options to put back.
+        """
+        conn = self._connection
+        saved = {}
+        alive = "-o ServerAliveInterval=1 -o ServerAliveCountMax=%d" % connect_timeout_s
+        for option in ("timeout", "ssh_args"):
+            try:
+                saved[option] = conn.get_option(option)
+            except (KeyError, AttributeError):
+                continue
+        if "timeout" in saved:
+            conn.set_option("timeout", connect_timeout_s)
+        if "ssh_args" in saved:
+            kept = _ALIVE.sub(" ", saved["ssh_args"] or "")
+            conn.set_option("ssh_args", " ".join((kept + " " + alive).split()))
+        return saved
+
+    def _restore_timeouts(self, saved):
+        for option, value in saved.items():
+            self._connection.set_option(option, value)
+
+    def _reset(self):
+        """Drop the (possibly dead) persistent connection so the next command must connect anew."""
+        if getattr(type(self._connection), "reset", ConnectionBase.reset) is not ConnectionBase.reset:
+            try:
+                self._connection.reset()
+            except AnsibleConnectionFailure:
+                pass
+
+    def _try(self, script, what):
+        """Run ``script``; None when the host could not be reached (connection failure, ssh rc 255)."""
+        try:
+            res = self._low_level_execute_command(shlex.join(["sh", "-c", script]), sudoable=False)
+        except AnsibleConnectionFailure:
+            return None
+        if res.get("rc") == 255:
+            return None
+        return self.check_rc({"cmd": SHOWN % what, "rc": res.get("rc"), "stdout": res.get("stdout", ""),
+                              "stderr": res.get("stderr", "")}, (0,))
+
+    def _status(self, res, files):
+        return self.parse_output(res, lambda text: parse_status(text, files))
+
+    # ---- states ----------------------------------------------------------------------------------
+    def _snapshot(self, name, files):
+        res = self.run_command(["sh", "-c", snapshot_script(name, files)], shown=SHOWN % "snapshot")
+        if "busy armed" in res["stdout"]:
+            raise AnsibleActionFail("name=%s: a rollback of that name is armed on the host right now "
+                                    "(another run, or one whose timer has not fired yet); try again later" % name)
+        status = self._status(res, files)
+        if "snapshot" not in status["words"] or set(status["sha256"]) != set(files):
+            raise AnsibleActionFail("the snapshot of %s did not complete: %s" % (", ".join(files), res["stdout"][-300:]),
+                                    result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})
+        return status["sha256"]
+
+    def run_openwrt(self, args, task_vars):
+        name = check_name(args["name"])
+        state = args["state"]
+        if state == "discarded":
+            if self.check_mode:
+                return {"changed": False, "msg": "would remove the snapshot %s" % guard_dir(name)}
+            res = self.run_command(["sh", "-c", discard_script(name)], shown=SHOWN % "discard")
+            found = self._status(res, [])["state"]
+            if found == "busy":
+                raise AnsibleActionFail("name=%s: a rollback of that name is armed; not discarding it" % name)
+            return {"changed": False, "state": found}
+
+        files = check_files(args["files"])
+        if state == "snapshot":
+            if self.check_mode:
+                return {"changed": False, "msg": "would snapshot %s" % ", ".join(files)}
+            return {"changed": False, "snapshot_dir": guard_dir(name), "sha256": self._snapshot(name, files)}
+
+        rollback_s, reconnect_s, connect_s = (args["rollback_timeout_s"], args["reconnect_timeout_s"],
+                                              args["connect_timeout_s"])
+        check_timeouts(rollback_s, reconnect_s, connect_s)
+        restore = args["restore"] or args["apply"]
+        if self.check_mode:
+            msg = "would apply %r with a rollback of %s armed for %d s" % (args["apply"], ", ".join(files), rollback_s)
+            return {"changed": True, "apply": args["apply"], "restore": restore, "files": files, "msg": msg}
+        before = None if args["use_snapshot"] else self._snapshot(name, files)
+        token = secrets.token_hex(8)
+        saved = self._short_timeouts(connect_s)
+        try:
+            return self._apply(name, files, args["apply"], restore, rollback_s, reconnect_s, token, before)
+        finally:
+            self._restore_timeouts(saved)
+
+    def _apply(self, name, files, apply, restore, rollback_s, reconnect_s, token, before):
+        """Arm, start the apply, reconnect and confirm; or wait for the rollback and verify it."""
+        start = time.monotonic()
+        # the apply waits 1 s so that this execution's answer leaves before the connection may go
+        script = arm_and_apply_script(name, files, "sleep 1; " + apply, restore, rollback_s, token)
+        launched = self._try(script, "arm the rollback and start the apply")
+        result = {"apply": apply, "restore": restore, "files": files, "rollback_timeout_s": rollback_s}
+        if launched is not None:
+            words = self._status(launched, files)["words"]
+            for problem in ("missing", "busy", "arm"):
+                if problem in words:
+                    raise AnsibleActionFail("name=%s: nothing applied, the rollback could not be armed: %s %s"
+                                            % (name, problem, words[problem]))
+            result["timer"] = words.get("timer")
+        time.sleep(SETTLE_S)
+        self._reset()
+        while time.monotonic() - start < reconnect_s:
+            attempt = time.monotonic()
+            res = self._try(confirm_script(name), "confirm")
+            if res is not None:
+                status = self._status(res, files)
+                if status["state"] == "confirmed":
+                    return dict(result, changed=True, confirmed=True, rolled_back=False,
+                                elapsed_s=round(time.monotonic() - start, 1))
+                if status["state"] == "failed":
+                    return self._verify(name, files, result, start, rollback_s + reconnect_s, before,
+                                        "the apply exited with rc=%s (%s)" % (status["apply_rc"],
+                                                                              status["words"].get("apply_out", "").strip()))
+                if status["state"] == "unarmed":
+                    raise AnsibleActionFail("name=%s: nothing applied, the command that arms the rollback and "
+                                            "starts the apply did not reach the host" % name)
+                if status["state"] in ("rolled-back", "missing"):
+                    return self._verify(name, files, result, start, rollback_s + reconnect_s, before,
+                                        "the host was reached only after its revert had run")
+            else:
+                self._reset()
+            time.sleep(max(0.0, POLL_S - (time.monotonic() - attempt)) if res is None else POLL_S)
+        reason = "not reachable within %d s after apply" % reconnect_s
+        # the revert fires rollback_s after arming; give it reconnect_s more to run and the host to come back
+        time.sleep(max(0.0, start + rollback_s - time.monotonic()))
+        return self._verify(name, files, result, start, rollback_s + reconnect_s, before, reason)
+
+    def _verify(self, name, files, result, start, budget_s, before, reason):
+        """Reach the host until ``start + budget_s``; fail it naming the rollback and the sha256 comparison."""
+        status = None
+        while time.monotonic() - start < budget_s:
+            self._reset()
+            res = self._try(verify_script(name), "verify the rollback")
+            if res is not None:
+                status = self._status(res, files)
+                if status["state"] in ("rolled-back", "missing"):
+                    break
+            time.sleep(POLL_S)
+        elapsed = round(time.monotonic() - start, 1)
+        result.update(changed=True, failed=True, confirmed=False, elapsed_s=elapsed)
+        if status is None:
+            result.update(rolled_back=None, msg="change not confirmed: %s; the host is still not reachable %.0f s "
+                                                "after apply (its revert was due after %d s)"
+                                                % (reason, elapsed, result["rollback_timeout_s"]))
+            return result
+        before = status["before"] or before or {}
+        after = status["sha256"]
+        same = bool(after) and all(after.get(path) == before.get(path) for path in files)
+        result.update(rolled_back=status["state"] == "rolled-back", sha256_before=before, sha256_after=after,
+                      files_identical=same, restore_rc=status["restore_rc"])
+        if status["state"] != "rolled-back":
+            result["msg"] = ("change not confirmed: %s; the rollback state on the host is %r %.0f s after apply"
+                             % (reason, status["state"], elapsed))
+            return result
+        problems = []
+        if status["files_rc"] not in (0, None):
+            problems.append("copying the files back failed")
+        if status["restore_rc"] not in (0, None):
+            problems.append("the restore command exited with rc=%s: %s" % (
+                status["restore_rc"], status["words"].get("restore_out", "").strip()))
+        result["msg"] = "change rolled back: %s; %s restored, sha256 %s%s" % (
+            reason, ", ".join(files), "identical" if same else "DIFFERENT",
+            "; " + "; ".join(problems) if problems else "")
+        return result

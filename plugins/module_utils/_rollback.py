@@ -1,0 +1,280 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Apply-with-rollback on the target: the POSIX sh scripts and the parser of what they print.
+
+Pure functions, no I/O; the action ``guarded_apply`` (plugins/action/guarded_apply.py) sends the
+scripts and decides. The idea is LuCI's apply-with-rollback: a change that may cut the management
+connection is applied only after a revert has been armed on the target itself, and the controller
+confirms (disarms) it once it can reach the host again. If it cannot, the timer fires on the
+target and the old files come back without help.
+
+Everything lives in one private directory per guard, ``BASE/NAME`` (mode 0700, files 0600):
+
+* ``N`` / ``N.absent``: the snapshot of the N-th file (``cp -p``), or a note that it did not exist;
+  ``paths``: the files, one per line; ``sha256``: ``N HEX`` (or ``N absent``) per file, taken at
+  snapshot time. The snapshot holds keys; it is never read back to the controller, only hashed.
+* ``restore-TOKEN.sh``: puts every file back (a file that was absent is removed), then runs the restore
+  command. It starts with ``mv armed firing``: the rename is the lock, so a confirm and a timer
+  that meet cannot both win. It ends with ``mv firing rolled-back`` and writes ``restore.rc``.
+* ``armed``: exists while the revert is pending. ``confirmed`` replaces it when the controller
+  confirms (also a ``mv``). ``apply.rc`` / ``apply.out``: the apply command's exit code and output.
+* The timer: with systemd (``/run/systemd/system`` and ``systemd-run``) a transient timer unit
+  ``tunnelfix-rollback-NAME`` (``--on-active``); without it (OpenWrt, BusyBox) a detached
+  ``sleep N; sh restore-TOKEN.sh`` in its own session (``setsid``), its pid in ``timer.pid``. TOKEN is
+  new for every arming, so a sleeper left from an earlier guard of the same name (whose directory a
+  confirm removed) finds no script to run.
+
+Every script prints ``key value`` lines (``parse_status``) and exits 0 unless the shell itself
+could not work (no ``mkdir``/``cp``), which the action reports with rc and stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+
+BASE_DIR = "/tmp/tunnelfix-rollback"
+SYSTEMD_DIR = "/run/systemd/system"
+UNIT_PREFIX = "tunnelfix-rollback-"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_SHA = re.compile(r"^(absent|[0-9a-f]{64})$")
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if it can name a guard (``[A-Za-z0-9_.-]{1,64}``, not ``.``/``..``); else ParseError naming it."""
+    if not isinstance(name, str) or not NAME_PATTERN.match(name) or name in (".", ".."):
+        raise ParseError("name must be 1-64 letters, digits, '_', '.' or '-', got %r" % (name,))
+    return name
+
+
+def check_files(files) -> list:
+    """Return ``files`` (absolute paths, no newline, at least one, no repeats); else ParseError naming the value."""
+    if not files:
+        raise ParseError("files must list at least one absolute path, got %r" % (files,))
+    for path in files:
+        if not isinstance(path, str) or not path.startswith("/") or "\n" in path or path.endswith("/"):
+            raise ParseError("files must be absolute file paths, got %r" % (path,))
+    if len(set(files)) != len(files):
+        raise ParseError("files lists a path twice: %r" % (files,))
+    return list(files)
+
+
+def check_timeouts(rollback_timeout_s: int, reconnect_timeout_s: int, connect_timeout_s: int) -> None:
+    """ParseError naming the option and value unless 10 <= rollback <= 3600, 1 <= connect, and
+    connect <= reconnect < rollback (a confirm must be able to happen before the timer fires)."""
+    if not 10 <= rollback_timeout_s <= 3600:
+        raise ParseError("rollback_timeout_s must be 10-3600, got %r" % rollback_timeout_s)
+    if not 1 <= connect_timeout_s <= 60:
+        raise ParseError("connect_timeout_s must be 1-60, got %r" % connect_timeout_s)
+    if not connect_timeout_s <= reconnect_timeout_s < rollback_timeout_s - connect_timeout_s:
+        raise ParseError(
+            "reconnect_timeout_s must be at least connect_timeout_s (%d) and less than rollback_timeout_s "
+            "minus connect_timeout_s (%d), got %r" % (connect_timeout_s, rollback_timeout_s - connect_timeout_s,
+                                                      reconnect_timeout_s))
+
+
+def guard_dir(name: str, base: str = BASE_DIR) -> str:
+    """The guard's directory on the target: ``BASE/NAME``."""
+    return "%s/%s" % (base, check_name(name))
+
+
+def unit_name(name: str) -> str:
+    """The systemd unit of the guard's timer: ``tunnelfix-rollback-NAME`` (``.timer``/``.service``)."""
+    return UNIT_PREFIX + check_name(name)
+
+
+def _sha_lines(files) -> str:
+    """sh printing ``sha256 N HEX|absent`` for each of ``files`` as it is now (``sha256sum`` reads stdin)."""
+    out = []
+    for index, path in enumerate(files):
+        q = shlex.quote(path)
+        out.append("if [ -f %s ]; then h=$(sha256sum < %s) || exit 5; set -- $h; echo \"sha256 %d $1\"; "
+                   "else echo 'sha256 %d absent'; fi" % (q, q, index, index))
+    return "\n".join(out)
+
+
+def snapshot_script(name: str, files, base: str = BASE_DIR) -> str:
+    """sh that copies ``files`` into the guard's directory and prints ``sha256 N HEX|absent`` per file.
+
+    Refuses (prints ``busy armed``, changes nothing) while a revert of this name is armed. A
+    directory left by an earlier snapshot of the same name is replaced.
+    """
+    files = check_files(files)
+    d = shlex.quote(guard_dir(name, base))
+    lines = ["umask 077", "D=%s" % d, "mkdir -p %s || exit 4" % shlex.quote(base),
+             'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "busy armed"; exit 0; fi',
+             'rm -rf "$D" && mkdir "$D" || exit 4']
+    for index, path in enumerate(files):
+        q = shlex.quote(path)
+        lines.append("if [ -f %s ]; then cp -p %s \"$D/%d\" || exit 5; else : > \"$D/%d.absent\"; fi" % (q, q, index, index))
+        lines.append("printf '%%s\\n' %s >> \"$D/paths\"" % q)
+    lines.append("{\n%s\n} > \"$D/sha256.txt\" || exit 5" % _sha_lines(files))
+    lines.append("sed 's/^sha256 //' \"$D/sha256.txt\" > \"$D/sha256\" && rm -f \"$D/sha256.txt\" || exit 5")
+    lines.append('while read -r n h; do echo "sha256 $n $h"; done < "$D/sha256"')
+    lines.append("echo snapshot ok")
+    return "\n".join(lines) + "\n"
+
+
+def restore_script(name: str, files, restore: str, base: str = BASE_DIR) -> str:
+    """The text of ``restore-TOKEN.sh``: claim the guard (``mv armed firing``), put the files back, run ``restore``."""
+    d = shlex.quote(guard_dir(name, base))
+    lines = ["#!/bin/sh", "D=%s" % d, 'mv "$D/armed" "$D/firing" 2>/dev/null || exit 0', "rc=0"]
+    for index, path in enumerate(check_files(files)):
+        q = shlex.quote(path)
+        lines.append("if [ -e \"$D/%d.absent\" ]; then rm -f %s || rc=1; else cp -p \"$D/%d\" %s || rc=1; fi"
+                     % (index, q, index, q))
+    lines.append('echo "$rc" > "$D/files.rc"')
+    lines.append("sh -c %s > \"$D/restore.out\" 2>&1 < /dev/null; echo $? > \"$D/restore.rc\"" % shlex.quote(restore))
+    lines.append('mv "$D/firing" "$D/rolled-back"')
+    return "\n".join(lines) + "\n"
+
+
+def arm_and_apply_script(name: str, files, apply: str, restore: str, rollback_timeout_s: int, token: str,
+                         base: str = BASE_DIR, systemd_dir: str = SYSTEMD_DIR) -> str:
+    """sh that arms the revert (timer in ``rollback_timeout_s``), then starts ``apply`` detached, and returns at once.
+
+    Needs the snapshot (``snapshot_script``) in place: prints ``missing snapshot`` otherwise. Prints
+    ``timer systemd|sleep`` and ``apply started``. The apply runs in its own session with its
+    output in ``apply.out`` and its exit code in ``apply.rc``, so it completes when the SSH session
+    that started it is cut.
+    """
+    unit = unit_name(name)
+    if not re.match(r"^[0-9a-f]{8,32}$", token):
+        raise ParseError("token must be 8-32 hex digits, got %r" % (token,))
+    restore_text = restore_script(name, files, restore, base)
+    script = '"$D/restore-%s.sh"' % token
+    apply_sh = "sh -c %s > \"$D/apply.out\" 2>&1 < /dev/null; echo $? > \"$D/apply.rc.tmp\"; mv \"$D/apply.rc.tmp\" \"$D/apply.rc\"" % (
+        shlex.quote(apply))
+    lines = [
+        "umask 077", "D=%s" % shlex.quote(guard_dir(name, base)),
+        'if [ ! -f "$D/sha256" ]; then echo "missing snapshot"; exit 0; fi',
+        'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "busy armed"; exit 0; fi',
+        'rm -f "$D/apply.rc" "$D/apply.out" "$D/confirmed" "$D/rolled-back" "$D/restore.rc" "$D/files.rc" "$D/timer.pid"',
+        'rm -f "$D"/restore-*.sh',
+        "printf '%%s' %s > %s || exit 5" % (shlex.quote(restore_text), script),
+        ': > "$D/armed" || exit 5',
+        "if [ -d %s ] && command -v systemd-run >/dev/null 2>&1; then" % shlex.quote(systemd_dir),
+        "  systemctl stop %s.timer %s.service >/dev/null 2>&1; systemctl reset-failed %s.timer %s.service >/dev/null 2>&1"
+        % (unit, unit, unit, unit),
+        "  systemd-run --quiet --collect --unit %s --on-active=%ds --timer-property=AccuracySec=1s /bin/sh %s"
+        " >/dev/null 2>\"$D/arm.err\" || { rm -f \"$D/armed\"; echo \"arm failed $(head -c 300 \"$D/arm.err\" | tr '\\n' ' ')\"; exit 0; }"
+        % (unit, rollback_timeout_s, script),
+        "  echo 'timer systemd'",
+        "else",
+        "  w=%s" % shlex.quote('sleep %d; exec sh "$0"' % rollback_timeout_s),
+        "  if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$w\" %s < /dev/null > /dev/null 2>&1 &" % script,
+        "  else (trap '' HUP; sh -c \"$w\" %s) < /dev/null > /dev/null 2>&1 & fi" % script,
+        '  echo $! > "$D/timer.pid"',
+        "  echo 'timer sleep'",
+        "fi",
+        "a=%s" % shlex.quote(apply_sh.replace('"$D', '"$0')),
+        "if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$a\" \"$D\" < /dev/null > /dev/null 2>&1 &",
+        "else (trap '' HUP; sh -c \"$a\" \"$D\") < /dev/null > /dev/null 2>&1 & fi",
+        "echo 'apply started'",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _cancel_timer(name: str) -> str:
+    unit = unit_name(name)
+    return ("if [ -f \"$D/timer.pid\" ]; then kill \"$(cat \"$D/timer.pid\")\" 2>/dev/null; "
+            "else systemctl stop %s.timer >/dev/null 2>&1; systemctl reset-failed %s.timer %s.service >/dev/null 2>&1; fi"
+            % (unit, unit, unit))
+
+
+def confirm_script(name: str, base: str = BASE_DIR) -> str:
+    """sh run on the first connection after the apply: says where the guard is, and confirms it if it can.
+
+    Prints ``state running`` (apply not finished: nothing done, ask again), ``state failed RC``
+    (the apply exited RC != 0: the revert runs now, in this session, and ``state rolled-back``
+    follows), ``state confirmed`` (the revert was disarmed, the snapshot removed), or
+    ``state rolled-back`` (the timer won: the caller verifies with ``verify_script``), ``state unarmed``
+    (a snapshot but no revert armed: the launch never ran, nothing was applied), or ``state missing``.
+    A revert run here prints the files' sha256 (``sha256 N HEX``) and the restore's rc (``restore_rc N``).
+    """
+    lines = [
+        "D=%s" % shlex.quote(guard_dir(name, base)),
+        'if [ ! -d "$D" ]; then echo "state missing"; exit 0; fi',
+        'if [ -e "$D/rolled-back" ] || [ -e "$D/firing" ]; then echo "state rolled-back"; exit 0; fi',
+        'if [ ! -e "$D/armed" ] && [ ! -e "$D/confirmed" ]; then echo "state unarmed"; exit 0; fi',
+        'if [ ! -f "$D/apply.rc" ]; then echo "state running"; exit 0; fi',
+        'rc=$(cat "$D/apply.rc")',
+        'if [ "$rc" != 0 ]; then',
+        '  echo "state failed $rc"; echo "apply_out $(tail -c 300 "$D/apply.out" | tr \'\\n\' \' \')"',
+        "  %s" % _cancel_timer(name),
+        '  for f in "$D"/restore-*.sh; do [ -f "$f" ] && sh "$f"; done; echo "state rolled-back"; exit 0',
+        "fi",
+        'if mv "$D/armed" "$D/confirmed" 2>/dev/null; then',
+        "  %s" % _cancel_timer(name),
+        '  rm -rf "$D"; echo "state confirmed"',
+        'else echo "state rolled-back"; fi',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def verify_script(name: str, base: str = BASE_DIR) -> str:
+    """sh run after a rollback: prints ``state rolled-back|firing|armed|missing``, ``restore_rc N``,
+    ``files_rc N``, the snapshot's ``before N HEX`` and the files' ``sha256 N HEX`` now; then removes
+    the guard directory unless the revert is still pending or running."""
+    lines = [
+        "D=%s" % shlex.quote(guard_dir(name, base)),
+        'if [ ! -d "$D" ]; then echo "state missing"; exit 0; fi',
+        'if [ -e "$D/rolled-back" ]; then echo "state rolled-back"; elif [ -e "$D/firing" ]; then echo "state firing"; '
+        'else echo "state armed"; fi',
+        '[ -f "$D/restore.rc" ] && echo "restore_rc $(cat "$D/restore.rc")"',
+        '[ -f "$D/files.rc" ] && echo "files_rc $(cat "$D/files.rc")"',
+        'echo "restore_out $(tail -c 300 "$D/restore.out" 2>/dev/null | tr \'\\n\' \' \')"',
+        'while read -r n h; do echo "before $n $h"; done < "$D/sha256"',
+        'i=0',
+        'while IFS= read -r p; do',
+        '  if [ -f "$p" ]; then h=$(sha256sum < "$p"); set -- $h; echo "sha256 $i $1"; else echo "sha256 $i absent"; fi',
+        '  i=$((i + 1))',
+        'done < "$D/paths"',
+        '[ -e "$D/rolled-back" ] && rm -rf "$D"',
+        "exit 0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def discard_script(name: str, base: str = BASE_DIR) -> str:
+    """sh that removes the guard's snapshot unless a revert is armed or running (prints ``state discarded|busy|missing``)."""
+    lines = [
+        "D=%s" % shlex.quote(guard_dir(name, base)),
+        'if [ ! -d "$D" ]; then echo "state missing"; exit 0; fi',
+        'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "state busy"; exit 0; fi',
+        'rm -rf "$D" && echo "state discarded"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def parse_status(text: str, files) -> dict:
+    """Read what the scripts print: ``{"state": str|None, "words": {key: rest}, "sha256": {path: HEX|"absent"},
+    "before": {path: ...}, "restore_rc": int|None, "files_rc": int|None, "apply_rc": int|None}``.
+
+    ``files`` maps the indexes back to paths. Lines of other shapes are ignored (a login banner);
+    a sha line with an unknown index or a malformed hash raises ParseError.
+    """
+    out = {"state": None, "words": {}, "sha256": {}, "before": {}, "restore_rc": None, "files_rc": None,
+           "apply_rc": None}
+    for line in text.splitlines():
+        key, _sep, rest = line.strip().partition(" ")
+        if key in ("sha256", "before"):
+            index, _sep, value = rest.partition(" ")
+            if not index.isdigit() or int(index) >= len(files) or not _SHA.match(value):
+                raise ParseError("unexpected line %r (want '%s INDEX HEX' for %d files)" % (line, key, len(files)))
+            out[key][files[int(index)]] = value
+        elif key == "state":
+            word, _sep, code = rest.partition(" ")
+            if word == "failed" and code.strip().lstrip("-").isdigit():
+                out["apply_rc"] = int(code)
+            if out["state"] != "failed":
+                out["state"] = word
+            else:
+                out["words"]["then"] = word
+        elif key in ("restore_rc", "files_rc"):
+            out[key] = int(rest) if rest.strip().lstrip("-").isdigit() else None
+        elif key:
+            out["words"][key] = rest
+    return out

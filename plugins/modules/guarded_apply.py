@@ -1,0 +1,176 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Documentation of the python-free ``guarded_apply`` action (plugins/action/guarded_apply.py); no module code."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: guarded_apply
+short_description: Apply a change that may cut the management connection, with automatic rollback
+version_added: 0.1.0
+description:
+  - For changes that can strand a host, such as restarting the WireGuard interface or the network of
+    a host Ansible reaches through that tunnel. In the spirit of LuCI's apply-with-rollback.
+  - Copies O(files) into a private directory on the target (C(/tmp/tunnelfix-rollback/NAME), mode
+    0700; the copies hold keys and are never read back to the controller, only their sha256 is).
+  - Arms a revert B(before) it applies anything. With systemd a transient timer
+    (C(systemd-run --on-active), unit C(tunnelfix-rollback-NAME)); without it (OpenWrt, BusyBox)
+    a detached C(sleep) in its own session (C(setsid)). When it fires it copies the files back and
+    runs O(restore).
+  - Starts O(apply) detached (its own session, output to a file), so it completes even when the
+    connection that started it is cut, and returns at once.
+  - Then resets the connection and tries to reach the host, each attempt with a connect timeout of
+    O(connect_timeout_s), until O(reconnect_timeout_s). The first connection that gets through
+    confirms the change (disarms the revert, removes the snapshot) and the task reports C(changed).
+  - When no connection gets through, it waits for the revert's deadline (O(rollback_timeout_s)), reaches
+    the host again, compares the files' sha256 with the snapshot's (both computed on the target) and
+    fails the host with C(change rolled back - not reachable within N s after apply; FILES restored,
+    sha256 identical). An O(apply) that exits non-zero is rolled back at once, the same way.
+  - O(state=snapshot) only takes the snapshot, so a change made by other tasks (C(tunnelfix.fleet.uci),
+    a template) can be guarded by a later O(state=applied) with O(use_snapshot=true).
+    O(state=discarded) removes an unused snapshot (nothing to apply after all).
+  - Python-free (plain POSIX sh). Needs C(sha256sum), C(cp), C(mv) and C(setsid) or systemd on the target.
+author:
+  - tunnelfix.fleet developers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  name:
+    description: Names the guard (its directory and timer unit); C([A-Za-z0-9_.-]), at most 64 characters.
+    type: str
+    default: default
+  state:
+    description:
+      - C(applied) snapshots (unless O(use_snapshot)), arms the revert, applies, confirms or reports the rollback.
+      - C(snapshot) only copies O(files); C(discarded) removes a snapshot that is not armed.
+    type: str
+    choices: [applied, snapshot, discarded]
+    default: applied
+  files:
+    description: Absolute paths of the configuration files the revert puts back (a file that did not exist is removed again).
+    type: list
+    elements: str
+    default: []
+  apply:
+    description: The shell command that applies the change, for example C(ifup wg0) or C(systemctl restart wg-quick@wg0). Required for O(state=applied).
+    type: str
+  restore:
+    description: The shell command the revert runs after putting the files back. Defaults to O(apply).
+    type: str
+  use_snapshot:
+    description: Use the snapshot an earlier O(state=snapshot) task of the same O(name) took, instead of taking one now.
+    type: bool
+    default: false
+  rollback_timeout_s:
+    description: Seconds after arming at which the revert fires unless confirmed, 10-3600.
+    type: int
+    default: 90
+  reconnect_timeout_s:
+    description:
+      - Seconds after arming during which the controller tries to reach the host to confirm. At least
+        O(connect_timeout_s) and less than O(rollback_timeout_s) minus O(connect_timeout_s), so a confirm
+        cannot meet the revert.
+    type: int
+    default: 60
+  connect_timeout_s:
+    description: Connect timeout of each attempt (ssh C(ConnectTimeout), and C(ServerAliveInterval=1) with that many probes), 1-60.
+    type: int
+    default: 5
+attributes:
+  check_mode:
+    support: full
+    details: Reports what would be applied and does nothing on the target.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - name: LuCI apply with rollback
+    description: The same idea in OpenWrt's web interface (rpcd session apply/confirm).
+    link: https://openwrt.org/docs/guide-developer/ubus/uci
+notes:
+  - The per-attempt timeouts use the ssh connection's options; other connections (podman, local) are
+    never cut by the apply and confirm at the first attempt.
+  - A revert armed by a controller that died is not lost, it fires on the target at its deadline.
+"""
+
+EXAMPLES = r"""
+- name: Restart WireGuard on a hub reached through its own tunnel, rolled back unless it comes back
+  tunnelfix.fleet.guarded_apply:
+    name: wg0
+    files: [/etc/wireguard/wg0.conf]
+    apply: systemctl restart wg-quick@wg0
+    rollback_timeout_s: 90
+    reconnect_timeout_s: 60
+
+- name: Snapshot the network config before a uci change on a router reached through wg0
+  tunnelfix.fleet.guarded_apply:
+    name: wg0
+    state: snapshot
+    files: [/etc/config/network]
+
+- name: Change the peer's endpoint port
+  tunnelfix.fleet.uci:
+    config: network
+    section: "@wireguard_wg0[0]"
+    option: endpoint_port
+    value: "51821"
+
+- name: Bring wg0 up again; the old /etc/config/network and ifup come back unless the router is reachable
+  tunnelfix.fleet.guarded_apply:
+    name: wg0
+    files: [/etc/config/network]
+    use_snapshot: true
+    apply: ifup wg0
+"""
+
+RETURN = r"""
+confirmed:
+  description: Whether the host was reached after the apply and the revert disarmed.
+  returned: state=applied
+  type: bool
+  sample: true
+rolled_back:
+  description: Whether the revert ran (None when the host could not be reached to find out).
+  returned: state=applied
+  type: bool
+  sample: false
+elapsed_s:
+  description: Seconds from arming to the confirm, or to the verified rollback.
+  returned: state=applied
+  type: float
+  sample: 4.2
+timer:
+  description: How the revert was armed, C(systemd) (transient timer unit) or C(sleep) (detached sleeper).
+  returned: state=applied, when the launch was answered
+  type: str
+  sample: sleep
+sha256:
+  description: The files' sha256 at snapshot time (C(absent) for a file that did not exist).
+  returned: state=snapshot
+  type: dict
+sha256_before:
+  description: The snapshot's sha256 per file, after a rollback.
+  returned: when rolled back
+  type: dict
+sha256_after:
+  description: The files' sha256 on the target after the rollback.
+  returned: when rolled back
+  type: dict
+files_identical:
+  description: Whether every file is byte-identical to its snapshot after the rollback.
+  returned: when rolled back
+  type: bool
+  sample: true
+restore_rc:
+  description: Exit code of O(restore) in the revert.
+  returned: when rolled back
+  type: int
+  sample: 0
+msg:
+  description: What happened, for example C(change rolled back - not reachable within 30 s after apply; /etc/config/network restored, sha256 identical).
+  returned: failure, check mode
+  type: str
+"""
