@@ -14,15 +14,36 @@
 # limit) shows up in the plan even when diagnose has found nothing. TUNNELFIX_FINDINGS_ONLY=true runs
 # diagnose first and applies only the roles its findings name (the collection's default).
 #
-# Environment: TUNNELFIX_INVENTORY (default: inventory), TUNNELFIX_EXTRA_ARGS (added to every
-# ansible-playbook call, e.g. "--limit branch1"), TUNNELFIX_VERIFY=false skips verify after apply.
+# Environment (each passed to every ansible-playbook call of plan and apply):
+#   TUNNELFIX_INVENTORY   the inventory (default: inventory)
+#   TUNNELFIX_LIMIT       hosts or a pattern, e.g. "branch1" or "tunnelfix_wireguard_peers:!branch-gw"; passed as
+#                         --limit with localhost added (the collection's controller plays run on localhost)
+#   TUNNELFIX_SERIAL      -e tunnelfix_serial=...: hosts per batch, "N%" (docs/rollout.md of tunnelfix.fleet)
+#   TUNNELFIX_CANARY      -e tunnelfix_canary=...: a first batch of this many hosts, or "N%"
+#   TUNNELFIX_EXTRA_ARGS  more arguments, split on blanks (no quoting: a value with a blank or a list
+#                         belongs in a vars file, TUNNELFIX_EXTRA_ARGS="-e @rollout.yml")
+#   TUNNELFIX_VERIFY=false skips verify after apply.
 set -euo pipefail
 cd "$(dirname "$0")"
 export ANSIBLE_CONFIG="$PWD/ansible.cfg"
 # Keep the collections of this repository: no collections_path from the caller's environment.
 unset ANSIBLE_COLLECTIONS_PATH ANSIBLE_COLLECTIONS_PATHS
 inventory="${TUNNELFIX_INVENTORY:-inventory}"
-read -r -a extra <<<"${TUNNELFIX_EXTRA_ARGS:-}"
+extra=()
+if [[ -n ${TUNNELFIX_LIMIT:-} ]]; then
+  # Ansible splits a pattern with a comma on commas only, else on colons: add localhost the same way.
+  sep=:
+  [[ $TUNNELFIX_LIMIT == *,* ]] && sep=,
+  extra+=(--limit "${TUNNELFIX_LIMIT}${sep}localhost")
+fi
+if [[ -n ${TUNNELFIX_SERIAL:-} ]]; then
+  extra+=(-e "tunnelfix_serial=${TUNNELFIX_SERIAL}")
+fi
+if [[ -n ${TUNNELFIX_CANARY:-} ]]; then
+  extra+=(-e "tunnelfix_canary=${TUNNELFIX_CANARY}")
+fi
+read -r -a more <<<"${TUNNELFIX_EXTRA_ARGS:-}"
+extra+=("${more[@]}")
 stage="${1:-}"
 case "$stage" in
   deps | lint | plan | apply) ;;
@@ -36,7 +57,7 @@ mkdir -p reports
 playbook() {  # playbook NAME LOGFILE ARGS...: run tunnelfix.fleet.NAME, keep its output in reports/LOGFILE
   local name=$1 log=$2
   shift 2
-  echo "== ansible-playbook tunnelfix.fleet.$name $*"
+  echo "== ansible-playbook tunnelfix.fleet.$name $* ${extra[*]}"
   ansible-playbook -i "$inventory" "tunnelfix.fleet.$name" "$@" "${extra[@]}" 2>&1 | tee "reports/$log"
   return "${PIPESTATUS[0]}"
 }

@@ -26,8 +26,8 @@ from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.connection import ConnectionBase
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._rollback import (
-    arm_and_apply_script, check_files, check_name, check_timeouts, confirm_script, discard_script, guard_dir,
-    parse_status, snapshot_script, verify_script)
+    arm_and_apply_script, check_command, check_files, check_name, check_timeouts, confirm_script, discard_script,
+    guard_dir, parse_status, READ_AND_RUN, redact, snapshot_script, verify_script)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
 
 SHOWN = "sh -c '<guarded_apply: %s>'"
@@ -43,8 +43,8 @@ class ActionModule(OpenWrtActionBase):
         "name": {"type": "str", "default": "default"},
         "state": {"type": "str", "default": "applied", "choices": ["applied", "snapshot", "discarded"]},
         "files": {"type": "list", "elements": "str", "default": []},
-        "apply": {"type": "str"},
-        "restore": {"type": "str"},
+        "apply": {"type": "str", "no_log": True},
+        "restore": {"type": "str", "no_log": True},
         "use_snapshot": {"type": "bool", "default": False},
         "rollback_timeout_s": {"type": "int", "default": 90},
         "reconnect_timeout_s": {"type": "int", "default": 60},
@@ -86,10 +86,18 @@ class ActionModule(OpenWrtActionBase):
             except AnsibleConnectionFailure:
                 pass
 
-    def _try(self, script, what):
-        """Run ``script``; None when the host could not be reached (connection failure, ssh rc 255)."""
+    def _try(self, script, what, secret=False):
+        """Run ``script``; None when the host could not be reached (connection failure, ssh rc 255).
+
+        A ``secret`` script (it holds the apply and restore commands) goes on standard input, so that
+        neither ``-vvv`` (which prints the command line) nor the target's process list shows it.
+        """
+        if secret:
+            cmd, in_data = shlex.join(["sh", "-c", READ_AND_RUN]), script.encode("utf-8", "surrogateescape")
+        else:
+            cmd, in_data = shlex.join(["sh", "-c", script]), None
         try:
-            res = self._low_level_execute_command(shlex.join(["sh", "-c", script]), sudoable=False)
+            res = self._low_level_execute_command(cmd, sudoable=False, in_data=in_data)
         except AnsibleConnectionFailure:
             return None
         if res.get("rc") == 255:
@@ -103,6 +111,15 @@ class ActionModule(OpenWrtActionBase):
     # ---- states ----------------------------------------------------------------------------------
     def _snapshot(self, name, files):
         res = self.run_command(["sh", "-c", snapshot_script(name, files)], shown=SHOWN % "snapshot")
+        words = self._status(res, files)["words"]
+        if "unsafe_base" in words:
+            raise AnsibleActionFail("name=%s: nothing done, the rollback directory %s on the host is not a directory "
+                                    "owned by this user with mode 0700 (or is a symlink); remove it"
+                                    % (name, words["unsafe_base"]))
+        if "notfile" in words and words["notfile"].strip().isdigit() and int(words["notfile"]) < len(files):
+            raise AnsibleActionFail("files: %s exists but is not a regular file (a directory, FIFO or a symlink that "
+                                    "does not lead to a file); the snapshot cannot restore it"
+                                    % files[int(words["notfile"])])
         if "busy armed" in res["stdout"]:
             raise AnsibleActionFail("name=%s: a rollback of that name is armed on the host right now "
                                     "(another run, or one whose timer has not fired yet); try again later" % name)
@@ -133,15 +150,17 @@ class ActionModule(OpenWrtActionBase):
         rollback_s, reconnect_s, connect_s = (args["rollback_timeout_s"], args["reconnect_timeout_s"],
                                               args["connect_timeout_s"])
         check_timeouts(rollback_s, reconnect_s, connect_s)
-        restore = args["restore"] or args["apply"]
+        apply = check_command("apply", args["apply"])
+        restore = apply if args["restore"] is None else check_command("restore", args["restore"])
         if self.check_mode:
-            msg = "would apply %r with a rollback of %s armed for %d s" % (args["apply"], ", ".join(files), rollback_s)
-            return {"changed": True, "apply": args["apply"], "restore": restore, "files": files, "msg": msg}
+            # apply and restore are never returned: they may hold keys (uci set ...private_key=...)
+            msg = "would apply the change with a rollback of %s armed for %d s" % (", ".join(files), rollback_s)
+            return {"changed": True, "files": files, "msg": msg}
         before = None if args["use_snapshot"] else self._snapshot(name, files)
         token = secrets.token_hex(8)
         saved = self._short_timeouts(connect_s)
         try:
-            return self._apply(name, files, args["apply"], restore, rollback_s, reconnect_s, token, before)
+            return self._apply(name, files, apply, restore, rollback_s, reconnect_s, token, before)
         finally:
             self._restore_timeouts(saved)
 
@@ -150,10 +169,19 @@ class ActionModule(OpenWrtActionBase):
         start = time.monotonic()
         # the apply waits 1 s so that this execution's answer leaves before the connection may go
         script = arm_and_apply_script(name, files, "sleep 1; " + apply, restore, rollback_s, token)
-        launched = self._try(script, "arm the rollback and start the apply")
-        result = {"apply": apply, "restore": restore, "files": files, "rollback_timeout_s": rollback_s}
+        launched = self._try(script, "arm the rollback and start the apply", secret=True)
+        result = {"files": files, "rollback_timeout_s": rollback_s}
         if launched is not None:
-            words = self._status(launched, files)["words"]
+            launch = self._status(launched, files)
+            words = launch["words"]
+            if "mismatch" in words:
+                raise AnsibleActionFail("name=%s: nothing applied, files must be the snapshot's files in the same order "
+                                        "(use_snapshot): files are %s, the snapshot has %s"
+                                        % (name, files, launch["snapshot_paths"]))
+            if "unsafe_base" in words:
+                raise AnsibleActionFail("name=%s: nothing applied, the rollback directory %s on the host is not a "
+                                        "directory owned by this user with mode 0700 (or is a symlink); remove it"
+                                        % (name, words["unsafe_base"]))
             for problem in ("missing", "busy", "arm"):
                 if problem in words:
                     raise AnsibleActionFail("name=%s: nothing applied, the rollback could not be armed: %s %s"
@@ -161,18 +189,21 @@ class ActionModule(OpenWrtActionBase):
             result["timer"] = words.get("timer")
         time.sleep(SETTLE_S)
         self._reset()
+        running = False   # the last confirm reached the host and found the apply still running
         while time.monotonic() - start < reconnect_s:
             attempt = time.monotonic()
             res = self._try(confirm_script(name), "confirm")
+            running = res is not None
             if res is not None:
                 status = self._status(res, files)
+                running = status["state"] == "running"
                 if status["state"] == "confirmed":
                     return dict(result, changed=True, confirmed=True, rolled_back=False,
                                 elapsed_s=round(time.monotonic() - start, 1))
                 if status["state"] == "failed":
                     return self._verify(name, files, result, start, rollback_s + reconnect_s, before,
-                                        "the apply exited with rc=%s (%s)" % (status["apply_rc"],
-                                                                              status["words"].get("apply_out", "").strip()))
+                                        "the apply exited with rc=%s (%s)" % (
+                                            status["apply_rc"], redact(status["words"].get("apply_out", "").strip())))
                 if status["state"] == "unarmed":
                     raise AnsibleActionFail("name=%s: nothing applied, the command that arms the rollback and "
                                             "starts the apply did not reach the host" % name)
@@ -182,7 +213,8 @@ class ActionModule(OpenWrtActionBase):
             else:
                 self._reset()
             time.sleep(max(0.0, POLL_S - (time.monotonic() - attempt)) if res is None else POLL_S)
-        reason = "not reachable within %d s after apply" % reconnect_s
+        reason = ("apply still running after %d s" % reconnect_s if running
+                  else "not reachable within %d s after apply" % reconnect_s)
         # the revert fires rollback_s after arming; give it reconnect_s more to run and the host to come back
         time.sleep(max(0.0, start + rollback_s - time.monotonic()))
         return self._verify(name, files, result, start, rollback_s + reconnect_s, before, reason)
@@ -219,7 +251,7 @@ class ActionModule(OpenWrtActionBase):
             problems.append("copying the files back failed")
         if status["restore_rc"] not in (0, None):
             problems.append("the restore command exited with rc=%s: %s" % (
-                status["restore_rc"], status["words"].get("restore_out", "").strip()))
+                status["restore_rc"], redact(status["words"].get("restore_out", "").strip())))
         result["msg"] = "change rolled back: %s; %s restored, sha256 %s%s" % (
             reason, ", ".join(files), "identical" if same else "DIFFERENT",
             "; " + "; ".join(problems) if problems else "")

@@ -8,7 +8,10 @@ connection is applied only after a revert has been armed on the target itself, a
 confirms (disarms) it once it can reach the host again. If it cannot, the timer fires on the
 target and the old files come back without help.
 
-Everything lives in one private directory per guard, ``BASE/NAME`` (mode 0700, files 0600):
+Everything lives in one private directory per guard, ``BASE/NAME`` (mode 0700, files 0600). BASE is
+``/var/run/tunnelfix-rollback`` (root's, not world-writable ``/tmp``); the snapshot and the arming
+print ``unsafe_base BASE`` and do nothing unless it is a directory, not a symlink, owned by the
+current user with mode 0700.
 
 * ``N`` / ``N.absent``: the snapshot of the N-th file (``cp -p``), or a note that it did not exist;
   ``paths``: the files, one per line; ``sha256``: ``N HEX`` (or ``N absent``) per file, taken at
@@ -17,7 +20,8 @@ Everything lives in one private directory per guard, ``BASE/NAME`` (mode 0700, f
   command. It starts with ``mv armed firing``: the rename is the lock, so a confirm and a timer
   that meet cannot both win. It ends with ``mv firing rolled-back`` and writes ``restore.rc``.
 * ``armed``: exists while the revert is pending. ``confirmed`` replaces it when the controller
-  confirms (also a ``mv``). ``apply.rc`` / ``apply.out``: the apply command's exit code and output.
+  confirms (also a ``mv``). ``apply.rc`` / ``apply.out``: the apply command's exit code and output;
+  ``apply.pid``: the apply's process group (``setsid``), which the revert kills if it still runs.
 * The timer: with systemd (``/run/systemd/system`` and ``systemd-run``) a transient timer unit
   ``tunnelfix-rollback-NAME`` (``--on-active``); without it (OpenWrt, BusyBox) a detached
   ``sleep N; sh restore-TOKEN.sh`` in its own session (``setsid``), its pid in ``timer.pid``. TOKEN is
@@ -30,16 +34,24 @@ could not work (no ``mkdir``/``cp``), which the action reports with rc and stder
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
-BASE_DIR = "/tmp/tunnelfix-rollback"
+BASE_DIR = "/var/run/tunnelfix-rollback"
 SYSTEMD_DIR = "/run/systemd/system"
 UNIT_PREFIX = "tunnelfix-rollback-"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _SHA = re.compile(r"^(absent|[0-9a-f]{64})$")
+# a WireGuard key (32 bytes in base64: 43 characters and '='), the shape any key in an output has,
+# and whatever follows a private/preshared key's name (uci private_key=, wg-quick PrivateKey = )
+_WG_KEY = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])")
+_KEY_VALUE = re.compile(r"(?i)((?:private|preshared)[_ ]?key'?\s*[=: ]\s*'?)[^\s';]+")
+REDACTED = "<redacted>"
+# ``sh -c READ_AND_RUN`` runs the script sent on its standard input (kept off the command line)
+READ_AND_RUN = 'script=$(cat) && eval "$script"'
 
 
 def check_name(name: str) -> str:
@@ -54,11 +66,27 @@ def check_files(files) -> list:
     if not files:
         raise ParseError("files must list at least one absolute path, got %r" % (files,))
     for path in files:
-        if not isinstance(path, str) or not path.startswith("/") or "\n" in path or path.endswith("/"):
+        if (not isinstance(path, str) or not path.startswith("/") or path.endswith("/")
+                or any(char in path for char in "\n\r\0")):
             raise ParseError("files must be absolute file paths, got %r" % (path,))
-    if len(set(files)) != len(files):
+    # normpath keeps a leading '//' (POSIX leaves it to the system); Linux reads it as '/'
+    normal = ["/" + posixpath.normpath(path).lstrip("/") for path in files]
+    if len(set(normal)) != len(normal):
         raise ParseError("files lists a path twice: %r" % (files,))
     return list(files)
+
+
+def check_command(option: str, text) -> str:
+    """Return ``text`` if it is a command that does something (not blank); else ParseError naming ``option``."""
+    if not isinstance(text, str) or not text.strip():
+        raise ParseError("%s must be a shell command, got a blank value" % option)
+    return text
+
+
+def redact(text: str) -> str:
+    """``text`` with every WireGuard-key-shaped word (44 base64 characters ending '=') and the value after a
+    private or preshared key's name replaced by ``<redacted>``."""
+    return _KEY_VALUE.sub(r"\g<1>" + REDACTED, _WG_KEY.sub(REDACTED, text or ""))
 
 
 def check_timeouts(rollback_timeout_s: int, reconnect_timeout_s: int, connect_timeout_s: int) -> None:
@@ -85,6 +113,16 @@ def unit_name(name: str) -> str:
     return UNIT_PREFIX + check_name(name)
 
 
+def _base_lines(base: str) -> list:
+    """sh lines: create ``base`` (0700) if missing; print ``unsafe_base BASE`` and exit unless it is a real
+    directory (not a symlink) owned by the current user with mode 0700 (``ls -ldn``: BusyBox, GNU)."""
+    b = shlex.quote(base)
+    return ["mkdir -p %s 2>/dev/null" % b,
+            "set -- $(ls -ldn %s 2>/dev/null)" % b,
+            'if [ -L %s ] || [ ! -d %s ] || [ "$3" != "$(id -u)" ]; then echo "unsafe_base %s"; exit 0; fi' % (b, b, base),
+            'case $1 in drwx------*) ;; *) echo "unsafe_base %s"; exit 0 ;; esac' % base]
+
+
 def _sha_lines(files) -> str:
     """sh printing ``sha256 N HEX|absent`` for each of ``files`` as it is now (``sha256sum`` reads stdin)."""
     out = []
@@ -98,14 +136,20 @@ def _sha_lines(files) -> str:
 def snapshot_script(name: str, files, base: str = BASE_DIR) -> str:
     """sh that copies ``files`` into the guard's directory and prints ``sha256 N HEX|absent`` per file.
 
-    Refuses (prints ``busy armed``, changes nothing) while a revert of this name is armed. A
-    directory left by an earlier snapshot of the same name is replaced.
+    Refuses (prints ``busy armed``, changes nothing) while a revert of this name is armed, and
+    (``notfile N``) when file N exists but is not a regular file. A directory left by an earlier
+    snapshot of the same name is replaced.
     """
     files = check_files(files)
     d = shlex.quote(guard_dir(name, base))
-    lines = ["umask 077", "D=%s" % d, "mkdir -p %s || exit 4" % shlex.quote(base),
-             'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "busy armed"; exit 0; fi',
-             'rm -rf "$D" && mkdir "$D" || exit 4']
+    lines = ["umask 077", "D=%s" % d] + _base_lines(base) + [
+        'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "busy armed"; exit 0; fi']
+    for index, path in enumerate(files):
+        q = shlex.quote(path)
+        # a symlink that leads nowhere, a directory, a FIFO: not a file the snapshot can copy back
+        lines.append("if { [ -L %s ] && [ ! -e %s ]; } || { [ -e %s ] && [ ! -f %s ]; }; then echo \"notfile %d\"; exit 0; fi"
+                     % (q, q, q, q, index))
+    lines.append('rm -rf "$D" && mkdir "$D" || exit 4')
     for index, path in enumerate(files):
         q = shlex.quote(path)
         lines.append("if [ -f %s ]; then cp -p %s \"$D/%d\" || exit 5; else : > \"$D/%d.absent\"; fi" % (q, q, index, index))
@@ -120,7 +164,15 @@ def snapshot_script(name: str, files, base: str = BASE_DIR) -> str:
 def restore_script(name: str, files, restore: str, base: str = BASE_DIR) -> str:
     """The text of ``restore-TOKEN.sh``: claim the guard (``mv armed firing``), put the files back, run ``restore``."""
     d = shlex.quote(guard_dir(name, base))
-    lines = ["#!/bin/sh", "D=%s" % d, 'mv "$D/armed" "$D/firing" 2>/dev/null || exit 0', "rc=0"]
+    lines = ["#!/bin/sh", "D=%s" % d, 'mv "$D/armed" "$D/firing" 2>/dev/null || exit 0', "rc=0",
+             # an apply still running would write over what is restored: stop its process group first
+             'if [ -f "$D/apply.pid" ] && [ ! -f "$D/apply.rc" ]; then',
+             '  p=$(cat "$D/apply.pid")',
+             '  kill -TERM -"$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null',
+             '  i=0; while [ "$i" -lt 5 ] && kill -0 "$p" 2>/dev/null; do sleep 1; i=$((i + 1)); done',
+             '  kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null',
+             '  echo "$p" > "$D/apply.killed"',
+             "fi"]
     for index, path in enumerate(check_files(files)):
         q = shlex.quote(path)
         lines.append("if [ -e \"$D/%d.absent\" ]; then rm -f %s || rc=1; else cp -p \"$D/%d\" %s || rc=1; fi"
@@ -135,7 +187,8 @@ def arm_and_apply_script(name: str, files, apply: str, restore: str, rollback_ti
                          base: str = BASE_DIR, systemd_dir: str = SYSTEMD_DIR) -> str:
     """sh that arms the revert (timer in ``rollback_timeout_s``), then starts ``apply`` detached, and returns at once.
 
-    Needs the snapshot (``snapshot_script``) in place: prints ``missing snapshot`` otherwise. Prints
+    Needs the snapshot (``snapshot_script``) in place: prints ``missing snapshot`` otherwise, and
+    ``mismatch`` with ``snapshot_path PATH`` lines when ``files`` are not the snapshot's in order. Prints
     ``timer systemd|sleep`` and ``apply started``. The apply runs in its own session with its
     output in ``apply.out`` and its exit code in ``apply.rc``, so it completes when the SSH session
     that started it is cut.
@@ -145,13 +198,20 @@ def arm_and_apply_script(name: str, files, apply: str, restore: str, rollback_ti
         raise ParseError("token must be 8-32 hex digits, got %r" % (token,))
     restore_text = restore_script(name, files, restore, base)
     script = '"$D/restore-%s.sh"' % token
-    apply_sh = "sh -c %s > \"$D/apply.out\" 2>&1 < /dev/null; echo $? > \"$D/apply.rc.tmp\"; mv \"$D/apply.rc.tmp\" \"$D/apply.rc\"" % (
-        shlex.quote(apply))
+    # run as ``sh -c "$a" DIR``: the directory is $0 there, written so here (no replace over the user's text)
+    apply_sh = ("sh -c %s > \"$0/apply.out\" 2>&1 < /dev/null; echo $? > \"$0/apply.rc.tmp\"; "
+                "mv \"$0/apply.rc.tmp\" \"$0/apply.rc\"" % shlex.quote(apply))
+    want = "".join("%s\n" % path for path in check_files(files))
     lines = [
         "umask 077", "D=%s" % shlex.quote(guard_dir(name, base)),
+    ] + _base_lines(base) + [
         'if [ ! -f "$D/sha256" ]; then echo "missing snapshot"; exit 0; fi',
         'if [ -e "$D/armed" ] || [ -e "$D/firing" ]; then echo "busy armed"; exit 0; fi',
+        # the snapshot must be of these files, in this order: file N goes back to path N
+        "if [ \"$(cat \"$D/paths\")\" != %s ]; then echo 'mismatch'; while IFS= read -r p; do "
+        "echo \"snapshot_path $p\"; done < \"$D/paths\"; exit 0; fi" % shlex.quote(want.rstrip("\n")),
         'rm -f "$D/apply.rc" "$D/apply.out" "$D/confirmed" "$D/rolled-back" "$D/restore.rc" "$D/files.rc" "$D/timer.pid"',
+        'rm -f "$D/apply.pid" "$D/apply.killed"',
         'rm -f "$D"/restore-*.sh',
         "printf '%%s' %s > %s || exit 5" % (shlex.quote(restore_text), script),
         ': > "$D/armed" || exit 5',
@@ -169,9 +229,11 @@ def arm_and_apply_script(name: str, files, apply: str, restore: str, rollback_ti
         '  echo $! > "$D/timer.pid"',
         "  echo 'timer sleep'",
         "fi",
-        "a=%s" % shlex.quote(apply_sh.replace('"$D', '"$0')),
+        "a=%s" % shlex.quote(apply_sh),
+        # setsid (util-linux, BusyBox) execs in the background child, so $! leads the apply's process group
         "if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$a\" \"$D\" < /dev/null > /dev/null 2>&1 &",
-        "else (trap '' HUP; sh -c \"$a\" \"$D\") < /dev/null > /dev/null 2>&1 & fi",
+        "else (trap '' HUP; exec sh -c \"$a\" \"$D\") < /dev/null > /dev/null 2>&1 & fi",
+        'echo $! > "$D/apply.pid"',
         "echo 'apply started'",
     ]
     return "\n".join(lines) + "\n"
@@ -188,11 +250,11 @@ def confirm_script(name: str, base: str = BASE_DIR) -> str:
     """sh run on the first connection after the apply: says where the guard is, and confirms it if it can.
 
     Prints ``state running`` (apply not finished: nothing done, ask again), ``state failed RC``
-    (the apply exited RC != 0: the revert runs now, in this session, and ``state rolled-back``
-    follows), ``state confirmed`` (the revert was disarmed, the snapshot removed), or
+    (the apply exited RC != 0: the timer is stopped and the revert started detached, in its own
+    session and deaf to SIGHUP, and ``state firing`` follows: the caller polls ``verify_script``),
+    ``state confirmed`` (the revert was disarmed, the snapshot removed), or
     ``state rolled-back`` (the timer won: the caller verifies with ``verify_script``), ``state unarmed``
     (a snapshot but no revert armed: the launch never ran, nothing was applied), or ``state missing``.
-    A revert run here prints the files' sha256 (``sha256 N HEX``) and the restore's rc (``restore_rc N``).
     """
     lines = [
         "D=%s" % shlex.quote(guard_dir(name, base)),
@@ -204,7 +266,12 @@ def confirm_script(name: str, base: str = BASE_DIR) -> str:
         'if [ "$rc" != 0 ]; then',
         '  echo "state failed $rc"; echo "apply_out $(tail -c 300 "$D/apply.out" | tr \'\\n\' \' \')"',
         "  %s" % _cancel_timer(name),
-        '  for f in "$D"/restore-*.sh; do [ -f "$f" ] && sh "$f"; done; echo "state rolled-back"; exit 0',
+        # detached: a revert that cuts this session must not die half-way (the caller polls verify_script)
+        '  for f in "$D"/restore-*.sh; do [ -f "$f" ] || continue',
+        # and deaf to SIGHUP (ignored signals stay ignored across exec), whatever the restore hangs up
+        '    if command -v setsid >/dev/null 2>&1; then setsid sh -c "trap \'\' HUP; exec sh \\"\\$0\\"" "$f" < /dev/null > /dev/null 2>&1 &',
+        "    else (trap '' HUP; exec sh \"$f\") < /dev/null > /dev/null 2>&1 & fi",
+        '  done; echo "state firing"; exit 0',
         "fi",
         'if mv "$D/armed" "$D/confirmed" 2>/dev/null; then',
         "  %s" % _cancel_timer(name),
@@ -229,6 +296,7 @@ def verify_script(name: str, base: str = BASE_DIR) -> str:
         'while read -r n h; do echo "before $n $h"; done < "$D/sha256"',
         'i=0',
         'while IFS= read -r p; do',
+        '  echo "path $i $p"',
         '  if [ -f "$p" ]; then h=$(sha256sum < "$p"); set -- $h; echo "sha256 $i $1"; else echo "sha256 $i absent"; fi',
         '  i=$((i + 1))',
         'done < "$D/paths"',
@@ -253,14 +321,29 @@ def parse_status(text: str, files) -> dict:
     """Read what the scripts print: ``{"state": str|None, "words": {key: rest}, "sha256": {path: HEX|"absent"},
     "before": {path: ...}, "restore_rc": int|None, "files_rc": int|None, "apply_rc": int|None}``.
 
-    ``files`` maps the indexes back to paths. Lines of other shapes are ignored (a login banner);
-    a sha line with an unknown index or a malformed hash raises ParseError.
+    ``files`` maps the indexes back to paths, unless the text names them itself (``path N PATH``
+    lines, printed by ``verify_script`` from the snapshot's list: the paths it really hashed).
+    ``snapshot_path PATH`` lines (a snapshot of other files) are listed in ``snapshot_paths``.
+    Lines of other shapes are ignored (a login banner); a sha line with an unknown index or a
+    malformed hash raises ParseError.
     """
     out = {"state": None, "words": {}, "sha256": {}, "before": {}, "restore_rc": None, "files_rc": None,
-           "apply_rc": None}
+           "apply_rc": None, "snapshot_paths": []}
+    named = {}
     for line in text.splitlines():
         key, _sep, rest = line.strip().partition(" ")
-        if key in ("sha256", "before"):
+        index, _sep, value = rest.partition(" ")
+        if key == "path" and index.isdigit():
+            named[int(index)] = value
+    if named:
+        files = [named.get(i) for i in range(max(named) + 1)]
+    for line in text.splitlines():
+        key, _sep, rest = line.strip().partition(" ")
+        if key == "path":
+            continue
+        if key == "snapshot_path":
+            out["snapshot_paths"].append(rest)
+        elif key in ("sha256", "before"):
             index, _sep, value = rest.partition(" ")
             if not index.isdigit() or int(index) >= len(files) or not _SHA.match(value):
                 raise ParseError("unexpected line %r (want '%s INDEX HEX' for %d files)" % (line, key, len(files)))

@@ -13,23 +13,33 @@ version_added: 0.1.0
 description:
   - For changes that can strand a host, such as restarting the WireGuard interface or the network of
     a host Ansible reaches through that tunnel. In the spirit of LuCI's apply-with-rollback.
-  - Copies O(files) into a private directory on the target (C(/tmp/tunnelfix-rollback/NAME), mode
-    0700; the copies hold keys and are never read back to the controller, only their sha256 is).
+  - Copies O(files) into a private directory on the target (C(/var/run/tunnelfix-rollback/NAME), mode
+    0700; the copies hold keys and are never read back to the controller, only their sha256 is). It refuses
+    to work in a C(/var/run/tunnelfix-rollback) that is a symlink, or not a directory owned by the
+    connecting user with mode 0700, and refuses a path of O(files) that exists but is not a regular file
+    (a directory, a FIFO, a symlink to a directory or to nothing).
   - Arms a revert B(before) it applies anything. With systemd a transient timer
     (C(systemd-run --on-active), unit C(tunnelfix-rollback-NAME)); without it (OpenWrt, BusyBox)
-    a detached C(sleep) in its own session (C(setsid)). When it fires it copies the files back and
-    runs O(restore).
+    a detached C(sleep) in its own session (C(setsid)). When it fires it stops an O(apply) still
+    running (its process group), copies the files back and runs O(restore).
   - Starts O(apply) detached (its own session, output to a file), so it completes even when the
     connection that started it is cut, and returns at once.
   - Then resets the connection and tries to reach the host, each attempt with a connect timeout of
     O(connect_timeout_s), until O(reconnect_timeout_s). The first connection that gets through
     confirms the change (disarms the revert, removes the snapshot) and the task reports C(changed).
-  - When no connection gets through, it waits for the revert's deadline (O(rollback_timeout_s)), reaches
+  - >-
+    When no connection gets through, it waits for the revert's deadline (O(rollback_timeout_s)), reaches
     the host again, compares the files' sha256 with the snapshot's (both computed on the target) and
-    fails the host with C(change rolled back - not reachable within N s after apply; FILES restored,
-    sha256 identical). An O(apply) that exits non-zero is rolled back at once, the same way.
+    fails the host with C(change rolled back: not reachable within N s after apply; FILES restored,
+    sha256 identical) (C(apply still running after N s) when the host answered but the apply had not
+    finished). An O(apply) that exits non-zero is rolled back at once (the revert runs detached on the
+    target and the controller polls until it is done). docs/rollback.md lists every message and what to do.
+  - The result never holds O(apply), O(restore) or their text; WireGuard keys in their outputs are
+    replaced by C(<redacted>). The command that carries them is sent on standard input, not on the
+    command line C(-vvv) prints.
   - O(state=snapshot) only takes the snapshot, so a change made by other tasks (C(tunnelfix.fleet.uci),
-    a template) can be guarded by a later O(state=applied) with O(use_snapshot=true).
+    a template) can be guarded by a later O(state=applied) with O(use_snapshot=true), whose O(files)
+    must be the snapshot's, in the same order.
     O(state=discarded) removes an unused snapshot (nothing to apply after all).
   - Python-free (plain POSIX sh). Needs C(sha256sum), C(cp), C(mv) and C(setsid) or systemd on the target.
 author:
@@ -49,18 +59,27 @@ options:
     choices: [applied, snapshot, discarded]
     default: applied
   files:
-    description: Absolute paths of the configuration files the revert puts back (a file that did not exist is removed again).
+    description:
+      - Absolute paths of regular files the revert puts back (a file that did not exist is removed again).
+      - No path twice (after normalising C(//) and C(.)), no newline, carriage return or NUL.
     type: list
     elements: str
     default: []
   apply:
-    description: The shell command that applies the change, for example C(ifup wg0) or C(systemctl restart wg-quick@wg0). Required for O(state=applied).
+    description:
+      - The shell command that applies the change, for example C(ifup wg0) or C(systemctl restart wg-quick@wg0).
+        Required for O(state=applied), not blank.
+      - Not logged (C(no_log)) and never returned.
     type: str
   restore:
-    description: The shell command the revert runs after putting the files back. Defaults to O(apply).
+    description:
+      - The shell command the revert runs after putting the files back. Defaults to O(apply); not blank.
+      - Not logged (C(no_log)) and never returned.
     type: str
   use_snapshot:
-    description: Use the snapshot an earlier O(state=snapshot) task of the same O(name) took, instead of taking one now.
+    description:
+      - Use the snapshot an earlier O(state=snapshot) task of the same O(name) took, instead of taking one now.
+      - O(files) must equal that snapshot's files in the same order, or nothing is applied.
     type: bool
     default: false
   rollback_timeout_s:
@@ -170,7 +189,11 @@ restore_rc:
   type: int
   sample: 0
 msg:
-  description: What happened, for example C(change rolled back - not reachable within 30 s after apply; /etc/config/network restored, sha256 identical).
+  description:
+    - "What happened, for example C(change rolled back: not reachable within 30 s after apply; /etc/config/network restored, sha256 identical)."
+    - "Or C(change rolled back: apply still running after 30 s; ...), C(change rolled back: the apply exited with rc=N (OUTPUT); ...),
+      C(change not confirmed: REASON; the host is still not reachable N s after apply (its revert was due after N s)),
+      C(change not confirmed: REASON; the rollback state on the host is 'STATE' N s after apply). See docs/rollback.md."
   returned: failure, check mode
   type: str
 """

@@ -39,7 +39,7 @@ restore_lab() {
       # only a failed run can leave the interface running something else than the file says
       [[ $rc -eq 0 ]] || mgmt "$host" "${REAPPLY[$host]}" || true
     fi
-    mgmt "$host" "rm -rf /tmp/tfrb-orig /tmp/tunnelfix-rollback/tfrb-*" || true
+    mgmt "$host" "rm -rf /tmp/tfrb-orig /var/run/tunnelfix-rollback/tfrb-*" || true
   done
   rm -rf "$work"
   exit "$rc"

@@ -40,14 +40,13 @@ rm -rf "$repo/collections" "$repo/reports" "$repo/inventory/host_vars"
 # The example's inventory, pointed at the lab: hosts and host vars from the lab's inventory, group
 # vars = the example's, updated with the lab's (lab/state/inventory.yml says why each differs).
 python3 tests/user_pipeline/lab_inventory.py "$lab_inventory" "$repo/inventory"
-# The collection from the built artifact, as a release file; ansible.posix and community.general
-# come with the venv's ansible package (offline: no Galaxy).
-cat > "$repo/requirements.yml" <<EOF
----
-collections:
-  - name: $artifact
-    type: file
-EOF
+# The collection from the built artifact, through the example's own requirements.yml (its active
+# entry is ./dist/<artifact>, type: file; offline, no Galaxy): the artifact goes where it points.
+wanted=$(sed -n 's/^  - name: \(\.\/dist\/.*\.tar\.gz\)$/\1/p' "$repo/requirements.yml")
+[[ $wanted == "./dist/$(basename "$artifact")" ]] \
+  || fail "examples/user-ci/requirements.yml names '$wanted', the build made $(basename "$artifact")"
+mkdir -p "$repo/dist"
+cp "$artifact" "$repo/$wanted"
 pipeline=$repo/pipeline.sh
 peers_vars=$repo/inventory/group_vars/tunnelfix_wireguard_peers.yml
 lab_keepalive=$(sed -n 's/^wireguard_keepalive_persistent_keepalive_s: *\([0-9]*\)$/\1/p' "$peers_vars")

@@ -46,6 +46,8 @@ def test_github_workflow_stages_and_events():
     assert "./pipeline.sh lint" in _steps_run(jobs["lint"])
     assert jobs["plan"]["if"] == "github.event_name == 'pull_request'" and "./pipeline.sh plan" in _steps_run(jobs["plan"])
     assert jobs["apply"]["if"] == "github.event_name == 'push'" and "./pipeline.sh apply" in _steps_run(jobs["apply"])
+    assert "concurrency" not in flow and "concurrency" not in jobs["lint"], "lint need not wait for the fleet"
+    assert jobs["plan"]["concurrency"] == jobs["apply"]["concurrency"] == {"group": "tunnelfix-fleet", "cancel-in-progress": False}
     for name in ("plan", "apply"):
         assert jobs[name]["needs"] == "lint"
         assert "${{ secrets." not in _steps_run(jobs[name]), "secrets belong in env:, not in the script text"
@@ -62,9 +64,29 @@ def test_gitlab_ci_stages_and_rules():
     assert ci["plan"]["resource_group"] == ci["apply"]["resource_group"]
 
 
-def test_requirements_name_the_collection():
-    names = [c["name"] for c in _load("requirements.yml")["collections"]]
-    assert names[0] == "tunnelfix.fleet" and {"ansible.posix", "community.general"} <= set(names)
+def test_requirements_install_the_artifact_and_nothing_else():
+    """Not on Galaxy yet: the active entry is the built artifact (type: file), named as
+    `ansible-galaxy collection build` names it for galaxy.yml's version; the Galaxy form is the
+    commented alternative. The collection needs no other collection (only ansible.builtin)."""
+    text = (EXAMPLE / "requirements.yml").read_text(encoding="utf-8")
+    entries = yaml.safe_load(text)["collections"]
+    version = yaml.safe_load((REPO / "galaxy.yml").read_text(encoding="utf-8"))["version"]
+    assert entries == [{"name": "./dist/tunnelfix-fleet-%s.tar.gz" % version, "type": "file"}]
+    assert re.search(r"^ *# - name: tunnelfix\.fleet$", text, flags=re.M), "the Galaxy form is not shown"
+    assert "ansible.posix" not in text and "community.general" not in text
+
+
+def test_collection_uses_only_builtin_and_its_own_modules():
+    """README and the example say no other collection is needed: no FQCN of another collection
+    (other than ansible.builtin and tunnelfix.fleet) in roles, playbooks or plugins."""
+    other = set()
+    for sub in ("roles", "playbooks", "plugins"):
+        for path in (REPO / sub).rglob("*"):
+            if path.is_file() and path.suffix in (".yml", ".yaml", ".py", ".j2"):
+                for fqcn in re.findall(r"\b(ansible\.posix|community\.[a-z_]+|ansible\.netcommon|ansible\.utils)\.[a-z_]+",
+                                       path.read_text(encoding="utf-8", errors="replace")):
+                    other.add("%s (%s)" % (fqcn, path.relative_to(REPO)))
+    assert not other, sorted(other)
 
 
 def _known_variables():

@@ -1,4 +1,5 @@
 """The lab's secret scan (tests/e2e/check_no_secrets.py) finds a key in every form it can leak in."""
+import base64
 import importlib.util
 import pathlib
 
@@ -30,7 +31,13 @@ def fixture_key_dir(tmp_path):
     ("truncated: " + FAKE_PRIVATE[:20] + "...", ["hub.key"]),
     ("wrapped: " + FAKE_PSK[:22] + "\n" + FAKE_PSK[22:], ["hub-peer.psk"]),
     ("both " + FAKE_PSK + " " + FAKE_PRIVATE, ["hub-peer.psk", "hub.key"]),
+    ("private_key=" + base64.b64decode(FAKE_PRIVATE).hex(), ["hub.key"]),
+    ("PRIVATE_KEY=" + base64.b64decode(FAKE_PRIVATE).hex().upper(), ["hub.key"]),
+    ('"content": "%s"' % base64.b64encode(("[Interface]\nPrivateKey = %s\n" % FAKE_PRIVATE).encode()).decode(),
+     ["hub.key"]),
+    ("narrow:\n" + "\n".join(FAKE_PSK[i:i + 8] for i in range(0, len(FAKE_PSK), 8)), ["hub-peer.psk"]),
     ("private_key: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER", []),
+    ('"content": "%s"' % base64.b64encode(b"[Interface]\nListenPort = 51820\nnothing secret here at all\n").decode(), []),
     ("short piece " + FAKE_PRIVATE[:check.WINDOW_CHARS - 1], []),
 ])
 def test_leaked_names(key_dir, text, leaked):

@@ -4,9 +4,12 @@ themselves run under dash, bash and BusyBox in tests/unit/plugins/module_utils/t
 and the whole flow in the lab: tests/rollback/run.sh)."""
 
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
+import jinja2
 import pytest
+import yaml
 from ansible.errors import AnsibleConnectionFailure
 
 from ansible_collections.tunnelfix.fleet.plugins.action import guarded_apply
@@ -27,10 +30,14 @@ class Scripted(ActionModule):
         super().__init__(task, SimpleNamespace(_shell=SimpleNamespace(tmpdir=None)), None, None, None)
         self._load_name = "tunnelfix.fleet.guarded_apply"
         self.reachable, self.confirm, self.verify = list(reachable), confirm, verify
-        self.ran = []
+        self.ran, self.sent, self.ran_commands = [], [], []
 
     def _low_level_execute_command(self, cmd, sudoable=True, in_data=None, executable=None,
                                    encoding_errors="surrogate_then_replace", chdir=None):
+        self.ran_commands.append(cmd)
+        if in_data is not None:
+            self.sent.append((cmd, in_data))
+            cmd = in_data.decode()
         kind = ("snapshot" if "echo snapshot ok" in cmd else "arm" if "apply started" in cmd
                 else "confirm" if "state confirmed" in cmd else "verify" if "restore_out" in cmd else "other")
         self.ran.append(kind)
@@ -65,7 +72,7 @@ def no_waiting(monkeypatch):
 def test_check_mode_does_nothing():
     action = Scripted(ARGS, check_mode=True)
     result = action.run(task_vars={})
-    assert result["changed"] and "would apply 'ifup wg0'" in result["msg"] and action.ran == []
+    assert result["changed"] and "would apply the change with a rollback of /etc/config/network" in result["msg"] and action.ran == []
 
 
 @pytest.mark.parametrize("change, error", [
@@ -126,8 +133,107 @@ def test_busy_guard_applies_nothing():
 def test_launch_that_never_arrived_applied_nothing():
     class Lost(Scripted):
         def _low_level_execute_command(self, cmd, **kwargs):
-            if "apply started" in cmd:
+            if "apply started" in (kwargs.get("in_data") or b"").decode():
                 raise AnsibleConnectionFailure("ssh: Connection reset by peer")
             return super()._low_level_execute_command(cmd, **kwargs)
     result = Lost(ARGS, confirm="state unarmed\n").run(task_vars={})
     assert result["failed"] and "nothing applied" in result["msg"] and "did not reach the host" in result["msg"]
+
+
+KEY = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
+SECRET_ARGS = dict(ARGS, apply="uci set network.wg0.private_key=%s; ifup wg0" % KEY,
+                   restore="uci set network.wg0.private_key=%s" % KEY)
+
+
+class Answering(Scripted):
+    """Scripted, with the arm and snapshot answered by ``arm`` / ``snapshot`` text."""
+
+    def __init__(self, args, arm=None, snapshot=None, **kwargs):
+        super().__init__(args, **kwargs)
+        self.arm_text, self.snapshot_text = arm, snapshot
+
+    def _low_level_execute_command(self, cmd, **kwargs):
+        if kwargs.get("in_data") is not None:
+            cmd = kwargs["in_data"].decode()
+        if self.arm_text is not None and "apply started" in cmd:
+            self.ran.append("arm")
+            return {"rc": 0, "stdout": self.arm_text, "stderr": ""}
+        if self.snapshot_text is not None and "echo snapshot ok" in cmd:
+            self.ran.append("snapshot")
+            return {"rc": 0, "stdout": self.snapshot_text, "stderr": ""}
+        return super()._low_level_execute_command(cmd, **kwargs)
+
+
+def test_use_snapshot_of_other_files_is_refused_naming_both_lists():
+    args = dict(ARGS, files=["/etc/config/network", "/etc/config/firewall"], use_snapshot=True)
+    action = Answering(args, arm="mismatch\nsnapshot_path /etc/config/firewall\nsnapshot_path /etc/config/network\n")
+    result = action.run(task_vars={})
+    assert result["failed"] and "confirm" not in action.ran
+    assert result["msg"] == (
+        "name=wg0: nothing applied, files must be the snapshot's files in the same order (use_snapshot): files are "
+        "['/etc/config/network', '/etc/config/firewall'], the snapshot has ['/etc/config/firewall', '/etc/config/network']")
+
+
+@pytest.mark.parametrize("snapshot, error", [
+    ("notfile 0\n", "files: /etc/config/network exists but is not a regular file"),
+    ("unsafe_base /var/run/tunnelfix-rollback\n", "rollback directory /var/run/tunnelfix-rollback on the host is not"),
+])
+def test_snapshot_refusals_fail_naming_the_path(snapshot, error):
+    action = Answering(ARGS, snapshot=snapshot)
+    result = action.run(task_vars={})
+    assert result["failed"] and error in result["msg"]
+    assert action.ran == ["snapshot"]
+
+
+def test_apply_still_running_is_not_called_unreachable():
+    verify = "state rolled-back\nrestore_rc 0\nfiles_rc 0\nbefore 0 %s\nsha256 0 %s\n" % (SHA, SHA)
+    result = Scripted(ARGS, confirm="state running\n", verify=verify).run(task_vars={})
+    assert result["failed"] and result["msg"].startswith("change rolled back: apply still running after 12 s;")
+    assert "not reachable" not in result["msg"]
+
+
+@pytest.mark.parametrize("change, error", [
+    ({"apply": " "}, "apply must be a shell command, got a blank value"),
+    ({"restore": ""}, "restore must be a shell command, got a blank value"),
+    ({"files": ["/etc/config/network", "/etc//config/network"]}, "files lists a path twice"),
+    ({"files": ["/etc/config/net\0work"]}, "files must be absolute file paths, got '/etc/config/net\\x00work'"),
+    ({"files": ["/etc/config/net\rwork"]}, "files must be absolute file paths, got '/etc/config/net\\rwork'"),
+])
+def test_bad_commands_and_paths_fail_naming_the_option(change, error):
+    for check_mode in (False, True):
+        action = Scripted(dict(ARGS, **change), check_mode=check_mode)
+        result = action.run(task_vars={})
+        assert result["failed"] and error in result["msg"], result["msg"]
+        assert "embedded null byte" not in result["msg"] and action.ran == []
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_apply_restore_and_outputs_are_never_returned_with_a_key(check_mode):
+    verify = "state rolled-back\nrestore_rc 1\nfiles_rc 0\nrestore_out bad %s\nbefore 0 %s\nsha256 0 %s\n" % (KEY, SHA, SHA)
+    action = Scripted(SECRET_ARGS, check_mode=check_mode, confirm="state failed 1\napply_out set %s\nstate firing\n" % KEY,
+                      verify=verify)
+    result = action.run(task_vars={})
+    assert KEY not in repr(result)
+    assert "apply" not in result and "restore" not in result
+    for cmd in action.ran_commands:
+        assert KEY not in cmd, "the command line (printed at -vvv) holds the key"
+    if not check_mode:
+        assert "(set <redacted>)" in result["msg"] and "rc=1: bad <redacted>" in result["msg"]
+
+
+def test_apply_and_restore_are_no_log():
+    assert ActionModule.ARGUMENT_SPEC["apply"]["no_log"] and ActionModule.ARGUMENT_SPEC["restore"]["no_log"]
+
+
+@pytest.mark.parametrize("rollback_s", [10, 90, 3600])
+def test_role_gives_the_guarded_task_a_timeout_longer_than_its_wait(rollback_s):
+    """roles/openwrt_mwan3_wg/tasks/reload.yml: the play's task timeout (default 300 s) must not kill
+    the guarded apply before it could wait rollback + reconnect and verify."""
+    tasks = yaml.safe_load((Path(__file__).parents[4] / "roles/openwrt_mwan3_wg/tasks/reload.yml").read_text())
+    task = next(t for t in tasks if "tunnelfix.fleet.guarded_apply" in t)
+    env = jinja2.Environment()
+    variables = {"openwrt_mwan3_wg_rollback_timeout_s": rollback_s}
+    reconnect_s = int(env.from_string(task["tunnelfix.fleet.guarded_apply"]["reconnect_timeout_s"]).render(variables))
+    assert "timeout" in task, "the task inherits tunnelfix_task_timeout_s"
+    timeout_s = int(env.from_string(task["timeout"]).render(variables))
+    assert timeout_s >= rollback_s + reconnect_s + 60
