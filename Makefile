@@ -87,7 +87,7 @@ user-pipeline: lab-up
 	tests/user_pipeline/run.sh
 
 # Rollout control on the running lab (docs/rollout.md): a tarpit host marked unreachable without a stall,
-# the task timeout, canary/serial/max_fail_percentage, 7 peers against one hub with no "server is busy".
+# the task timeout, canary/serial/max_fail_percentage, 5 peers against one hub with no "server is busy".
 rollout-test: lab-up
 	tests/rollout/run.sh
 

@@ -101,6 +101,14 @@ done
 # --- 4. Containers (privileged, systemd as PID 1, no podman networking) --------------------------
 for role in "${ROLES[@]}"; do
   name="$(container_name "${role}")"
+  # A container podman still calls running whose processes are gone (host or job restart killed
+  # them, conmon with them) cannot be exec'd into or started; remove it so it is created again.
+  if podman container exists "${name}" \
+      && [[ "$(podman inspect -f '{{.State.Running}}' "${name}")" == "true" ]] \
+      && ! timeout 30 podman exec "${name}" true &>/dev/null; then
+    podman rm -f -t 1 "${name}" >/dev/null
+    log "removed stale container ${name} (marked running, its processes gone)"
+  fi
   if ! podman container exists "${name}"; then
     if [[ "${role}" == owrt ]]; then   # BusyBox PID 1 (/sbin/tf-init starts dropbear), no systemd
       podman run -d --name "${name}" --hostname "${role}" --label "${LAB_LABEL}" \
@@ -118,8 +126,12 @@ done
 for role in "${SYSTEMD_ROLES[@]}"; do
   name="$(container_name "${role}")"
   # "degraded" is acceptable: the lab only needs sshd, wg-quick and the relay.
-  state="$(timeout 60 podman exec "${name}" systemctl is-system-running --wait 2>/dev/null || true)"
-  [[ "${state}" == running || "${state}" == degraded ]] || die "${name}: systemd state '${state}'"
+  state="$(timeout 120 podman exec "${name}" systemctl is-system-running --wait 2>/dev/null || true)"
+  if [[ "${state}" != running && "${state}" != degraded ]]; then
+    podman exec "${name}" systemctl --failed --no-pager >&2 2>&1 || true
+    podman logs --tail 20 "${name}" >&2 2>&1 || true
+    die "${name}: systemd state '${state:-none: no answer within 120 s}' (lab/down.sh && lab/up.sh starts afresh)"
+  fi
   PID[${role}]="$(podman inspect -f '{{.State.Pid}}' "${name}")"
 done
 PID[owrt]="$(podman inspect -f '{{.State.Pid}}' "$(container_name owrt)")"
