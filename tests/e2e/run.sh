@@ -103,9 +103,13 @@ fi
 echo "PASS: second remediate run changed nothing"
 
 echo "== diagnose.yml on the fixed lab finds nothing (reports to $log_dir/clean)"
+# Shorter than the defaults (site.yml above used them), still long enough for each fault to show:
+# 20 s idle is over twice the NAT's 8 s UDP timeout; a loss-based congestion control is found from
+# any valid flow, and the fixed hosts run BBR.
 ansible-playbook -i "$inventory" playbooks/diagnose.yml -e "tunnel_measure_report_dir=$PWD/$log_dir/clean" \
   -e "health_check_measure_report_dir=$PWD/$log_dir/clean" -e "tunnel_sweep_report_dir=$PWD/$log_dir/clean" \
-  > "$log_dir/diagnose-clean.log"
+  -e tunnel_measure_idle_s=20 -e tunnel_measure_iperf3_duration_s=5 -e tunnel_measure_iperf3_omit_s=1 \
+  -e tunnel_sweep_duration_s=3 > "$log_dir/diagnose-clean.log"
 python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
   "$log_dir/clean/findings.json"
 
