@@ -31,8 +31,8 @@ def build_inventory(kind, lab):
 
     ``tarpit``: host ``tarpit`` first among the hubs, at TARPIT_ADDRESS. ``canary``: ``owrt-bad``
     (an alias of owrt whose preferred uplink is not an interface name) first among the OpenWrt
-    routers, ``owrt-b`` (a plain alias) last. ``many``: ``peer-2``, ``peer-3`` and
-    ``owrt-2``, aliases with the same address, tunnel address and hub as peer and owrt.
+    routers, ``owrt-b`` (a plain alias) last. ``many``: the aliases in MANY_PEERS (``peer-2``, ...),
+    each with the same address, tunnel address and hub as the host its name starts with.
     Raises KeyError when the lab inventory lacks a group or host this needs.
     """
     inv = copy.deepcopy(lab)
@@ -51,11 +51,13 @@ def build_inventory(kind, lab):
             "owrt-b": {"ansible_host": owrt_vars["ansible_host"]}}
     elif kind == "many":
         peers = groups["tunnelfix_wireguard_peers"]["hosts"]
-        for base, numbers in (("peer", (2, 3)), ("owrt", (2,))):
-            for n in numbers:
-                peers["%s-%d" % (base, n)] = dict(peers[base])
-                if base == "owrt":
-                    groups["tunnelfix_openwrt"]["hosts"]["%s-%d" % (base, n)] = {}
+        for alias in MANY_PEERS:
+            base = alias.rsplit("-", 1)[0]
+            if alias == base:
+                continue
+            peers[alias] = dict(peers[base])
+            if base == "owrt":
+                groups["tunnelfix_openwrt"]["hosts"][alias] = {}
     else:
         raise ValueError("inventory kind must be tarpit, canary or many, got %r" % kind)
     return inv
