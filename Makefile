@@ -14,8 +14,11 @@ MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 	report-browser-test molecule e2e build ee clean bench bench-smoke user-pipeline rollout-test rollback-test role-docs changelog \
 	test-independent test-lab
 
+# Install (scripts/bootstrap.sh), then check that every program the scripts run on the host comes from a
+# package that install provides (scripts/host-commands.txt; fails naming the command and the package).
 deps:
 	scripts/bootstrap.sh
+	.venv/bin/python scripts/check_host_packages.py
 
 images: deps
 	lab/images/build.sh
@@ -110,6 +113,7 @@ changelog: deps
 # target's output is shown whole when it ends. Then the lab tests one after the other: they share the
 # lab and measure throughput, which a concurrent job would disturb.
 test:
+	$(MAKE) --no-print-directory deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-independent
 	$(MAKE) --no-print-directory test-lab
 

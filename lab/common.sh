@@ -74,4 +74,45 @@ ROOTFS_TARBALL="${STATE_DIR}/debian12-rootfs.tar"
 log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
 
+# The Debian package that provides host command $1, from scripts/host-commands.txt (the list
+# scripts/check_host_packages.py keeps in step with the scripts); "?" when it is not listed.
+package_of() {
+  awk -v cmd="$1" '$1 == cmd { print $2; found = 1; exit } END { if (!found) print "?" }' \
+    "${LAB_DIR}/../scripts/host-commands.txt"
+}
+# What to do about a missing host command: one sentence naming its package.
+install_hint() {
+  local package; package="$(package_of "$1")"
+  if [[ "${package}" == "?" ]]; then
+    printf '%s is not installed and not in scripts/host-commands.txt: add it with its Debian package, then run make deps' "$1"
+  else
+    printf '%s is not installed: it comes from Debian package %s; run make deps (scripts/bootstrap.sh installs requirements-apt.txt) or apt-get install %s' "$1" "${package}" "${package}"
+  fi
+}
+# Die unless every named host command is installed, naming the package of the first one missing.
+need_commands() {
+  local cmd
+  for cmd in "$@"; do command -v "${cmd}" >/dev/null || die "$(install_hint "${cmd}")"; done
+}
+
 container_name() { printf 'tf-%s' "$1"; }
+
+# check DESCRIPTION HINT COMMAND...: run COMMAND (lab/up.sh's verification steps); on failure set
+# fail=1 and print what failed, its exit status, its last output lines and what to do: HINT, or the
+# package to install when the host program (past `nsx ROLE`) is not installed.
+check() {
+  local what="$1" hint="$2" out rc=0; shift 2
+  out="$("$@" 2>&1)" || rc=$?
+  if (( rc == 0 )); then log "ok   ${what}"; return; fi
+  fail=1
+  log "FAIL ${what}: exit ${rc} from: $*"
+  [[ -z "${out}" ]] || printf '%s\n' "${out}" | tail -n 3 | sed 's/^/[lab]        /' >&2
+  local cmd="$1"                         # the host program the check runs: past nsx ROLE,
+  [[ "${cmd}" == nsx ]] && cmd="${3:-}"   # none for cx (that runs inside a container)
+  [[ "${cmd}" == cx ]] && cmd=""
+  if [[ -n "${cmd}" ]] && ! command -v "${cmd}" >/dev/null && ! declare -F "${cmd}" >/dev/null; then
+    log "     what to do: $(install_hint "${cmd}")"
+  else
+    log "     what to do: ${hint}"
+  fi
+}

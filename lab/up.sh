@@ -21,9 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [[ $# -eq 0 ]] || { sed -n '2,14p' "$0"; exit 2; }
 [[ "$(id -u)" -eq 0 ]] || die "must run as root (podman, veths, nsenter, host sysctl)"
-for cmd in podman ip tc nsenter ssh ssh-keygen wg; do
-  command -v "${cmd}" >/dev/null || die "missing command ${cmd} (see requirements-apt.txt)"
-done
+need_commands podman ip tc nsenter ssh ssh-keygen wg ping nft sysctl
 mkdir -p "${STATE_DIR}" "${WG_KEY_DIR}"
 SECONDS=0
 
@@ -530,28 +528,38 @@ fi
 
 # --- 8. Verify -----------------------------------------------------------------------------------
 fail=0
-check() {  # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@" &>/dev/null; then log "ok   ${what}"; else log "FAIL ${what}"; fail=1; fi
-}
-check "peer -> nat (lan)"  nsx peer ping -c 1 -W 2 "${NAT_LAN_IP}"
-check "nat -> wan (isp)"   nsx nat ping -c 1 -W 2 "${WAN_ISP_IP}"
-check "wan -> hub (dc)"    nsx wan ping -c 1 -W 2 "${HUB_WAN_IP}"
+REDO="lab/down.sh && lab/up.sh re-creates the lab"
+check "peer -> nat (lan)" "the peer-nat veth (lan0) or its addresses are missing: ${REDO}" \
+  nsx peer ping -c 1 -W 2 "${NAT_LAN_IP}"
+check "nat -> wan (isp)" "the nat-wan veth (wan0/isp0) or its addresses are missing: ${REDO}" \
+  nsx nat ping -c 1 -W 2 "${WAN_ISP_IP}"
+check "wan -> hub (dc)" "the wan-hub veth (dc0/wan0) or its addresses are missing: ${REDO}" \
+  nsx wan ping -c 1 -W 2 "${HUB_WAN_IP}"
 for role in "${MANAGED_ROLES[@]}"; do
-  check "host -> ${role} (mgmt)" ping -c 1 -W 2 "${MGMT_IP[${role}]}"
+  check "host -> ${role} (mgmt)" \
+    "bridge ${MGMT_BRIDGE} and veth tfm-${role} carry the management network (ip -br addr show ${MGMT_BRIDGE}); a host firewall dropping ICMP or SSH on ${MGMT_BRIDGE} fails this too" \
+    ping -c 1 -W 2 "${MGMT_IP[${role}]}"
   check "ssh root@${MGMT_IP[${role}]} (${role})" \
+    "the container's SSH server (podman logs $(container_name "${role}")); ${REDO}" \
     ssh -i "${SSH_KEY}" -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no \
         -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "root@${MGMT_IP[${role}]}" true
 done
 check "nat conntrack UDP timeout ${LAB_NAT_UDP_TIMEOUT_S}s" \
+  "the nat container's conntrack sysctl (nf_conntrack loaded on the host? lsmod | grep nf_conntrack)" \
   test "$(nsx nat sysctl -n net.netfilter.nf_conntrack_udp_timeout_stream)" = "${LAB_NAT_UDP_TIMEOUT_S}"
-check "relay active"       cx wan systemctl -q is-active tunnelfix-wan-relay.service
-check "hub wg-quick@wg0"   cx hub systemctl -q is-active wg-quick@wg0.service
-check "peer wg-quick@wg0"  cx peer systemctl -q is-active wg-quick@wg0.service
+check "relay active" "podman exec $(container_name wan) journalctl -u tunnelfix-wan-relay --no-pager" \
+  cx wan systemctl -q is-active tunnelfix-wan-relay.service
+check "hub wg-quick@wg0" "podman exec $(container_name hub) journalctl -u wg-quick@wg0 --no-pager (wireguard-go in the image)" \
+  cx hub systemctl -q is-active wg-quick@wg0.service
+check "peer wg-quick@wg0" "podman exec $(container_name peer) journalctl -u wg-quick@wg0 --no-pager (wireguard-go in the image)" \
+  cx peer systemctl -q is-active wg-quick@wg0.service
 # Peer-initiated traffic opens the NAT mapping; with 1 % loss one reply out of five is enough.
-check "tunnel peer -> hub" nsx peer ping -c 5 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
-check "tunnel owrt -> hub" nsx owrt ping -c 3 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
-check "owrt banIP ICMP limiter loaded" nsx owrt nft list counter inet banIP cnt_icmpflood
+check "tunnel peer -> hub" "no WireGuard handshake? podman exec $(container_name peer) wg show; the relay on tf-wan; ${REDO}" \
+  nsx peer ping -c 5 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
+check "tunnel owrt -> hub" "no WireGuard handshake? podman exec $(container_name owrt) wg show; ${REDO}" \
+  nsx owrt ping -c 3 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
+check "owrt banIP ICMP limiter loaded" "owrt's banIP hook did not load table inet banIP: podman exec $(container_name owrt) /etc/init.d/banip start" \
+  nsx owrt nft list counter inet banIP cnt_icmpflood
 [[ "${fail}" -eq 0 ]] || die "lab verification failed (see FAIL lines above)"
 
 # --- 9. Inventory --------------------------------------------------------------------------------

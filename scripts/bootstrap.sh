@@ -21,7 +21,9 @@ fi
 want=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [[ ! -x .venv/bin/python || "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$want" ]]; then
   echo "bootstrap: creating .venv from requirements.txt"
-  python3 -m venv .venv
+  # Debian's interpreter, named by path: a python3 earlier on PATH (pyenv, /usr/local) is not what
+  # a fresh Debian 12 machine has.
+  /usr/bin/python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
   echo "$want" > .venv/.requirements.sha256
 fi

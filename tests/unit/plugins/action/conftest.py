@@ -34,6 +34,9 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import MARKER, split_batch_output
 
 BASE_TOOLS = ("sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
+SHELLS = ("dash", "bash", "busybox")
+# The host programs this file runs by name from the tuples above (scripts/check_host_packages.py).
+HOST_COMMANDS = ("dash", "bash", "busybox", "sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 # the stub, in the host's /bin/sh; @TOOL@, @KEYS@, @ANSWERS@, @LOG@ and @FALLBACK@ are filled in
 _STUB = r"""#!/bin/sh
@@ -53,8 +56,9 @@ exit "$(%(cat)s "@ANSWERS@/$i.rc")"
 
 
 def available_shells() -> list:
-    """The shells to test with: ``dash`` and ``bash`` when installed, ``busybox`` when ``busybox`` is."""
-    return [name for name in ("dash", "bash", "busybox") if shutil.which(name)]
+    """The shells to test with: dash, bash and BusyBox ash (all installed by make deps; a missing one
+    fails its tests, never skips them)."""
+    return list(SHELLS)
 
 
 class ShellRouter:

@@ -11,7 +11,9 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch impo
     MARKER, ForEachLine, Step, batch_script, foreach_name, new_nonce, split_batch_output)
 
 NONCE = "0123456789abcdef0123456789abcdef"
-SHELLS = [shell for shell in (["dash"], ["bash"], ["busybox", "sh"]) if shutil.which(shell[0])]
+# Every shell must be there (make deps installs busybox): a missing one fails, never skips.
+HOST_COMMANDS = ("dash", "bash", "busybox")
+SHELLS = [["dash"], ["bash"], ["busybox", "sh"]]
 
 
 def run(steps, shell, nonce=NONCE, tmp_path=None):
