@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Fail when a program the project's scripts run on the host comes from a package it does not install.
 
@@ -185,7 +184,7 @@ def check(repo: Path, apt_file: Path, pip_file: Path, table_file: Path,
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--repo", type=Path, default=REPO)
     parser.add_argument("--requirements-apt", type=Path, default=None, help="default: REPO/requirements-apt.txt")
     parser.add_argument("--requirements-pip", type=Path, default=None, help="default: REPO/requirements.txt")

@@ -46,7 +46,7 @@ def test_removing_iputils_ping_fails_naming_ping_and_the_package(tmp_path, capsy
 def test_a_missing_package_is_named_even_where_it_is_not_installed(tmp_path):
     """On a bare machine ping is absent and dpkg knows nothing of it: the table still names the package."""
     scratch = without_line(tmp_path, APT, "iputils-ping")
-    problems, _ = chp.check(REPO, scratch, PIP, TABLE, priority=lambda package: None,
+    problems, _summary = chp.check(REPO, scratch, PIP, TABLE, priority=lambda package: None,
                             locate=lambda command, *a: None if command == "ping" else "/usr/bin/" + command,
                             dpkg_search=lambda paths: "")
     assert any(p.startswith("ping (lab/up.sh:") and "iputils-ping is not in requirements-apt.txt "
@@ -55,7 +55,7 @@ def test_a_missing_package_is_named_even_where_it_is_not_installed(tmp_path):
 
 def test_removing_a_venv_tool_fails(tmp_path):
     scratch = without_line(tmp_path, PIP, next(x for x in PIP.read_text().splitlines() if x.startswith("molecule==")))
-    problems, _ = chp.check(REPO, APT, scratch, TABLE)
+    problems, _summary = chp.check(REPO, APT, scratch, TABLE)
     assert problems == ["molecule (Makefile:%d): its Python distribution molecule is not in requirements.txt: "
                         "add it there (pinned)" % next(i for i, line in enumerate(
                             (REPO / "Makefile").read_text().splitlines(), 1) if "molecule test" in line)]
@@ -73,7 +73,7 @@ def scratch_repo(tmp_path, script, table, apt="iputils-ping\n"):
 
 
 def test_a_new_command_and_a_stale_line_fail(tmp_path):
-    problems, _ = scratch_repo(tmp_path, "#!/bin/bash\nping -c 1 x\nnot-a-real-tool --x\n",
+    problems, _summary = scratch_repo(tmp_path, "#!/bin/bash\nping -c 1 x\nnot-a-real-tool --x\n",
                                "ping iputils-ping\nwg wireguard-tools\n")
     assert problems == [
         "not-a-real-tool (lab/x.sh:3): not in %s" % (tmp_path / "t.txt") + ": add 'not-a-real-tool PACKAGE' "
@@ -82,7 +82,7 @@ def test_a_new_command_and_a_stale_line_fail(tmp_path):
 
 
 def test_a_wrong_package_in_the_table_fails(tmp_path):
-    problems, _ = scratch_repo(tmp_path, "ping -c 1 x\n", "ping iproute2\n", apt="iproute2\n")
+    problems, _summary = scratch_repo(tmp_path, "ping -c 1 x\n", "ping iproute2\n", apt="iproute2\n")
     assert problems == ["ping: %s says Debian" % (tmp_path / "t.txt") + " package iproute2, but /usr/bin/ping comes "
                         "from iputils-ping: correct the line"]
 
@@ -93,7 +93,7 @@ def test_a_program_installed_by_hand_fails(tmp_path):
     (tmp_path / "t.txt").write_text("ping iputils-ping\n", encoding="utf-8")
     (tmp_path / "a.txt").write_text("iputils-ping\n", encoding="utf-8")
     (tmp_path / "p.txt").write_text("", encoding="utf-8")
-    problems, _ = chp.check(tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt",
+    problems, _summary = chp.check(tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt",
                             locate=lambda command, path=chp.host_packages.SYSTEM_PATH:
                             "/usr/local/bin/ping" if path != chp.host_packages.SYSTEM_PATH else None)
     assert problems == ["ping (lab/x.sh:1): not installed from any Debian package (found only at "
@@ -102,7 +102,7 @@ def test_a_program_installed_by_hand_fails(tmp_path):
 
 
 def test_unparsable_shell_is_reported(tmp_path):
-    problems, _ = scratch_repo(tmp_path, "ping x\nfi )\n", "ping iputils-ping\n")
+    problems, _summary = scratch_repo(tmp_path, "ping x\nfi )\n", "ping iputils-ping\n")
     assert problems == ["lab/x.sh:2: tree-sitter-bash cannot parse this line: commands on it are not checked; "
                         "write it another way"]
 

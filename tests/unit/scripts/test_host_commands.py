@@ -1,6 +1,5 @@
 """scripts/host_commands.py: which programs a shell script, a Makefile or a Python file runs on the host."""
 
-import re
 import sys
 from pathlib import Path
 
@@ -91,7 +90,7 @@ def test_makefile_recipes_only_follow_rules():
             "\t-rm -f $(VAR) \\\n\t  && ping -c1 x\n\tfor s in $(LIST); do molecule test -s $$s; done\n"
             "X = 1\n\tnot-a-recipe\n")
     assert names(hc.makefile_uses(text, "Makefile")) == ["make", "rm", "ping", "molecule"]
-    assert [line for line, _ in hc.makefile_recipes(text)] == [6, 7, 8, 10]
+    assert [line for line, _body in hc.makefile_recipes(text)] == [6, 7, 8, 10]
 
 
 def test_python_uses():

@@ -1,7 +1,6 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """_remote_batch: the framed script run by dash, bash and BusyBox sh, and the parser of its output."""
 
-import shutil
 import subprocess
 
 import pytest

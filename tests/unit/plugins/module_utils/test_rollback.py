@@ -5,7 +5,6 @@ given as a path that does not exist, so the detached-sleep timer is used)."""
 
 import hashlib
 import os
-import shutil
 import subprocess
 import time
 
