@@ -46,9 +46,10 @@ def test_removing_iputils_ping_fails_naming_ping_and_the_package(tmp_path, capsy
 def test_a_missing_package_is_named_even_where_it_is_not_installed(tmp_path):
     """On a bare machine ping is absent and dpkg knows nothing of it: the table still names the package."""
     scratch = without_line(tmp_path, APT, "iputils-ping")
-    problems, _summary = chp.check(REPO, scratch, PIP, TABLE, priority=lambda package: None,
-                            locate=lambda command, *a: None if command == "ping" else "/usr/bin/" + command,
-                            dpkg_search=lambda paths: "")
+    problems, _summary = chp.check(
+        REPO, scratch, PIP, TABLE, priority=lambda package: None,
+        locate=lambda command, *a: None if command == "ping" else "/usr/bin/" + command,
+        dpkg_search=lambda paths: "")
     assert any(p.startswith("ping (lab/up.sh:") and "iputils-ping is not in requirements-apt.txt "
                "(priority unknown: not installed" in p for p in problems)
 
@@ -74,7 +75,7 @@ def scratch_repo(tmp_path, script, table, apt="iputils-ping\n"):
 
 def test_a_new_command_and_a_stale_line_fail(tmp_path):
     problems, _summary = scratch_repo(tmp_path, "#!/bin/bash\nping -c 1 x\nnot-a-real-tool --x\n",
-                               "ping iputils-ping\nwg wireguard-tools\n")
+                                      "ping iputils-ping\nwg wireguard-tools\n")
     assert problems == [
         "not-a-real-tool (lab/x.sh:3): not in %s" % (tmp_path / "t.txt") + ": add 'not-a-real-tool PACKAGE' "
         "(find its Debian package (apt-file search)) and the package to a.txt",
@@ -93,9 +94,10 @@ def test_a_program_installed_by_hand_fails(tmp_path):
     (tmp_path / "t.txt").write_text("ping iputils-ping\n", encoding="utf-8")
     (tmp_path / "a.txt").write_text("iputils-ping\n", encoding="utf-8")
     (tmp_path / "p.txt").write_text("", encoding="utf-8")
-    problems, _summary = chp.check(tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt",
-                            locate=lambda command, path=chp.host_packages.SYSTEM_PATH:
-                            "/usr/local/bin/ping" if path != chp.host_packages.SYSTEM_PATH else None)
+    problems, _summary = chp.check(
+        tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt",
+        locate=lambda command, path=chp.host_packages.SYSTEM_PATH:
+        "/usr/local/bin/ping" if path != chp.host_packages.SYSTEM_PATH else None)
     assert problems == ["ping (lab/x.sh:1): not installed from any Debian package (found only at "
                         "/usr/local/bin/ping, installed by hand): install Debian package iputils-ping "
                         "(make deps installs a.txt)"]
