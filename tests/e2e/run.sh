@@ -35,6 +35,7 @@ echo "owrt: $on of gso/tso/gro on across br-lan and lan1 before the fix"
 # Every result and diff of check mode as JSON; the -vvv log comes from site.yml below.
 echo "== remediate.yml --check --diff on the faulty lab (results as JSON)"
 ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" playbooks/remediate.yml \
+  -e tunnelfix_remediate_all_roles=true \
   --check --diff > "$log_dir/remediate-check-diff.json"
 grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
   || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }

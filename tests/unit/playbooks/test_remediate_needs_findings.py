@@ -1,0 +1,43 @@
+"""playbooks/remediate.yml without a findings file stops before any host is touched, unless asked to run all.
+
+Runs ansible-playbook on the controller against one inventory host whose SSH port on 127.0.0.1 is
+closed (nothing reaches any machine): the choice play on localhost decides before any fleet play.
+"""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+INVENTORY = "all:\n  children:\n    tunnelfix_wireguard_peers:\n      hosts:\n        nohost: {ansible_host: 127.0.0.1, ansible_port: 1}\n"
+
+
+def remediate(tmp_path, *extra):
+    (tmp_path / "inventory.yml").write_text(INVENTORY, encoding="utf-8")
+    env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
+    return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "remediate.yml"), *extra],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
+
+
+def test_no_findings_file_stops_with_rc_2_naming_the_way_out(tmp_path):
+    res = remediate(tmp_path)
+    assert res.returncode == 2, res.stdout[-2000:]
+    assert "no findings file %s/reports/findings.json" % tmp_path in res.stdout.replace("\n        ", " ")
+    assert "tunnelfix_remediate_all_roles=true" in res.stdout
+    assert "nohost" not in res.stdout.split("PLAY RECAP", 1)[1]      # no fleet host was even tried
+
+
+@pytest.mark.parametrize("findings, extra, says", [
+    ("[]", [], "no finding names a role: nothing to change"),
+    (None, ["-e", "tunnelfix_remediate_all_roles=true"], "every role on every host: tunnelfix_remediate_all_roles is set"),
+])
+def test_findings_or_the_opt_in_let_it_go_on(tmp_path, findings, extra, says):
+    if findings is not None:
+        (tmp_path / "reports").mkdir()
+        (tmp_path / "reports" / "findings.json").write_text(findings, encoding="utf-8")
+    res = remediate(tmp_path, "--check", *extra)
+    assert says in res.stdout
+    assert "no findings file /" not in res.stdout
