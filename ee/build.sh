@@ -19,6 +19,7 @@ rm -rf .cache/ee/dist
 mkdir -p .cache/ee
 ansible-galaxy collection build --force --output-path .cache/ee/dist . >/dev/null
 mv -f .cache/ee/dist/tunnelfix-fleet-*.tar.gz .cache/ee/tunnelfix-fleet.tar.gz
+python tests/build/scan_artifact.py .cache/ee/tunnelfix-fleet.tar.gz >&2 || { log "the artifact holds a key or a path outside the allow-list"; exit 1; }
 rm -rf .cache/ee/dist
 extra=(--pull=never)
 [[ -s "${TF_BUILD_CA_BUNDLE}" ]] && extra+=(--volume "${TF_BUILD_CA_BUNDLE}:/etc/ssl/certs/ca-certificates.crt:ro")

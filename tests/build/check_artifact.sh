@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Build the collection, check the artifact leaves out lab/, tests/, molecule/ and CI files,
-# install it into an empty collections path and resolve a module by FQCN from there.
+# Build the collection, check the artifact leaves out lab/, tests/, molecule/, bench/ and CI files and
+# holds nothing key-shaped and nothing outside galaxy.yml's allow-list (scan_artifact.py), install it
+# into an empty collections path and resolve a module by FQCN from there. Then the same build from a
+# scratch copy with keys planted (check_planted_keys.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=.cache/dist
@@ -8,8 +10,9 @@ rm -rf "$dist" .cache/install
 ansible-galaxy collection build --force --output-path "$dist" . >/dev/null
 artifact=$(ls "$dist"/tunnelfix-fleet-*.tar.gz)
 listing=$(tar tzf "$artifact")
-for forbidden in lab/ tests/ molecule/ .ci/ .venv/ .cache/ Makefile scripts/ requirements.txt ee/ execution-environment.yml \
-  changelogs/.plugin-cache.yaml; do
+python tests/build/scan_artifact.py "$artifact"
+for forbidden in lab/ tests/ molecule/ bench/ examples/ .ci/ .venv/ .cache/ Makefile scripts/ requirements.txt ee/ \
+  execution-environment.yml changelogs/.plugin-cache.yaml changelogs/fragments/; do
   if grep -q "^${forbidden}" <<<"$listing"; then echo "FAIL: $artifact contains $forbidden"; exit 1; fi
 done
 for needed in galaxy.yml MANIFEST.json plugins/modules/tunnel_facts.py roles/linux_bbr_fq/meta/argument_specs.yml playbooks/site.yml \
@@ -21,4 +24,5 @@ ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-galaxy collection install -
 doc=$(ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-doc tunnelfix.fleet.iperf3)
 grep -q "/.cache/install/ansible_collections/tunnelfix/fleet/plugins/modules/iperf3.py" <<<"$doc" \
   || { echo "FAIL: installed collection does not resolve tunnelfix.fleet.iperf3"; exit 1; }
-echo "PASS: $(basename "$artifact") leaves out lab/tests/molecule/CI and installs"
+echo "PASS: $(basename "$artifact") leaves out lab/tests/molecule/bench/CI, holds no key and installs"
+tests/build/check_planted_keys.sh
