@@ -13,7 +13,7 @@ from ansible.errors import AnsibleActionFail
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
     parse_sha256sum, secret_digest, uci_secret_digest_argv)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
-    is_secret_option, parse_uci_changes, parse_uci_show, uci_quote)
+    is_secret_option, parse_uci_show, uci_quote)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
     LIST_MODES, STATES, check_uci_params, plan_uci_change)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
@@ -37,6 +37,7 @@ class ActionModule(OpenWrtActionBase):
         "state": {"type": "str", "default": "present", "choices": list(STATES)},
         "list_mode": {"type": "str", "default": "replace", "choices": list(LIST_MODES)},
         "commit": {"type": "bool", "default": True},
+        "commit_staged": {"type": "bool", "default": False},
     }
     REQUIRED_IF = [
         ("list_mode", "add_list", ("option", "value")),
@@ -87,15 +88,12 @@ class ActionModule(OpenWrtActionBase):
         }
         if self.diff_mode:
             result["diff"] = plan["diff"]
+        if plan["changed"] and args["commit"]:
+            # In check mode too: a run that would fail must say so when planned.
+            self.refuse_foreign_staged_changes(config, args["commit_staged"])
         if not plan["changed"] or self.check_mode:
             return result
 
-        if args["commit"]:
-            pending = self.parse_output(self.read_uci_changes(config), parse_uci_changes)
-            if pending:
-                paths = sorted({".".join(p for p in (c["config"], c["section"], c["option"]) if p) for c in pending})
-                self._display.warning("uci: %s had %d uncommitted change(s) before this task (%s); "
-                                      "'uci commit %s' commits them too" % (config, len(pending), ", ".join(paths), config))
         for argv, shown in zip(plan["commands"], plan["commands_redacted"]):
             if argv == shown:
                 self.run_command(argv)

@@ -7,9 +7,11 @@ The decisions are the pure ``_wg_route_plan.plan_wg_endpoint_routes``; this file
 runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
-``uci -q show network``, the routes (``route -n`` only when ``ip -j`` failed) and ``ip [-j] route
-get`` for every endpoint address uci names (listed on the target, ``ForEachLine``). When something
-must change (not in check mode), the uci commands, ``uci commit network``, the route deletions and
+``uci -q show network`` and ``uci changes network``, the routes (``route -n`` only when ``ip -j``
+failed) and ``ip [-j] route get`` for every endpoint address uci names (listed on the target,
+``ForEachLine``). When uci must change and ``network`` holds staged changes the action did not make,
+it fails naming them, in check mode too, unless ``commit_staged``. When something must change (not
+in check mode), the uci commands, ``uci commit network``, the route deletions and
 the lookups after them run in one more; the results are checked in order and the first failure is
 reported. A result the batch lacks is read with a command of its own.
 """
@@ -24,7 +26,8 @@ from ansible.errors import AnsibleActionFail
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._netlink_text import parse_busybox_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+    uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
@@ -35,6 +38,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action im
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 SHOW_NAME = "uci -q show network"
+CHANGES_NAME = "uci changes network"
 ROUTES_JSON = ["ip", "-j", "route", "show", "table", "all"]
 ROUTES_BUSYBOX = ["route", "-n"]
 ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
@@ -60,7 +64,7 @@ def _name(argv):
 
 def read_steps() -> list:
     """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
-    return [Step(SHOW_NAME, uci_show_redacted_argv("network")),
+    return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
             Step(_name(ROUTES_JSON), ROUTES_JSON), Step(_name(ROUTES_BUSYBOX), ROUTES_BUSYBOX, after_failure=True),
             ForEachLine(ENDPOINT_LINES, (SHOW_NAME,), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
 
@@ -82,6 +86,7 @@ class ActionModule(OpenWrtActionBase):
         "interfaces": {"type": "list", "elements": "str", "default": []},
         "preferred_uplink": {"type": "str"},
         "connection_address": {"type": "str"},
+        "commit_staged": {"type": "bool", "default": False},
     }
 
     batch: dict = {}  # the results of the latest run_batch
@@ -161,6 +166,10 @@ class ActionModule(OpenWrtActionBase):
                                   after_header="network (uci) and endpoint host routes")
 
         endpoints = [endpoint for entry in plan["interfaces"].values() for endpoint in entry["endpoints"]]
+        if plan["uci_commands"]:   # in check mode too: a run that would fail says so when planned
+            changes = self.batch_step(self.batch, CHANGES_NAME, uci_changes_redacted_argv("network"),
+                                      shown=["uci", "changes", "network"])
+            self.refuse_foreign_staged_changes("network", args["commit_staged"], changes)
         if plan["changed"] and not self.check_mode:
             commit = [["uci", "commit", "network"]] if plan["uci_commands"] else []
             self.batch = self.run_batch(change_steps(plan["uci_commands"] + commit + plan["route_commands"], endpoints),

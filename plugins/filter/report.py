@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: before_after_rows, findings_table, health_check_rows, markdown_table, ping_summary,
-report_document, report_html (docs in the .yml twins)."""
+redact_command_words, report_document, report_html (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
     findings_table,
     health_check_rows,
     markdown_table,
+    redact_command_words,
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._report_html import (
     render_report_html,
@@ -58,6 +59,7 @@ class FilterModule:
             "findings_table": _checked("findings_table", findings_table, list),
             "markdown_table": _checked("markdown_table", _markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),
+            "redact_command_words": _checked("redact_command_words", redact_command_words, list),
             "report_document": _checked("report_document", report_document, list),
             "report_html": _checked("report_html", render_report_html, list),
         }

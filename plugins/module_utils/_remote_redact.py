@@ -10,7 +10,8 @@ ash, dash, bash) that redact on the target, before anything is printed:
 
 * ``uci_show_redacted_argv(target)`` - ``uci -q show <target>`` with the value of every secret
   option (``_uci.is_secret_option``: private_key, preshared_key, key, key1-4, psk, password, ...)
-  replaced by ``'<redacted>'`` (``_uci.REDACTED``), through ``sed -E``. The exit status is uci's
+  replaced by ``'<redacted>'`` (``_uci.REDACTED``), and every WireGuard-key-shaped token on any
+  other line that is not a public key option (``key_shape_sed``), through ``sed -E``. The exit status is uci's
   (1 = no such config or section), the output parses with ``_uci.parse_uci_show`` as before.
 * ``wg_dump_redacted_argv()`` - the target's ``date +%s`` on the first line, then ``wg show all
   dump`` with the private key of every interface line (5 fields) and the preshared key of every
@@ -32,6 +33,7 @@ import re
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
     REDACTED, SECRET_NAMES, SECRET_PARTS, WEP_KEY_PATTERN)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_BOUNDARY_ERE, KEY_SHAPED_ERE
 
 WG_HIDDEN = "(hidden)"
 
@@ -78,9 +80,23 @@ def _filtered(command: str, redactor: str) -> str:
             'if [ -n "$out" ]; then printf \'%%s\\n\' "$out" | %s; fi\n' % (command, redactor))
 
 
+def key_shape_sed() -> str:
+    """sed -E script replacing every WireGuard-key-shaped token (``_wireguard.KEY_SHAPED``) on a line
+    that is not a public key option (``_uci.PUBLIC_KEY_OPTION``) by ``<redacted>``: a key under a name
+    no list knows (``privatekey``) or pasted into a ``description`` never leaves the router.
+
+    sed has no look-around, so a token's neighbours are matched and put back; the substitution runs
+    twice so that two keys separated by one character are both caught. Works in GNU and BusyBox sed.
+    """
+    public = r"^[^=]*\.[^.=]*(%s_?%s|%s)=" % (_any_case("public"), _any_case("key"), _any_case("pubkey"))
+    token = "(^|[^A-Za-z0-9+/])%s($|%s)" % (KEY_SHAPED_ERE, KEY_BOUNDARY_ERE)
+    substitute = "s#%s#\\1%s\\2#g" % (token, REDACTED)
+    return "/%s/!{\n%s\n%s\n}" % (public, substitute, substitute)
+
+
 def _uci_redacted_argv(subcommand: list, target: str) -> list:
-    script = _filtered('uci %s "$1"' % " ".join(subcommand), 'sed -E "$2"')
-    return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED)]
+    script = _filtered('uci %s "$1"' % " ".join(subcommand), 'sed -E -e "$2" -e "$3"')
+    return ["sh", "-c", script, "sh", target, "s/%s/\\1='%s'/" % (secret_option_ere(), REDACTED), key_shape_sed()]
 
 
 def uci_changes_redacted_argv(config: str) -> list:
@@ -100,10 +116,15 @@ def uci_show_redacted_argv(target: str) -> list:
     return _uci_redacted_argv(["-q", "show"], target)
 
 
+# Interface lines (5 fields): field 3 is the public key; peer lines (9 fields): field 2. Every other
+# field that is key-shaped (44 characters of base64 ending in "=") is hidden: the private key
+# (interface field 2), the preshared key (peer field 3), and anything key-shaped on a line of an
+# unexpected format. Written without ERE intervals, which mawk 1.3.4 lacks.
 WG_DUMP_REDACT_AWK = ('BEGIN { FS = OFS = "\\t" } '
-                      '(NF == 5 && $2 != "(none)") { $2 = "%s" } '
-                      '(NF == 9 && $3 != "(none)") { $3 = "%s" } '
-                      '{ print }' % (WG_HIDDEN, WG_HIDDEN))
+                      '{ pub = (NF == 5) ? 3 : ((NF == 9) ? 2 : 0); '
+                      '  for (i = 1; i <= NF; i++) '
+                      '    if (i != pub && length($i) == 44 && $i ~ /^[A-Za-z0-9+\\/]+=$/) $i = "%s"; '
+                      '  print }' % WG_HIDDEN)
 
 
 def wg_dump_redacted_argv() -> list:

@@ -14,11 +14,15 @@ A row (before_after_rows, health_check_rows; the sweep filter makes the same sha
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
     format_bits_per_second,
     to_bits_per_second,
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._numbers import finite_float
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import REDACTED
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED
 
 
 def _loss_value(record):
@@ -177,3 +181,25 @@ def findings_table(findings):
         cells = [str(finding.get(key) or "-").replace("|", "\\|") for key in ("host", "severity", "id", "fix_role")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+# An argument word that names a secret (``-e wg_psk=...``, ``--vault-password-file=...``): redacted whole.
+_SECRET_WORD = re.compile(r"(?i)(pass|secret|token|key|psk|pincode)")
+
+
+def redact_command_words(words: list) -> list:
+    """A command line's words for the report, secrets out: ``["-e", "wg_psk=KKKK...="]`` ->
+    ``["-e", "<redacted>"]``.
+
+    A word naming a secret (pass, secret, token, key, psk, pincode, any letter case) is replaced whole;
+    in every other word, each WireGuard-key-shaped token (``_wireguard.KEY_SHAPED``) is replaced, so a
+    key passed under an innocent name (``-e x=KKKK...=``) never reaches report.html or report.json.
+    Raises ValueError for a word that is not a string.
+    """
+    redacted = []
+    for index, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ValueError("words[%d] must be a string, got %r" % (index, type(word).__name__))
+        redacted.append(REDACTED if _SECRET_WORD.search(word) else KEY_SHAPED.sub(REDACTED, word))
+    return redacted
+

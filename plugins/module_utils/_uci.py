@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED
 
 REDACTED = "<redacted>"
 
@@ -44,10 +45,16 @@ _CHANGE_KEY = re.compile(r"(?P<delete>-)?(?P<config>%s)\.(?P<section>%s|@[^\s\[\
                          % (_CONFIG, _NAME, _NAME))
 
 # Option names whose value is a secret: WireGuard keys, wireless keys, PPP/VPN passwords.
+# The router's common ones beside WireGuard's: the SIM PIN of a 3g/qmi/mbim/ncm backup modem
+# (pincode, pin), the 6in4 tunnel broker's updatekey, wireless keys, PPP/VPN passwords.
 SECRET_NAMES = frozenset(("key", "psk", "password", "passwd", "pass", "secret", "private_key",
                           "preshared_key", "auth_secret", "acct_secret", "dae_secret", "sae_password",
-                          "priv_key_pwd", "priv_key2_pwd", "token", "api_key"))
-SECRET_PARTS = ("password", "passwd", "secret", "private_key", "preshared_key", "psk", "token")
+                          "priv_key_pwd", "priv_key2_pwd", "token", "api_key", "pincode", "pin",
+                          "updatekey", "apikey"))
+SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "private_key", "privatekey", "preshared_key",
+                "presharedkey", "psk", "token", "pincode", "updatekey")
+# Options that hold a public key (kept although key-shaped): wireguard peers' public_key.
+PUBLIC_KEY_OPTION = re.compile(r"(?i).*(public_?key|pubkey)")
 WEP_KEY_PATTERN = "key[1-4]"
 _WEP_KEY = re.compile(WEP_KEY_PATTERN)
 
@@ -65,8 +72,22 @@ def is_secret_option(name) -> bool:
     return any(part in lowered for part in SECRET_PARTS)
 
 
+def redact_key_shapes(option, value):
+    """``value`` with every WireGuard-key-shaped token replaced by REDACTED, unless ``option`` holds a
+    public key (PUBLIC_KEY_OPTION). Catches keys under names no list knows (a typo'd ``privatekey``, a
+    preshared key pasted into a peer's ``description``). Lists are redacted item by item."""
+    if option is not None and PUBLIC_KEY_OPTION.fullmatch(str(option)):
+        return value
+    if isinstance(value, list):
+        return [redact_key_shapes(option, item) for item in value]
+    if isinstance(value, str):
+        return KEY_SHAPED.sub(REDACTED, value)
+    return value
+
+
 def redact_uci(values):
-    """Return a copy of ``{option: value}`` with every secret value replaced by REDACTED.
+    """Return a copy of ``{option: value}`` with every secret value replaced by REDACTED, and every
+    key-shaped token in the other values (redact_key_shapes).
 
     ``{"proto": "wireguard", "private_key": "KKKK…=", "addresses": ["10.0.0.1/24"]}`` →
     ``{"proto": "wireguard", "private_key": "<redacted>", "addresses": ["10.0.0.1/24"]}``.
@@ -86,7 +107,7 @@ def redact_uci(values):
         elif is_secret_option(key) and value is not None:
             redacted[key] = REDACTED
         else:
-            redacted[key] = list(value) if isinstance(value, list) else value
+            redacted[key] = redact_key_shapes(key, list(value) if isinstance(value, list) else value)
     return redacted
 
 
@@ -249,8 +270,8 @@ def parse_uci_show(text: str, keep_secrets: bool = False) -> dict:
         else:  # uci before 2015 printed values unquoted; take the line as one string
             items, pos = [rest], eol + 1
         value = items[0] if len(items) == 1 else items
-        if is_secret_option(option) and not keep_secrets:
-            value = REDACTED
+        if not keep_secrets:
+            value = REDACTED if is_secret_option(option) else redact_key_shapes(option, value)
         sections[name]["options"][option] = value
     return configs
 
@@ -299,6 +320,16 @@ def format_uci_section(config: str, name: str, section) -> str:
     for option, value in section.get("options", {}).items():
         lines.append("%s.%s.%s=%s" % (config, name, option, uci_quote(value)))
     return "\n".join(lines) + "\n"
+
+
+def staged_change_names(changes: list) -> str:
+    """parse_uci_changes result -> ``"network.lan.ipaddr (set), network.wan.metric (delete)"``: what
+    is staged, by name and operation only (never a value), in order, each path once."""
+    named = {}
+    for change in changes:
+        path = ".".join(part for part in (change["config"], change["section"], change["option"]) if part)
+        named.setdefault(path, change["op"])
+    return ", ".join("%s (%s)" % item for item in named.items())
 
 
 def parse_uci_changes(text: str, keep_secrets: bool = False) -> list:

@@ -22,6 +22,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_edit im
     edit_keepalive,
     select_peers,
 )
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED as _KEY_SHAPED
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
 
 _HEADER = re.compile(r"\[\s*([A-Za-z]+)\s*\]")
@@ -29,9 +30,8 @@ _VALUE = re.compile(r"(?P<head>[^=]*=[ \t]*)(?P<value>[^#\s]*)(?P<tail>.*)", re.
 _SECRET = re.compile(r"(?P<head>\s*(?:#\s*)?(?:privatekey|presharedkey)\s*=[ \t]*)(?P<value>[^#\s]+)",
                      re.IGNORECASE)
 _DIGITS = re.compile(r"[0-9]+")
-# Anything shaped like a WireGuard key (32 bytes in base64) outside a PublicKey line is treated as secret:
-# keys also hide in comments, odd spacing and PostUp commands.
-_KEY_SHAPED = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])")
+# Anything shaped like a WireGuard key (_wireguard.KEY_SHAPED) outside a PublicKey line is treated as
+# secret: keys also hide in comments, odd spacing and PostUp commands.
 _PUBLIC_KEY_LINE = re.compile(r"\s*publickey\s*=", re.IGNORECASE)
 
 

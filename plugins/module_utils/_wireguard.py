@@ -19,6 +19,14 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 REKEY_AFTER_TIME_S = 120
 REJECT_AFTER_TIME_S = 180
 
+# Anything shaped like a WireGuard key in text: 43 base64 characters and "=" (32 bytes, wg(8)), not
+# inside a longer base64 run. Public, private and preshared keys look alike, so text that is not
+# known to be a public key redacts every such token (KEY_SHAPED.sub). The same shape as a POSIX ERE
+# for sed -E on a router (no look-around there: the neighbours are matched and kept by the caller).
+KEY_SHAPED = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])")
+KEY_SHAPED_ERE = "[A-Za-z0-9+/]{43}="
+KEY_BOUNDARY_ERE = "[^A-Za-z0-9+/=]"
+
 _NONE = "(none)"
 _DIGITS = re.compile(r"[0-9]+")
 _INTERFACE_FIELDS = 5

@@ -29,6 +29,7 @@ author:
   - tunnelfix.fleet developers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - tunnelfix.fleet.uci_commit
 options:
   config:
     description: The uci config (file in C(/etc/config)), for example C(network) or C(banip).
@@ -73,7 +74,7 @@ options:
   commit:
     description:
       - Run C(uci commit CONFIG) after a change. With V(false) the change stays staged in C(/tmp/.uci).
-      - Commit also writes any change someone else had staged for CONFIG; a warning lists them.
+      - When CONFIG holds changes someone else staged, see O(commit_staged).
     type: bool
     default: true
 attributes:

@@ -33,6 +33,7 @@ author:
   - tunnelfix.fleet developers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - tunnelfix.fleet.uci_commit
 options:
   interfaces:
     description: WireGuard interface names (uci sections with C(proto wireguard)). Empty means all of them. An unknown name fails.

@@ -28,6 +28,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch impo
     batch_script, new_nonce, split_batch_output)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_changes, staged_change_names
 
 
 class OpenWrtActionBase(ActionBase):
@@ -148,6 +149,29 @@ class OpenWrtActionBase(ActionBase):
     def read_uci_changes(self, config) -> dict:
         """``uci changes CONFIG`` with secret values replaced on the router, as read_uci_show."""
         return self.run_command(uci_changes_redacted_argv(config), shown=["uci", "changes", config])
+
+    def refuse_foreign_staged_changes(self, config, commit_staged, changes=None):
+        """Before a ``uci commit CONFIG``: fail when CONFIG holds staged changes the task did not make
+        (the commit would take them along silently), unless ``commit_staged``; then warn.
+
+        ``changes``: the result of ``read_uci_changes(config)`` when already read (a batch step);
+        read now otherwise. The message names each change by path and operation, never a value
+        (values are redacted on the router anyway). Raises AnsibleActionFail.
+        """
+        res = self.read_uci_changes(config) if changes is None else changes
+        pending = self.parse_output(res, parse_uci_changes)
+        if not pending:
+            return
+        named = staged_change_names(pending)
+        if not commit_staged:
+            raise AnsibleActionFail(
+                "uci: %s has %d staged change(s) this task did not make: %s (values not shown). 'uci commit %s' "
+                "would commit them with this change, so nothing was changed. Commit or revert them first "
+                "('uci changes %s', then 'uci commit %s' or 'uci revert %s'), or let this run commit them: "
+                "tunnelfix_uci_commit_staged: true in the inventory (option commit_staged)"
+                % (config, len(pending), named, config, config, config, config))
+        self._display.warning("uci: %s had %d staged change(s) before this task (%s); commit_staged is set, so "
+                              "'uci commit %s' commits them too" % (config, len(pending), named, config))
 
     def command_exists(self, name) -> bool:
         """Tell whether ``name`` is a command on the target (``command -v NAME`` in its shell).

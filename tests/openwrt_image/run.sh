@@ -167,6 +167,30 @@ check "the option is committed, nothing left staged" 0 "1${NL}	option nohostrout
 play; assert_play "playbook second run: changed=0 (idempotent)" 0 0 "" $?
 play --check --diff; assert_play "playbook --check --diff after the fix: changed=0" 0 0 "" $?
 
+# An administrator's change staged in the same config (uci set without uci commit): `uci commit
+# network` would write it too. The action must fail naming it (never its value), in check mode too,
+# change nothing, and leave the staged change as it was; with tunnelfix_uci_commit_staged it commits
+# both and warns.
+podman exec "${CT}" sh -c "${reset}"
+podman exec "${CT}" uci set network.lan.ipaddr=192.168.9.1
+for mode in --check --diff; do
+  rc=0; play "${mode}" || rc=$?
+  if [[ "${rc}" == 2 ]] && grep -q "staged change(s) this task did not make: network.lan.ipaddr (set)" "${tmpdir}/play.out" \
+     && grep -q "tunnelfix_uci_commit_staged: true" "${tmpdir}/play.out" && ! grep -q "192.168.9.1" "${tmpdir}/play.out"; then
+    ok "playbook ${mode} with an admin's staged change: fails naming network.lan.ipaddr, not its value"
+  else
+    ko "playbook ${mode} with an admin's staged change" "rc ${rc} (want 2); output:$(tail -n 15 "${tmpdir}/play.out")"
+  fi
+done
+check "the admin's change is still staged, uncommitted; nohostroute not written" 0 \
+  "network.lan.ipaddr='192.168.9.1'${NL}0" "" 'uci changes network; grep -c nohostroute /etc/config/network || true'
+play -e tunnelfix_uci_commit_staged=true
+assert_play "with tunnelfix_uci_commit_staged=true: changed=1 and a warning naming the staged change" 0 1 \
+  "commit_staged is set, so 'uci commit network' commits them too" $?
+check "both changes committed, nothing left staged" 0 "192.168.9.1${NL}1" "" \
+  'uci changes network; uci get network.lan.ipaddr; uci get network.wg0.nohostroute'
+podman exec "${CT}" sh -c "${reset}"
+
 # The action passes secret values on the stdin of `uci batch`; the containers.podman connection runs
 # `podman exec` without -i, so stdin never reaches the container. The action reads the value back
 # before committing: the task must fail, commit nothing, and leave the old key in place.

@@ -105,7 +105,7 @@ def test_check_mode_runs_nothing_but_reports(network):
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
                            network, check_mode=True, diff=True)
     result = action.run(task_vars={})
-    assert action.ran == ["uci -q show network", "digest network.wg0.private_key"]
+    assert action.ran == ["uci -q show network", "digest network.wg0.private_key", "uci changes network"]
     assert result["changed"] is True and result["committed"] is False
     assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
     assert "N" * 43 not in repr(result) and K not in repr(result)
@@ -192,16 +192,47 @@ def test_unreadable_show_output_names_the_command():
     assert result["msg"].startswith("cannot read the output of uci -q show network: line 1:")
 
 
-def test_pending_changes_are_warned_about_before_commit(network):
+ADMIN_CHANGES = "network.lan.ipaddr='192.168.10.2'\n-network.wan.metric\nnetwork.lan.ipaddr='192.168.10.3'\n"
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_staged_changes_of_others_fail_naming_them_and_change_nothing(network, check_mode):
     answers = staged(network, "network.wg0.mtu='1420'")
-    answers["uci changes network"] = (0, "network.lan.ipaddr='192.168.10.2'\n", "")
-    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers)
+    answers["uci changes network"] = (0, ADMIN_CHANGES, "")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers,
+                           check_mode=check_mode)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"].startswith(
+        "uci: network has 3 staged change(s) this task did not make: network.lan.ipaddr (set), "
+        "network.wan.metric (delete) (values not shown). 'uci commit network' would commit them")
+    assert "tunnelfix_uci_commit_staged: true" in result["msg"] and "192.168" not in result["msg"]
+    assert action.ran == ["uci -q show network", "uci changes network"]
+
+
+def test_staged_changes_are_committed_with_a_warning_when_asked(network):
+    answers = staged(network, "network.wg0.mtu='1420'")
+    answers["uci changes network"] = (0, ADMIN_CHANGES, "")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420",
+                            "commit_staged": True}, answers)
     warnings = []
     action._display = SimpleNamespace(warning=warnings.append)
     result = action.run(task_vars={})
-    assert result["committed"] is True
-    assert warnings == ["uci: network had 1 uncommitted change(s) before this task (network.lan.ipaddr); "
-                        "'uci commit network' commits them too"]
+    assert result["committed"] is True and action.ran[-1] == "uci commit network"
+    assert warnings == ["uci: network had 3 staged change(s) before this task (network.lan.ipaddr (set), "
+                        "network.wan.metric (delete)); commit_staged is set, so 'uci commit network' commits them too"]
+
+
+def test_staged_changes_do_not_matter_when_nothing_changes_or_nothing_is_committed(network):
+    answers = dict(network)
+    answers["uci changes network"] = (0, ADMIN_CHANGES, "")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "listen_port", "value": "51820"}, answers)
+    assert action.run(task_vars={})["changed"] is False
+    answers = staged(network, "network.wg0.mtu='1420'")
+    answers["uci changes network"] = (0, ADMIN_CHANGES, "")
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420", "commit": False},
+                           answers)
+    assert action.run(task_vars={})["committed"] is False
 
 
 def test_write_that_did_not_take_effect_fails_and_commits_nothing(network):

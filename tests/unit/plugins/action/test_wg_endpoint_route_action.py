@@ -14,6 +14,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
 
 SHOW = "uci -q show network"
+CHANGES = "uci changes network"
 ROUTES = "ip -j route show table all"
 GET = "ip -j route get 203.0.113.10"
 GET_TEXT = "ip route get 203.0.113.10"
@@ -37,14 +38,14 @@ def case01(load_fixture):
             ROUTES: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
             GET: (0, GET_VIA_WAN, ""),
             GET_TEXT: (0, load_fixture("ip_route_get", "endpoint_via_backup.txt"), ""),
-            SET: (0, "", ""), COMMIT: (0, "", ""), DEL: (0, "", "")}
+            CHANGES: (0, "", ""), SET: (0, "", ""), COMMIT: (0, "", ""), DEL: (0, "", "")}
 
 
 def test_split_tunnel_sets_commits_and_deletes_exactly(fake, case01):
     action = fake({"preferred_uplink": "wan"}, case01, diff=True)
     result = action.run(task_vars={})
     # the reads (both lookups of the address uci names), then the changes and the lookup after them
-    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT, SET, COMMIT, DEL, GET]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT, SET, COMMIT, DEL, GET]
     assert len(action.ran) == 2 and action.router.leftovers() == []
     assert result["changed"] is True and result["committed"] is True
     assert result["preferred_device"] == "eth1"
@@ -58,7 +59,7 @@ def test_split_tunnel_sets_commits_and_deletes_exactly(fake, case01):
 def test_check_mode_changes_nothing(fake, case01):
     action = fake({}, case01, check_mode=True)
     result = action.run(task_vars={})
-    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT]
     assert len(action.ran) == 1
     assert result["changed"] is True and result["committed"] is False
     assert result["commands"] == [SET, DEL]
@@ -72,7 +73,7 @@ def test_fixed_router_is_read_in_one_execution(fake, case01, load_fixture):
     result = action.run(task_vars={})
     assert result["changed"] is False and result["commands"] == [] and result["committed"] is False
     assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "eth1", "gateway": "192.0.2.1"}}
-    assert action.router.calls() == [SHOW, ROUTES, GET, GET_TEXT]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT]
     assert len(action.ran) == 1
 
 
@@ -119,7 +120,7 @@ def test_route_n_is_not_run_when_ip_j_works(fake, case01):
 
 
 def test_full_tunnel_is_refused_with_a_warning(fake, load_fixture):
-    answers = {SHOW: (0, load_fixture("uci_show", "case04_network.txt"), ""), ROUTES: (0, "[]", ""),
+    answers = {SHOW: (0, load_fixture("uci_show", "case04_network.txt"), ""), CHANGES: (0, "", ""), ROUTES: (0, "[]", ""),
                "ip -j route get 203.0.113.55": UNREACHABLE, "ip route get 203.0.113.55": UNREACHABLE}
     action = fake({}, answers, check_mode=True)
     result = action.run(task_vars={})
@@ -152,6 +153,37 @@ def test_a_failed_uci_set_stops_the_commit_and_the_route_deletion(fake, case01):
     assert result["failed"] is True and SET in result["msg"]
     assert SET in action.router.calls()
     assert COMMIT not in action.router.calls() and DEL not in action.router.calls()
+
+
+ADMIN = "network.lan.ipaddr='192.168.9.1'\nnetwork.wg0.listen_port='51999'\n"
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_staged_admin_changes_fail_naming_them_and_nothing_changes(fake, case01, check_mode):
+    case01[CHANGES] = (0, ADMIN, "")
+    action = fake({"preferred_uplink": "wan"}, case01, check_mode=check_mode)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"].startswith("uci: network has 2 staged change(s) this task did not make: network.lan.ipaddr "
+                                    "(set), network.wg0.listen_port (set) (values not shown)")
+    assert "192.168.9.1" not in result["msg"] and "51999" not in result["msg"]
+    assert SET not in action.router.calls() and COMMIT not in action.router.calls() and DEL not in action.router.calls()
+
+
+def test_staged_admin_changes_are_committed_when_asked(fake, case01):
+    case01[CHANGES] = (0, ADMIN, "")
+    action = fake({"preferred_uplink": "wan", "commit_staged": True}, case01)
+    warnings = []
+    action._display = type("D", (), {"warning": staticmethod(warnings.append)})()
+    result = action.run(task_vars={})
+    assert result["committed"] is True and COMMIT in action.router.calls()
+    assert warnings and "commit_staged is set" in warnings[0]
+
+
+def test_staged_admin_changes_do_not_matter_when_uci_is_not_changed(fake, case01, load_fixture):
+    case01.update({SHOW: (0, load_fixture("uci_show", "case01_fixed_network.txt"), ""), CHANGES: (0, ADMIN, "")})
+    result = fake({"preferred_uplink": "wan"}, case01).run(task_vars={})
+    assert "failed" not in result and COMMIT not in repr(result.get("commands"))
 
 
 def test_bad_interface_name_fails_before_any_command(fake, case01):

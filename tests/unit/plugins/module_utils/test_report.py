@@ -166,3 +166,29 @@ def test_findings_table_lists_host_severity_id_and_role():
 def test_the_reference_falls_back_to_the_recorded_path(bottleneck, reference):
     after = {"peer": dict(AFTER["peer"], path_bits_per_second=40000000)}
     assert before_after_rows(BEFORE, after, bottleneck)[1]["reference"] == reference
+
+
+# ---- the command line in report.html / report.json: secrets out by name and by shape
+def _fake_key(label):
+    import base64
+    import hashlib
+    return base64.b64encode(hashlib.sha256(label.encode()).digest()).decode()
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["ansible-playbook", "-e", "wg_psk=" + _fake_key("a")], ["ansible-playbook", "-e", "<redacted>"]),
+    (["-e", "x=" + _fake_key("b")], ["-e", "x=<redacted>"]),                        # an innocent name
+    (["-e", "modem_PINCODE=1234", "--vault-password-file=v"], ["-e", "<redacted>", "<redacted>"]),
+    (["-e", "{\"a\": \"%s\"}" % _fake_key("c")], ["-e", "{\"a\": \"<redacted>\"}"]),
+    (["-i", "inv.yml", "--limit", "a,b", "playbooks/site.yml"], ["-i", "inv.yml", "--limit", "a,b", "playbooks/site.yml"]),
+    (["-e", "n=" + "A" * 42 + "=="], ["-e", "n=" + "A" * 42 + "=="]),              # not 32 bytes of base64
+])
+def test_redact_command_words(words, expected):
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import redact_command_words
+    assert redact_command_words(words) == expected
+
+
+def test_redact_command_words_refuses_non_strings():
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import redact_command_words
+    with pytest.raises(ValueError, match=r"words\[1\] must be a string, got 'int'"):
+        redact_command_words(["a", 3])

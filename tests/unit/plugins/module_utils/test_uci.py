@@ -247,3 +247,15 @@ def test_parse_uci_changes_errors(text, message):
     with pytest.raises(ParseError) as err:
         parse_uci_changes(text)
     assert message in str(err.value)
+
+
+def test_redact_uci_by_shape_keeps_public_keys():
+    import base64
+    import hashlib
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import redact_uci
+    key = base64.b64encode(hashlib.sha256(b"fake").digest()).decode()
+    values = {"public_key": key, "PublicKey": key, "description": "psk %s here" % key, "allowed_ips": ["10.0.0.0/8", key],
+              "updatekey": "x", "pincode": "1234", "mtu": "1420"}
+    assert redact_uci(values) == {"public_key": key, "PublicKey": key, "description": "psk <redacted> here",
+                                  "allowed_ips": ["10.0.0.0/8", "<redacted>"], "updatekey": "<redacted>",
+                                  "pincode": "<redacted>", "mtu": "1420"}
