@@ -202,4 +202,3 @@ def redact_command_words(words: list) -> list:
             raise ValueError("words[%d] must be a string, got %r" % (index, type(word).__name__))
         redacted.append(REDACTED if _SECRET_WORD.search(word) else KEY_SHAPED.sub(REDACTED, word))
     return redacted
-
