@@ -127,6 +127,25 @@ def foreach_name(argv, line: str) -> str:
     return "%s %s" % (shlex.join(argv), line)
 
 
+# A word of this many characters or more that several steps pass (the redacting sed scripts of each
+# ``uci show``) is written once, as a shell variable, and passed as "$_hN": the command line an SSH
+# server accepts is bounded (dropbear, OpenWrt's SSH server: MAX_CMD_LEN 9000 bytes, measured on
+# the bench's routers: 8,802 bytes ran, 10,002 closed the connection) and quoting multiplies it.
+SHARED_WORD_MIN_CHARS = 64
+
+
+def _shared_words(steps) -> dict:
+    """{word: variable name} for every argv word of SHARED_WORD_MIN_CHARS or more used by 2+ Steps."""
+    counts = {}
+    for item in steps:
+        if isinstance(item, Step):
+            for word in dict.fromkeys(str(word) for word in item.argv):
+                if len(word) >= SHARED_WORD_MIN_CHARS:
+                    counts[word] = counts.get(word, 0) + 1
+    shared = [word for word, count in counts.items() if count > 1]
+    return {word: "_h%d" % index for index, word in enumerate(shared, 1)}
+
+
 def batch_script(steps, nonce: str) -> str:
     """Return the sh script running ``steps`` (Step and ForEachLine, in order) with framed output.
 
@@ -135,6 +154,8 @@ def batch_script(steps, nonce: str) -> str:
     """
     _check_nonce(nonce)
     lines = [_PROLOGUE % (MARKER, nonce)]
+    shared = _shared_words(steps)
+    lines.extend("%s=%s" % (variable, shlex.quote(word)) for word, variable in shared.items())
     files = {}
     read_later = {name for item in steps if isinstance(item, ForEachLine) for name in item.inputs}
     for index, item in enumerate(steps):
@@ -145,7 +166,8 @@ def batch_script(steps, nonce: str) -> str:
                 raise ParseError("batch step %r cannot run both after a failure and after a success" % (item.name,))
             files[item.name] = '"$T/%d.out"' % index
             run = "%s %d %s %s" % ("keep" if item.name in read_later else "step", index, shlex.quote(item.name),
-                                   shlex.join(str(word) for word in item.argv))
+                                   " ".join('"$%s"' % shared[str(word)] if str(word) in shared else shlex.quote(str(word))
+                                            for word in item.argv))
             lines.append(('[ "$r" = 0 ] || ' + run) if item.after_failure
                          else ('[ "$r" = 0 ] && ' + run) if item.after_success else run)
             continue

@@ -161,3 +161,38 @@ def test_nonces_are_fresh_and_parsed_strictly():
 def test_step_words_are_not_parsed_by_the_shell():
     script = batch_script([Step("x", ["echo", "$(id)", "a'b", "*"])], NONCE)
     assert "step 0 x echo '$(id)' 'a'\"'\"'b' '*'" in script
+
+
+# ---- the command line an SSH server accepts is bounded (dropbear, OpenWrt's: MAX_CMD_LEN 9000 bytes)
+WIRE_LIMIT_BYTES = 8000   # dropbear's 9000 less room for what Ansible puts around the command
+
+
+def wire_bytes(steps):
+    """Bytes of the command as ssh sends it: run_batch's ``sh -c SCRIPT``, in Ansible's ``/bin/sh -c '...'``."""
+    import shlex
+    return len(("/bin/sh -c " + shlex.quote(shlex.join(["sh", "-c", batch_script(steps, NONCE)]))).encode())
+
+
+def test_long_words_several_steps_pass_are_written_once():
+    long_word = "s/" + "x" * 80 + "/y/"
+    script = batch_script([Step("a", ["sed", "-e", long_word, "a"]), Step("b", ["sed", "-e", long_word, "b"]),
+                           Step("c", ["echo", "z" * 80])], NONCE)
+    assert script.count(long_word) == 1 and script.count("z" * 80) == 1
+    assert "step 0 a sed -e \"$_h1\" a" in script and "step 1 b sed -e \"$_h1\" b" in script
+
+
+@pytest.mark.parametrize("shell", SHELLS, ids=lambda shell: shell[0])
+def test_shared_words_reach_the_command_unchanged(shell, tmp_path):
+    word = "it's \"quoted\" $HOME `x` \\ " + "w" * 70
+    text = run([Step("a", ["printf", "%s", word]), Step("b", ["printf", "%s|", word])], shell, tmp_path=tmp_path)
+    out = split_batch_output(text, NONCE)
+    assert out["a"]["stdout"] == word and out["b"]["stdout"] == word + "|"
+
+
+def test_every_fact_batch_fits_a_dropbear_command_line():
+    from ansible_collections.tunnelfix.fleet.plugins.action import openwrt_facts, tunnel_facts, wg_endpoint_route
+    batches = {"openwrt_facts (all subsets)": openwrt_facts.batch_steps(set(openwrt_facts.SUBSETS)),
+               "tunnel_facts (all subsets)": tunnel_facts.batch_steps(set(tunnel_facts.SUBSETS)),
+               "wg_endpoint_route read": wg_endpoint_route.read_steps()}
+    sizes = {name: wire_bytes(steps) for name, steps in batches.items()}
+    assert all(size < WIRE_LIMIT_BYTES for size in sizes.values()), sizes
