@@ -13,7 +13,7 @@ from ansible.errors import AnsibleActionFail
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
     parse_sha256sum, secret_digest, uci_secret_digest_argv)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
-    is_secret_option, parse_uci_show, uci_quote)
+    is_secret_value, parse_uci_show, uci_quote)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
     LIST_MODES, STATES, check_uci_params, plan_uci_change)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
@@ -57,7 +57,7 @@ class ActionModule(OpenWrtActionBase):
         """
         plan = plan_uci_change(parsed, args)
         option, value = args.get("option"), args.get("value")
-        if not (plan["changed"] and option and is_secret_option(option) and args["state"] == "present"
+        if not (plan["changed"] and option and is_secret_value(option, value) and args["state"] == "present"
                 and args["list_mode"] == "replace" and isinstance(value, (str, int, float))):
             return plan
         section = parsed.get(args["config"], {}).get(plan["section"])

@@ -60,14 +60,16 @@ def _any_case(pattern: str) -> str:
 def secret_option_ere() -> str:
     """The POSIX ERE (sed -E) matching a ``uci show`` line of a secret option up to its ``=``.
 
-    Group 1 is ``config.section.option``. Built from the same names as ``_uci.is_secret_option``
+    Group 1 is ``config.section.option`` (with the ``+``/``-`` of a ``uci changes`` list line). Only
+    option lines match: a section named like a secret (``network.psk=interface``) keeps its type.
+    Built from the same names as ``_uci.is_secret_option``
     (exact names, ``key1``-``key4``, and names containing a secret part), in any letter case as
     ``is_secret_option`` compares them (``Private_Key`` is a secret too): the router must hide
     whatever the controller would.
     """
     names = "|".join(sorted(_any_case(name) for name in SECRET_NAMES))
     parts = "|".join(sorted(_any_case(part) for part in SECRET_PARTS))
-    return r"^([^=]*\.(%s|%s|[^.=]*(%s)[^.=]*))=.*$" % (names, _any_case(WEP_KEY_PATTERN), parts)
+    return r"^([^=.]+\.[^=.]+\.(%s|%s|[^.=]*(%s)[^.=]*)[+-]?)=.*$" % (names, _any_case(WEP_KEY_PATTERN), parts)
 
 
 def _filtered(command: str, redactor: str) -> str:

@@ -184,14 +184,14 @@ def findings_table(findings):
 
 
 # An argument word that names a secret (``-e wg_psk=...``, ``--vault-password-file=...``): redacted whole.
-_SECRET_WORD = re.compile(r"(?i)(pass|secret|token|key|psk|pincode)")
+_SECRET_WORD = re.compile(r"(?i)(pass|secret|token|key|psk|pin|pwd|credential)")
 
 
 def redact_command_words(words: list) -> list:
     """A command line's words for the report, secrets out: ``["-e", "wg_psk=KKKK...="]`` ->
     ``["-e", "<redacted>"]``.
 
-    A word naming a secret (pass, secret, token, key, psk, pincode, any letter case) is replaced whole;
+    A word naming a secret (pass, secret, token, key, psk, pin, pwd, credential, any letter case) is replaced whole;
     in every other word, each WireGuard-key-shaped token (``_wireguard.KEY_SHAPED``) is replaced, so a
     key passed under an innocent name (``-e x=KKKK...=``) never reaches report.html or report.json.
     Raises ValueError for a word that is not a string.

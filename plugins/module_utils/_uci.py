@@ -50,9 +50,9 @@ _CHANGE_KEY = re.compile(r"(?P<delete>-)?(?P<config>%s)\.(?P<section>%s|@[^\s\[\
 SECRET_NAMES = frozenset(("key", "psk", "password", "passwd", "pass", "secret", "private_key",
                           "preshared_key", "auth_secret", "acct_secret", "dae_secret", "sae_password",
                           "priv_key_pwd", "priv_key2_pwd", "token", "api_key", "pincode", "pin",
-                          "updatekey", "apikey"))
+                          "updatekey", "apikey", "wps_pin"))
 SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "private_key", "privatekey", "preshared_key",
-                "presharedkey", "psk", "token", "pincode", "updatekey")
+                "presharedkey", "psk", "token", "pincode", "updatekey", "credential")
 # Options that hold a public key (kept although key-shaped): wireguard peers' public_key.
 PUBLIC_KEY_OPTION = re.compile(r"(?i).*(public_?key|pubkey)")
 WEP_KEY_PATTERN = "key[1-4]"
@@ -70,6 +70,17 @@ def is_secret_option(name) -> bool:
     if lowered in SECRET_NAMES or _WEP_KEY.fullmatch(lowered):
         return True
     return any(part in lowered for part in SECRET_PARTS)
+
+
+def is_secret_value(option, value) -> bool:
+    """A value to keep off command lines and out of results: a secret option's, or one holding a
+    WireGuard-key-shaped token under any option but a public key (the router redacts it by shape,
+    so it is compared and written like a secret)."""
+    if option is not None and is_secret_option(option):
+        return True
+    if option is not None and PUBLIC_KEY_OPTION.fullmatch(str(option)):
+        return False
+    return any(isinstance(item, str) and KEY_SHAPED.search(item) for item in (value if isinstance(value, list) else [value]))
 
 
 def redact_key_shapes(option, value):
@@ -238,8 +249,9 @@ def parse_uci_show(text: str, keep_secrets: bool = False) -> dict:
         key, sep, rest = line.partition("=")
         match = _KEY.fullmatch(key)
         if not sep or not match:
-            raise ParseError("line %d: expected config.section[.option]=value as printed by uci show, got %r"
-                             % (lineno, line[:200]))
+            # The value is not quoted: a line that does not parse may be the continuation of a secret.
+            raise ParseError("line %d: expected config.section[.option]=value as printed by uci show (the line "
+                             "is not shown: it may continue a secret value)" % lineno)
         config = match.group("config")
         sections = configs.setdefault(config, {})
         counts = type_counts.setdefault(config, {})

@@ -15,7 +15,7 @@ import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
-    REDACTED, format_uci_section, is_secret_option, redact_uci, resolve_section)
+    REDACTED, format_uci_section, is_secret_option, is_secret_value, redact_uci, resolve_section)
 
 REDACTED_CHANGED = "<redacted, changed>"
 STATES = ("present", "absent")
@@ -105,7 +105,7 @@ def _check_params(params):
     if _REF.fullmatch(ref) and stype is not None:
         raise ParseError("type creates named sections only, got section %r" % ref)
     if value is not None:
-        secret = option is not None and is_secret_option(option)
+        secret = is_secret_value(option, value)
         if secret and (isinstance(value, (list, tuple, dict)) or list_mode != "replace"):
             # one line, one value: the router redacts a secret's whole line, so a list could never be read back
             raise ParseError("value: %s is a secret option and takes one string, got a %s (not shown)"
@@ -215,7 +215,7 @@ def plan_uci_change(parsed: dict, params: dict) -> dict:
     if name is None:  # absent and nothing to delete
         return _result(config, ref, ref, commands, before, after)
     path = "%s.%s" % (config, name)
-    secret = option is not None and is_secret_option(option)
+    secret = is_secret_value(option, value)
     if current is None:
         commands.add("set", path, stype)
         after = {"type": stype, "options": {}}

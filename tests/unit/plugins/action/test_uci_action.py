@@ -25,11 +25,15 @@ DIGEST_SCRIPT = uci_secret_digest_argv("x")[2]
 
 
 def router_redact(text):
-    """What the router's sed does: every secret option's value replaced."""
+    """What the router's sed does: every secret option's value replaced, key shapes elsewhere too."""
     out = []
     for line in text.splitlines(keepends=True):
         key = line.split("=", 1)[0]
-        out.append(key + "='<redacted>'\n" if "=" in line and is_secret_option(key.rsplit(".", 1)[-1]) else line)
+        if "=" in line and is_secret_option(key.rsplit(".", 1)[-1]):
+            line = key + "='<redacted>'\n"
+        elif not key.endswith(".public_key"):
+            line = re.sub(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=(?![A-Za-z0-9+/=])", "<redacted>", line)
+        out.append(line)
     return "".join(out)
 
 
@@ -271,3 +275,17 @@ def test_secrets_of_other_options_never_reach_the_controller(network):
     action._low_level_execute_command = spy
     action.run(task_vars={})
     assert "private_key='<redacted>'" in "".join(seen) and K not in "".join(seen)
+
+
+def test_a_key_under_an_innocent_option_is_handled_like_a_secret(network):
+    """A key-shaped value (a preshared key pasted into a description) never goes on a command line or into
+    the result: it is written with uci batch on stdin, shown <redacted>, and read back by digest."""
+    key = "Q" * 20 + "r" * 23 + "="
+    answers = staged(network, "network.wg0.description='psk %s'" % key)
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "description", "value": "psk " + key},
+                           answers)
+    result = action.run(task_vars={})
+    assert result["changed"] is True and result["committed"] is True
+    assert "uci batch" in action.ran and key not in repr(result) and key not in repr(action.ran)
+    assert result["commands"] == ["uci set network.wg0.description=<redacted>"]
+

@@ -176,3 +176,18 @@ def test_wg_dump_hides_key_shapes_on_lines_of_any_format(tmp_path):
     res = run(wg_dump_redacted_argv(), tmp_path, "wg", dump)
     lines = res.stdout.splitlines()[1:]
     assert lines == ["wg0\t(hidden)\t%s\t51820\toff" % keys[1], "wg0\t(hidden)\textra\t(hidden)"]
+
+
+def test_uci_changes_list_lines_of_short_secret_names_are_redacted(tmp_path):
+    from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_changes_redacted_argv
+    raw = "wireless.ap.key+='wifi-pass'\nwireless.ap.key1-='old-wep'\nnetwork.lan.ipaddr='192.168.9.1'\n"
+    res = run(uci_changes_redacted_argv("wireless"), tmp_path, "uci", raw)
+    assert res.stdout == ("wireless.ap.key+='<redacted>'\nwireless.ap.key1-='<redacted>'\n"
+                          "network.lan.ipaddr='192.168.9.1'\n")
+
+
+def test_a_section_named_like_a_secret_keeps_its_type(tmp_path):
+    raw = "network.psk=interface\nnetwork.psk.proto='static'\nnetwork.token=wireguard_token\n"
+    res = run(uci_show_redacted_argv("network"), tmp_path, "uci", raw)
+    assert res.stdout == raw
+    assert parse_uci_show(res.stdout)["network"]["psk"]["type"] == "interface"
