@@ -54,16 +54,26 @@ NOT_HOST = (
 TABLE = "scripts/host-commands.txt"
 
 
-def _is_shell(path: Path) -> bool:
-    if path.suffix == ".sh":
-        return True
+def _kind(path: Path) -> str | None:
+    """shell, python or None, by suffix, else by the #! line (``#!/usr/bin/env bash``, ``#!/bin/sh``)."""
+    if path.suffix in (".sh", ".bash"):
+        return "shell"
+    if path.suffix == ".py":
+        return "python"
     if path.suffix:
-        return False
+        return None
     try:
         first = path.open("rb").readline(128)
     except OSError:
-        return False
-    return first.startswith(b"#!") and (b"sh" in first.split(b"/")[-1])
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    interpreter = first.split()[-1].split(b"/")[-1] if first.split() else b""
+    if interpreter in (b"sh", b"bash", b"dash", b"ash"):
+        return "shell"
+    if interpreter.startswith(b"python"):
+        return "python"
+    return None
 
 
 def host_files(repo: Path) -> list[tuple[str, str]]:
@@ -76,33 +86,39 @@ def host_files(repo: Path) -> list[tuple[str, str]]:
             rel = path.relative_to(repo).as_posix()
             if any(rel.startswith(prefix) for prefix in NOT_HOST) or "__pycache__" in rel:
                 continue
-            if path.name == "Makefile":
-                found.append(("makefile", rel))
-            elif path.suffix == ".py":
-                found.append(("python", rel))
-            elif _is_shell(path):
-                found.append(("shell", rel))
+            kind = "makefile" if path.name == "Makefile" else _kind(path)
+            if kind:
+                found.append((kind, rel))
     return found
 
 
 def collect_uses(repo: Path) -> tuple[dict[str, list[str]], list[str]]:
     """{command: [places]} over every host-side file, and the parse problems (unreadable syntax)."""
     files = host_files(repo)
-    texts = {rel: (repo / rel).read_text(encoding="utf-8") for _kind, rel in files}
+    texts, problems = {}, []
+    for _kind_of, rel in files:
+        try:
+            texts[rel] = (repo / rel).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as exc:
+            problems.append("%s: cannot be read as UTF-8 text (%s): its commands are not checked" % (rel, exc))
+    files = [(kind, rel) for kind, rel in files if rel in texts]
     functions = frozenset().union(*(host_commands.shell_functions(texts[rel])
                                     for kind, rel in files if kind == "shell"))
     uses: dict[str, list[str]] = defaultdict(list)
-    problems = []
     for kind, rel in files:
         text = texts[rel]
         if kind == "python":
             try:
                 found = host_commands.python_uses(text, rel)
-            except SyntaxError as exc:
-                problems.append("%s:%s: not Python (%s): its commands cannot be read" % (rel, exc.lineno, exc.msg))
+            except (SyntaxError, ValueError) as exc:
+                problems.append("%s:%s: not Python (%s): its commands cannot be read"
+                                % (rel, getattr(exc, "lineno", "?"), getattr(exc, "msg", exc)))
                 continue
         elif kind == "makefile":
             found = host_commands.makefile_uses(text, rel, functions)
+            for line in host_commands.makefile_parse_errors(text):
+                problems.append("%s:%d: tree-sitter-bash cannot parse this recipe: commands on it are not "
+                                "checked; write it another way" % (rel, line))
         else:
             found = host_commands.shell_uses(text, rel, functions)
             for line in host_commands.parse_errors(text):
@@ -153,6 +169,10 @@ def check(repo: Path, apt_file: Path, pip_file: Path, table_file: Path,
             if distribution not in pip:
                 problems.append("%s (%s): its Python distribution %s is not in %s: add it there (pinned)"
                                 % (command, where, package[4:], pip_name))
+            elif (repo / ".venv").is_dir() and not (repo / ".venv" / "bin" / command).exists():
+                problems.append("%s (%s): .venv/bin/%s is missing although %s is in %s: is %s the distribution "
+                                "that installs it? rerun scripts/bootstrap.sh" % (command, where, command, package[4:],
+                                                                                  pip_name, package[4:]))
             else:
                 how["pip"].add(package[4:])
             continue

@@ -56,14 +56,20 @@ BUILTINS = frozenset("""
 _HOST_WRAPPERS = {
     # name: (options taking a value, positional words before the command)
     "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),        # DURATION
-    "nsenter": (frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "-w"}), 0),
+    "nsenter": (frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"}), 0),
     "xargs": (frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--max-args",
                          "--max-procs", "--delimiter", "--arg-file"}), 0),
     "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
     "nohup": (frozenset(), 0),
     "setsid": (frozenset(), 0),
     "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "stdbuf": (frozenset(), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
+    "ionice": (frozenset({"-c", "-n", "-p", "--class", "--classdata"}), 0),
+    "taskset": (frozenset(), 1),                                                   # MASK
+    "unshare": (frozenset(), 0),
+    "setpriv": (frozenset(), 0),
+    "watch": (frozenset({"-n", "--interval", "-d"}), 0),
+    "sudo": (frozenset({"-u", "--user", "-g", "--group"}), 0),
     "unbuffer": (frozenset(), 0),
     "exec": (frozenset({"-a"}), 0),
     "command": (frozenset(), 0),
@@ -132,7 +138,7 @@ def _wrapped_index(name: str, words: list[str | None]) -> int | None:
     while i < len(words):
         word = words[i]
         if word is None:
-            return i if positional == 0 else None
+            break           # a word built at run time: the command, or the positional word before it
         if word == "--":
             i += 1
             break
@@ -148,21 +154,30 @@ def _wrapped_index(name: str, words: list[str | None]) -> int | None:
 
 
 def _uses_from_words(words: list[str | None], line: int, where: str, functions: frozenset[str],
-                     parse_strings: bool = True, sourced: tuple[str, ...] = ()) -> list[Use]:
+                     parse_strings: bool = True, sourced: tuple[str, ...] = (), builtins=BUILTINS) -> list[Use]:
     """Uses from one simple command given as its words (None for a word built at run time).
     ``sourced``: the files ``where`` sources, whose wrapper functions apply here too."""
     uses: list[Use] = []
     while words:
         name = words[0]
-        if name is None or name in BUILTINS - {"exec", "command", "builtin"}:
+        if name is None or name in builtins - {"exec", "command", "builtin"}:
             return uses
         if "=" in name and name.split("=", 1)[0].isidentifier():
             words = words[1:]     # a prefix assignment: A=1 cmd
             continue
         rest = words[1:]
-        if name in ("{", "!", "}", "(", ")"):   # a group or negation tree-sitter left in the words
-            words = rest
+        if name in ("{", "!", "}", "(", ")", "time", "coproc"):   # keywords tree-sitter left in the words
+            words = [word for word in rest if word not in ("-p",)] if name == "time" else rest
             continue
+        if name == "command" and rest and rest[0] in ("-v", "-V"):
+            # command -v X looks X up: the script needs X on the host (or says what to do without it)
+            uses.extend(Use(word, "%s:%d" % (where, line)) for word in rest[1:]
+                        if word is not None and word not in functions and not _is_repo_path(word))
+            return uses
+        if name == "command" and rest and rest[0] is not None:
+            # `command X` runs the program X even where a function X exists
+            uses.extend(_uses_from_words(rest, line, where, frozenset(), parse_strings, sourced))
+            return uses
         wrapper = next((FUNCTION_WRAPPERS["%s:%s" % (path, name)] for path in (where, *sourced)
                         if "%s:%s" % (path, name) in FUNCTION_WRAPPERS), None)
         if wrapper is not None:
@@ -182,11 +197,16 @@ def _uses_from_words(words: list[str | None], line: int, where: str, functions: 
         if name == "ip" and rest[:2] == ["netns", "exec"] and len(rest) > 3:
             words = rest[3:]
             continue
-        if name in ("bash", "sh", "dash") and parse_strings and "-c" in rest:
-            index = rest.index("-c") + 1
+        shell_flag = next((i for i, word in enumerate(rest) if word is not None and re.fullmatch(r"-[a-z]*c[a-z]*", word)), None)
+        if name in ("bash", "sh", "dash") and parse_strings and shell_flag is not None:
+            index = shell_flag + 1 + (rest[shell_flag + 1:shell_flag + 2] == ["--"])
             if index < len(rest) and rest[index] is not None:
                 inner = shell_uses(rest[index], where, functions, sourced)
                 uses.extend(Use(u.command, "%s:%d" % (where, line)) for u in inner)
+            return uses
+        if name == "flock" and rest[1:2] == ["-c"] and len(rest) > 2 and rest[2] is not None:   # flock FILE -c CMD
+            inner = shell_uses(rest[2], where, functions, sourced)
+            uses.extend(Use(u.command, "%s:%d" % (where, line)) for u in inner)
             return uses
         if name in _HOST_WRAPPERS:
             index = _wrapped_index(name, rest)
@@ -221,6 +241,26 @@ def _inside_error(node) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+_PROGRAM_PATH = re.compile(r"/(?:usr/)?s?bin/[\w.+-]+")
+_ARRAY_ALL = re.compile(r'"?\$\{(\w+)\[[@*]\]\}"?')
+
+
+def _array_words(tree) -> dict:
+    """{name: [word or None, ...]} of the ``name=(w1 w2 ...)`` array assignments (the longest, as
+    ``locked=(flock "$lock")`` beside ``locked=()``), so ``"${name[@]}" ...`` in command position can
+    be read as the words it expands to."""
+    arrays = {}
+    for node in _walk(tree.root_node):
+        if node.type == "variable_assignment":
+            value = node.child_by_field_name("value")
+            name = node.child_by_field_name("name")
+            if value is not None and name is not None and value.type == "array":
+                words = [_literal(child) for child in value.children if child.type not in ("(", ")")]
+                if len(words) >= len(arrays.get(name.text.decode(), [])):
+                    arrays[name.text.decode()] = words
+    return arrays
 
 
 def shell_functions(text: str) -> frozenset[str]:
@@ -278,14 +318,25 @@ def shell_uses(text: str, where: str, functions: frozenset[str] = frozenset(),
     if sourced is None:
         sourced = sourced_files(text, where)
     error_lines = set(parse_errors(text))   # reported by the checker; what tree-sitter guessed there is not used
+    tree = _parse(text)
+    arrays = _array_words(tree)
     uses: list[Use] = []
-    for node in _walk(_parse(text).root_node):
+    for node in _walk(tree.root_node):
+        if node.type == "array" and node.start_point[0] + 1 not in error_lines:
+            # a list of host programs (build-openwrt.sh's TOOLS=([/usr/sbin/ethtool]=... ) copies them)
+            uses.extend(Use(text, "%s:%d" % (where, child.start_point[0] + 1)) for child in _walk(node)
+                        for text in [child.text.decode().strip('"\'')] if child.type in ("word", "string", "raw_string")
+                        and _PROGRAM_PATH.fullmatch(text))
         if node.type != "command" or node.start_point[0] + 1 in error_lines:
             continue
         words: list[str | None] = []
         for child in node.children:
             if child.type == "command_name":
-                words.append(_literal(child.children[0]) if child.children else None)
+                array = _ARRAY_ALL.fullmatch(child.text.decode())
+                if array and array.group(1) in arrays:    # "${cmd[@]}" args: the array's words
+                    words.extend(arrays[array.group(1)])
+                else:
+                    words.append(_literal(child.children[0]) if child.children else None)
             elif child.type == "variable_assignment":
                 continue
             elif child.type in ("word", "string", "raw_string", "concatenation", "number",
@@ -303,6 +354,9 @@ def shell_uses(text: str, where: str, functions: frozenset[str] = frozenset(),
 
 
 _MAKE_VAR = re.compile(r"\$\((\w+)\)|\$\{(\w+)\}")
+_MAKE_SHELL = re.compile(r"\$\(shell ")
+_MAKE_CALL = re.compile(r"\$[({][^()${}]*[)}]")     # an innermost $(function args) or ${...}
+_MAKE_AUTOMATIC = re.compile(r"\$[@<^*?+|%]")
 
 
 def makefile_recipes(text: str) -> list[tuple[int, str]]:
@@ -330,8 +384,13 @@ def makefile_recipes(text: str) -> list[tuple[int, str]]:
             if not in_rule:
                 continue
             body = body[1:].lstrip("@-+ ").replace("$$", "\0")
+            body = _MAKE_SHELL.sub("\1(", body)          # $(shell CMD): CMD runs on the host, as $(CMD)
             body = _MAKE_VAR.sub(lambda m: "make" if (m.group(1) or m.group(2)) == "MAKE"
-                                 else '"${MK_%s}"' % (m.group(1) or m.group(2)), body)
+                                 else "\1MK_%s" % (m.group(1) or m.group(2)), body)
+            body = _MAKE_AUTOMATIC.sub("\1MK_AUTO", body)
+            while _MAKE_CALL.search(body):                 # $(if ...), $(call ...): a value at run time
+                body = _MAKE_CALL.sub("\1MK_CALL", body)
+            body = body.replace("\1", "$").replace("\0", "$")
             recipes.append((start, body.replace("\0", "$")))
         elif body.strip() and not body.lstrip().startswith("#"):
             head = body.split("#", 1)[0]
@@ -349,6 +408,11 @@ def makefile_uses(text: str, where: str, functions: frozenset[str] = frozenset()
     return uses
 
 
+def makefile_parse_errors(text: str) -> list[int]:
+    """1-based Makefile lines whose recipe (as makefile_recipes gives it) tree-sitter-bash cannot parse."""
+    return sorted({start + line - 1 for start, body in makefile_recipes(text) for line in parse_errors(body)})
+
+
 def _call_name(func) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
@@ -358,10 +422,18 @@ def _call_name(func) -> str | None:
 
 
 def _constant_words(node) -> list[str | None] | None:
+    """The words of a literal argv: a list/tuple (non-literal items None), or ``[...] + more`` (the
+    left list's words, then None)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _constant_words(node.left)
+        return None if left is None else left + [None]
     if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
         return None
     return [elt.value if isinstance(elt, ast.Constant) and isinstance(elt.value, str) else None
             for elt in node.elts]
+
+
+_SHELL_STRING_CALLS = frozenset({"system", "popen", "getoutput", "getstatusoutput"})
 
 
 def python_uses(text: str, where: str) -> list[Use]:
@@ -373,20 +445,33 @@ def python_uses(text: str, where: str) -> list[Use]:
     tree = ast.parse(text, filename=where)
     uses: list[Use] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            name = _call_name(node.func)
-            first = node.args[0]
-            if name == "which" and isinstance(first, ast.Constant) and isinstance(first.value, str):
-                uses.append(Use(first.value, "%s:%d" % (where, node.lineno)))
-            elif name in _SUBPROCESS_CALLS:
-                words = _constant_words(first)
-                if words:
-                    uses.extend(_uses_from_words(words, node.lineno, where, frozenset(),
-                                                 parse_strings=True))
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node.func)
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
+        first = node.args[0] if node.args else keywords.get("args", keywords.get("cmd"))
+        if first is None:
+            continue
+        literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if name == "which" and literal is not None:
+            uses.append(Use(literal, "%s:%d" % (where, node.lineno)))
+        elif literal is not None and (name in _SHELL_STRING_CALLS or (
+                name in _SUBPROCESS_CALLS and isinstance(keywords.get("shell"), ast.Constant) and keywords["shell"].value)):
+            uses.extend(Use(u.command, "%s:%d" % (where, node.lineno)) for u in shell_uses(literal, where))
+        elif literal is not None and name in ("execvp", "execlp", "execv", "execl", "spawnlp", "spawnvp"):
+            uses.append(Use(literal, "%s:%d" % (where, node.lineno)))
+        elif name in _SUBPROCESS_CALLS:
+            words = _constant_words(first)
+            if words:   # in a Python argv, test, echo, kill, printf are programs, not shell builtins
+                uses.extend(_uses_from_words(words, node.lineno, where, frozenset(), parse_strings=True,
+                                             builtins=frozenset()))
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "HOST_COMMANDS" for t in node.targets):
-            for word in _constant_words(node.value) or []:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if value is not None and any(isinstance(t, ast.Name) and t.id == "HOST_COMMANDS" for t in targets):
+            if isinstance(value, ast.Set):
+                value = ast.Tuple(elts=list(value.elts))
+            for word in _constant_words(value) or []:
                 if word is not None:
                     uses.append(Use(word, "%s:%d" % (where, node.lineno)))
     return [use for use in uses if not _is_repo_path(use.command)]

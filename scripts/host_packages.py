@@ -136,15 +136,24 @@ def run_dpkg_search(paths: list[str]) -> str:
 
 def owning_package(path: str, dpkg_search: Callable[[list[str]], str] = run_dpkg_search,
                    readlink: Callable[[str], str] = os.readlink) -> str | None:
-    """The Debian package that installed the program at ``path`` (merged-/usr and symlink aware),
-    or None when no package owns it or any link to it (installed by hand)."""
-    for step in link_chain(path, readlink):
-        spellings = merged_usr_spellings(step)
-        owners = parse_dpkg_search(dpkg_search(spellings))
-        for spelling in spellings:
-            if owners.get(spelling):
-                return owners[spelling][0]
-    return None
+    """The Debian package that installed the program at ``path`` (merged-/usr and symlink aware):
+    the owner of the first link in the chain a package owns. None when no package owns any of
+    them, or when the chain ends in a file no package owns (a link re-pointed by hand)."""
+    chain = link_chain(path, readlink)
+    owner = None
+    for step in chain:
+        owner = _owner(step, dpkg_search)
+        if owner:
+            break
+    if owner is None or (len(chain) > 1 and _owner(chain[-1], dpkg_search) is None):
+        return None   # the program itself (the last link's target) was put there by hand
+    return owner
+
+
+def _owner(path: str, dpkg_search) -> str | None:
+    spellings = merged_usr_spellings(path)
+    owners = parse_dpkg_search(dpkg_search(spellings))
+    return next((owners[spelling][0] for spelling in spellings if owners.get(spelling)), None)
 
 
 def package_priority(package: str) -> str | None:

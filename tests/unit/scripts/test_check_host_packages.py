@@ -114,3 +114,22 @@ def test_a_malformed_table_fails_with_its_line(tmp_path, table, error, capsys):
     (tmp_path / "t.txt").write_text(table, encoding="utf-8")
     assert chp.main(["--table", str(tmp_path / "t.txt")]) == 1
     assert error in capsys.readouterr().out
+
+
+def test_a_file_that_is_not_utf8_is_reported_not_a_traceback(tmp_path):
+    problems, _summary = scratch_repo(tmp_path, "ping x\n", "ping iputils-ping\n")
+    (tmp_path / "lab" / "bad.sh").write_bytes(b"#!/bin/sh\necho caf\xe9\n")
+    problems, _summary = chp.check(tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt")
+    assert len(problems) == 1 and problems[0].startswith("lab/bad.sh: cannot be read as UTF-8 text")
+
+
+def test_a_venv_program_missing_from_the_venv_is_reported(tmp_path):
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "x.sh").write_text("molecule test\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text("molecule pip:ansible-core\n", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("", encoding="utf-8")
+    (tmp_path / "p.txt").write_text("ansible-core==2.19.14\n", encoding="utf-8")
+    problems, _summary = chp.check(tmp_path, tmp_path / "a.txt", tmp_path / "p.txt", tmp_path / "t.txt")
+    assert problems == ["molecule (lab/x.sh:1): .venv/bin/molecule is missing although ansible-core is in p.txt: "
+                        "is ansible-core the distribution that installs it? rerun scripts/bootstrap.sh"]

@@ -38,6 +38,18 @@ def names(uses):
     ("cat > f <<EOF\nAddress = 10.45.0.$((100 + i))/24\nKey = $(cat key)\nEOF", ["cat", "cat"]),
     ("f() { curl -s x; }\nf", ["curl"]),
     ("exec nohup setsid sleep 1", ["nohup", "setsid", "sleep"]),
+    # from a breaker's review: keywords, option values, shell strings, arrays, `command`
+    ("time curl x; time -p wget y; coproc jq .", ["curl", "wget", "jq"]),
+    ("stdbuf -o L curl x", ["stdbuf", "curl"]),
+    ("flock /tmp/l -c 'curl x'", ["flock", "curl"]),
+    ("flock /tmp/l curl x", ["flock", "curl"]),
+    ("sh -c -- 'curl x'; bash -ec 'wget y'", ["sh", "curl", "bash", "wget"]),
+    ("nsenter -t 1 -n -w ip addr", ["nsenter", "ip"]),
+    ("locked=(flock \"$lock\")\nlocked=()\n\"${locked[@]}\" bash -c 'jq .'", ["flock", "bash", "jq"]),
+    ("ping() { command ping -c1 \"$@\"; }\nping x", ["ping"]),
+    ("command -v curl >/dev/null || exit 1", ["curl"]),                     # looked up: needed
+    ("declare -A TOOLS=([/usr/sbin/ethtool]=/usr/sbin/ethtool [/usr/bin/wg]=x)\nNAMES=(hub /usr/bin/iperf3)",
+     ["/usr/sbin/ethtool", "/usr/bin/wg", "/usr/bin/iperf3"]),             # programs listed to copy
 ])
 def test_shell_uses(script, expected):
     assert names(hc.shell_uses(script, "t.sh")) == expected
@@ -106,6 +118,28 @@ subprocess.run(["timeout", "5", "iperf3", "-c", host])
 '''
     assert sorted(names(hc.python_uses(text, "x.py"))) == sorted(
         ["dash", "busybox", "podman", "ansible", "chromium", "timeout", "iperf3"])
+
+
+def test_python_uses_more_forms():
+    text = """
+import os, subprocess
+HOST_COMMANDS: tuple = ("dash",)
+subprocess.run(['setsid'] + argv, check=True)
+subprocess.run(args=['tc', 'qdisc'])
+subprocess.run('nft list ruleset | grep x', shell=True)
+os.system('modprobe tcp_bbr')
+os.execvp('curl', ['curl', 'x'])
+subprocess.run(['test', '-e', path])
+"""
+    assert sorted(names(hc.python_uses(text, "x.py"))) == sorted(
+        ["dash", "setsid", "tc", "nft", "grep", "modprobe", "curl", "test"])
+
+
+def test_makefile_functions_and_automatic_variables():
+    text = "x: y\n\tcurl -fsS u | jq . $(if $(V),-v,) > $@\n\tpandoc -o $@ $< $(shell git rev-parse HEAD)\n"
+    assert names(hc.makefile_uses(text, "Makefile")) == ["curl", "jq", "pandoc", "git"]
+    assert hc.makefile_parse_errors(text) == []
+    assert hc.makefile_parse_errors("x:\n\tok\n\tfi )\n") == [3]
 
 
 def test_python_uses_raises_on_non_python():

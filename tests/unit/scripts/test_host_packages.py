@@ -99,3 +99,14 @@ def test_read_lists():
 def test_read_command_table_errors(text, error):
     with pytest.raises(hp.ListError, match=error.replace("(", r"\(")):
         hp.read_command_table(text, "t.txt")
+
+
+def test_owning_package_none_when_a_owned_link_points_at_a_file_put_there_by_hand():
+    links = {"/usr/bin/python3": "/usr/local/bin/python3.12"}
+
+    def relink(path):
+        if path in links:
+            return links[path]
+        raise OSError(22, "not a link")
+    recorded = {"/usr/bin/python3": "python3-minimal: /usr/bin/python3\n"}
+    assert hp.owning_package("/usr/bin/python3", dpkg(recorded), relink) is None
