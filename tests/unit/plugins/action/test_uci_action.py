@@ -288,4 +288,3 @@ def test_a_key_under_an_innocent_option_is_handled_like_a_secret(network):
     assert result["changed"] is True and result["committed"] is True
     assert "uci batch" in action.ran and key not in repr(result) and key not in repr(action.ran)
     assert result["commands"] == ["uci set network.wg0.description=<redacted>"]
-
