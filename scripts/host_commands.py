@@ -72,7 +72,6 @@ _HOST_WRAPPERS = {
     "sudo": (frozenset({"-u", "--user", "-g", "--group"}), 0),
     "unbuffer": (frozenset(), 0),
     "exec": (frozenset({"-a"}), 0),
-    "command": (frozenset(), 0),
     "builtin": (frozenset(), 0),
     "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1),  # LOCKFILE
 }
@@ -153,6 +152,11 @@ def _wrapped_index(name: str, words: list[str | None]) -> int | None:
     return i if i < len(words) else None
 
 
+def _string_uses(script: str, where: str, line: int, functions=frozenset(), sourced=None) -> list[Use]:
+    """Uses of a shell command string (``bash -c '...'``, ``trap '...'``, ``shell=True``), all at ``line``."""
+    return [Use(use.command, "%s:%d" % (where, line)) for use in shell_uses(script, where, functions, sourced)]
+
+
 def _uses_from_words(words: list[str | None], line: int, where: str, functions: frozenset[str],
                      parse_strings: bool = True, sourced: tuple[str, ...] = (), builtins=BUILTINS) -> list[Use]:
     """Uses from one simple command given as its words (None for a word built at run time).
@@ -197,16 +201,16 @@ def _uses_from_words(words: list[str | None], line: int, where: str, functions: 
         if name == "ip" and rest[:2] == ["netns", "exec"] and len(rest) > 3:
             words = rest[3:]
             continue
-        shell_flag = next((i for i, word in enumerate(rest) if word is not None and re.fullmatch(r"-[a-z]*c[a-z]*", word)), None)
-        if name in ("bash", "sh", "dash") and parse_strings and shell_flag is not None:
-            index = shell_flag + 1 + (rest[shell_flag + 1:shell_flag + 2] == ["--"])
-            if index < len(rest) and rest[index] is not None:
-                inner = shell_uses(rest[index], where, functions, sourced)
-                uses.extend(Use(u.command, "%s:%d" % (where, line)) for u in inner)
-            return uses
+        if name in ("bash", "sh", "dash") and parse_strings:
+            shell_flag = next((i for i, word in enumerate(rest)
+                               if word is not None and re.fullmatch(r"-[a-z]*c[a-z]*", word)), None)
+            if shell_flag is not None:
+                index = shell_flag + 1 + (rest[shell_flag + 1:shell_flag + 2] == ["--"])
+                if index < len(rest) and rest[index] is not None:
+                    uses.extend(_string_uses(rest[index], where, line, functions, sourced))
+                return uses
         if name == "flock" and rest[1:2] == ["-c"] and len(rest) > 2 and rest[2] is not None:   # flock FILE -c CMD
-            inner = shell_uses(rest[2], where, functions, sourced)
-            uses.extend(Use(u.command, "%s:%d" % (where, line)) for u in inner)
+            uses.extend(_string_uses(rest[2], where, line, functions, sourced))
             return uses
         if name in _HOST_WRAPPERS:
             index = _wrapped_index(name, rest)
@@ -348,8 +352,7 @@ def shell_uses(text: str, where: str, functions: frozenset[str] = frozenset(),
             continue
         uses.extend(_uses_from_words(words, node.start_point[0] + 1, where, functions, sourced=sourced))
         if words and words[0] == "trap" and len(words) > 1 and words[1] is not None:
-            inner = shell_uses(words[1], where, functions, sourced)
-            uses.extend(Use(u.command, "%s:%d" % (where, node.start_point[0] + 1)) for u in inner)
+            uses.extend(_string_uses(words[1], where, node.start_point[0] + 1, functions, sourced))
     return uses
 
 
@@ -457,7 +460,7 @@ def python_uses(text: str, where: str) -> list[Use]:
             uses.append(Use(literal, "%s:%d" % (where, node.lineno)))
         elif literal is not None and (name in _SHELL_STRING_CALLS or (
                 name in _SUBPROCESS_CALLS and isinstance(keywords.get("shell"), ast.Constant) and keywords["shell"].value)):
-            uses.extend(Use(u.command, "%s:%d" % (where, node.lineno)) for u in shell_uses(literal, where))
+            uses.extend(_string_uses(literal, where, node.lineno))
         elif literal is not None and name in ("execvp", "execlp", "execv", "execl", "spawnlp", "spawnvp"):
             uses.append(Use(literal, "%s:%d" % (where, node.lineno)))
         elif name in _SUBPROCESS_CALLS:
