@@ -113,7 +113,6 @@ changelog: deps
 # target's output is shown whole when it ends. Then the lab tests one after the other: they share the
 # lab and measure throughput, which a concurrent job would disturb.
 test:
-	$(MAKE) --no-print-directory deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-independent
 	$(MAKE) --no-print-directory test-lab
 

@@ -92,9 +92,9 @@ def host_files(repo: Path) -> list[tuple[str, str]]:
     return found
 
 
-def collect_uses(repo: Path) -> tuple[dict[str, list[str]], list[str]]:
-    """{command: [places]} over every host-side file, and the parse problems (unreadable syntax)."""
-    files = host_files(repo)
+def collect_uses(repo: Path, files=None) -> tuple[dict[str, list[str]], list[str]]:
+    """{command: [places]} over ``files`` (default: host_files), and the parse problems (unreadable syntax)."""
+    files = host_files(repo) if files is None else files
     texts, problems = {}, []
     for _kind_of, rel in files:
         try:
@@ -135,21 +135,32 @@ def _places(places: list[str]) -> str:
 
 
 def check(repo: Path, apt_file: Path, pip_file: Path, table_file: Path,
-          dpkg_search=host_packages.run_dpkg_search, priority=host_packages.package_priority,
+          dpkg_search=host_packages.run_dpkg_search, priority=None,
           locate=host_packages.locate) -> tuple[list[str], dict]:
-    """Problems (one sentence each) and a summary dict. See the module docstring for the rules."""
+    """Problems (one sentence each) and a summary dict. See the module docstring for the rules.
+
+    ``priority``: package -> priority or None (default: one dpkg-query for every package that needs it).
+    """
     apt = host_packages.read_requirements_apt(apt_file.read_text(encoding="utf-8"))
     pip = host_packages.read_requirements_pip(pip_file.read_text(encoding="utf-8"))
     table_name = TABLE if table_file.resolve() == (repo / TABLE).resolve() else str(table_file)
     table = host_packages.read_command_table(table_file.read_text(encoding="utf-8"), table_name)
-    uses, problems = collect_uses(repo)
+    files = host_files(repo)
+    uses, problems = collect_uses(repo, files)
     apt_name, pip_name = apt_file.name, pip_file.name
     how = {"requirements-apt": set(), "required": set(), "pip": set()}
+    # dpkg is asked twice in all: who owns every program found, the priority of every package not in apt.
+    paths = {command: locate(command) for command in set(uses) | set(table)
+             if not table.get(command, "").startswith(("pip:", "venv"))}
+    owners = host_packages.owner_table([path for path in paths.values() if path], dpkg_search)
+    if priority is None:
+        priority = host_packages.package_priorities(
+            {package for package in table.values() if not package.startswith(("pip:", "venv")) and package not in apt}).get
 
     for command in sorted(uses):
         if command not in table:
-            path = locate(command)
-            owner = host_packages.owning_package(path, dpkg_search) if path else None
+            path = paths[command]
+            owner = host_packages.owning_package(path, owners=owners) if path else None
             hint = ("here it comes from %s" % owner) if owner else "find its Debian package (apt-file search)"
             problems.append("%s (%s): not in %s: add '%s PACKAGE' (%s) and the package to %s"
                             % (command, _places(uses[command]), table_name, command, hint, apt_name))
@@ -176,7 +187,7 @@ def check(repo: Path, apt_file: Path, pip_file: Path, table_file: Path,
             else:
                 how["pip"].add(package[4:])
             continue
-        installed_priority = priority(package)
+        installed_priority = None if package in apt else priority(package)
         if package in apt:
             how["requirements-apt"].add(package)
         elif installed_priority == "required":
@@ -187,18 +198,18 @@ def check(repo: Path, apt_file: Path, pip_file: Path, table_file: Path,
                             % (command, where, package, apt_name, installed_priority or "unknown: not installed",
                                package, apt_name))
             continue
-        path = locate(command)
+        path = paths[command]
         if path is None:
             anywhere = locate(command, tuple(os.environ.get("PATH", "").split(os.pathsep)))
             problems.append("%s (%s): not installed%s: install Debian package %s (make deps installs %s)"
                             % (command, where, " from any Debian package (found only at %s, installed by hand)"
                                % anywhere if anywhere else "", package, apt_name))
             continue
-        owner = host_packages.owning_package(path, dpkg_search)
+        owner = host_packages.owning_package(path, owners=owners)
         if owner != package:
             problems.append("%s: %s says Debian package %s, but %s comes from %s: correct the line"
                             % (command, table_name, package, path, owner or "no package (installed by hand)"))
-    summary = {"commands": len(uses), "files": len(host_files(repo)),
+    summary = {"commands": len(uses), "files": len(files),
                **{key: sorted(value) for key, value in how.items()}}
     return problems, summary
 

@@ -54,8 +54,9 @@ def readlink(path):
 
 
 def dpkg(recorded):
-    """A dpkg_search that answers from recorded stdout, keyed by the first path asked for."""
-    return lambda paths: recorded.get(paths[0], "")
+    """A dpkg_search that answers from recorded stdout, one recording per path asked for (dpkg-query -S
+    prints one line per owned path, in any order, so the recordings are concatenated)."""
+    return lambda paths: "".join(recorded.get(path, "") for path in paths)
 
 
 def test_owning_package_follows_merged_usr_and_alternatives():
@@ -110,3 +111,16 @@ def test_owning_package_none_when_a_owned_link_points_at_a_file_put_there_by_han
         raise OSError(22, "not a link")
     recorded = {"/usr/bin/python3": "python3-minimal: /usr/bin/python3\n"}
     assert hp.owning_package("/usr/bin/python3", dpkg(recorded), relink) is None
+
+
+def test_owner_table_asks_dpkg_once_for_every_spelling_of_every_link():
+    asked = []
+
+    def search(paths):
+        asked.append(list(paths))
+        return fixture("merged_usr_ping.txt") + fixture("alternative_target_mawk.txt")
+    owners = hp.owner_table(["/usr/bin/ping", "/usr/bin/awk"], search, readlink)
+    assert asked == [["/bin/awk", "/bin/mawk", "/bin/ping", "/etc/alternatives/awk", "/usr/bin/awk",
+                      "/usr/bin/mawk", "/usr/bin/ping"]]
+    assert hp.owning_package("/usr/bin/awk", readlink=readlink, owners=owners) == "mawk"
+    assert hp.owning_package("/usr/bin/ping", readlink=readlink, owners=owners) == "iputils-ping"
