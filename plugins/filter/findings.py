@@ -1,51 +1,46 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: findings, fix_roles_by_host, fix_vars_by_host, host_view, host_summary (documentation in the
-.yml twins; rules in module_utils/_findings.py, the views in _host_view.py, the overview in _host_summary.py)."""
+"""Filter plugins over the fault registry (plugin_utils/faults/registry.py): findings, fix_roles_by_host,
+fix_vars_by_host, every_role_plan, finding_outcomes, unfixed_by_host, verify_floor, host_view, host_summary.
+Documentation in the .yml twins."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings, fix_roles_by_host, fix_vars_by_host
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_summary import host_summary_lines
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_view import host_view
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 
-def findings(views):
-    """``{host: view}`` → the list of findings (see module_utils/_findings.py)."""
-    try:
-        return find_findings(views)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise AnsibleFilterError("findings: bad host views: %s" % exc) from None
+def _wrap(name, function):
+    """``function`` with its ValueError/TypeError turned into AnsibleFilterError naming the filter."""
+    def filter_function(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise AnsibleFilterError("%s: %s" % (name, exc)) from None
+    filter_function.__name__ = name
+    filter_function.__doc__ = function.__doc__
+    return filter_function
 
 
-def roles_by_host(found):
-    """findings → ``{host: [fix role, ...]}`` (see module_utils/_findings.py)."""
-    try:
-        return fix_roles_by_host(found)
-    except ValueError as exc:
-        raise AnsibleFilterError("fix_roles_by_host: %s" % exc) from None
-
-
-def vars_by_host(found):
-    """findings → ``{host: {role variable: value}}`` (see module_utils/_findings.py)."""
-    try:
-        return fix_vars_by_host(found)
-    except ValueError as exc:
-        raise AnsibleFilterError("fix_vars_by_host: %s" % exc) from None
-
-
-def host_summary(views):
-    """``{host: view}`` → overview lines, one per host and topic (see module_utils/_host_summary.py)."""
-    try:
-        return host_summary_lines(views)
-    except ValueError as exc:
-        raise AnsibleFilterError("host_summary: %s" % exc) from None
+def _every_role_plan(host_vars):
+    """``hostvars[host]`` -> registry.every_role_plan of its groups and variables."""
+    return registry.every_role_plan(host_vars.get("group_names") or [], host_vars)
 
 
 class FilterModule:
-    """tunnelfix.fleet findings filters."""
+    """tunnelfix.fleet fault registry filters."""
 
     def filters(self):
-        return {"findings": findings, "fix_roles_by_host": roles_by_host, "fix_vars_by_host": vars_by_host,
-                "host_summary": host_summary, "host_view": host_view}
+        return {
+            "findings": _wrap("findings", registry.find_findings),
+            "fix_roles_by_host": _wrap("fix_roles_by_host", registry.fix_roles_by_host),
+            "fix_vars_by_host": _wrap("fix_vars_by_host", registry.fix_vars_by_host),
+            "every_role_plan": _wrap("every_role_plan", _every_role_plan),
+            "finding_outcomes": _wrap("finding_outcomes", registry.finding_outcomes),
+            "unfixed_by_host": _wrap("unfixed_by_host", registry.unfixed_by_host),
+            "verify_floor": _wrap("verify_floor", registry.verify_floor),
+            "host_summary": _wrap("host_summary", host_summary_lines),
+            "host_view": host_view,
+        }

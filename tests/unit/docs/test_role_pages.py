@@ -5,8 +5,8 @@
   no page is left for a role that is gone;
 - the generator renders markup, defaults, choices, required and suboptions, and refuses bad specs
   with a message naming the file and the option;
-- docs/troubleshooting.md names every finding id that plugins/module_utils/_findings.py can
-  produce and links the page of every role a finding names as its fix; its relative links resolve.
+- docs/troubleshooting.md names every finding id of the fault registry and links the page of every
+  role a fault names as its fix; its relative links resolve.
 """
 
 import importlib.util
@@ -16,24 +16,21 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FAULTS
+
 REPO = Path(__file__).resolve().parents[3]
 SPEC = importlib.util.spec_from_file_location("role_docs", REPO / "scripts" / "role_docs.py")
 role_docs = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(role_docs)
 
 ROLES = sorted(p.name for p in (REPO / "roles").iterdir() if p.is_dir())
-FINDINGS_SOURCE = (REPO / "plugins" / "module_utils" / "_findings.py").read_text(encoding="utf-8")
-# _finding("id", "severity", host, "tunnelfix.fleet.role" or None, ...): every id and fixing role the rules emit.
-FINDING_CALLS = re.findall(r'_finding\(\s*"([a-z0-9_]+)",\s*"[a-z]+",\s*host,\s*(?:"tunnelfix\.fleet\.([a-z0-9_]+)"|None)',
-                           FINDINGS_SOURCE)
-FINDING_IDS = sorted({fid for fid, _role in FINDING_CALLS})
-FIX_ROLES = sorted({role for _fid, role in FINDING_CALLS if role})
+FINDING_IDS = sorted(fault.id for fault in FAULTS)
+FIX_ROLES = sorted({fault.fix_role.rsplit(".", 1)[1] for fault in FAULTS if fault.fix_role})
 GUIDE = (REPO / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
 
 
-def test_the_findings_source_is_read():
-    """The regex still understands _findings.py (else the coverage tests below would pass on nothing)."""
-    assert len(FINDING_CALLS) == FINDINGS_SOURCE.count("_finding(") - 1  # minus the def
+def test_the_registry_is_read():
+    """The registry lists the faults (else the coverage tests below would pass on nothing)."""
     assert {"nat_peer_without_keepalive", "bridge_offload_small_mtu_tunnel"} <= set(FINDING_IDS)
     assert "wireguard_keepalive" in FIX_ROLES
 

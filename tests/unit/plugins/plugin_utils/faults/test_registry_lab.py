@@ -17,7 +17,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._findings import find_findings, fix_roles_by_host, fix_vars_by_host
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings, fix_roles_by_host, fix_vars_by_host
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
     parse_ip_forward, parse_ip_link_tunnels)
 
@@ -150,8 +150,9 @@ def test_bad_input_is_refused(views):
 def test_fix_roles_by_host_from_the_planted_faults(before):
     assert fix_roles_by_host(find_findings(before)) == {
         "hub": ["tunnelfix.fleet.linux_bbr_fq"],
-        "owrt": ["tunnelfix.fleet.banip_icmp", "tunnelfix.fleet.bridge_gso_off", "tunnelfix.fleet.openwrt_mwan3_wg"],
-        "peer": ["tunnelfix.fleet.linux_bbr_fq", "tunnelfix.fleet.wireguard_keepalive"]}
+        # fix order: banIP before the endpoint route, bridges last
+        "owrt": ["tunnelfix.fleet.banip_icmp", "tunnelfix.fleet.openwrt_mwan3_wg", "tunnelfix.fleet.bridge_gso_off"],
+        "peer": ["tunnelfix.fleet.wireguard_keepalive", "tunnelfix.fleet.linux_bbr_fq"]}
     assert fix_roles_by_host([]) == {}
     assert fix_roles_by_host([{"host": "h", "fix_role": None, "id": "kernel_without_bbr"}]) == {}
     with pytest.raises(ValueError, match="findings must be"):

@@ -1,16 +1,22 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""diagnose.yml's view of one host: its facts and measurements, the input of the findings rules.
+"""One host's view: its facts and measurements, the input of every fault's rule (registry.py).
 
-``host_view(host_vars)`` takes one host's variables (``hostvars[host]``, any mapping) and returns::
+``host_view(host_vars, phase=None)`` takes one host's variables (``hostvars[host]``, any mapping)
+and returns::
 
     {"groups": [...], "tunnel_hub": "hub" | None,
-     "tunnelfix": tunnel_facts' facts | None,          # registered as __diagnose_tunnel_facts
-     "openwrt": openwrt_facts' facts | None,           # registered as __diagnose_openwrt_facts
+     "tunnelfix": tunnel_facts' facts | None,          # registered as tunnelfix_gathered_tunnel_facts
+     "openwrt": openwrt_facts' facts | None,           # registered as tunnelfix_gathered_openwrt_facts
      "measurement": tunnel_measure_record | None, "health_checks": health_check_measure_record | None,
      "sweep": tunnel_sweep_record | None,
      "path_bits_per_second": tunnelfix_path_bits_per_second, else the lab's bottleneck, else None,
      "preferred_uplink_device": openwrt_facts' endpoint_routes.preferred_uplink_device | None}
+
+The facts are registered by playbooks/facts.yml, which diagnose and verify both import (one
+facts execution per host and run). With ``phase`` ("before" in diagnose, "after" in verify) a
+measurement record of another phase counts as missing: verify's rules must not judge the fix by
+diagnose's numbers (a sweep verify skipped leaves diagnose's record behind).
 
 Used through the filter of the same name with ``map``: one expression builds every view, where a
 loop that combines one host at a time into a growing dict costs time that grows with the square
@@ -33,7 +39,14 @@ def _get(mapping, *path):
     return value
 
 
-def host_view(host_vars) -> dict:
+def _of_phase(record, phase):
+    """``record`` when ``phase`` is None or the record's ``phase`` is ``phase``, else None."""
+    if phase is None or (isinstance(record, dict) and record.get("phase") == phase):
+        return record
+    return None
+
+
+def host_view(host_vars, phase=None) -> dict:
     """One host's view from its variables (see module doc)."""
     path = _get(host_vars, "tunnelfix_path_bits_per_second")
     if path is None:
@@ -42,12 +55,12 @@ def host_view(host_vars) -> dict:
     return {
         "groups": list(groups) if isinstance(groups, (list, tuple)) else [],
         "tunnel_hub": _get(host_vars, "tunnelfix_tunnel_hub"),
-        "tunnelfix": _get(host_vars, "__diagnose_tunnel_facts", "ansible_facts", "tunnelfix"),
-        "openwrt": _get(host_vars, "__diagnose_openwrt_facts", "ansible_facts", "tunnelfix_openwrt"),
-        "measurement": _get(host_vars, "tunnel_measure_record"),
-        "health_checks": _get(host_vars, "health_check_measure_record"),
-        "sweep": _get(host_vars, "tunnel_sweep_record"),
+        "tunnelfix": _get(host_vars, "tunnelfix_gathered_tunnel_facts", "ansible_facts", "tunnelfix"),
+        "openwrt": _get(host_vars, "tunnelfix_gathered_openwrt_facts", "ansible_facts", "tunnelfix_openwrt"),
+        "measurement": _of_phase(_get(host_vars, "tunnel_measure_record"), phase),
+        "health_checks": _of_phase(_get(host_vars, "health_check_measure_record"), phase),
+        "sweep": _of_phase(_get(host_vars, "tunnel_sweep_record"), phase),
         "path_bits_per_second": path,
-        "preferred_uplink_device": _get(host_vars, "__diagnose_openwrt_facts", "ansible_facts", "tunnelfix_openwrt",
+        "preferred_uplink_device": _get(host_vars, "tunnelfix_gathered_openwrt_facts", "ansible_facts", "tunnelfix_openwrt",
                                         "endpoint_routes", "preferred_uplink_device"),
     }

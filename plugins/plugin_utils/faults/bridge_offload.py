@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fault 5: GSO/TSO/GRO on a bridge (or its ports) fed by a smaller-MTU tunnel.
+
+A forwarding host, an up layer-3 tunnel whose MTU is below a bridge's, and segmentation or receive
+offload still on for the bridge or a port: frames over the LAN MTU reach the clients and TCP
+crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). Reads the
+``bridges`` subset of tunnel_facts (Linux) or openwrt_facts (routers).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import UP_OPERSTATES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, is_int
+
+
+def bridges_facts(view):
+    """The ``bridges`` subset of tunnel_facts (view["tunnelfix"]) or openwrt_facts (view["openwrt"]), or {}."""
+    for key in ("tunnelfix", "openwrt"):
+        facts = (view.get(key) or {}).get("bridges")
+        if isinstance(facts, dict) and facts.get("ip_json"):
+            return facts
+    return {}
+
+
+def offloads_on(name, bridge):
+    """``{device: [gso/tso/gro names on and changeable]}`` for the bridge and its ports; devices with none left out."""
+    devices = [(name, bridge)] + sorted((bridge.get("ports") or {}).items())
+    on = {device: (facts.get("gso_tso_gro") or {}).get("on") for device, facts in devices}
+    on = {device: [str(n) for n in names] if isinstance(names, list) else [] for device, names in on.items()}
+    return {device: names for device, names in on.items() if names}
+
+
+def offload_on_small_mtu_bridge(host, view, views):
+    """One (evidence, explanation) per bridge with offloads on while an up tunnel with a smaller MTU feeds the host.
+
+    Nothing when IP forwarding is off or unknown (None: no guess).
+    """
+    facts = bridges_facts(view)
+    ip_forward = facts.get("ip_forward")
+    if not is_int(ip_forward) or ip_forward < 1:
+        return []
+    tunnels = sorted((t["mtu"], name, t.get("kind")) for name, t in (facts.get("tunnels") or {}).items()
+                     if isinstance(t, dict) and is_int(t.get("mtu")) and t.get("operstate") in UP_OPERSTATES)
+    out = []
+    for name, bridge in sorted((facts.get("bridges") or {}).items()):
+        bridge_mtu = bridge.get("mtu")
+        smaller = [t for t in tunnels if is_int(bridge_mtu) and t[0] < bridge_mtu]
+        offloads = offloads_on(name, bridge)
+        if not smaller or not offloads:
+            continue
+        tunnel_mtu, tunnel, kind = smaller[0]
+        out.append(({
+            "bridge": name, "bridge_mtu_bytes": bridge_mtu, "tunnel": tunnel, "tunnel_mtu_bytes": tunnel_mtu,
+            "kind": kind, "offloads_on": offloads, "ip_forward": ip_forward}, """
+            IP forwarding is on, the %s tunnel %s is up with an MTU of %s bytes, below the %s bytes of bridge %s,
+            and segmentation or receive offload is still on for %s. Receive offload glues the tunnel's small
+            packets into one large buffer, and segmentation offload is trusted to cut that buffer back into
+            frames that fit the LAN; on a bridge fed from a smaller-MTU tunnel that cut can come out wrong, so
+            LAN clients get frames above their MTU, drop them, and TCP crawls along on retransmits (in a field case,
+            Tailscale's 1280-byte tunnel into a LAN bridge, TCP fell to 0.2 Mbit/s). Turning gso, tso and gro off on
+            the bridge and every port makes the kernel forward packets at the size they arrived."""
+            % (kind, tunnel, tunnel_mtu, bridge_mtu, name, ", ".join(sorted(offloads)))))
+    return out
+
+
+BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
+    id="bridge_offload_small_mtu_tunnel",
+    number=5,
+    title="LAN clients behind the tunnel crawl",
+    severity="high",
+    hosts="any",
+    reads=("tunnelfix.bridges", "openwrt.bridges"),
+    rule=offload_on_small_mtu_bridge,
+    fires_when="IP forwarding on, an up tunnel with an MTU below a bridge's, and gso/tso/gro on for the bridge or a port",
+    symptom="TCP through the tunnel to LAN clients runs at a fraction of a Mbit/s while the router itself is fast.",
+    fix="gso, tso and gro off on the bridge and every port, live (ethtool -K) and persistent "
+        "(networkd .link, ifupdown, or an OpenWrt hotplug script).",
+    fix_role="tunnelfix.fleet.bridge_gso_off",
+    fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers", "tunnelfix_openwrt"),
+    fix_vars=lambda evidence: {"bridge_gso_off_bridges": [evidence["bridge"]]},
+    fix_needs="bridge_gso_off_bridges",
+    subject=lambda evidence: evidence.get("bridge"),
+    proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",
+           "playbooks/verify.yml"),
+)

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fault 1: the WireGuard endpoint's host route is pinned to a backup uplink (OpenWrt + mwan3).
+
+netifd adds a /32 to each endpoint when the interface starts, through whichever uplink is best at
+that moment, and never moves it when mwan3 switches back: the tunnel rides the backup (in the field
+2 Mbit/s; 127 Mbit/s after the fix). Reads openwrt_facts' ``endpoint_routes`` (one reader:
+module_utils/_openwrt_endpoints.py, ``ip route show table all``) and ``wireguard`` (split or full
+tunnel), and the device of the preferred uplink.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, wireguard_interfaces
+
+
+def pinned_endpoints(host, view, views):
+    """One (evidence, explanation) per split-tunnel endpoint whose pinned /32 leaves by another device than the preferred one.
+
+    Nothing when the preferred uplink's device is unknown (no guess), for full tunnels (their /32
+    must stay: the default route goes into the tunnel) and for endpoints with no pinned route.
+    """
+    facts = view.get("openwrt") or {}
+    preferred = view.get("preferred_uplink_device")
+    interfaces = wireguard_interfaces(facts)
+    out = []
+    for endpoint in (facts.get("endpoint_routes") or {}).get("endpoints") or []:
+        iface = interfaces.get(endpoint.get("interface")) or {}
+        pinned = endpoint.get("pinned_routes") or []
+        if not pinned or not preferred or iface.get("tunnel") != "split" or endpoint.get("dev") == preferred:
+            continue
+        out.append(({
+            "interface": endpoint.get("interface"), "endpoint": endpoint.get("address"), "dev": endpoint.get("dev"),
+            "gateway": endpoint.get("gateway"), "preferred_uplink_device": preferred, "pinned_routes": pinned}, """
+            The WireGuard endpoint %s of %s is reached through %s, not the preferred uplink %s, because of a static
+            host route. netifd adds that route when the interface starts, through whichever uplink is best at that
+            moment, and never moves it when mwan3 switches back. For a split tunnel set nohostroute=1 and delete
+            the pinned route.""" % (endpoint.get("address"), endpoint.get("interface"), endpoint.get("dev"), preferred)))
+    return out
+
+
+ENDPOINT_ROUTE_PINNED = Fault(
+    id="endpoint_route_pinned",
+    number=1,
+    title="My tunnel rides the backup uplink",
+    severity="high",
+    hosts="OpenWrt router",
+    reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
+    rule=pinned_endpoints,
+    fires_when="a split tunnel's endpoint has a static /32 through another device than the preferred mwan3 uplink",
+    symptom="The tunnel is slow (the backup's rate) although the main uplink is back: the endpoint's /32 still "
+            "points at the uplink that was up when the WireGuard interface started.",
+    fix="Split tunnel: nohostroute=1 on the interface and the pinned /32 deleted, so the endpoint follows the "
+        "main table (mwan3). Full tunnel: the /32 stays and is re-pointed when the uplink changes (hotplug).",
+    fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
+    fix_groups=("tunnelfix_openwrt",),
+    subject=lambda evidence: evidence.get("interface"),
+    proof=Proof(how="verify re-reads the routes (the same reader) and the rule no longer fires: the endpoint "
+                    "leaves by the preferred uplink's device; the router's single flow meets the run's floor."),
+    files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/routes.yml",
+           "playbooks/verify.yml"),
+)

@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What one fault definition holds, and the helpers every fault file shares.
+
+A fault file (one per field fault, next to this one) defines one or more ``Fault`` values; the
+registry (``registry.py``) lists them in fix order and everything else iterates it: diagnose's
+findings, remediate's role choice, verify's outcomes and throughput floor, the report, the docs.
+
+A rule is ``rule(host, view, views) -> [(evidence dict, explanation str), ...]``: the host's view
+(the shape is in ``registry.py``), every view of the run (a hub's rule reads its peers'), and one
+pair per thing found. The registry turns each pair into a finding; a rule never builds one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+
+
+def _no_vars(evidence):
+    """The default ``Fault.fix_vars``: the role needs nothing beyond "run"."""
+    return None
+
+
+def _no_threshold(evidence):
+    """The default ``Proof.min_bits_per_second``: the proof sets no throughput floor."""
+    return None
+
+
+def _no_subject(evidence):
+    """The default ``Fault.subject``: one finding of this id per host."""
+    return None
+
+
+@dataclass(frozen=True)
+class Proof:
+    """How verify shows the fix worked.
+
+    ``how`` (text): which measurement passes and why that is enough; every proof also re-runs the
+    fault's rule on verify's fresh facts and measurements. ``min_bits_per_second(evidence)``: the
+    single-flow floor (bit/s) this finding sets for its host's verify, or None;
+    ``threshold_source`` says how that floor is derived (shown next to it in the report).
+    """
+
+    how: str
+    min_bits_per_second: Callable[[dict], Optional[float]] = _no_threshold
+    threshold_source: str = ""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault: facts read -> rule -> fix role and vars -> proof -> doc text.
+
+    ``id``: the finding id (stable: alert rules key on it). ``number``: the brief's field fault
+    (1-5), None for the kernel/container limits. ``reads``: the view keys the rule reads
+    (``"openwrt.endpoint_routes"``: view["openwrt"]["endpoint_routes"]). ``fix_role``: FQCN of the
+    role remediate runs, None when no role can fix it. ``fix_groups``: the inventory groups whose
+    hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or
+    None. ``fix_needs``: a role variable without which remediate's every-role mode skips the role
+    (and says so). ``subject(evidence)``: what distinguishes two findings of this id on one host
+    (a bridge, an interface), for pairing diagnose's finding with verify's. ``files``: the files a
+    reader opens to follow the fault: this definition, the role's task file that applies the fix,
+    the proof (at most three). ``symptom``/``fix``: doc text, in the operator's words.
+    """
+
+    id: str
+    number: Optional[int]
+    title: str
+    severity: str
+    reads: tuple
+    rule: Callable
+    symptom: str
+    fix: str
+    proof: Proof
+    files: tuple
+    fix_role: Optional[str] = None
+    fix_groups: tuple = ()
+    fix_vars: Callable[[dict], Optional[dict]] = _no_vars
+    fix_needs: Optional[str] = None
+    subject: Callable[[dict], Optional[str]] = _no_subject
+    hosts: str = "any"
+    fires_when: str = ""
+    notes: tuple = field(default_factory=tuple)
+
+
+def is_int(value):
+    """An int that is not a bool (JSON true is not an MTU)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value):
+    """An int or float that is not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def one_paragraph(text):
+    """``text`` with its line breaks and indentation folded into single spaces."""
+    return " ".join(text.split())
+
+
+def wireguard_interfaces(facts):
+    """``facts["wireguard"]["interfaces"]`` (tunnel_facts or openwrt_facts), or {} when missing."""
+    return ((facts or {}).get("wireguard") or {}).get("interfaces") or {}

@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the kernel or the container allows: limits the congestion-control fix cannot change.
+
+No role fixes these; they say why fault 3's fix cannot apply here (no BBR in the kernel, a
+container whose host does not allow BBR in its namespace) or where it runs without fq pacing.
+Read from tunnel_facts' ``tcp`` (available/allowed congestion controls, sch_fq) and ``netns``
+(child namespace: Proxmox CT, Docker, LXC).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+
+_FILES = ("plugins/plugin_utils/faults/kernel_limits.py", "playbooks/verify.yml")
+
+
+def _tcp_netns(view):
+    """(tcp facts, netns facts, the available congestion controls) or None when they were not read."""
+    facts = view.get("tunnelfix") or {}
+    tcp, netns = facts.get("tcp") or {}, facts.get("netns") or {}
+    available = tcp.get("congestion_control_available")
+    if not tcp or not isinstance(available, list):  # not read (or junk): no guess about the kernel
+        return None
+    return tcp, netns, available
+
+
+def no_bbr(host, view, views):
+    """One (evidence, explanation) when BBR is neither built in nor loadable."""
+    read = _tcp_netns(view)
+    if read is None:
+        return []
+    tcp, _netns, available = read
+    if "bbr" in available or tcp.get("tcp_bbr_loadable_module") or tcp.get("tcp_bbr_available"):
+        return []
+    return [({"congestion_control_available": available}, """
+        This kernel offers no BBR (not built in, no tcp_bbr module): the congestion-control fix cannot be
+        applied here; tune buffers and keep loss low, or use a kernel with CONFIG_TCP_CONG_BBR.""")]
+
+
+def bbr_not_allowed_in_container(host, view, views):
+    """One (evidence, explanation) when this child namespace may not select the BBR the kernel has."""
+    read = _tcp_netns(view)
+    if read is None:
+        return []
+    tcp, netns, available = read
+    allowed = tcp.get("congestion_control_allowed") or []
+    if not (netns.get("child_netns") and "bbr" in available and "bbr" not in allowed):
+        return []
+    return [({"container": netns.get("container"), "congestion_control_allowed": allowed}, """
+        This host is a container (a child network namespace): it may only select a congestion control the
+        host lists in net.ipv4.tcp_allowed_congestion_control, and bbr is not there. Add it on the host
+        (Proxmox node, Docker host); the container cannot.""")]
+
+
+def no_fq(host, view, views):
+    """One (evidence, explanation) when the fq qdisc is missing on a host that is not a container."""
+    read = _tcp_netns(view)
+    if read is None:
+        return []
+    tcp, netns, _available = read
+    if tcp.get("sch_fq_available") is not False or netns.get("child_netns"):
+        return []
+    return [({"default_qdisc": tcp.get("default_qdisc")}, """
+        The fq qdisc is not available in this kernel. BBR paces with TCP's internal pacing instead, which
+        costs some CPU; install the sch_fq module for net.core.default_qdisc=fq.""")]
+
+
+KERNEL_WITHOUT_BBR = Fault(
+    id="kernel_without_bbr", number=None, title="The kernel has no BBR", severity="medium", hosts="any",
+    reads=("tunnelfix.tcp",), rule=no_bbr,
+    fires_when="no BBR built in or as a module",
+    symptom="The congestion-control fix cannot be applied on this host.",
+    fix="No role: a kernel with CONFIG_TCP_CONG_BBR (built in or as tcp_bbr).",
+    proof=Proof(how="verify re-reads the available congestion controls and the rule no longer fires."),
+    files=_FILES,
+)
+
+CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
+    id="congestion_control_restricted_in_container", number=None, title="The container may not use BBR",
+    severity="medium", hosts="container",
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=bbr_not_allowed_in_container,
+    fires_when="BBR exists but the host does not allow it in this network namespace",
+    symptom="Setting BBR in a Proxmox CT or Docker container fails with 'Operation not permitted'.",
+    fix="No role here: add bbr to net.ipv4.tcp_allowed_congestion_control on the container's host.",
+    proof=Proof(how="verify re-reads the allowed congestion controls and the rule no longer fires."),
+    files=_FILES,
+)
+
+SCH_FQ_MISSING = Fault(
+    id="sch_fq_missing", number=None, title="No fq qdisc for pacing", severity="low", hosts="any, not a container",
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=no_fq,
+    fires_when="no fq qdisc",
+    symptom="BBR runs with TCP's internal pacing (more CPU) instead of fq.",
+    fix="No role: install the sch_fq module.",
+    proof=Proof(how="verify re-reads the qdiscs the kernel offers and the rule no longer fires."),
+    files=_FILES,
+)

@@ -1,0 +1,240 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The fault registry: every fault in fix order, and what diagnose, remediate and verify do with it.
+
+``FAULTS`` lists the fault definitions (one file per field fault in this package) in the order
+remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
+right before a route is re-pointed), keepalive, the TCP stack, bridges; the limits no role fixes
+last. Nothing outside this package names a finding id or a fixing role.
+
+A *view* is one host's facts and measurements (every key optional; filter ``host_view``)::
+
+    {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub",
+     "tunnelfix": tunnel_facts' facts, "openwrt": openwrt_facts' facts,
+     "measurement": tunnel_measure_record, "health_checks": health_check_measure_record,
+     "sweep": tunnel_sweep_record, "path_bits_per_second": 40e6, "preferred_uplink_device": "eth1"}
+
+A *finding* (``find_findings``; reports/findings.json)::
+
+    {"id": "nat_peer_without_keepalive", "severity": "critical", "host": "peer",
+     "fix_role": "tunnelfix.fleet.wireguard_keepalive" | None, "fix_vars": {...} (only where the role needs it),
+     "evidence": {...numbers, units in the names...}, "explanation": "one paragraph"}
+
+A missing fact gives no finding (the rules never guess).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import ENDPOINT_ROUTE_PINNED
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, one_paragraph
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limits import (
+    CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, KERNEL_WITHOUT_BBR, SCH_FQ_MISSING)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import (
+    BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
+    NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+
+FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
+          LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL,
+          KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING)
+BY_ID = {fault.id: fault for fault in FAULTS}
+# The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
+FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_role))
+# A peer's single flow after the fix must keep this share of diagnose's single flow (no regression),
+# where no finding of the host sets a higher floor; the share leaves room for run-to-run noise.
+NO_REGRESSION_SHARE = 0.7
+# With neither a finding's floor nor a before measurement: this share of the path's known rate.
+PATH_SHARE_FLOOR = 0.5
+OUTCOMES = ("fixed", "still_present", "new")
+
+
+def _check_views(views):
+    if not isinstance(views, dict) or not all(isinstance(v, dict) for v in views.values()):
+        raise ValueError("views must be a dict of host -> view (dict), got %s" % type(views).__name__)
+    for host in views:
+        if not isinstance(host, str) or not host:
+            raise ValueError("views: a host name must be a non-empty string, got %r" % (host,))
+
+
+def _finding(fault, host, evidence, explanation):
+    finding = {"id": fault.id, "severity": fault.severity, "host": host, "fix_role": fault.fix_role,
+               "evidence": evidence, "explanation": one_paragraph(explanation)}
+    fix_vars = fault.fix_vars(evidence)
+    if fix_vars is not None:
+        finding["fix_vars"] = fix_vars
+    return finding
+
+
+def find_findings(views: dict) -> list:
+    """Every fault's rule over ``{host: view}``: the findings, sorted by host, severity, id.
+
+    Raises ValueError when ``views`` is not a dict of dicts, or a view's facts have the wrong shape
+    (a string where a dict belongs), naming the host and the fault.
+    """
+    _check_views(views)
+    found = []
+    for host in sorted(views):
+        for fault in FAULTS:
+            try:
+                pairs = fault.rule(host, views[host], views)
+            except (AttributeError, TypeError, KeyError, IndexError) as exc:
+                raise ValueError("views[%r] has facts of the wrong shape for %s: %s" % (host, fault.id, exc)) from None
+            found.extend(_finding(fault, host, evidence, explanation) for evidence, explanation in pairs)
+    return sorted(found, key=lambda f: (f["host"], SEVERITIES.index(f["severity"]), f["id"]))
+
+
+def _check_findings(findings):
+    if not isinstance(findings, list) or not all(isinstance(f, dict) and isinstance(f.get("host"), str) for f in findings):
+        raise ValueError("findings must be the list find_findings returns (reports/findings.json)")
+
+
+def fix_roles_by_host(findings) -> dict:
+    """findings -> ``{host: [fix role, ...]}`` in fix order (``FIX_ROLES``); findings without a role left out.
+
+    Raises ValueError when ``findings`` is not a list of findings (dicts with ``host``).
+    """
+    _check_findings(findings)
+    roles = {}
+    for finding in findings:
+        if finding.get("fix_role"):
+            roles.setdefault(finding["host"], set()).add(finding["fix_role"])
+    order = {role: index for index, role in enumerate(FIX_ROLES)}
+    return {host: sorted(names, key=lambda role: (order.get(role, len(order)), role)) for host, names in sorted(roles.items())}
+
+
+def fix_vars_by_host(findings) -> dict:
+    """findings -> ``{host: {role variable: value}}`` from the findings' ``fix_vars``.
+
+    List values of the same variable on one host are joined (sorted, unique): two
+    ``bridge_offload_small_mtu_tunnel`` findings for ``br-lan`` and ``br-guest`` on one router give
+    ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Other values: the last one
+    wins. Hosts whose findings carry no ``fix_vars`` are left out.
+    Raises ValueError when ``findings`` is not a list of findings, or a ``fix_vars`` is not a dict.
+    """
+    _check_findings(findings)
+    out = {}
+    for finding in findings:
+        fix_vars = finding.get("fix_vars")
+        if fix_vars is None:
+            continue
+        if not isinstance(fix_vars, dict):
+            raise ValueError("fix_vars of %s on %s must be a dict, got %r" % (finding.get("id"), finding["host"], fix_vars))
+        host_vars = out.setdefault(finding["host"], {})
+        for name, value in fix_vars.items():
+            if isinstance(value, list) or isinstance(host_vars.get(name), list):
+                if not isinstance(value, list) or not isinstance(host_vars.get(name, []), list) \
+                        or not all(isinstance(item, (str, int, float)) for item in value):
+                    raise ValueError("fix_vars.%s of %s on %s must be a list of names like the others, got %r"
+                                     % (name, finding.get("id"), finding["host"], value))
+                value = sorted(set(host_vars.get(name, [])) | set(value), key=str)
+            host_vars[name] = value
+    return dict(sorted(out.items()))
+
+
+def every_role_plan(groups, host_vars) -> dict:
+    """remediate's every-role mode for one host: ``{"roles": [role, ...], "skipped": {role: reason}}``.
+
+    ``groups``: the host's inventory groups; ``host_vars``: its variables (a fault's ``fix_needs``
+    is looked up there). A role runs where the host is in one of its faults' ``fix_groups`` and the
+    variable it needs is non-empty; otherwise it is skipped with the reason.
+    """
+    groups = set(groups or [])
+    roles, skipped = [], {}
+    for role in FIX_ROLES:
+        faults = [fault for fault in FAULTS if fault.fix_role == role]
+        if not groups & {group for fault in faults for group in fault.fix_groups}:
+            continue
+        needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
+        if needs:
+            skipped[role] = "%s is not set for this host (the role needs it; diagnose's findings would name it)" % needs[0]
+        else:
+            roles.append(role)
+    return {"roles": roles, "skipped": skipped}
+
+
+def _key(finding):
+    fault = BY_ID.get(finding.get("id"))
+    subject = fault.subject(finding.get("evidence") or {}) if fault else None
+    return finding["host"], finding.get("id"), subject
+
+
+def finding_outcomes(before, after, rechecked_hosts) -> list:
+    """Pair diagnose's findings with verify's: one entry per finding, sorted by host, outcome, id.
+
+    ``before``/``after``: find_findings output of diagnose and of verify (same rules, fresh facts
+    and measurements); ``rechecked_hosts``: the hosts verify gathered facts on. Each entry is the
+    finding (the after one where it is still present) plus ``outcome``: ``fixed`` (gone after),
+    ``still_present`` (found again, or its host was not re-checked: then ``rechecked`` is false) or
+    ``new`` (found only after). Raises ValueError on input that is not a findings list.
+    """
+    _check_findings(before)
+    _check_findings(after)
+    rechecked = set(rechecked_hosts or [])
+    after_by_key = {_key(finding): finding for finding in after}
+    before_keys = set()
+    out = []
+    for finding in before:
+        key = _key(finding)
+        before_keys.add(key)
+        if key in after_by_key:
+            out.append(dict(after_by_key[key], outcome="still_present", rechecked=True))
+        elif finding["host"] not in rechecked:
+            out.append(dict(finding, outcome="still_present", rechecked=False))
+        else:
+            out.append(dict(finding, outcome="fixed", rechecked=True))
+    out.extend(dict(finding, outcome="new", rechecked=True) for finding in after if _key(finding) not in before_keys)
+    return sorted(out, key=lambda f: (f["host"], OUTCOMES.index(f["outcome"]), f["id"]))
+
+
+def unfixed_by_host(outcomes) -> dict:
+    """``{host: [finding id, ...]}``: findings a role can fix that verify still finds (still_present or new).
+
+    verify fails these hosts. Findings no role fixes (kernel, container limits) are reported, not failed.
+    """
+    out = {}
+    for entry in outcomes:
+        if entry.get("fix_role") and entry.get("outcome") in ("still_present", "new"):
+            out.setdefault(entry["host"], []).append(entry["id"])
+    return {host: sorted(set(ids)) for host, ids in sorted(out.items())}
+
+
+def verify_floor(findings, before_measurements, host, path_bits_per_second=None) -> dict:
+    """The single-flow floor verify holds ``host`` to when the inventory sets none.
+
+    ``findings``: diagnose's (reports/findings.json) or None; ``before_measurements``: diagnose's
+    tunnel_measure records (reports/measurements-before.json, ``{host: record}``) or None;
+    ``path_bits_per_second``: the path's known rate or None/"". Returns
+    ``{"min_bits_per_second": float | None, "source": text}``, the highest of: each of the host's
+    findings' proof floor (``Proof.min_bits_per_second``), and ``NO_REGRESSION_SHARE`` of diagnose's
+    valid single flow; with neither, ``PATH_SHARE_FLOOR`` of the path; with nothing known, None and
+    the reason (tunnel_measure then fails rather than assert nothing).
+    """
+    candidates = []
+    for finding in findings or []:
+        fault = BY_ID.get(finding.get("id")) if isinstance(finding, dict) else None
+        if fault is None or finding.get("host") != host:
+            continue
+        floor = fault.proof.min_bits_per_second(finding.get("evidence") or {})
+        if floor:
+            candidates.append((float(floor), "%s: %s" % (fault.id, fault.proof.threshold_source)))
+    record = (before_measurements or {}).get(host) or {}
+    iperf3 = record.get("iperf3") or {} if isinstance(record, dict) else {}
+    before_bps = iperf3.get("bits_per_second")
+    if iperf3.get("valid") is True and isinstance(before_bps, (int, float)) and before_bps > 0:
+        candidates.append((NO_REGRESSION_SHARE * before_bps, "%.0f %% of diagnose's single flow (%.1f Mbit/s): no regression"
+                           % (NO_REGRESSION_SHARE * 100, before_bps / 1e6)))
+    if candidates:
+        floor, source = max(candidates)
+        return {"min_bits_per_second": floor, "source": source}
+    try:
+        path = float(path_bits_per_second) if path_bits_per_second not in (None, "") else None
+    except (TypeError, ValueError):
+        path = None
+    if path and path > 0:
+        return {"min_bits_per_second": PATH_SHARE_FLOOR * path,
+                "source": "%.0f %% of the path's rate (%.1f Mbit/s, tunnelfix_path_bits_per_second)" % (PATH_SHARE_FLOOR * 100, path / 1e6)}
+    return {"min_bits_per_second": None,
+            "source": "no floor: no finding of this host sets one, diagnose measured no valid single flow, "
+                      "and the path's rate is unknown"}
