@@ -166,21 +166,32 @@ def markdown_table(rows):
 
 
 def findings_table(findings):
-    """Render diagnose's findings (module_utils/_findings.py) as a Markdown table, LF line ends.
+    """Render diagnose's findings (plugin_utils/faults/registry.py) as a Markdown table, LF line ends.
 
     Columns: host, severity, finding (the id), fixed by (the role, or "-" when no role fixes it
-    here). Empty findings give one line saying so. Raises ValueError for anything but a list of
-    findings.
+    here), and "after verify" when the findings carry verify's ``outcome`` (reports/outcomes.json:
+    fixed, still_present, new; "(not re-checked)" when verify could not read the host again).
+    Empty findings give one line saying so. Raises ValueError for anything but a list of findings.
     """
     if not isinstance(findings, list) or not all(isinstance(f, dict) for f in findings):
         raise ValueError("findings must be a list of findings (reports/findings.json), got %s" % type(findings).__name__)
     if not findings:
         return "No finding.\n"
-    lines = ["| host | severity | finding | fixed by |", "|---|---|---|---|"]
+    verified = any("outcome" in finding for finding in findings)
+    lines = ["| host | severity | finding | fixed by |" + (" after verify |" if verified else ""),
+             "|---|---|---|---|" + ("---|" if verified else "")]
     for finding in findings:
         cells = [str(finding.get(key) or "-").replace("|", "\\|") for key in ("host", "severity", "id", "fix_role")]
+        if verified:
+            cells.append(outcome_text(finding))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def outcome_text(finding):
+    """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, or "-" when not verified."""
+    text = str(finding.get("outcome") or "-").replace("|", "\\|")
+    return text + (" (not re-checked)" if finding.get("rechecked") is False else "")
 
 
 # An argument word that names a secret (``-e wg_psk=...``, ``--vault-password-file=...``): redacted whole.

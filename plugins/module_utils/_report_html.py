@@ -36,6 +36,7 @@ import math
 from html import escape
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import format_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import outcome_text
 
 SCHEMA_VERSION = 1
 COLOURS = {"before": "#9ca3af", "after": "#2563eb", "reference": "#d97706"}
@@ -215,18 +216,21 @@ def _findings_section(findings):
         return out + ["<p>No findings file (diagnose.yml writes reports/findings.json).</p></section>"]
     if not findings:
         return out + ["<p>No finding.</p></section>"]
+    verified = any("outcome" in finding for finding in findings)
     out.append("<table><thead><tr><th>host</th><th>severity</th><th>finding</th><th>fixed by</th>"
-               '<th class="explanation">explanation</th></tr></thead><tbody>')
+               + ("<th>after verify</th>" if verified else "")
+               + '<th class="explanation">explanation</th></tr></thead><tbody>')
     for finding in findings:
         severity = str(finding.get("severity") or "-")
         css = "sev-" + severity if severity in SEVERITIES else "sev-other"
         evidence = finding.get("evidence")
         details = ("<details><summary>evidence</summary><pre>%s</pre></details>"
                    % _e(_evidence_json(evidence)) if evidence else "")
+        outcome = ('<td class="outcome">%s</td>' % _e(outcome_text(finding))) if verified else ""
         out.append('<tr data-finding="%s"><td>%s</td><td><span class="severity %s">%s</span></td><td><code>%s</code>'
-                   "</td><td><code>%s</code></td><td>%s%s</td></tr>"
+                   "</td><td><code>%s</code></td>%s<td>%s%s</td></tr>"
                    % (_e(finding.get("id")), _e(finding.get("host") or "-"), css, _e(severity),
-                      _breakable(finding.get("id") or "-"), _breakable(finding.get("fix_role") or "-"),
+                      _breakable(finding.get("id") or "-"), _breakable(finding.get("fix_role") or "-"), outcome,
                       _e(finding.get("explanation") or ""), details))
     return out + ["</tbody></table></section>"]
 

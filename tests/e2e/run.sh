@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
-rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/sweep-*.json reports/findings.json reports/report.*
+rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/sweep-*.json reports/findings.json reports/outcomes.json reports/report.*
 mkdir -p "$log_dir"
 
 lab/down.sh
@@ -64,6 +64,14 @@ planted = [("hub", "loss_sensitive_congestion_control"),
            ("peer", "loss_sensitive_congestion_control"), ("peer", "nat_peer_without_keepalive")]
 print("findings:", found)
 sys.exit(0 if found == planted else "FAIL: findings differ from the planted faults %s" % planted)
+PY
+
+echo "== outcomes: verify (inside site.yml) re-ran the rules and every planted finding is fixed"
+python3 - reports/outcomes.json <<'PY'
+import json, sys
+outcomes = sorted((o["host"], o["id"], o["outcome"]) for o in json.load(open(sys.argv[1])))
+print("outcomes:", outcomes)
+sys.exit(0 if len(outcomes) == 6 and all(o[2] == "fixed" for o in outcomes) else "FAIL: a planted finding is not fixed")
 PY
 
 echo "== the report: report.json has the sweep rows, report.html draws them (screenshot: $log_dir/report.png)"
@@ -126,3 +134,28 @@ grep -q "hub psk <redacted>" "$log_dir/openwrt-facts.log" \
   || { echo "FAIL: owrt's peer description with the planted preshared key is not in the facts, redacted"; exit 1; }
 mapfile -t logs < <(find "$log_dir" -type f)
 python3 tests/e2e/check_no_secrets.py lab/state/wg "${logs[@]}" reports/*
+
+echo "== verify re-runs the rules: a pinned route planted after the fix keeps owrt's finding, and verify fails owrt naming it"
+ansible -i "$inventory" owrt -m ansible.builtin.raw \
+  -a "ip route replace $endpoint/32 via 100.64.20.1 dev wwan0 proto static" > /dev/null
+# Short measurements and a floor the 5G uplink meets: only the re-run rule may fail owrt.
+if ansible-playbook -i "$inventory" playbooks/verify.yml -e tunnelfix_sweep=false -e tunnel_measure_idle_s=5 \
+    -e tunnel_measure_iperf3_duration_s=3 -e tunnel_measure_iperf3_omit_s=1 -e tunnel_measure_min_bits_per_second=1000 \
+    > "$log_dir/verify-planted.log"; then
+  echo "FAIL: verify passed with a pinned endpoint route on owrt"; exit 1
+fi
+ansible -i "$inventory" owrt -m ansible.builtin.raw -a "ip route del $endpoint/32 dev wwan0" > /dev/null
+grep -q "owrt: still found after the fix: endpoint_route_pinned" "$log_dir/verify-planted.log" \
+  || { echo "FAIL: verify did not name owrt's endpoint_route_pinned"; tail -n 40 "$log_dir/verify-planted.log"; exit 1; }
+python3 - reports/outcomes.json <<'PY'
+import json, sys
+outcomes = {(o["host"], o["id"]): o["outcome"] for o in json.load(open(sys.argv[1]))}
+print("outcomes with the planted route:", outcomes)
+sys.exit(0 if outcomes.get(("owrt", "endpoint_route_pinned")) == "still_present"
+         and outcomes.get(("peer", "nat_peer_without_keepalive")) == "fixed" else "FAIL: outcomes")
+PY
+grep -E '^(owrt|peer|hub) +: ok=' "$log_dir/verify-planted.log"
+if grep -E '^(peer|hub) +: ok=' "$log_dir/verify-planted.log" | grep -vq 'failed=0 '; then
+  echo "FAIL: verify failed a host other than owrt"; exit 1
+fi
+echo "PASS: verify failed owrt alone, naming endpoint_route_pinned"

@@ -1,0 +1,64 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fault 4: no keepalive and an unreachable peer; keepalive set and still stale. Both sides of 0 % loss and 180 s."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
+    STALE_HANDSHAKE_S, stale_with_keepalive, without_keepalive)
+
+HUB_KEY = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
+PEER_KEY = "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE="
+
+
+def views(keepalive=None, age=10, hub_age=10, loss=0.0, groups=("tunnelfix_wireguard_peers",)):
+    peer = {"groups": list(groups), "tunnel_hub": "hub",
+            "tunnelfix": {"wireguard": {"interfaces": {"wg0": {"public_key": PEER_KEY, "peers": [
+                {"public_key": HUB_KEY, "persistent_keepalive_s": keepalive, "handshake_age_s": age}]}}}},
+            "measurement": {"idle_s": 40, "ping": {"loss_percent": loss}}}
+    hub = {"groups": ["tunnelfix_wireguard_hubs"],
+           "tunnelfix": {"wireguard": {"interfaces": {"wg0": {"public_key": HUB_KEY, "peers": [
+               {"public_key": PEER_KEY, "endpoint": "198.51.100.9:51820", "handshake_age_s": hub_age}]}}}}}
+    return {"peer": peer, "hub": hub}
+
+
+def run(rule, **kwargs):
+    v = views(**kwargs)
+    return rule("peer", v["peer"], v)
+
+
+def test_lost_pings_without_keepalive_fire_with_both_ends_as_evidence():
+    [(evidence, text)] = run(without_keepalive, loss=16.7)
+    assert evidence["hub_sees_endpoint"] == ["198.51.100.9:51820"] and evidence["idle_ping_loss_percent"] == 16.7
+    assert evidence["persistent_keepalive_s"] is None and "PersistentKeepalive" in text
+
+
+@pytest.mark.parametrize("loss, fires", [(0.0, False), (0, False), (None, False), (0.1, True), (100.0, True)])
+def test_loss_boundary(loss, fires):
+    assert bool(run(without_keepalive, loss=loss)) is fires
+
+
+@pytest.mark.parametrize("age, hub_age, fires", [
+    (STALE_HANDSHAKE_S, 10, False), (STALE_HANDSHAKE_S + 1, 10, True), (10, STALE_HANDSHAKE_S + 1, True), (None, None, False)])
+def test_stale_boundary_without_keepalive(age, hub_age, fires):
+    assert bool(run(without_keepalive, age=age, hub_age=hub_age, loss=None)) is fires
+
+
+@pytest.mark.parametrize("age, fires", [(STALE_HANDSHAKE_S, False), (STALE_HANDSHAKE_S + 1, True)])
+def test_stale_despite_keepalive_boundary(age, fires):
+    assert bool(run(stale_with_keepalive, keepalive=25, age=age)) is fires
+
+
+def test_each_rule_leaves_the_other_case_alone():
+    assert run(stale_with_keepalive, keepalive=None, age=500) == []
+    assert run(without_keepalive, keepalive=25, age=500, loss=50.0) == []
+
+
+@pytest.mark.parametrize("groups", [("tunnelfix_wireguard_hubs",), ("tunnelfix_wireguard_peers", "tunnelfix_openwrt")])
+def test_only_linux_peers(groups):
+    assert run(without_keepalive, loss=50.0, groups=groups) == []
+
+
+def test_no_hub_in_the_run_reads_only_the_peers_own_end():
+    v = views(loss=50.0)
+    del v["hub"]
+    assert without_keepalive("peer", v["peer"], v) == []  # the hub's key is unknown: no entry matches

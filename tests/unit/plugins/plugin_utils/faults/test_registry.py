@@ -1,0 +1,148 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The registry: fix order, the every-role plan, pairing diagnose's findings with verify's, the derived floor."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
+    BY_ID, FAULTS, FIX_ROLES, NO_REGRESSION_SHARE, PATH_SHARE_FLOOR, every_role_plan, finding_outcomes,
+    fix_roles_by_host, unfixed_by_host, verify_floor)
+
+REPO = Path(__file__).resolve().parents[5]
+BANIP = BY_ID["banip_icmp_limit_drops_health_checks"]
+ROUTE = BY_ID["endpoint_route_pinned"]
+BRIDGE = BY_ID["bridge_offload_small_mtu_tunnel"]
+CC = BY_ID["loss_sensitive_congestion_control"]
+KERNEL = BY_ID["kernel_without_bbr"]
+
+
+def test_ids_are_unique_and_every_fault_is_complete():
+    assert len(BY_ID) == len(FAULTS)
+    for fault in FAULTS:
+        assert fault.severity in ("critical", "high", "medium", "low", "info"), fault.id
+        assert fault.symptom and fault.fix and fault.proof.how and fault.fires_when and fault.reads, fault.id
+        assert 1 <= len(fault.files) <= 3 and all((REPO / path).is_file() for path in fault.files), fault.id
+        assert (fault.fix_role is None) == (not fault.fix_groups), fault.id
+        if fault.fix_role:
+            assert (REPO / "roles" / fault.fix_role.rsplit(".", 1)[1] / "meta" / "argument_specs.yml").is_file()
+
+
+def test_banip_is_fixed_before_the_endpoint_route():
+    """mwan3's view of the uplinks must be right before a route is re-pointed."""
+    assert FIX_ROLES.index(BANIP.fix_role) < FIX_ROLES.index(ROUTE.fix_role)
+    findings = [{"host": "owrt", "fix_role": ROUTE.fix_role}, {"host": "owrt", "fix_role": BRIDGE.fix_role},
+                {"host": "owrt", "fix_role": BANIP.fix_role}, {"host": "owrt", "fix_role": ROUTE.fix_role}]
+    assert fix_roles_by_host(findings) == {"owrt": [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role]}
+
+
+@pytest.mark.parametrize("groups, host_vars, roles, skipped", [
+    (["tunnelfix_openwrt"], {}, [BANIP.fix_role, ROUTE.fix_role], [BRIDGE.fix_role]),
+    (["tunnelfix_openwrt"], {"bridge_gso_off_bridges": ["br-lan"]}, [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role], []),
+    (["tunnelfix_wireguard_hubs"], {"bridge_gso_off_bridges": []}, [CC.fix_role], [BRIDGE.fix_role]),
+    (["ungrouped"], {}, [], []),
+])
+def test_every_role_plan(groups, host_vars, roles, skipped):
+    plan = every_role_plan(groups, host_vars)
+    assert plan["roles"] == roles and sorted(plan["skipped"]) == sorted(skipped)
+    for reason in plan["skipped"].values():
+        assert "bridge_gso_off_bridges" in reason
+
+
+def finding(host, fault, **evidence):
+    return {"host": host, "id": fault.id, "fix_role": fault.fix_role, "severity": fault.severity, "evidence": evidence}
+
+
+def test_outcomes_fixed_still_present_new_and_not_rechecked():
+    before = [finding("owrt", ROUTE, interface="wg0"), finding("owrt", BRIDGE, bridge="br-lan"),
+              finding("owrt", BRIDGE, bridge="br-guest"), finding("hub", KERNEL), finding("gone", ROUTE, interface="wg0")]
+    after = [finding("owrt", BRIDGE, bridge="br-guest"), finding("hub", KERNEL), finding("owrt", BANIP)]
+    got = {(o["host"], o["id"], (o.get("evidence") or {}).get("bridge")): (o["outcome"], o["rechecked"])
+           for o in finding_outcomes(before, after, ["owrt", "hub"])}
+    assert got == {
+        ("owrt", ROUTE.id, None): ("fixed", True),
+        ("owrt", BRIDGE.id, "br-lan"): ("fixed", True),          # the subject tells two bridges apart
+        ("owrt", BRIDGE.id, "br-guest"): ("still_present", True),
+        ("hub", KERNEL.id, None): ("still_present", True),
+        ("owrt", BANIP.id, None): ("new", True),
+        ("gone", ROUTE.id, None): ("still_present", False),     # verify did not read this host again
+    }
+
+
+def test_unfixed_hosts_are_those_with_a_fixable_finding_left():
+    outcomes = finding_outcomes([finding("owrt", ROUTE, interface="wg0"), finding("hub", KERNEL), finding("peer", CC)],
+                                [finding("owrt", ROUTE, interface="wg0"), finding("hub", KERNEL), finding("new", BANIP)],
+                                ["owrt", "hub", "peer", "new"])
+    assert unfixed_by_host(outcomes) == {"new": [BANIP.id], "owrt": [ROUTE.id]}   # hub's kernel: no role, not failed
+    assert unfixed_by_host(finding_outcomes([finding("peer", CC)], [], ["peer"])) == {}
+
+
+@pytest.mark.parametrize("bad", [{"h": []}, [{"id": "x"}], "[]"])
+def test_outcomes_refuse_what_is_not_a_findings_list(bad):
+    with pytest.raises(ValueError, match="findings must be"):
+        finding_outcomes(bad, [], [])
+
+
+def test_floor_from_the_finding_bound():
+    found = [finding("peer", CC, mathis_bits_per_second=4e6)]
+    floor = verify_floor(found, {}, "peer")
+    assert floor["min_bits_per_second"] == pytest.approx(6e6) and CC.id in floor["source"]
+
+
+def test_the_higher_of_the_bound_and_no_regression_wins():
+    found = [finding("peer", CC, mathis_bits_per_second=4e6)]
+    before = {"peer": {"iperf3": {"valid": True, "bits_per_second": 10e6}}}
+    floor = verify_floor(found, before, "peer")
+    assert floor["min_bits_per_second"] == pytest.approx(NO_REGRESSION_SHARE * 10e6) and "no regression" in floor["source"]
+
+
+def test_a_hub_download_finding_sets_no_single_flow_floor():
+    assert verify_floor([finding("hub", CC, mathis_bits_per_second=4e6, direction="download")], {}, "hub")[
+        "min_bits_per_second"] is None
+
+
+@pytest.mark.parametrize("record", [{"iperf3": {"valid": False, "bits_per_second": 9e6}},
+                                    {"iperf3": {"valid": True, "bits_per_second": 0}}, {}, "junk"])
+def test_an_invalid_before_flow_sets_no_floor(record):
+    assert verify_floor([], {"peer": record}, "peer", "") == {
+        "min_bits_per_second": None, "source": pytest.approx(verify_floor(None, None, "peer")["source"])}
+
+
+def test_the_path_when_nothing_else_is_known():
+    floor = verify_floor(None, None, "peer", "40000000")
+    assert floor["min_bits_per_second"] == pytest.approx(PATH_SHARE_FLOOR * 40e6) and "path" in floor["source"]
+    assert verify_floor(None, None, "peer", "fast")["min_bits_per_second"] is None
+
+
+def test_another_hosts_findings_do_not_count():
+    assert verify_floor([finding("other", CC, mathis_bits_per_second=4e6)], {}, "peer")["min_bits_per_second"] is None
+
+
+# Modules' documentation may say which role uses them (ansible-doc text); they never choose one.
+SCANNED = [p for root in ("plugins", "playbooks") for p in sorted((REPO / root).rglob("*"))
+           if p.is_file() and p.suffix in (".py", ".yml", ".yaml")
+           and not any(part in p.as_posix() for part in ("plugin_utils/faults", "plugins/modules/"))]
+
+
+def test_no_finding_id_or_fixing_role_outside_the_registry():
+    """diagnose, remediate, verify, the report and the filters iterate the registry; none names a fault or its role."""
+    names = [fault.id for fault in FAULTS] + list(FIX_ROLES)
+    pattern = re.compile(r"\b(%s)\b" % "|".join(re.escape(name) for name in names))
+    hits = ["%s: %s" % (path.relative_to(REPO), match.group(1)) for path in SCANNED
+            for match in pattern.finditer(path.read_text(encoding="utf-8"))
+            if not _documentation(path, match)]
+    assert SCANNED and hits == []
+
+
+def _documentation(path, match):
+    """A mention inside a docstring's example output (module docs show a Prometheus line) is not a use."""
+    line = path.read_text(encoding="utf-8")[:match.start()].count("\n")
+    text = path.read_text(encoding="utf-8").splitlines()[line]
+    return text.lstrip().startswith(("tunnelfix_findings{", "#"))
+
+
+def test_the_scan_would_see_a_literal():
+    assert re.search(r"\b%s\b" % re.escape(ROUTE.id), "when: '%s' in ids" % ROUTE.id)
+    assert registry.FAULTS is FAULTS
