@@ -19,13 +19,13 @@ import shlex
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_offload import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import (
     STATES, describe_states, ethtool_set_argv, is_interface_name, offload_plan, parse_brif_listing)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 DEFAULT_FEATURES = ["gso", "tso", "gro"]
 _NOT_FOUND = 127  # POSIX shells: command not found

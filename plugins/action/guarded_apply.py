@@ -3,7 +3,7 @@
 """Apply a change that may cut the management connection, with an automatic rollback armed first.
 
 Documentation: plugins/modules/guarded_apply.py (``ansible-doc tunnelfix.fleet.guarded_apply``).
-The scripts and their output format are the pure ``module_utils/_rollback.py``; this file sends
+The scripts and their output format are the pure ``plugin_utils/remote/rollback.py``; this file sends
 them and keeps the time. Python-free: plain sh over the connection (OpenWrt, BusyBox, systemd
 Linux alike).
 
@@ -25,10 +25,10 @@ import time
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.connection import ConnectionBase
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._rollback import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.rollback import (
     arm_and_apply_script, check_command, check_files, check_name, check_timeouts, confirm_script, discard_script,
     guard_dir, parse_status, READ_AND_RUN, redact, snapshot_script, verify_script)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 SHOWN = "sh -c '<guarded_apply: %s>'"
 POLL_S = 1.0      # pause between two connection attempts, or two reads of a running apply

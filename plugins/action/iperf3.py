@@ -14,11 +14,11 @@ import random
 import time
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3 import Iperf3Error, parse_iperf3_json
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3_run import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import Iperf3Error, parse_iperf3_json
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_run import (
     ARGUMENT_SPEC, CHECK_MODE_MSG, NOT_INSTALLED, base_result, build_argv, check_params, iperf3_path,
     iperf3_error_msg, judged_result, parse_error_msg, retry_wait_s)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 # iperf3 exits 1 on its own errors (JSON "error" on stdout); the output decides, not the code
 ANY_RC = range(256)

@@ -17,33 +17,33 @@ import shlex
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._mwan3 import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import (
     banip_default_icmplimit, banip_settings, parse_banip_version, parse_mwan3_interfaces, parse_mwan3_tracking)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._nft import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_offload import is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_endpoints import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
     merge_wireguard, split_dated_output)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, ROUTES_TEXT,
     UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_route_plan import endpoint_address, uplink_device
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import endpoint_address, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"

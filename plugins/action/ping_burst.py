@@ -3,16 +3,16 @@
 """Send a burst of one-shot pings like mwan3track's health checks, with no Python on the target.
 
 Documentation: plugins/modules/ping_burst.py (``ansible-doc tunnelfix.fleet.ping_burst``).
-The script and the reading of its output are in module_utils/_ping_burst.py.
+The script and the reading of its output are in plugin_utils/measure/ping_burst.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping_burst import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import (
     MAX_PINGS, parse_ping_burst, ping_burst_script)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 
 class ActionModule(OpenWrtActionBase):

@@ -13,9 +13,9 @@ import posixpath
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._text_file import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.text_file import (
     EOF_MARK, READ_SCRIPT, marked_block, normalize_mode, parse_file_probe)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 NEW_FILE_MODE = "0644"
 # $1 path, $2 mode; content on stdin; written next to the file, then renamed over it

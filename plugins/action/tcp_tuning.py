@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import shlex
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
     module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import Step
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, package_listed, tcp_facts
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 # kernel module -> OpenWrt package that ships it as a loadable module (OpenWrt has no modinfo)
 MODULE_PACKAGES = {"tcp_bbr": "kmod-tcp-bbr"}

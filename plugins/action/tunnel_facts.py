@@ -12,27 +12,27 @@ Only a result the batch lacks (an endpoint the shell did not list) is read with 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._endpoint_route import describe_endpoint_route
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     BRIDGE_DEVICE_LINES, DETECT_VIRT, ETHTOOL_K, LIVE_ENDPOINT_LINES, NOT_FOUND, PRESENCE, PROBED_MODULES, ROUTE_GET_JSON,
     ROUTES_JSON, WG_DUMP, WG_DUMP_NAME, modinfo_argv, sysctl_path)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_probe import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
     module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._openwrt_wireguard import split_dated_output
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     default_routes, parse_ip_route_get, parse_ip_route_show)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._subset import resolve_gather_subset
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, tcp_facts
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     parse_sha256sum, secret_digest, uci_secret_digest_argv)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
     is_secret_value, parse_uci_show, uci_quote)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_plan import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.uci_plan import (
     LIST_MODES, STATES, check_uci_params, plan_uci_change)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 
 def _show(text):

@@ -24,16 +24,16 @@ import shlex
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._netlink_text import parse_busybox_route
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import ForEachLine, Step, foreach_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.netlink_text import parse_busybox_route
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._route import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_route_plan import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
     endpoint_address, plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils._openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")

@@ -7,7 +7,7 @@ Documentation in the .yml twins."""
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._host_summary import host_summary_lines
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.host_summary import host_summary_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugin: prometheus_textfile (documentation in the .yml twin; rendering in module_utils/_prometheus.py)."""
+"""Filter plugin: prometheus_textfile (documentation in the .yml twin; rendering in plugin_utils/report/prometheus.py)."""
 
 from __future__ import annotations
 
 import time
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._prometheus import render_textfile
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.prometheus import render_textfile
 
 
 def prometheus_textfile(wireguard_facts, measurement=None, findings=None, now_epoch_s=None):

@@ -2,16 +2,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: mathis_bits_per_second, bdp_bytes, to_bits_per_second, human_bits_per_second.
 
-Documentation in the .yml twins; the arithmetic is in module_utils/_tcp_model.py and _bitrate.py.
+Documentation in the .yml twins; the arithmetic is in plugin_utils/parse/tcp_model.py and _bitrate.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bitrate import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import (
     format_bits_per_second, to_bits_per_second)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_model import bdp_bytes, mathis_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 
 
 def _filter(name, func):

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping import parse_ping_summary
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._report import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ping import parse_ping_summary
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import (
     before_after_rows,
     findings_table,
     health_check_rows,
     markdown_table,
     redact_command_words,
 )
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._report_html import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import (
     render_report_html,
     report_document,
 )

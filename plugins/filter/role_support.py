@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridge_persist import parse_persist_probe
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._role_options import option_errors
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_config_listing import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
     config_plan, parse_config_listing, unmatched_messages)
 
 

@@ -2,15 +2,15 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: sweep_plan, sweep_result, sweep_conclusion, sweep_rows.
 
-Documentation in the .yml twins; the plan, the rules and the row shapes are in module_utils/_sweep.py.
+Documentation in the .yml twins; the plan, the rules and the row shapes are in plugin_utils/measure/sweep.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep import sweep_plan, sweep_result
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_rows import sweep_rows
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sweep_verdict import sweep_conclusion
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.sweep import sweep_plan, sweep_result
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.sweep_rows import sweep_rows
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.sweep_verdict import sweep_conclusion
 
 
 def _filter(name, func):

@@ -8,7 +8,7 @@ import re
 import shlex
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 
 _TARGET = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_@\[\]-]+){0,2}")
 

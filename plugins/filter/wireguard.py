@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci_wireguard import uci_wireguard_keepalive_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci_wireguard import uci_wireguard_keepalive_targets
 
 
 def _list_or_none(name, value):

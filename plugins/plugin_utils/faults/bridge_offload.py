@@ -10,7 +10,7 @@ crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). R
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import UP_OPERSTATES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, is_int
 
 

@@ -5,7 +5,7 @@
 netifd adds a /32 to each endpoint when the interface starts, through whichever uplink is best at
 that moment, and never moves it when mwan3 switches back: the tunnel rides the backup (in the field
 2 Mbit/s; 127 Mbit/s after the fix). Reads openwrt_facts' ``endpoint_routes`` (one reader:
-module_utils/_openwrt_endpoints.py, ``ip route show table all``) and ``wireguard`` (split or full
+plugin_utils/parse/openwrt_endpoints.py, ``ip route show table all``) and ``wireguard`` (split or full
 tunnel), and the device of the preferred uplink.
 """
 

@@ -3,7 +3,7 @@
 """Fault 3: a loss-based congestion control (cubic) on a long, slightly lossy path.
 
 Mathis et al. 1997: a loss-based TCP flow reaches at most about MSS / (RTT * sqrt(p)) (the
-constant of order 1 left out; module_utils/_tcp_model.py). On a long path with a little random loss
+constant of order 1 left out; plugin_utils/parse/tcp_model.py). On a long path with a little random loss
 that is far below the path's rate (in the field 27.9 Mbit/s with cubic, 394 Mbit/s with BBR).
 Two findings share the fix (BBR with fq, buffers for the bandwidth-delay product):
 ``loss_sensitive_congestion_control`` from a peer's single flow (peer -> hub) or from its sweep's
@@ -12,7 +12,7 @@ download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` fro
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_model import bdp_bytes, mathis_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, is_number
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")

@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import MARKER, split_batch_output
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 
 BASE_TOOLS = ("sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
 SHELLS = ("dash", "bash", "busybox")

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_batch import MARKER, split_batch_output
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 
 WG_DUMP = "wg show all dump"
 DATE = "date +%s"

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.ping_burst import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ping_burst import ping_burst_script
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import ping_burst_script
 
 TARGETS = ["100.64.10.1", "100.64.20.1"]
 

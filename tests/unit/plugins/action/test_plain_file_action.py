@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.plain_file import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._text_file import EOF_MARK
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.text_file import EOF_MARK
 
 RC_LOCAL = "# Put your custom commands here\nexit 0\n"
 BLOCK_ARGS = {"path": "/etc/rc.local", "block": "/usr/sbin/tunnelfix-bridge-offload br-lan",

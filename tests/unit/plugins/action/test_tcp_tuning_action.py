@@ -11,7 +11,7 @@ kernel once the writes ran (they replace a step's answer from the second executi
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._fact_commands import PRESENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESENCE
 
 CC = "cat /proc/sys/net/ipv4/tcp_congestion_control"
 RMEM = "cat /proc/sys/net/ipv4/tcp_rmem"

@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.uci import ActionModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_secret_digest_argv, uci_show_redacted_argv)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._uci import is_secret_option
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import is_secret_option
 
 SHOW = {shlex.join(uci_show_redacted_argv(c)): "uci -q show %s" % c for c in ("network", "banip", "firewall")}
 SHOW.update({shlex.join(uci_changes_redacted_argv(c)): "uci changes %s" % c for c in ("network", "banip", "firewall")})

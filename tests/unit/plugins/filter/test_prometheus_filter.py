@@ -7,7 +7,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.prometheus import FilterModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._prometheus import render_textfile
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.prometheus import render_textfile
 
 TEXTFILE = FilterModule().filters()["prometheus_textfile"]
 A = "A" * 43 + "="

@@ -5,7 +5,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.sweep import FilterModule
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._iperf3 import parse_iperf3_json
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import parse_iperf3_json
 
 F = FilterModule().filters()
 

@@ -7,7 +7,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.uci import uci_show_redacted_command
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._remote_redact import uci_show_redacted_argv
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 
 
 def test_command_line_is_the_redacting_script():

@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_model import bdp_bytes, mathis_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import (
     BOUND_SLACK, DEFAULT_MSS_BYTES, PATH_SHARE, buffers_below_bdp, held_back_by_loss, loss_limited_bound, queue_building)
 

@@ -14,11 +14,11 @@ import types
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._bridges import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._ethtool import parse_ethtool_features
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings, fix_roles_by_host, fix_vars_by_host
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tunnel_links import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     parse_ip_forward, parse_ip_link_tunnels)
 
 

@@ -1,0 +1,204 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Check a role's options in one pass and say what is wrong with each, naming option and value.
+
+Pure functions, no I/O, behind the ``role_option_errors`` filter: a role hands over
+``{option name: value}`` and fails once with every message, instead of one assert task per option.
+
+    option_errors("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": 2000000})
+    → ['linux_bbr_fq_netdev_max_backlog must be 0-1048576 packets (0 leaves it alone), got "2000000"']
+
+Values may come from ``-e`` as strings; the messages quote the value as Jinja's
+``value | string | to_json`` would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
+
+_CC = re.compile(r"^[a-z0-9_]+$")
+_QDISC = re.compile(r"^[a-z0-9_]*$")
+_MEM = re.compile(r"^\s*[0-9]+\s+[0-9]+\s+[0-9]+\s*$")
+_DIGITS = re.compile(r"^[0-9]+$")
+_WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
+_WG_IFNAME = re.compile(r"^[A-Za-z0-9_=+.-]{1,15}$")
+_PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
+_BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
+MAX_BACKLOG = 1048576
+MAX_KEEPALIVE_S = 65535
+BRIDGE_FEATURES = ("gso", "tso", "gro", "lro")
+
+
+def shown(value) -> str:
+    """``value | string | to_json``: ``"bbr"`` → ``'"bbr"'``, ``7`` → ``'"7"'``, ``True`` → ``'"True"'``."""
+    return json.dumps(value if isinstance(value, str) else str(value))
+
+
+def _is_match(pattern, value) -> bool:
+    return isinstance(value, str) and bool(pattern.match(value))
+
+
+def _mem_ok(value) -> bool:
+    text = value if isinstance(value, str) else str(value)
+    if text == "":
+        return True
+    if not _MEM.match(text):
+        return False
+    numbers = [int(part) for part in text.split()]
+    return numbers == sorted(numbers) and numbers[0] > 0
+
+
+def _backlog_ok(value) -> bool:
+    if isinstance(value, bool) or not _DIGITS.match(str(value)):
+        return False
+    return int(value) <= MAX_BACKLOG
+
+
+def _linux_bbr_fq(options):
+    errors = []
+    cc = options.get("linux_bbr_fq_congestion_control")
+    if not _is_match(_CC, cc):
+        errors.append("linux_bbr_fq_congestion_control must be a congestion control name such as bbr or cubic, "
+                      "got %s" % shown(cc))
+    qdisc = options.get("linux_bbr_fq_default_qdisc")
+    if not _is_match(_QDISC, qdisc):
+        errors.append("linux_bbr_fq_default_qdisc must be a qdisc name such as fq or fq_codel (empty leaves it "
+                      "alone), got %s" % shown(qdisc))
+    for name in ("linux_bbr_fq_tcp_rmem", "linux_bbr_fq_tcp_wmem"):
+        if not _mem_ok(options.get(name)):
+            errors.append('%s must be three ascending byte counts "min default max" such as "4096 131072 33554432", '
+                          "got %s" % (name, shown(options.get(name))))
+    backlog = options.get("linux_bbr_fq_netdev_max_backlog")
+    if not _backlog_ok(backlog):
+        errors.append("linux_bbr_fq_netdev_max_backlog must be 0-%d packets (0 leaves it alone), got %s"
+                      % (MAX_BACKLOG, shown(backlog)))
+    for name in ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"):
+        if not (isinstance(options.get(name), str) and options[name].startswith("/")):
+            errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
+    return errors
+
+
+def _list_items(options, name):
+    value = options.get(name)
+    return value if isinstance(value, list) else [value]
+
+
+def _wireguard_keepalive(options):
+    errors = []
+    interval = options.get("wireguard_keepalive_persistent_keepalive_s")
+    if isinstance(interval, bool) or not _DIGITS.match(str(interval)) or int(interval) > MAX_KEEPALIVE_S:
+        errors.append("wireguard_keepalive_persistent_keepalive_s must be 0-%d seconds, got %s"
+                      % (MAX_KEEPALIVE_S, shown(interval)))
+    for key in _list_items(options, "wireguard_keepalive_public_keys"):
+        if not _is_match(_WG_KEY, key):
+            errors.append("wireguard_keepalive_public_keys: %s is not a WireGuard public key "
+                          "(44 base64 characters ending in '=')" % shown(key))
+    for name in _list_items(options, "wireguard_keepalive_interfaces"):
+        if not _is_match(_WG_IFNAME, name):
+            errors.append("wireguard_keepalive_interfaces: %s is not an interface name "
+                          "(1-15 characters of letters, digits, _=+.-)" % shown(name))
+    return errors
+
+
+def _bridge_gso_off(options):
+    errors = []
+    bridges = options.get("bridge_gso_off_bridges")
+    if not bridges:
+        errors.append("bridge_gso_off_bridges is empty: name at least one bridge, for example [br-lan]")
+    for name in _list_items(options, "bridge_gso_off_bridges") if bridges else []:
+        if not _is_match(_BRIDGE, name):
+            errors.append("bridge_gso_off_bridges: %s is not an interface name (1-15 characters of letters, "
+                          "digits, _.:@=+-)" % shown(name))
+    for feature in _list_items(options, "bridge_gso_off_features"):
+        if feature not in BRIDGE_FEATURES:
+            errors.append("bridge_gso_off_features: %s is not one of %s" % (shown(feature), ", ".join(BRIDGE_FEATURES)))
+    return errors
+
+
+def _whole_number_in(value, low, high) -> bool:
+    """True for a whole number ``low``-``high`` given as an int or a string of digits (``-e``); never a bool."""
+    return not isinstance(value, bool) and bool(_DIGITS.match(str(value))) and low <= int(value) <= high
+
+
+def _health_check_measure(options):
+    errors = []
+    limits = (("health_check_measure_count", 1, MAX_PINGS, "rounds"),
+              ("health_check_measure_interval_ms", 0, 10000, "ms"),
+              ("health_check_measure_timeout_s", 1, 60, "seconds"))
+    for name, low, high, unit in limits:
+        if not _whole_number_in(options.get(name), low, high):
+            errors.append("%s must be %d-%d %s, got %s" % (name, low, high, unit, shown(options.get(name))))
+    targets = options.get("health_check_measure_targets")
+    if isinstance(targets, str):  # the argument spec reads a string as a comma-separated list
+        targets = [part.strip() for part in targets.split(",")] if targets.strip() else []
+    if not isinstance(targets, list):
+        errors.append("health_check_measure_targets must be a list of addresses, got %s" % shown(targets))
+        targets = []
+    for target in targets:
+        try:
+            check_target(target)
+        except ValueError:
+            errors.append("health_check_measure_targets: %s is not an IP address or host name" % shown(target))
+    count = options.get("health_check_measure_count")
+    if targets and _whole_number_in(count, 1, MAX_PINGS) and int(count) * len(targets) > MAX_PINGS:
+        errors.append("health_check_measure_count x health_check_measure_targets must be at most %d pings, got %s x %d"
+                      % (MAX_PINGS, shown(count), len(targets)))
+    return errors
+
+
+def _rate_ok(value) -> bool:
+    """'' or None (no value), or a bit rate to_bits_per_second reads (``32M``, ``40000000``)."""
+    if value is None or value == "":
+        return True
+    try:
+        to_bits_per_second(value)
+    except ParseError:
+        return False
+    return True
+
+
+def _tunnel_measure(options):
+    errors = []
+    phase = options.get("tunnel_measure_phase")
+    if not _is_match(_PHASE, phase):
+        errors.append("tunnel_measure_phase must be a word of letters, digits, _ . or - (it names the report file), "
+                      "got %s" % shown(phase))
+    for name, empty in (("tunnel_measure_min_bits_per_second", "no check"),
+                        ("tunnel_measure_path_bits_per_second", "unknown")):
+        if not _rate_ok(options.get(name)):
+            errors.append("%s must be bits per second or a number with k/M/G/T such as 32M (empty: %s), got %s"
+                          % (name, empty, shown(options.get(name))))
+    loss = options.get("tunnel_measure_max_ping_loss_percent")
+    try:
+        loss_ok = not isinstance(loss, bool) and 0 <= float(loss) <= 100
+    except (TypeError, ValueError):
+        loss_ok = False
+    if not loss_ok:
+        errors.append("tunnel_measure_max_ping_loss_percent must be 0-100 percent, got %s" % shown(loss))
+    return errors
+
+
+CHECKS = {
+    "health_check_measure": _health_check_measure,
+    "linux_bbr_fq": _linux_bbr_fq,
+    "wireguard_keepalive": _wireguard_keepalive,
+    "bridge_gso_off": _bridge_gso_off,
+    "tunnel_measure": _tunnel_measure,
+}
+
+
+def option_errors(role: str, options: dict) -> list:
+    """Every problem with ``options`` (``{option name: value}``) of ``role``, one message each; [] when all is well.
+
+    Raises ParseError for a role this module does not know or options that are not a dict.
+    """
+    if role not in CHECKS:
+        raise ParseError("role must be one of %s, got %r" % (", ".join(sorted(CHECKS)), role))
+    if not isinstance(options, dict):
+        raise ParseError("options must be a dict of option name -> value, got %s" % type(options).__name__)
+    return CHECKS[role](options)

@@ -1,0 +1,121 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which WireGuard peer endpoints to look up, and the route facts for each (OpenWrt facts).
+
+Pure functions, no I/O. Input: the peers of ``_openwrt_wireguard.merge_wireguard``; routes from
+``_route.parse_ip_route_show`` (``ip -j route show table all``) and
+``_route.parse_ip_route_get`` (``ip -j route get ADDRESS``). The route logic is
+``_endpoint_route.describe_endpoint_route`` and ``_wg_route_plan.find_pinned_routes``'s.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
+    endpoint_address, find_pinned_routes)
+
+_SHORT_ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
+
+
+def split_endpoint_host(value):
+    """Read a uci ``endpoint_host`` that may carry brackets or a port: ``(ip, port)``.
+
+    ``"203.0.113.10"`` → ``("203.0.113.10", None)``; ``"[fd99:1::1]:51820"`` →
+    ``("fd99:1::1", 51820)``; ``"[fd99:1::1]"`` and ``"fd99:1::1"`` → ``("fd99:1::1", None)``;
+    ``"192.0.2.1:51820"`` → ``("192.0.2.1", 51820)``; a hostname (``"dc.example.net"``),
+    ``""`` or None → ``(None, None)``. The address comes back in its compressed form.
+    Never raises.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return None, None
+    text = value.strip()
+    port = None
+    if text.startswith("[") and "]:" in text:
+        text, _sep, port_text = text[1:].partition("]:")
+        port = int(port_text) if port_text.isdigit() and 0 < int(port_text) < 65536 else None
+    elif text.count(":") == 1:
+        text, _sep, port_text = text.partition(":")
+        port = int(port_text) if port_text.isdigit() and 0 < int(port_text) < 65536 else None
+    address = endpoint_address(text)
+    return (None, None) if address is None else (str(address), port)
+
+
+def endpoint_targets(interfaces: dict) -> dict:
+    """List the endpoint addresses to look up, one per peer that has one.
+
+    ``interfaces`` is merge_wireguard output. The address is the live endpoint (``wg``) when
+    the peer has one, else the uci ``endpoint_host`` when it is an IP literal (see
+    split_endpoint_host); a hostname without a live endpoint goes to ``unresolved`` (no DNS
+    lookup is made on the controller). For case 11 (uci only)::
+
+        {"targets": [],
+         "unresolved": [{"interface": "wg0", "public_key": "EEEE…E=", "section": "dc",
+                         "endpoint_host": "dc.example.net"}]}
+
+    and a target looks like ``{"interface": "wg0", "public_key": "BBBB…B=", "section":
+    "@wireguard_wg0[0]", "address": "203.0.113.10", "port": 51820, "address_source": "live"}``
+    (``address_source`` is ``live`` or ``uci``; ``section`` None for a live-only peer).
+    Peers without any endpoint are left out.
+    """
+    if not isinstance(interfaces, dict):
+        raise ParseError("expected merged WireGuard interfaces (a dict), got %s" % type(interfaces).__name__)
+    targets, unresolved = [], []
+    for name, entry in interfaces.items():
+        for peer in entry.get("peers", []):
+            base = {"interface": name, "public_key": peer["public_key"], "section": peer["section"]}
+            live = peer.get("live") or {}
+            if live.get("endpoint_host"):
+                address = endpoint_address(live["endpoint_host"])
+                targets.append(dict(base, address=str(address) if address else live["endpoint_host"],
+                                    port=live.get("endpoint_port"), address_source="live"))
+                continue
+            host = peer.get("endpoint_host")
+            if not host:
+                continue
+            address, port = split_endpoint_host(host)
+            if address is None:
+                unresolved.append(dict(base, endpoint_host=host))
+            else:
+                targets.append(dict(base, address=address, port=port or peer.get("endpoint_port"),
+                                    address_source="uci"))
+    return {"targets": targets, "unresolved": unresolved}
+
+
+def _short(route):
+    return None if route is None else {key: route.get(key) for key in _SHORT_ROUTE_KEYS}
+
+
+def endpoint_route_facts(target: dict, used, routes: list, error=None) -> dict:
+    """The route facts of one endpoint target.
+
+    ``used`` is ``parse_ip_route_get`` output for ``target["address"]`` (None when ``ip route
+    get`` found no route; ``error`` then says why, e.g. ``Network is unreachable``), ``routes``
+    the parsed ``ip -j route show table all``. With the pinned case-01 route::
+
+        {"interface": "wg0", "public_key": "BBBB…B=", "section": "@wireguard_wg0[0]",
+         "address": "203.0.113.10", "port": 51820, "address_source": "live",
+         "dev": "wwan0", "gateway": "198.51.100.1", "src": "198.51.100.20",   # ip route get
+         "table": "main",
+         "route_dst": "203.0.113.10", "route_protocol": "static", "route_metric": 20,
+                                       # the route ip route get matched (longest prefix, same dev)
+         "static_host_route": True,    # a non-kernel /32 (/128) to the address exists
+         "pinned_routes": [{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0",
+                            "table": "main", "protocol": "static", "metric": 20}],   # every table
+         "error": None}
+
+    Unknown values are None.
+    """
+    entry = dict(target)
+    address = target["address"]
+    pinned = [_short(route) for route in find_pinned_routes(routes, address)]
+    if used is None:
+        entry.update(dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
+                     route_metric=None, static_host_route=bool(pinned), pinned_routes=pinned, error=error)
+        return entry
+    described = describe_endpoint_route(used, routes, address)
+    entry.update(dev=described["dev"], gateway=described["gateway"], src=used.get("prefsrc"),
+                 table=described["table"], route_dst=described["dst"], route_protocol=described["protocol"],
+                 route_metric=described["metric"], static_host_route=described["static_host_route"],
+                 pinned_routes=pinned, error=error)
+    return entry

@@ -1,0 +1,175 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One view of OpenWrt's WireGuard tunnels: the uci config merged with the live ``wg`` state.
+
+Pure functions, no I/O. Inputs are already parsed and already free of secrets:
+``_uci.parse_uci_show(text)["network"]`` (``uci -q show network``; ``private_key`` and
+``preshared_key`` are ``<redacted>`` there) and ``_wireguard.parse_wg_dump(...)["interfaces"]``
+(``wg show all dump``; the keys are dropped there). This module only keeps the *fact* that a
+secret is set (``private_key_set``, ``preshared_key_set``), never a value, a length or a hash.
+Full-tunnel detection is ``_wg_route_plan.classify_tunnel``'s.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
+    is_secret_option, parse_uci_bool, parse_uci_int)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
+    classify_tunnel, wireguard_interfaces)
+
+# live keys of a parse_wg_dump peer kept under "live" (public_key is the peer's own key)
+_LIVE_PEER_KEYS = ("endpoint", "endpoint_host", "endpoint_port", "allowed_ips", "latest_handshake_epoch",
+                   "handshake_age_s", "handshake_state", "persistent_keepalive_s", "rx_bytes", "tx_bytes",
+                   "has_preshared_key")
+_LIVE_INTERFACE_KEYS = ("public_key", "has_private_key", "listen_port", "fwmark")
+
+
+def split_dated_output(text: str):
+    """Split the output of ``sh -c 'date +%s; exec CMD'`` into ``(epoch, CMD's output)``.
+
+    ``"1796029496\\nwg0\\t…\\n"`` → ``(1796029496, "wg0\\t…\\n")``. The first line is the
+    target's clock (Unix seconds, BusyBox or coreutils ``date +%s``), so handshake ages are
+    computed against the same clock as ``wg``'s ``latest-handshake``.
+    Raises ParseError when the first line is not a whole number.
+    """
+    if not isinstance(text, str):
+        raise ParseError("dated output must be text, got %s" % type(text).__name__)
+    first, _sep, rest = text.partition("\n")
+    if not first.strip().isdigit():
+        raise ParseError("expected the target's `date +%%s` on the first line, got %r" % first[:60])
+    return int(first.strip()), rest
+
+
+def _public_options(options):
+    """Every uci option except the secret ones, lists copied."""
+    return {name: (list(value) if isinstance(value, list) else value)
+            for name, value in options.items() if not is_secret_option(name)}
+
+
+def _uci_peer(name, section, info):
+    opts = section.get("options", {})
+    where = "network.%s." % name
+    keepalive = parse_uci_int(opts.get("persistent_keepalive"), where + "persistent_keepalive")
+    return {
+        "public_key": opts.get("public_key"),
+        "section": name,  # as uci show printed it: "dc", "@wireguard_wg0[0]", "cfg0a96ba"
+        "description": opts.get("description"),
+        "disabled": bool(parse_uci_bool(opts.get("disabled"), where + "disabled")),
+        "preshared_key_set": bool(opts.get("preshared_key")),
+        "endpoint_host": opts.get("endpoint_host"),
+        "endpoint_port": parse_uci_int(opts.get("endpoint_port"), where + "endpoint_port"),
+        "allowed_ips": list(info["allowed_ips"]),
+        "route_allowed_ips": info["route_allowed_ips"],
+        "persistent_keepalive_s": keepalive or None,  # 0 is off, as in wg
+        "in_uci": True,
+    }
+
+
+def _live_only_peer(live_peer):
+    return {"public_key": live_peer["public_key"], "section": None, "description": None, "disabled": None,
+            "preshared_key_set": None, "endpoint_host": None, "endpoint_port": None, "allowed_ips": [],
+            "route_allowed_ips": None, "persistent_keepalive_s": None, "in_uci": False}
+
+
+def _classify_peer(peer):
+    """classify_tunnel for one peer; the live endpoint, when known, is the one checked."""
+    host = (peer["live"] or {}).get("endpoint_host") or peer["endpoint_host"]
+    kind = classify_tunnel([{"route_allowed_ips": bool(peer["route_allowed_ips"]),
+                             "allowed_ips": peer["allowed_ips"], "endpoint_host": host}])
+    return kind["tunnel"] == "full", kind["reason"]
+
+
+def _uci_interface(name, section, info):
+    opts = section.get("options", {})
+    where = "network.%s." % name
+    return {
+        "in_uci": True,
+        "proto": opts.get("proto"),
+        "disabled": bool(parse_uci_bool(opts.get("disabled"), where + "disabled")),
+        "private_key_set": bool(opts.get("private_key")),
+        "listen_port": parse_uci_int(opts.get("listen_port"), where + "listen_port"),
+        "addresses": list(info["addresses"]),
+        "nohostroute": info["nohostroute"],
+        "mtu": parse_uci_int(opts.get("mtu"), where + "mtu"),
+        "options": _public_options(opts),
+    }
+
+
+_EMPTY_UCI_INTERFACE = {"in_uci": False, "proto": None, "disabled": None, "private_key_set": None,
+                        "listen_port": None, "addresses": [], "nohostroute": None, "mtu": None, "options": {}}
+
+
+def merge_wireguard(network: dict, live_interfaces=None) -> dict:
+    """Merge the uci WireGuard config with the live state, per interface and peer.
+
+    ``network`` is ``parse_uci_show(text)["network"]`` (``{}`` when there is no config),
+    ``live_interfaces`` is ``parse_wg_dump(text, now)["interfaces"]`` or None when no live
+    state could be read (``wg`` missing). Interfaces are matched by name (OpenWrt names the
+    netdev after the uci interface), peers by public key. For case 01 (uci + dump)::
+
+        {"wg0": {
+            "in_uci": True, "live": True,
+            "proto": "wireguard", "disabled": False,
+            "private_key_set": True,           # never the key itself
+            "listen_port": 51820,              # uci, int or None
+            "addresses": ["10.77.0.2/24"], "nohostroute": False, "mtu": None,
+            "options": {"proto": "wireguard", "listen_port": "51820", "addresses": "10.77.0.2/24"},
+                                               # every uci option except the secret ones, as strings
+            "tunnel": "split", "tunnel_reason": None,   # classify_tunnel over the uci peers
+            "live_state": {"public_key": "AAAA…A=", "has_private_key": True, "listen_port": 51820,
+                           "fwmark": None},    # None when not live
+            "peers": [{
+                "public_key": "BBBB…B=", "section": "@wireguard_wg0[0]", "description": "site-b",
+                "disabled": False, "preshared_key_set": False,
+                "endpoint_host": "203.0.113.10", "endpoint_port": 51820,       # uci
+                "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True,
+                "persistent_keepalive_s": 25,  # uci; None when unset or 0
+                "in_uci": True,
+                "full_tunnel": False, "full_tunnel_reason": None,
+                "live": {"endpoint": "203.0.113.10:51820", "endpoint_host": "203.0.113.10",
+                         "endpoint_port": 51820, "allowed_ips": [...],
+                         "latest_handshake_epoch": 1767225571, "handshake_age_s": 29,
+                         "handshake_state": "fresh", "persistent_keepalive_s": 25,
+                         "rx_bytes": 48213344, "tx_bytes": 9120448, "has_preshared_key": False}}]}}
+
+    A uci peer the kernel does not know has ``live: None``; a live peer or interface missing
+    from uci has ``in_uci: False`` and None for the uci keys. ``full_tunnel`` uses the live
+    endpoint when known, else the uci ``endpoint_host`` (see classify_tunnel: 0.0.0.0/0, ::/0,
+    both /1 halves, or the endpoint inside the routed allowed_ips; only ``route_allowed_ips``
+    peers count, so a live-only peer is never full). Peers keep uci order, live-only ones last.
+
+    Raises ParseError naming the uci path for a bad boolean, number or prefix.
+    """
+    if not isinstance(network, dict):
+        raise ParseError("expected the parsed network config (a dict), got %s" % type(network).__name__)
+    live_interfaces = live_interfaces or {}
+    infos = wireguard_interfaces(network)
+    result = {}
+    for name in list(infos) + sorted(set(live_interfaces) - set(infos)):
+        live = live_interfaces.get(name)
+        if name in infos:
+            entry = _uci_interface(name, network[name], infos[name])
+            by_section = {peer["section"]: peer for peer in infos[name]["peers"]}
+            peers = [_uci_peer(ref, section, by_section[ref])
+                     for ref, section in network.items() if ref in by_section]
+        else:
+            entry = dict(_EMPTY_UCI_INTERFACE, options={}, addresses=[])
+            peers = []
+        entry["live"] = live is not None
+        entry["live_state"] = None if live is None else {key: live.get(key) for key in _LIVE_INTERFACE_KEYS}
+        live_peers = {peer["public_key"]: peer for peer in (live or {}).get("peers", [])}
+        known = {peer["public_key"] for peer in peers}
+        peers += [_live_only_peer(peer) for key, peer in live_peers.items() if key not in known]
+        for peer in peers:
+            found = live_peers.get(peer["public_key"])
+            peer["live"] = None if found is None else {key: (list(found[key]) if isinstance(found[key], list)
+                                                             else found[key]) for key in _LIVE_PEER_KEYS}
+            peer["full_tunnel"], peer["full_tunnel_reason"] = _classify_peer(peer)
+        kind = classify_tunnel([{"route_allowed_ips": bool(p["route_allowed_ips"]), "allowed_ips": p["allowed_ips"],
+                                 "endpoint_host": (p["live"] or {}).get("endpoint_host") or p["endpoint_host"]}
+                                for p in peers])
+        entry["tunnel"], entry["tunnel_reason"] = kind["tunnel"], kind["reason"]
+        entry["peers"] = peers
+        result[name] = entry
+    return result

@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The commands the python-free fact actions run, shared by tunnel_facts (Linux) and openwrt_facts.
+
+Data only (argv lists and the sh snippets ``_remote_batch.ForEachLine`` runs on the target), so
+both actions read the same things the same way; what the outputs mean is in the parsers
+(_wireguard, _route, _ethtool, _bridges, _tunnel_links, _tcp_tuning, _host_probe).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import CONTAINER_MARKERS, module_paths
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import wg_dump_redacted_argv
+
+# The target's clock (``date +%s``) and the live WireGuard state in one command: handshake ages
+# need the target's clock. Keys are replaced on the target (_remote_redact): the connection
+# prints raw output at -vvv.
+WG_DUMP = wg_dump_redacted_argv()
+WG_DUMP_NAME = "wg show all dump"
+ROUTES_JSON = ["ip", "-j", "route", "show", "table", "all"]
+ROUTES_TEXT = ["ip", "route", "show", "table", "all"]
+ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
+ROUTE_GET_TEXT = ["ip", "route", "get"]
+ETHTOOL_K = ["ethtool", "-k"]
+NOT_FOUND = 127  # POSIX shells: command not found
+
+# Address filter for endpoint lines on stdin: brackets and a port are cut off; what is not made
+# of hex digits, dots and colons (a hostname, "(none)") is dropped, so no DNS lookup happens and
+# nothing odd reaches a command line. One address per line, sorted, unique.
+ADDRESS_FILTER = r"""while IFS= read -r a; do
+  case $a in \[*) a=${a#\[}; a=${a%%]*} ;; *:*:*) ;; *:*) a=${a%:*} ;; esac
+  case $a in ''|*[!0-9A-Fa-f.:]*) ;; *) printf '%s\n' "$a" ;; esac
+done | sort -u"""
+
+# Live endpoint addresses: field 4 of the 9-field peer lines of "$1", the redacted dump.
+LIVE_ENDPOINT_LINES = "awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$1\" | " + ADDRESS_FILTER
+# OpenWrt: every uci endpoint_host ("$1", the redacted uci show network) and every live endpoint
+# ("$2", the redacted dump).
+UCI_AND_LIVE_ENDPOINT_LINES = (
+    "{ sed -n \"s/^network\\.[^=]*\\.endpoint_host='\\(.*\\)'\\$/\\1/p\" \"$1\"\n"
+    "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
+
+# Every bridge and bridge port, one name per line, for ethtool -k: /sys/class/net/BR/bridge and
+# /sys/class/net/BR/brif/PORT (the kernel's bridge sysfs). No match prints nothing.
+BRIDGE_DEVICE_LINES = ("ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge 2>/dev/null"
+                       " | sed -e 's,/bridge$,,' -e 's,.*/,,'")
+
+# Kernel modules tunnel_facts and tcp_tuning report, and the paths whose existence answers what
+# they ask: the modules' sysfs entries, network sysctls at all, a host-level one, the container
+# markers (_host_probe). One ``ls -1d`` prints the existing ones (and complains about the rest).
+PROBED_MODULES = ("tcp_bbr", "sch_fq")
+PRESENCE_PATHS = tuple(path for name in PROBED_MODULES for path in module_paths(name)) + (
+    "/proc/sys/net/ipv4", "/proc/sys/net/core/default_qdisc") + tuple(marker for marker, _name in CONTAINER_MARKERS)
+PRESENCE = ["ls", "-1d", *PRESENCE_PATHS]
+DETECT_VIRT = ["systemd-detect-virt", "--container"]
+
+
+def modinfo_argv(name: str) -> list:
+    """``modinfo -F filename NAME``: the module's file, ``(builtin)``, or rc 1 for an unknown module."""
+    return ["modinfo", "-F", "filename", name]
+
+
+def sysctl_path(key: str) -> str:
+    """``net.ipv4.tcp_rmem`` -> ``/proc/sys/net/ipv4/tcp_rmem``."""
+    return "/proc/sys/" + "/".join(key.split("."))

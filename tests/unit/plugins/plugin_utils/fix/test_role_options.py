@@ -1,0 +1,109 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""option_errors: every bad option of a role, one message each naming the option and the value."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
+
+BBR = {
+    "linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
+    "linux_bbr_fq_tcp_rmem": "4096 131072 33554432", "linux_bbr_fq_tcp_wmem": "4096 16384 33554432",
+    "linux_bbr_fq_netdev_max_backlog": 5000, "linux_bbr_fq_sysctl_file": "/etc/sysctl.d/60-x.conf",
+    "linux_bbr_fq_modules_load_file": "/etc/modules-load.d/x.conf",
+}
+KEY = "A" * 43 + "="
+WG = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_public_keys": [KEY],
+      "wireguard_keepalive_interfaces": ["wg0"]}
+GSO = {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["gso", "tso", "gro"]}
+HCM = {"health_check_measure_targets": [], "health_check_measure_count": 10, "health_check_measure_interval_ms": 10,
+       "health_check_measure_timeout_s": 1}
+TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": "",
+      "tunnel_measure_path_bits_per_second": "40M", "tunnel_measure_max_ping_loss_percent": 0}
+DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM}
+
+
+@pytest.mark.parametrize("role, change", [
+    ("linux_bbr_fq", {}),
+    ("linux_bbr_fq", {"linux_bbr_fq_default_qdisc": "", "linux_bbr_fq_tcp_rmem": "", "linux_bbr_fq_netdev_max_backlog": 0}),
+    ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": "1048576", "linux_bbr_fq_tcp_wmem": " 1 1 1 "}),
+    ("wireguard_keepalive", {}),
+    ("wireguard_keepalive", {"wireguard_keepalive_persistent_keepalive_s": "0", "wireguard_keepalive_public_keys": [],
+                             "wireguard_keepalive_interfaces": []}),
+    ("bridge_gso_off", {"bridge_gso_off_features": ["lro"]}),
+    ("health_check_measure", {}),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1", "wan.example"],
+                              "health_check_measure_count": "500", "health_check_measure_interval_ms": "0",
+                              "health_check_measure_timeout_s": 60}),
+    ("health_check_measure", {"health_check_measure_targets": "192.0.2.1, 192.0.2.2"}),
+    ("tunnel_measure", {}),
+    ("tunnel_measure", {"tunnel_measure_min_bits_per_second": 32000000, "tunnel_measure_path_bits_per_second": None,
+                        "tunnel_measure_max_ping_loss_percent": "2.5", "tunnel_measure_phase": "after-1.x"}),
+])
+def test_good_options_give_no_error(role, change):
+    assert option_errors(role, dict(DEFAULTS[role], **change)) == []
+
+
+@pytest.mark.parametrize("role, change, messages", [
+    ("linux_bbr_fq", {"linux_bbr_fq_congestion_control": "BBR!"},
+     ['linux_bbr_fq_congestion_control must be a congestion control name such as bbr or cubic, got "BBR!"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_congestion_control": 7}, ['got "7"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_default_qdisc": "fq codel"}, ['linux_bbr_fq_default_qdisc must be', 'got "fq codel"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_tcp_rmem": "9000 100 10"},
+     ['linux_bbr_fq_tcp_rmem must be three ascending byte counts', 'got "9000 100 10"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_tcp_wmem": "0 1 2"}, ['linux_bbr_fq_tcp_wmem must be', 'got "0 1 2"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_tcp_wmem": "1 2"}, ['linux_bbr_fq_tcp_wmem must be', 'got "1 2"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": 1048577},
+     ['linux_bbr_fq_netdev_max_backlog must be 0-1048576 packets (0 leaves it alone), got "1048577"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": True}, ['got "True"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": "-1"}, ['got "-1"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_sysctl_file": "etc/x"}, ['linux_bbr_fq_sysctl_file must be an absolute path, got "etc/x"']),
+    ("wireguard_keepalive", {"wireguard_keepalive_persistent_keepalive_s": 70000},
+     ['wireguard_keepalive_persistent_keepalive_s must be 0-65535 seconds, got "70000"']),
+    ("wireguard_keepalive", {"wireguard_keepalive_public_keys": ["not-a-key", KEY]},
+     ['wireguard_keepalive_public_keys: "not-a-key" is not a WireGuard public key']),
+    ("wireguard_keepalive", {"wireguard_keepalive_interfaces": ["wg0", "a-name-far-too-long"]},
+     ['wireguard_keepalive_interfaces: "a-name-far-too-long" is not an interface name']),
+    ("bridge_gso_off", {"bridge_gso_off_bridges": []},
+     ["bridge_gso_off_bridges is empty: name at least one bridge, for example [br-lan]"]),
+    ("bridge_gso_off", {"bridge_gso_off_bridges": ["br lan"]}, ['bridge_gso_off_bridges: "br lan" is not an interface name']),
+    ("bridge_gso_off", {"bridge_gso_off_features": ["gso-please"]},
+     ['bridge_gso_off_features: "gso-please" is not one of gso, tso, gro, lro']),
+    ("health_check_measure", {"health_check_measure_interval_ms": -5},
+     ['health_check_measure_interval_ms must be 0-10000 ms, got "-5"']),
+    ("health_check_measure", {"health_check_measure_count": 0}, ['health_check_measure_count must be 1-1000 rounds, got "0"']),
+    ("health_check_measure", {"health_check_measure_timeout_s": True}, ['health_check_measure_timeout_s must be', 'got "True"']),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1; reboot"]},
+     ['health_check_measure_targets: "192.0.2.1; reboot" is not an IP address or host name']),
+    ("health_check_measure", {"health_check_measure_targets": {"a": 1}},
+     ['health_check_measure_targets must be a list of addresses, got "{\'a\': 1}"']),
+    ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1", "192.0.2.2"], "health_check_measure_count": 501},
+     ['must be at most 1000 pings, got "501" x 2']),
+    ("tunnel_measure", {"tunnel_measure_phase": "a/b"}, ['tunnel_measure_phase must be a word', 'got "a/b"']),
+    ("tunnel_measure", {"tunnel_measure_phase": "after\n"}, ['got "after\\n"']),
+    ("tunnel_measure", {"tunnel_measure_min_bits_per_second": "10 Mbit/s junk"},
+     ['tunnel_measure_min_bits_per_second must be bits per second', 'got "10 Mbit/s junk"']),
+    ("tunnel_measure", {"tunnel_measure_path_bits_per_second": "-5M"},
+     ['tunnel_measure_path_bits_per_second must be bits per second', '(empty: unknown), got "-5M"']),
+    ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": 101}, ['must be 0-100 percent, got "101"']),
+    ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": "lots"}, ['got "lots"']),
+])
+def test_each_bad_option_is_named_with_its_value(role, change, messages):
+    errors = option_errors(role, dict(DEFAULTS[role], **change))
+    assert len(errors) == 1
+    assert all(message in errors[0] for message in messages)
+
+
+def test_every_problem_is_reported_at_once():
+    errors = option_errors("linux_bbr_fq", dict(BBR, linux_bbr_fq_tcp_rmem="3 2 1", linux_bbr_fq_modules_load_file="x"))
+    assert [error.split()[0] for error in errors] == ["linux_bbr_fq_tcp_rmem", "linux_bbr_fq_modules_load_file"]
+
+
+@pytest.mark.parametrize("role, options, message", [
+    ("nope", {},
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, wireguard_keepalive, got 'nope'"),
+    ("linux_bbr_fq", [], "options must be a dict"),
+])
+def test_bad_calls(role, options, message):
+    with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        option_errors(role, options)

@@ -1,0 +1,239 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""plan_uci_change and normalize_uci_value: which uci commands a wanted value needs."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.uci_plan import (
+    REDACTED_CHANGED,
+    normalize_uci_value,
+    plan_uci_change,
+)
+
+K = "K" * 43 + "="
+P = "P" * 43 + "="
+
+
+def _plan(load_fixture, case, **params):
+    return plan_uci_change(parse_uci_show(load_fixture("uci_show", case), keep_secrets=True), params)
+
+
+# (fixture, params, expected commands); an empty list means unchanged
+PLAN_CASES = [
+    # set a new option on a named section
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "value": "1"},
+     [["uci", "set", "network.wg0.nohostroute=1"]]),
+    # same value → unchanged; integers compare as strings
+    ("case04_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "value": 1}, []),
+    # anonymous section by @type[N], existing value changed
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[0]", "option": "persistent_keepalive",
+                            "value": "5"},
+     [["uci", "set", "network.@wireguard_wg0[0].persistent_keepalive=5"]]),
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[-1]", "option": "persistent_keepalive",
+                            "value": 25}, []),
+    # uci -X names: the command uses the cfgXXXXXX name
+    ("x_flag_cfg_names.txt", {"config": "network", "section": "@wireguard_wg0[1]", "option": "persistent_keepalive",
+                              "value": "25"},
+     [["uci", "set", "network.cfg0b96ba.persistent_keepalive=25"]]),
+    # a named section counts as @type[N]: case 11's dc is @wireguard_wg0[1]
+    ("case11_network_wg.txt", {"config": "network", "section": "@wireguard_wg0[1]", "option": "persistent_keepalive",
+                               "value": "25"},
+     [["uci", "set", "network.dc.persistent_keepalive=25"]]),
+    # delete: present, absent option, absent section, whole section
+    ("case04_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "state": "absent"},
+     [["uci", "delete", "network.wg0.nohostroute"]]),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "state": "absent"}, []),
+    ("case01_network.txt", {"config": "network", "section": "wg9", "option": "mtu", "state": "absent"}, []),
+    ("case01_network.txt", {"config": "network", "section": "@route[0]", "state": "absent"}, []),
+    ("x_flag_cfg_names.txt", {"config": "network", "section": "ep_backup", "state": "absent"},
+     [["uci", "delete", "network.ep_backup"]]),
+    # lists: replace with the same list → unchanged; a one-item list equals the same string
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[0]", "option": "allowed_ips",
+                            "value": ["10.77.0.0/24", "192.168.20.0/24"]}, []),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "option": "allowed_ips",
+                               "value": ["10.30.0.3/32"]}, []),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "option": "allowed_ips",
+                               "value": ["10.30.0.3/32", "10.30.3.0/24"]},
+     [["uci", "delete", "network.dc.allowed_ips"],
+      ["uci", "add_list", "network.dc.allowed_ips=10.30.0.3/32"],
+      ["uci", "add_list", "network.dc.allowed_ips=10.30.3.0/24"]]),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "option": "dns", "value": ["1.1.1.1"]},
+     [["uci", "add_list", "network.dc.dns=1.1.1.1"]]),
+    # add_list: existing item → unchanged; only missing items added
+    ("case05_mwan3_aggressive.txt", {"config": "mwan3", "section": "wan", "option": "track_ip", "value": "1.1.1.1",
+                                     "list_mode": "add_list"}, []),
+    ("case05_mwan3_aggressive.txt", {"config": "mwan3", "section": "wan", "option": "track_ip",
+                                     "value": ["1.1.1.1", "9.9.9.9", "9.9.9.9"], "list_mode": "add_list"},
+     [["uci", "add_list", "mwan3.wan.track_ip=9.9.9.9"]]),
+    # del_list: absent item → unchanged; present ones removed; the last one deletes the option
+    ("case05_mwan3_aggressive.txt", {"config": "mwan3", "section": "wan", "option": "track_ip", "value": "9.9.9.9",
+                                     "list_mode": "del_list"}, []),
+    ("case05_mwan3_aggressive.txt", {"config": "mwan3", "section": "wan", "option": "track_ip",
+                                     "value": ["208.67.222.222", "208.67.220.220"], "list_mode": "del_list"},
+     [["uci", "del_list", "mwan3.wan.track_ip=208.67.222.222"],
+      ["uci", "del_list", "mwan3.wan.track_ip=208.67.220.220"]]),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "option": "allowed_ips",
+                               "value": "10.30.0.3/32", "list_mode": "del_list"},
+     [["uci", "delete", "network.dc.allowed_ips"]]),
+    # a missing named section is created with its type; an existing one of that type is fine
+    ("case05_banip.txt", {"config": "banip", "section": "global", "type": "banip", "option": "ban_icmplimit",
+                          "value": 250},
+     [["uci", "set", "banip.global.ban_icmplimit=250"]]),
+    ("case01_network.txt", {"config": "network", "section": "ep_main", "type": "route", "option": "target",
+                            "value": "203.0.113.10/32"},
+     [["uci", "set", "network.ep_main=route"], ["uci", "set", "network.ep_main.target=203.0.113.10/32"]]),
+    ("case01_network.txt", {"config": "network", "section": "ep_main", "type": "route"},
+     [["uci", "set", "network.ep_main=route"]]),
+    # empty config (uci show printed nothing)
+    ("empty_config.txt", {"config": "banip", "section": "global", "type": "banip", "option": "ban_enabled",
+                          "value": "1"},
+     [["uci", "set", "banip.global=banip"], ["uci", "set", "banip.global.ban_enabled=1"]]),
+    # values with quotes and spaces are one argv word each
+    ("firewall_named_anonymous_quoting.txt", {"config": "firewall", "section": "@rule[1]", "option": "name",
+                                              "value": "WireGuard from the 'outside'"}, []),
+    ("firewall_named_anonymous_quoting.txt", {"config": "firewall", "section": "wg_in", "option": "name",
+                                              "value": "it's $(reboot)"},
+     [["uci", "set", "firewall.wg_in.name=it's $(reboot)"]]),
+]
+
+
+@pytest.mark.parametrize("case, params, commands", PLAN_CASES)
+def test_plan_uci_change_commands(load_fixture, case, params, commands):
+    plan = _plan(load_fixture, case, **params)
+    assert plan["commands"] == commands
+    assert plan["changed"] is bool(commands)
+    if not commands:
+        assert plan["before"] == plan["after"]
+        assert plan["diff"]["before"] == plan["diff"]["after"]
+
+
+def test_plan_before_after_of_the_section(load_fixture):
+    plan = _plan(load_fixture, "case01_network.txt", config="network", section="@wireguard_wg0[0]",
+                 option="persistent_keepalive", value="5")
+    assert plan["section"] == "@wireguard_wg0[0]"
+    assert plan["before"]["options"]["persistent_keepalive"] == "25"
+    assert plan["after"]["options"]["persistent_keepalive"] == "5"
+    assert {k: v for k, v in plan["after"]["options"].items() if k != "persistent_keepalive"} == \
+        {k: v for k, v in plan["before"]["options"].items() if k != "persistent_keepalive"}
+    assert "network.@wireguard_wg0[0].persistent_keepalive='25'" in plan["diff"]["before"]
+    assert "network.@wireguard_wg0[0].persistent_keepalive='5'" in plan["diff"]["after"]
+    assert plan["diff"]["before_header"] == "uci show network.@wireguard_wg0[0]"
+
+
+def test_plan_deleting_a_section_shows_it_gone(load_fixture):
+    plan = _plan(load_fixture, "x_flag_cfg_names.txt", config="network", section="ep_backup", state="absent")
+    assert plan["after"] is None and plan["diff"]["after"] == ""
+    assert "network.ep_backup.gateway='100.64.0.1'" in plan["diff"]["before"]
+
+
+@pytest.mark.parametrize("case, params", [
+    # the section holds the private key; changing another option must not show it
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "value": "1"}),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="}),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "private_key", "state": "absent"}),
+    ("case11_network_wg.txt", {"config": "network", "section": "@wireguard_wg0[1]", "option": "preshared_key",
+                               "value": "Q" * 43 + "="}),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "state": "absent"}),
+])
+def test_plan_never_shows_secrets(load_fixture, case, params):
+    plan = _plan(load_fixture, case, **params)
+    shown = repr({k: v for k, v in plan.items() if k != "commands"})
+    for secret in (K, P, "N" * 43 + "=", "Q" * 43 + "="):
+        assert secret not in shown
+    assert plan["changed"] is True
+
+
+def test_plan_marks_a_changed_secret(load_fixture):
+    plan = _plan(load_fixture, "case11_network_wg.txt", config="network", section="dc", option="preshared_key",
+                 value="Q" * 43 + "=")
+    assert plan["commands"] == [["uci", "set", "network.dc.preshared_key=" + "Q" * 43 + "="]]
+    assert plan["commands_redacted"] == [["uci", "set", "network.dc.preshared_key=<redacted>"]]
+    assert plan["after"]["options"]["preshared_key"] == REDACTED_CHANGED
+    assert "network.dc.preshared_key='<redacted, changed>'" in plan["diff"]["after"]
+
+
+def test_plan_same_secret_is_unchanged(load_fixture):
+    plan = _plan(load_fixture, "case11_network_wg.txt", config="network", section="dc", option="preshared_key", value=P)
+    assert plan["changed"] is False
+    assert P not in repr(plan)
+
+
+@pytest.mark.parametrize("case, params, message", [
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[1]", "option": "persistent_keepalive",
+                            "value": "25"},
+     "section: section '@wireguard_wg0[1]' not found in network: it has 1 section(s) of type wireguard_wg0"),
+    ("case01_network.txt", {"config": "network", "section": "wg9", "option": "mtu", "value": "1420"},
+     "section 'wg9' does not exist in network; give type to create it"),
+    ("case01_network.txt", {"config": "network", "section": "wg 0", "option": "mtu", "value": "1420"},
+     "section must be a section name ([A-Za-z0-9_]+) or @type[N], got 'wg 0'"),
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[x]", "option": "mtu", "value": "1420"},
+     "got '@wireguard_wg0[x]'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "type": "route", "option": "mtu", "value": "1420"},
+     "type: section 'wg0' of network has type 'interface', not 'route'"),
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[0]", "type": "wireguard_wg0"},
+     "type creates named sections only, got section '@wireguard_wg0[0]'"),
+    ("case01_network.txt", {"config": "net/work", "section": "wg0"}, "config must be [A-Za-z0-9_-]+, got 'net/work'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu-x", "value": "1"},
+     "option must be [A-Za-z0-9_]+, got 'mtu-x'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu"},
+     "value is required to set option 'mtu'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu", "value": True},
+     "value: booleans are ambiguous in uci, write '1' or '0', got True"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu", "value": ""},
+     "value: an empty value deletes the option in uci; use state=absent"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu", "value": "1420", "state": "absent"},
+     "value is not used with state=absent (use list_mode=del_list to remove list items), got '1420'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "private_key", "value": K,
+                            "state": "absent"}, "got '<redacted>'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "list_mode": "add_list"},
+     "list_mode=add_list needs option and value"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "dns", "state": "absent",
+                            "list_mode": "del_list"}, "list_mode=del_list needs state=present, got state=absent"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu", "value": "1", "state": "gone"},
+     "state must be one of present, absent, got 'gone'"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "mtu", "value": "1", "list_mode": "x"},
+     "list_mode must be one of replace, add_list, del_list, got 'x'"),
+])
+def test_plan_uci_change_errors(load_fixture, case, params, message):
+    with pytest.raises(ParseError) as err:
+        _plan(load_fixture, case, **params)
+    assert message in str(err.value)
+    assert K not in str(err.value)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("1420", "1420"), (1420, "1420"), (["a", 2], ["a", "2"]), (("a",), ["a"]), ("a b", "a b"),
+])
+def test_normalize_uci_value(value, expected):
+    assert normalize_uci_value(value) == expected
+
+
+@pytest.mark.parametrize("value, message", [
+    (False, "booleans are ambiguous"), (1.5, "got 1.5"), (None, "got None"), ({"a": 1}, "got {'a': 1}"),
+    ([], "empty list"), ([["a"]], "list items must be strings, got ['a']"), ([None], "got None"), ("", "empty value"),
+])
+def test_normalize_uci_value_errors(value, message):
+    with pytest.raises(ParseError) as err:
+        normalize_uci_value(value, "value")
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("value, list_mode", [
+    (["Q" * 43 + "="], "replace"), ({"k": "Q" * 43 + "="}, "replace"), ([["Q" * 43 + "="]], "replace"),
+    ("Q" * 43 + "=", "add_list"), (1.5, "replace")])
+def test_secret_takes_one_string_and_is_never_echoed(load_fixture, value, list_mode):
+    """The router redacts a secret's whole line: a list could never be read back. The refusal hides the value."""
+    with pytest.raises(ParseError) as err:
+        _plan(load_fixture, "x_flag_cfg_names.txt", config="network", section="@wireguard_wg0[0]",
+              option="preshared_key", value=value, list_mode=list_mode)
+    assert "preshared_key" in str(err.value) and "Q" * 10 not in str(err.value) and "1.5" not in str(err.value)
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("description", "two\nlines", "'two\\nlines'"), ("description", ["ok", "bad\r"], "'bad\\r'"),
+    ("private_key", "N" * 20 + "\n" + "N" * 23 + "=", "'<redacted>'")])
+def test_line_breaks_are_refused_up_front(load_fixture, option, value, shown):
+    with pytest.raises(ParseError, match="one line") as err:
+        _plan(load_fixture, "case01_network.txt", config="network", section="wg0", option=option, value=value)
+    assert shown in str(err.value) and "N" * 20 not in str(err.value)

@@ -1,0 +1,103 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Endpoint targets (live endpoint, else uci IP literal) and their route facts."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
+    endpoint_route_facts, endpoint_targets, split_endpoint_host)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
+    parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+
+B = "B" * 43 + "="
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("203.0.113.10", ("203.0.113.10", None)),
+    ("192.0.2.1:51820", ("192.0.2.1", 51820)),
+    ("[fd99:1::1]:51820", ("fd99:1::1", 51820)),
+    ("[fd99:1::1]", ("fd99:1::1", None)),
+    ("fd99:1:0::1", ("fd99:1::1", None)),
+    (" 2001:db8:10::10 ", ("2001:db8:10::10", None)),
+    ("[fd99:1::1]:99999", ("fd99:1::1", None)),
+    ("dc.example.net", (None, None)),
+    ("dc.example.net:51820", (None, None)),
+    ("", (None, None)),
+    (None, (None, None)),
+])
+def test_split_endpoint_host(value, expected):
+    assert split_endpoint_host(value) == expected
+
+
+def interfaces_of(load_fixture, uci_text, dump_case=None, now=1796029496):
+    live = None if dump_case is None else parse_wg_dump(load_fixture("wg_show_all_dump", dump_case), now)["interfaces"]
+    return merge_wireguard(parse_uci_show(uci_text).get("network", {}), live)
+
+
+def test_live_endpoint_wins_over_uci(load_fixture):
+    uci = load_fixture("uci_show", "case01_network.txt").replace("'203.0.113.10'", "'198.51.100.99'")
+    targets = endpoint_targets(interfaces_of(load_fixture, uci, "case01_endpoint_hostroute.txt", 1767225600))
+    assert targets == {"targets": [{"interface": "wg0", "public_key": B, "section": "@wireguard_wg0[0]",
+                                    "address": "203.0.113.10", "port": 51820, "address_source": "live"}],
+                       "unresolved": []}
+
+
+def test_uci_ip_literal_hostname_and_ipv6(load_fixture):
+    uci = load_fixture("uci_show", "openwrt_image_network.txt") + (
+        "network.v6=wireguard_wg0\nnetwork.v6.public_key='%s'\nnetwork.v6.endpoint_host='[2001:db8:10::10]:51821'\n"
+        "network.nope=wireguard_wg0\nnetwork.nope.public_key='%s'\n" % ("C" * 43 + "=", "D" * 43 + "="))
+    targets = endpoint_targets(interfaces_of(load_fixture, uci))
+    assert [(t["section"], t["address"], t["port"], t["address_source"]) for t in targets["targets"]] == [
+        ("@wireguard_wg0[0]", "203.0.113.10", 51820, "uci"), ("v6", "2001:db8:10::10", 51821, "uci")]
+    assert targets["unresolved"] == [{"interface": "wg0", "public_key": "E" * 43 + "=", "section": "dc",
+                                      "endpoint_host": "dc.example.net"}]
+
+
+def test_live_ipv6_endpoint_of_a_live_only_peer(load_fixture):
+    targets = endpoint_targets(interfaces_of(load_fixture, "", "ipv6_endpoint_psk_keepalive.txt"))
+    assert targets["targets"] == [{"interface": "wg0", "public_key": "A" * 43 + "=", "section": None,
+                                   "address": "fd99:1::1", "port": 51820, "address_source": "live"}]
+
+
+TARGET = {"interface": "wg0", "public_key": B, "section": "@wireguard_wg0[0]", "address": "203.0.113.10",
+          "port": 51820, "address_source": "uci"}
+PINNED = {"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0", "table": "main", "protocol": "static",
+          "metric": 20}
+
+
+@pytest.mark.parametrize("show, get, parse_show, parse_get", [
+    (("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ("ip_j_route_get", "endpoint_via_backup.txt"),
+     parse_ip_route_show, parse_ip_route_get),
+    (("ip_route_show", "endpoint_pinned_to_backup_table_all.txt"), ("ip_route_get", "endpoint_via_backup.txt"),
+     parse_ip_route_show_text, parse_ip_route_get_text),
+])
+def test_case01_endpoint_pinned_to_backup(load_fixture, show, get, parse_show, parse_get):
+    routes = parse_show(load_fixture(*show))
+    facts = endpoint_route_facts(TARGET, parse_get(load_fixture(*get)), routes)
+    assert facts == dict(TARGET, dev="wwan0", gateway="198.51.100.1", src="198.51.100.20", table="main",
+                         route_dst="203.0.113.10", route_protocol="static", route_metric=20, static_host_route=True,
+                         pinned_routes=[PINNED], error=None)
+
+
+def test_recorded_image_pinned_route(load_fixture):
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", "openwrt_image_endpoint_pinned.txt"))
+    facts = endpoint_route_facts(TARGET, parse_ip_route_get(load_fixture("ip_j_route_get",
+                                                                         "openwrt_image_endpoint_pinned.txt")), routes)
+    assert (facts["dev"], facts["gateway"], facts["src"], facts["static_host_route"]) == (
+        "eth0", "10.88.0.1", "10.88.0.80", True)
+    assert facts["pinned_routes"] == [{"dst": "203.0.113.10", "gateway": "10.88.0.1", "dev": "eth0", "table": "main",
+                                       "protocol": "static", "metric": None}]
+
+
+def test_no_host_route_and_no_route(load_fixture):
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", "full_tunnel_split_default.txt"))
+    used = parse_ip_route_get(load_fixture("ip_j_route_get", "endpoint_into_tunnel.txt"))
+    target = dict(TARGET, address="203.0.113.55")
+    facts = endpoint_route_facts(target, used, routes)
+    assert (facts["static_host_route"], facts["pinned_routes"], facts["dev"]) == (False, [], "wg0")
+    error = load_fixture("ip_route_get_stderr", "network_unreachable.txt").strip()
+    unreachable = endpoint_route_facts(target, None, routes, error)
+    assert (unreachable["dev"], unreachable["gateway"], unreachable["error"]) == (
+        None, None, "RTNETLINK answers: Network is unreachable")

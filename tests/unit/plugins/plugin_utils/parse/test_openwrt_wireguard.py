@@ -1,0 +1,157 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""merge_wireguard: uci WireGuard config + live ``wg show all dump`` → one view, no secret in it."""
+
+import json
+import re
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
+    merge_wireguard, split_dated_output)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+
+CASE_NOW = 1767225600  # now of the field cases' dumps (fixtures README)
+LAB_NOW = 1796029496  # now of the recorded lab dumps (fixtures README)
+
+
+@pytest.fixture
+def merged(load_fixture):
+    def build(uci_case, dump_case=None, now=CASE_NOW):
+        network = parse_uci_show(load_fixture("uci_show", uci_case)).get("network", {})
+        live = None if dump_case is None else parse_wg_dump(load_fixture("wg_show_all_dump", dump_case), now)["interfaces"]
+        return merge_wireguard(network, live)
+    return build
+
+
+def secrets_in(*texts):
+    """Every private/preshared key value in uci show or wg dump text (the values that must never leak)."""
+    found = set()
+    for text in texts:
+        found.update(re.findall(r"(?:private_key|preshared_key)='([^']+)'", text))
+        for line in text.splitlines():
+            fields = line.split("\t")
+            if len(fields) == 5:
+                found.add(fields[1])  # interface line: private key
+            elif len(fields) == 9 and fields[2] != "(none)":
+                found.add(fields[2])  # peer line: preshared key
+    return found
+
+
+def test_case01_uci_and_live_merge(merged):
+    wg0 = merged("case01_network.txt", "case01_endpoint_hostroute.txt")["wg0"]
+    peer = wg0.pop("peers")
+    assert wg0 == {
+        "in_uci": True, "live": True, "proto": "wireguard", "disabled": False, "private_key_set": True,
+        "listen_port": 51820, "addresses": ["10.77.0.2/24"], "nohostroute": False, "mtu": None,
+        "options": {"proto": "wireguard", "listen_port": "51820", "addresses": "10.77.0.2/24"},
+        "tunnel": "split", "tunnel_reason": None,
+        "live_state": {"public_key": "A" * 43 + "=", "has_private_key": True, "listen_port": 51820, "fwmark": None},
+    }
+    assert peer == [{
+        "public_key": "B" * 43 + "=", "section": "@wireguard_wg0[0]", "description": "site-b", "disabled": False,
+        "preshared_key_set": False, "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
+        "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True, "persistent_keepalive_s": 25,
+        "in_uci": True, "full_tunnel": False, "full_tunnel_reason": None,
+        "live": {"endpoint": "203.0.113.10:51820", "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
+                 "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "latest_handshake_epoch": 1767225571,
+                 "handshake_age_s": 29, "handshake_state": "fresh", "persistent_keepalive_s": 25,
+                 "rx_bytes": 48213344, "tx_bytes": 9120448, "has_preshared_key": False},
+    }]
+
+
+def test_case04_full_tunnel_never_handshaked(merged):
+    wg0 = merged("case04_network.txt", "case04_full_tunnel_never.txt")["wg0"]
+    assert (wg0["tunnel"], wg0["nohostroute"]) == ("full", True)
+    peer = wg0["peers"][0]
+    assert peer["full_tunnel"] is True
+    assert peer["full_tunnel_reason"] == "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"
+    assert (peer["live"]["handshake_age_s"], peer["live"]["handshake_state"]) == (None, "never")
+    assert peer["live"]["endpoint"] == "203.0.113.55:51821"
+
+
+def test_full_tunnel_by_live_endpoint_inside_routed_prefix():
+    network = parse_uci_show(
+        "network.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
+        "network.p=wireguard_wg0\nnetwork.p.public_key='%s'\nnetwork.p.endpoint_host='vpn.example.net'\n"
+        "network.p.allowed_ips='192.0.2.0/24'\nnetwork.p.route_allowed_ips='1'\n" % ("B" * 43 + "="))["network"]
+    live = {"wg0": {"public_key": None, "has_private_key": False, "listen_port": None, "fwmark": None, "peers": [
+        {"public_key": "B" * 43 + "=", "endpoint": "192.0.2.7:51820", "endpoint_host": "192.0.2.7",
+         "endpoint_port": 51820, "allowed_ips": ["192.0.2.0/24"], "latest_handshake_epoch": None,
+         "handshake_age_s": None, "handshake_state": "never", "persistent_keepalive_s": None, "rx_bytes": 0,
+         "tx_bytes": 0, "has_preshared_key": False}]}}
+    assert merge_wireguard(network, None)["wg0"]["peers"][0]["full_tunnel"] is False  # hostname: unknown
+    peer = merge_wireguard(network, live)["wg0"]["peers"][0]
+    assert peer["full_tunnel"] is True
+    assert peer["full_tunnel_reason"] == "endpoint 192.0.2.7 is inside the routed allowed_ips 192.0.2.0/24"
+
+
+def test_uci_only_named_and_anonymous_peers(merged):
+    wg0 = merged("case11_network_wg.txt")["wg0"]
+    assert (wg0["live"], wg0["live_state"]) == (False, None)
+    assert [(p["section"], p["public_key"][0], p["preshared_key_set"], p["endpoint_host"], p["live"])
+            for p in wg0["peers"]] == [("@wireguard_wg0[0]", "D", False, None, None),
+                                       ("dc", "E", True, "dc.example.net", None)]
+
+
+def test_live_only_interface_and_peers_are_kept(merged):
+    interfaces = merged("case11_network_wg.txt", "hub_two_interfaces.txt", LAB_NOW)
+    assert list(interfaces) == ["wg0", "wg1"]
+    wg0 = interfaces["wg0"]
+    assert [(p["public_key"][0], p["in_uci"], p["live"] is not None) for p in wg0["peers"]] == [
+        ("D", True, True), ("E", True, False), ("B", False, True), ("C", False, True)]
+    assert wg0["peers"][3]["live"]["endpoint_host"] == "fd99:1::3" and wg0["peers"][3]["full_tunnel"] is False
+    wg1 = interfaces["wg1"]
+    assert (wg1["in_uci"], wg1["live"], wg1["options"], wg1["peers"]) == (False, True, {}, [])
+    assert wg1["live_state"]["public_key"] == "E" * 43 + "="
+
+
+@pytest.mark.parametrize("uci_case, dump_case, now", [
+    ("case01_network.txt", "case01_endpoint_hostroute.txt", CASE_NOW),
+    ("case04_network.txt", "case04_full_tunnel_never.txt", CASE_NOW),
+    ("case11_network_wg.txt", "hub_two_interfaces.txt", LAB_NOW),
+    ("x_flag_cfg_names.txt", "ipv6_endpoint_psk_keepalive.txt", LAB_NOW),
+    ("openwrt_image_network.txt", None, None),
+])
+def test_no_secret_anywhere_in_the_view(load_fixture, merged, uci_case, dump_case, now):
+    texts = [load_fixture("uci_show", uci_case)] + ([load_fixture("wg_show_all_dump", dump_case)] if dump_case else [])
+    secrets = secrets_in(*texts)
+    assert secrets, "the fixtures hold secrets, so this test can fail"
+    dumped = json.dumps(merged(uci_case, dump_case, now))
+    for secret in secrets:
+        assert secret not in dumped
+    assert "<redacted>" not in dumped and "\"private_key\"" not in dumped and "\"preshared_key\"" not in dumped
+
+
+def test_no_wireguard_config_gives_nothing(merged):
+    assert merged("case05_banip.txt") == {}
+    assert merge_wireguard({}, {}) == {}
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("network.wg0.listen_port='fast'\n", "network.wg0.listen_port: expected a whole number"),
+    ("network.@wireguard_wg0[0].persistent_keepalive='-1'\n",
+     "network.@wireguard_wg0[0].persistent_keepalive: expected a whole number"),
+    ("network.@wireguard_wg0[0].disabled='maybe'\n", "network.@wireguard_wg0[0].disabled: expected a uci boolean"),
+    ("network.@wireguard_wg0[0].allowed_ips='10.0.0.0/33'\n", "is not an address or prefix"),
+])
+def test_bad_uci_values_name_the_path(load_fixture, extra, message):
+    network = parse_uci_show(load_fixture("uci_show", "case01_network.txt") + extra)["network"]
+    with pytest.raises(ParseError, match=re.escape(message)):
+        merge_wireguard(network, None)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1796029496\n", (1796029496, "")),
+    ("1796029496\nwg0\tx\n", (1796029496, "wg0\tx\n")),
+    (" 1767225600 \n\n", (1767225600, "\n")),
+])
+def test_split_dated_output(text, expected):
+    assert split_dated_output(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "wg0\tKKKK\n", "date: invalid\n", None])
+def test_split_dated_output_errors(text):
+    with pytest.raises(ParseError, match="date|text"):
+        split_dated_output(text)

@@ -1,0 +1,232 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""parse_ip_route_show/_get (JSON and text), find_host_route, default_routes."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
+    default_routes,
+    find_host_route,
+    parse_ip_route_get,
+    parse_ip_route_get_text,
+    parse_ip_route_show,
+    parse_ip_route_show_text,
+)
+
+# The lab namespace rebuilds case 01: primary eth1 (metric 10), backup wwan0 (metric 20), and the
+# WireGuard endpoint's /32 pinned to the backup by netifd; tables 1 and 2 stand in for mwan3.
+PINNED = {"dst": "203.0.113.10", "type": "unicast", "dev": "wwan0", "gateway": "198.51.100.1", "prefsrc": None,
+          "protocol": "static", "scope": None, "table": "main", "metric": 20, "flags": [], "nexthops": [],
+          "family": "inet"}
+
+SHOW_CASES = [
+    # (fixture, route count, index, expected route)
+    ("endpoint_pinned_to_backup.txt", 8, 7, PINNED),
+    ("endpoint_pinned_to_backup.txt", 8, 0,
+     {"dst": "default", "type": "unicast", "dev": "eth1", "gateway": "192.0.2.1", "prefsrc": "192.0.2.20",
+      "protocol": "static", "scope": None, "table": "main", "metric": 10, "flags": [], "nexthops": [],
+      "family": "inet"}),
+    ("endpoint_pinned_to_backup.txt", 8, 2,
+     {"dst": "10.77.0.0/24", "type": "unicast", "dev": "wg0", "gateway": None, "prefsrc": "10.77.0.2",
+      "protocol": "kernel", "scope": "link", "table": "main", "metric": None, "flags": [], "nexthops": [],
+      "family": "inet"}),
+    ("endpoint_pinned_to_backup_table_all.txt", 53, 0,
+     {"dst": "default", "type": "unicast", "dev": "eth1", "gateway": "192.0.2.1", "prefsrc": None,
+      "protocol": "static", "scope": None, "table": "1", "metric": 10, "flags": [], "nexthops": [],
+      "family": "inet"}),
+    ("endpoint_pinned_to_backup_table_all.txt", 53, 10,
+     {"dst": "10.77.0.2", "type": "local", "dev": "wg0", "gateway": None, "prefsrc": "10.77.0.2",
+      "protocol": "kernel", "scope": "host", "table": "local", "metric": None, "flags": [], "nexthops": [],
+      "family": "inet"}),
+    ("endpoint_pinned_to_backup_table_all.txt", 53, 23,
+     {"dst": "2001:db8:10::10", "type": "unicast", "dev": "wwan0", "gateway": "2001:db8:2::1", "prefsrc": None,
+      "protocol": "static", "scope": None, "table": "main", "metric": 20, "flags": [], "nexthops": [],
+      "family": "inet6"}),
+    ("multipath_unreachable_blackhole.txt", 3, 2,
+     {"dst": "203.0.113.0/24", "type": "unicast", "dev": None, "gateway": None, "prefsrc": None,
+      "protocol": "static", "scope": None, "table": "main", "metric": None, "flags": [],
+      "nexthops": [{"gateway": "192.0.2.1", "dev": "eth1", "weight": 1},
+                   {"gateway": "198.51.100.1", "dev": "wwan0", "weight": 2}],
+      "family": "inet"}),
+    ("multipath_unreachable_blackhole.txt", 3, 0,
+     {"dst": "default", "type": "unreachable", "dev": None, "gateway": None, "prefsrc": None, "protocol": None,
+      "scope": None, "table": "main", "metric": 100, "flags": [], "nexthops": [], "family": None}),
+    ("full_tunnel_split_default.txt", 4, 0,
+     {"dst": "0.0.0.0/1", "type": "unicast", "dev": "wg0", "gateway": None, "prefsrc": None, "protocol": "static",
+      "scope": "link", "table": "main", "metric": None, "flags": [], "nexthops": [], "family": "inet"}),
+    ("host.txt", 2, 0,
+     {"dst": "default", "type": "unicast", "dev": "eth0", "gateway": "192.0.2.1", "prefsrc": None, "protocol": None,
+      "scope": None, "table": "main", "metric": None, "flags": [], "nexthops": [], "family": "inet"}),
+    ("host_table_all.txt", 14, 9,
+     {"dst": "default", "type": "unicast", "dev": "eth0", "gateway": "fd00::1", "prefsrc": None, "protocol": None,
+      "scope": None, "table": "main", "metric": 1024, "flags": [], "nexthops": [], "family": "inet6"}),
+]
+
+
+@pytest.mark.parametrize("case, count, index, expected", SHOW_CASES)
+def test_parse_ip_route_show(load_fixture, case, count, index, expected):
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", case))
+    assert len(routes) == count
+    assert routes[index] == expected
+
+
+def test_parse_ip_route_show_default_table(load_fixture):
+    # recorded with `ip -j route show table 3`: iproute2 leaves out the table it was asked for
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", "multipath_unreachable_blackhole.txt"), "3")
+    assert {route["table"] for route in routes} == {"3"}
+
+
+@pytest.mark.parametrize("case", [
+    "endpoint_pinned_to_backup.txt",
+    "endpoint_pinned_to_backup_table_all.txt",
+    "multipath_unreachable_blackhole.txt",
+    "full_tunnel_split_default.txt",
+])
+def test_text_and_json_agree(load_fixture, case):
+    # both recorded from the same namespace state, one right after the other
+    assert parse_ip_route_show_text(load_fixture("ip_route_show", case)) == \
+        parse_ip_route_show(load_fixture("ip_j_route_show", case))
+
+
+def test_case01_field_text_matches_the_rebuilt_lab(load_fixture):
+    field = parse_ip_route_show_text(load_fixture("ip_route_show", "case01_field.txt"))
+    assert field == parse_ip_route_show(load_fixture("ip_j_route_show", "endpoint_pinned_to_backup.txt"))
+    assert find_host_route(field, "203.0.113.10") == PINNED
+
+
+GET_CASES = [
+    # (command, fixture, expected subset)
+    ("ip_j_route_get", "endpoint_via_backup.txt",
+     {"dst": "203.0.113.10", "dev": "wwan0", "gateway": "198.51.100.1", "prefsrc": "198.51.100.20", "table": None,
+      "uid": 0, "type": "unicast", "protocol": None, "metric": None}),
+    ("ip_j_route_get", "endpoint_v6_via_backup.txt",
+     {"dst": "2001:db8:10::10", "dev": "wwan0", "gateway": "2001:db8:2::1", "prefsrc": "2001:db8:2::20",
+      "protocol": "static", "metric": 20, "from": "::", "family": "inet6"}),
+    ("ip_j_route_get", "endpoint_into_tunnel.txt",
+     {"dst": "203.0.113.55", "dev": "wg0", "gateway": None, "prefsrc": "10.64.0.2"}),
+    ("ip_j_route_get", "tunnel_subnet.txt", {"dev": "wg0", "gateway": None, "prefsrc": "10.77.0.2"}),
+    ("ip_j_route_get", "via_primary_default.txt", {"dev": "eth1", "gateway": "192.0.2.1"}),
+    ("ip_j_route_get", "host_loopback_local.txt", {"type": "local", "dev": "lo", "prefsrc": "127.0.0.1"}),
+    ("ip_j_route_get", "host_on_link.txt", {"dst": "192.0.2.1", "dev": "eth0", "gateway": None}),
+    ("ip_j_route_get", "host_default.txt", {"dev": "eth0", "gateway": "192.0.2.1", "prefsrc": "192.0.2.2"}),
+    ("ip_j_route_get", "host_default_v6.txt", {"dev": "eth0", "gateway": "fd00::1", "metric": 1024}),
+    ("ip_route_get", "endpoint_via_backup.txt",
+     {"dst": "203.0.113.10", "dev": "wwan0", "gateway": "198.51.100.1", "prefsrc": "198.51.100.20", "uid": 0,
+      "table": None, "flags": []}),
+    ("ip_route_get", "case01_field.txt", {"dst": "203.0.113.10", "dev": "wwan0", "gateway": "198.51.100.1"}),
+    ("ip_route_get", "case04_field.txt",
+     {"dst": "203.0.113.55", "dev": "wg0", "gateway": None, "prefsrc": "10.64.0.2"}),
+    ("ip_route_get", "endpoint_v6_via_backup.txt", {"from": "::", "metric": 20, "protocol": "static"}),
+    ("ip_route_get", "host_default.txt", {"dev": "eth0", "gateway": "192.0.2.1"}),
+]
+
+
+@pytest.mark.parametrize("command, case, expected", GET_CASES)
+def test_parse_ip_route_get(load_fixture, command, case, expected):
+    parser = parse_ip_route_get if command == "ip_j_route_get" else parse_ip_route_get_text
+    route = parser(load_fixture(command, case))
+    assert {name: route.get(name, "missing") for name in expected} == expected
+
+
+@pytest.mark.parametrize("case", ["endpoint_via_backup.txt", "endpoint_v6_via_backup.txt", "endpoint_into_tunnel.txt"])
+def test_route_get_text_and_json_agree(load_fixture, case):
+    assert parse_ip_route_get_text(load_fixture("ip_route_get", case)) == \
+        parse_ip_route_get(load_fixture("ip_j_route_get", case))
+
+
+HOST_ROUTE_CASES = [
+    # (fixture, address, table, expected (dst, dev, protocol, table) or None)
+    ("endpoint_pinned_to_backup.txt", "203.0.113.10", None, ("203.0.113.10", "wwan0", "static", "main")),
+    ("endpoint_pinned_to_backup.txt", "203.0.113.11", None, None),
+    ("endpoint_pinned_to_backup.txt", "192.0.2.1", None, None),  # inside 192.0.2.0/24 is not a host route
+    ("endpoint_pinned_to_backup.txt", "192.0.2.0", None, None),  # nor is the network address of it
+    ("endpoint_pinned_to_backup_table_all.txt", "2001:db8:10::10", None,
+     ("2001:db8:10::10", "wwan0", "static", "main")),
+    ("endpoint_pinned_to_backup_table_all.txt", "[2001:db8:10::10]", None,
+     ("2001:db8:10::10", "wwan0", "static", "main")),
+    ("endpoint_pinned_to_backup_table_all.txt", "203.0.113.10", "main", ("203.0.113.10", "wwan0", "static", "main")),
+    ("endpoint_pinned_to_backup_table_all.txt", "203.0.113.10", "1", None),
+    ("endpoint_pinned_to_backup_table_all.txt", "10.77.0.2", None, None),  # type local, not a route out
+    ("full_tunnel_split_default.txt", "203.0.113.55", None, None),  # case 04 after nohostroute: nothing
+    ("host.txt", "192.0.2.1", None, None),
+]
+
+
+@pytest.mark.parametrize("case, address, table, expected", HOST_ROUTE_CASES)
+def test_find_host_route(load_fixture, case, address, table, expected):
+    route = find_host_route(parse_ip_route_show(load_fixture("ip_j_route_show", case)), address, table)
+    assert (route and (route["dst"], route["dev"], route["protocol"], route["table"])) == expected
+
+
+def test_find_host_route_accepts_the_slash_32_spelling():
+    routes = parse_ip_route_show('[{"dst":"203.0.113.10/32","dev":"wwan0","protocol":"static"}]')
+    assert find_host_route(routes, "203.0.113.10")["dev"] == "wwan0"
+
+
+@pytest.mark.parametrize("address", ["vpn.example.net", "203.0.113.10:51820", "", None])
+def test_find_host_route_rejects_non_addresses(address):
+    with pytest.raises(ParseError, match="is not an IP address"):
+        find_host_route([], address)
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("endpoint_pinned_to_backup.txt", [("eth1", 10, "main"), ("wwan0", 20, "main")]),
+    ("endpoint_pinned_to_backup_table_all.txt", [
+        ("eth1", 10, "1"), ("wwan0", 20, "2"), ("eth1", 10, "main"), ("wwan0", 20, "main"),
+        ("eth1", 10, "main"), ("wwan0", 20, "main")]),
+    ("multipath_unreachable_blackhole.txt", []),
+    ("full_tunnel_split_default.txt", [("eth1", 10, "main")]),  # 0.0.0.0/1 + 128.0.0.0/1 are not "default"
+    ("host.txt", [("eth0", None, "main")]),
+])
+def test_default_routes(load_fixture, case, expected):
+    routes = default_routes(parse_ip_route_show(load_fixture("ip_j_route_show", case)))
+    assert [(r["dev"], r["metric"], r["table"]) for r in routes] == expected
+
+
+def test_default_routes_accepts_prefix_spelling():
+    routes = parse_ip_route_show('[{"dst":"0.0.0.0/0","dev":"eth0"},{"dst":"::/0","dev":"eth0"},'
+                                 '{"dst":"0.0.0.0/1","dev":"wg0"}]')
+    assert [r["dst"] for r in default_routes(routes)] == ["0.0.0.0/0", "::/0"]
+
+
+@pytest.mark.parametrize("text, family", [
+    ('[{"dst":"default","nexthops":[{"gateway":"fd00::1","dev":"eth0"},{"gateway":"fd00::2","dev":"eth1"}]}]', "inet6"),
+    ('[{"dst":"default","gateway":"192.0.2.1","dev":"eth0"}]', "inet"),
+    ('[{"dst":"default","dev":"wg0"}]', None),
+])
+def test_family_of_default_routes(text, family):
+    assert parse_ip_route_show(text)[0]["family"] == family
+
+
+@pytest.mark.parametrize("text, expected", [("", []), ("[]\n", [])])
+def test_parse_ip_route_show_empty(text, expected):
+    assert parse_ip_route_show(text) == expected
+
+
+ERROR_CASES = [
+    (parse_ip_route_show, "{}", "ip -j route show output must be a JSON list, got dict"),
+    (parse_ip_route_show, '[{"dev":"eth0"}]', "route 1: expected a route object with a 'dst'"),
+    (parse_ip_route_show, '[{"dst":"default","metric":"low"}]', "route 1: metric must be an integer, got 'low'"),
+    (parse_ip_route_show, "default via 192.0.2.1 dev eth0", "is `-j` supported by this ip?"),
+    (parse_ip_route_get, "", "ip -j route get printed no route"),
+    (parse_ip_route_get, "[]\n", "ip -j route get printed no route"),
+    (parse_ip_route_get_text, "\n", "ip route get printed no route"),
+    (parse_ip_route_show_text, "    nexthop via 192.0.2.1 dev eth1\n", "line 1: continuation line before any route"),
+    (parse_ip_route_show_text, "default via 192.0.2.1 metric x\n", "metric must be an integer, got 'x'"),
+    (parse_ip_route_show_text, "unreachable\n", "line 1: no destination"),
+]
+
+
+@pytest.mark.parametrize("parser, text, message", ERROR_CASES)
+def test_errors(parser, text, message):
+    with pytest.raises(ParseError) as err:
+        parser(text)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("case", ["network_unreachable.txt", "invalid_address.txt"])
+def test_route_get_stderr_is_not_a_route(load_fixture, case):
+    text = load_fixture("ip_route_get_stderr", case)
+    with pytest.raises(ParseError) as err:
+        parse_ip_route_get(text)
+    assert repr(text[:200]) in str(err.value)

@@ -1,0 +1,194 @@
+"""before_after_rows / health_check_rows / markdown_table."""
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import (
+    before_after_rows, health_check_rows, markdown_table)
+
+BEFORE = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 100.0},
+                   "iperf3": {"bits_per_second": 3.1e6, "retransmits": 412, "sender_congestion_control": "cubic"}}}
+AFTER = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 0.0},
+                  "iperf3": {"bits_per_second": 37.9e6, "retransmits": 80, "sender_congestion_control": "bbr"}}}
+TEXT_KEYS = ("host", "test", "before", "after", "reference")
+
+
+def _text(row):
+    """The string columns of a row (what before-after.md prints)."""
+    return {key: row[key] for key in TEXT_KEYS}
+
+
+def test_rows_pair_before_and_after():
+    rows = before_after_rows(BEFORE, AFTER, 40e6)
+    assert _text(rows[0]) == {"host": "peer", "test": "hub -> peer ping loss after 15 s idle",
+                              "before": "100 %", "after": "0 %", "reference": "0 %"}
+    assert rows[1]["before"] == "3.10 Mbit/s (412 retransmits, cubic)"
+    assert rows[1]["after"] == "37.9 Mbit/s (80 retransmits, bbr)"
+    assert rows[1]["reference"] == "40.0 Mbit/s"
+
+
+def test_missing_after_reads_na():
+    rows = before_after_rows(BEFORE, {}, None)
+    assert rows[0]["after"] == "n/a" and rows[1]["after"] == "n/a" and rows[1]["reference"] == ""
+
+
+def test_failed_measurement_shows_the_reason():
+    after = {"peer": dict(AFTER["peer"], iperf3={"bits_per_second": None, "msg": "unable to connect"})}
+    assert before_after_rows(BEFORE, after)[1]["after"] == "failed: unable to connect"
+
+
+@pytest.mark.parametrize("iperf3, text", [
+    ({"bits_per_second": 5e6, "failed": True, "msg": "below the required 32.0 Mbit/s"}, "failed: below the required 32.0 Mbit/s"),
+    ({"bits_per_second": 5e6, "valid": False, "invalid_reason": "lost_percent 120 outside 0-100"},
+     "invalid: lost_percent 120 outside 0-100"),
+])
+def test_a_failed_or_invalid_result_is_never_shown_as_a_rate(iperf3, text):
+    after = {"peer": dict(AFTER["peer"], iperf3=iperf3)}
+    row = before_after_rows(BEFORE, after)[1]
+    assert (row["after"], row["after_value"]) == (text, None)
+
+
+def test_markdown_table_has_a_row_per_test():
+    table = markdown_table(before_after_rows(BEFORE, AFTER, 40e6))
+    lines = table.splitlines()
+    assert lines[0].startswith("| host | test | before | after |")
+    assert len(lines) == 4
+
+
+def test_bottleneck_per_host_from_a_dict():
+    rows = before_after_rows(dict(BEFORE, owrt=BEFORE["peer"]), dict(AFTER, owrt=AFTER["peer"]), {"owrt": "40M"})
+    by_host = {row["host"]: row["reference"] for row in rows if row["test"].startswith("TCP")}
+    assert by_host == {"owrt": "40.0 Mbit/s", "peer": ""}
+
+
+# Records as health_check_measure writes them (lab run: banIP default 25/s, then 250/s).
+HC_BEFORE = {"owrt": {"sent": 20, "failed_pings": 10, "rate_per_second": 100.0, "banip_icmplimit_per_second": 25,
+                      "icmp_counter_name": "cnt_icmpflood", "icmp_flood_drops_packets": 10}}
+HC_AFTER = {"owrt": {"sent": 20, "failed_pings": 0, "rate_per_second": 100.0, "banip_icmplimit_per_second": 250,
+                     "icmp_counter_name": "cnt_icmpflood", "icmp_flood_drops_packets": 0}}
+
+
+def test_health_check_rows_show_lost_pings_limit_and_drops():
+    rows = health_check_rows(HC_BEFORE, HC_AFTER)
+    assert [_text(row) for row in rows] == [{"host": "owrt", "test": "mwan3-like one-shot health-check pings at 100/s",
+                                             "before": "10 of 20 lost (banIP ICMP limit 25/s, cnt_icmpflood 10 drops)",
+                                             "after": "0 of 20 lost (banIP ICMP limit 250/s, cnt_icmpflood 0 drops)",
+                                             "reference": "0 lost"}]
+
+
+def test_health_check_rows_without_banip_or_after():
+    rows = health_check_rows({"r1": {"sent": 5, "failed_pings": 0, "banip_icmplimit_per_second": None,
+                                     "icmp_flood_drops_packets": None}}, {})
+    assert rows[0]["before"] == "0 of 5 lost" and rows[0]["after"] == "n/a" and rows[0]["test"].endswith("pings")
+
+
+@pytest.mark.parametrize("func", [before_after_rows, health_check_rows])
+@pytest.mark.parametrize("before, after, message", [
+    ({}, "x", "after must be a dict {host: record}, got str 'x'"),
+    ([], {}, "before must be a dict {host: record}, got list []"),
+    ({"peer": "x"}, {}, "before['peer'] must be a dict (a measurement record), got str 'x'"),
+])
+def test_bad_records_name_the_argument_and_host(func, before, after, message):
+    with pytest.raises(ValueError) as err:
+        func(before, after)
+    assert str(err.value) == message
+
+
+def test_bad_fields_name_the_side_and_host():
+    with pytest.raises(ValueError, match=r"^after\['peer'\]: "):
+        before_after_rows({}, {"peer": {"iperf3": {"bits_per_second": 1, "retransmits": "x"}}})
+    with pytest.raises(ValueError, match=r"^bottleneck_bits_per_second\['peer'\]: cannot parse bitrate"):
+        before_after_rows({"peer": {}}, {}, 10 ** 400)
+    with pytest.raises(ValueError, match=r"^before\['r1'\]: could not convert"):
+        health_check_rows({"r1": {"rate_per_second": "fast"}}, {})
+
+
+VALUE_KEYS = ("before_value", "after_value", "reference_value", "unit")
+
+
+def _values(row):
+    return tuple(row[key] for key in VALUE_KEYS)
+
+
+def test_rows_carry_numbers_and_units():
+    rows = before_after_rows(BEFORE, AFTER, "40M")
+    assert [_values(row) for row in rows] == [(100.0, 0.0, 0.0, "percent"),
+                                              (3.1e6, 37.9e6, 40e6, "bits_per_second")]
+    assert [_values(row) for row in health_check_rows(HC_BEFORE, HC_AFTER)] == [(10.0, 0.0, 0.0, "count")]
+
+
+@pytest.mark.parametrize("iperf3, expected", [
+    ({"bits_per_second": None, "msg": "unable to connect"}, None),          # failed, no number
+    ({"bits_per_second": 1.2e6, "failed": True}, None),                     # failed with a partial number
+    ({"bits_per_second": 1.2e6, "valid": False}, None),                     # judged invalid by the action
+    ({"bits_per_second": float("nan")}, None),
+    ({"bits_per_second": 1.2e6, "valid": True, "failed": False}, 1.2e6),
+    ({}, None),
+])
+def test_throughput_value_is_none_unless_a_valid_number(iperf3, expected):
+    after = {"peer": dict(AFTER["peer"], iperf3=iperf3)}
+    assert before_after_rows({}, after)[1]["after_value"] == expected
+
+
+@pytest.mark.parametrize("record, expected", [
+    ({"sent": 20, "failed_pings": 3}, 3.0),
+    ({"sent": 20, "failed_pings": None}, None),
+    ({"sent": 20, "failed_pings": True}, None),
+    ({}, None),
+])
+def test_health_check_value_is_the_lost_pings(record, expected):
+    assert health_check_rows({"r1": record}, {})[0]["before_value"] == expected
+
+
+def test_missing_side_and_bottleneck_have_no_value():
+    rows = before_after_rows(BEFORE, {}, None)
+    assert [(row["after_value"], row["reference_value"]) for row in rows] == [(None, 0.0), (None, None)]
+
+
+def test_findings_table_lists_host_severity_id_and_role():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import findings_table
+    table = findings_table([
+        {"host": "peer", "severity": "critical", "id": "nat_peer_without_keepalive", "fix_role": "tunnelfix.fleet.wireguard_keepalive"},
+        {"host": "hub", "severity": "medium", "id": "kernel_without_bbr", "fix_role": None}])
+    assert table.splitlines() == [
+        "| host | severity | finding | fixed by |", "|---|---|---|---|",
+        "| peer | critical | nat_peer_without_keepalive | tunnelfix.fleet.wireguard_keepalive |",
+        "| hub | medium | kernel_without_bbr | - |"]
+    assert findings_table([]) == "No finding.\n"
+    import pytest
+    with pytest.raises(ValueError, match="findings must be"):
+        findings_table({"peer": []})
+
+
+@pytest.mark.parametrize("bottleneck, reference", [
+    (None, "40.0 Mbit/s"),                  # nothing given: the path the measurement recorded
+    ({}, "40.0 Mbit/s"),                    # the host not named: the same
+    ({"peer": "20M"}, "20.0 Mbit/s"),       # named: that wins
+])
+def test_the_reference_falls_back_to_the_recorded_path(bottleneck, reference):
+    after = {"peer": dict(AFTER["peer"], path_bits_per_second=40000000)}
+    assert before_after_rows(BEFORE, after, bottleneck)[1]["reference"] == reference
+
+
+# ---- the command line in report.html / report.json: secrets out by name and by shape
+def _fake_key(label):
+    import base64
+    import hashlib
+    return base64.b64encode(hashlib.sha256(label.encode()).digest()).decode()
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["ansible-playbook", "-e", "wg_psk=" + _fake_key("a")], ["ansible-playbook", "-e", "<redacted>"]),
+    (["-e", "x=" + _fake_key("b")], ["-e", "x=<redacted>"]),                        # an innocent name
+    (["-e", "modem_PINCODE=1234", "--vault-password-file=v"], ["-e", "<redacted>", "<redacted>"]),
+    (["-e", "{\"a\": \"%s\"}" % _fake_key("c")], ["-e", "{\"a\": \"<redacted>\"}"]),
+    (["-i", "inv.yml", "--limit", "a,b", "playbooks/site.yml"], ["-i", "inv.yml", "--limit", "a,b", "playbooks/site.yml"]),
+    (["-e", "n=" + "A" * 42 + "=="], ["-e", "n=" + "A" * 42 + "=="]),              # not 32 bytes of base64
+])
+def test_redact_command_words(words, expected):
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import redact_command_words
+    assert redact_command_words(words) == expected
+
+
+def test_redact_command_words_refuses_non_strings():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import redact_command_words
+    with pytest.raises(ValueError, match=r"words\[1\] must be a string, got 'int'"):
+        redact_command_words(["a", 3])
