@@ -86,7 +86,10 @@ after_bars = html.count('class="bar after"')
 print("hosts with sweep rows:", swept, "| rows with numbers:", len(charted), "| after bars drawn:", after_bars)
 problems = [msg for ok, msg in ((swept == ["owrt", "peer"], "sweep rows for owrt and peer"),
                                 (after_bars >= len(charted) > 10, "one after bar per row with a number and a reference"),
-                                (len(doc.get("findings") or []) == 6, "the 6 findings")) if not ok]
+                                (len(doc.get("findings") or []) == 6, "the 6 findings"),
+                                (all(f.get("outcome") == "fixed" for f in doc.get("findings") or []),
+                                 "each finding's outcome (fixed) from reports/outcomes.json"),
+                                (html.count('<td class="outcome">fixed</td>') == 6, "an after-verify cell per finding")) if not ok]
 sys.exit("FAIL: report: " + ", ".join(problems) if problems else 0)
 PY
 timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,4000 \

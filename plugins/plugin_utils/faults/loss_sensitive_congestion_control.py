@@ -133,16 +133,17 @@ def _hub_download(host, view, views):
     if not held_back:
         return []
     worst = min(held_back, key=lambda item: item["measured_bits_per_second"] / item["path_bits_per_second"])
-    return [(dict(worst, direction="download", peers=[item["peer"] for item in held_back]), """
+    explanation = """
         This hub sends to %s with %s, a loss-based congestion control: one TCP flow hub -> %s reached %.1f Mbit/s
         of a %.1f Mbit/s path. The peer's sweep lost %.2f %% of UDP sent hub -> peer at %.1f Mbit/s offered (below the
         path's rate; the lowest loss of its UDP tests in that direction), and the RTT is %.0f ms: the Mathis bound for
         such a flow is %.1f Mbit/s. The peer's own congestion control does not help this
-        direction: the sender is the hub, and it needs BBR too."""
-        % (", ".join(item["peer"] for item in held_back), worst["congestion_control"], worst["peer"],
-           worst["measured_bits_per_second"] / 1e6, worst["path_bits_per_second"] / 1e6,
-           worst["udp_loss_ratio"] * 100, worst["udp_offered_bits_per_second"] / 1e6, worst["rtt_ms"],
-           worst["mathis_bits_per_second"] / 1e6))]
+        direction: the sender is the hub, and it needs BBR too.""" % (
+        ", ".join(item["peer"] for item in held_back), worst["congestion_control"], worst["peer"],
+        worst["measured_bits_per_second"] / 1e6, worst["path_bits_per_second"] / 1e6,
+        worst["udp_loss_ratio"] * 100, worst["udp_offered_bits_per_second"] / 1e6, worst["rtt_ms"],
+        worst["mathis_bits_per_second"] / 1e6)
+    return [(dict(worst, direction="download", peers=[item["peer"] for item in held_back]), explanation)]
 
 
 def held_back_by_loss(host, view, views):
@@ -163,11 +164,12 @@ def buffers_below_bdp(host, view, views):
     for key in ("tcp_wmem", "tcp_rmem"):
         fields = str(tcp.get(key) or "").split()
         if len(fields) == 3 and fields[2].isdigit() and int(fields[2]) < need:
-            out.append(({"sysctl": "net.ipv4.%s" % key, "max_bytes": int(fields[2]), "bdp_bytes": need,
-                         "path_bits_per_second": path, "rtt_ms": rtt}, """
+            evidence = {"sysctl": "net.ipv4.%s" % key, "max_bytes": int(fields[2]), "bdp_bytes": need,
+                        "path_bits_per_second": path, "rtt_ms": rtt}
+            out.append((evidence, """
                 net.ipv4.%s allows at most %s bytes per socket, below the %.0f bytes a flow needs in flight to
-                fill %.1f Mbit/s at %.0f ms; one flow is capped near %.1f Mbit/s."""
-                % (key, fields[2], need, path / 1e6, rtt, int(fields[2]) * 8 / (rtt / 1000) / 1e6)))
+                fill %.1f Mbit/s at %.0f ms; one flow is capped near %.1f Mbit/s.""" % (
+                key, fields[2], need, path / 1e6, rtt, int(fields[2]) * 8 / (rtt / 1000) / 1e6)))
     return out
 
 

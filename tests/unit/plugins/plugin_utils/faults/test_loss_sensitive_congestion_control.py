@@ -64,7 +64,7 @@ def test_buffer_below_bdp_edge(wmem_max, fires):
     v = {"path_bits_per_second": 40e6, "measurement": {"ping": {"rtt_avg_ms": 50.0}},
          "tunnelfix": {"tcp": {"tcp_wmem": "4096 16384 %d" % wmem_max, "tcp_rmem": "4096 131072 %d" % (10 ** 9)}}}
     found = buffers_below_bdp("h", v, {})
-    assert [e["sysctl"] for e, _ in found] == (["net.ipv4.tcp_wmem"] if fires else [])
+    assert [evidence["sysctl"] for evidence, _text in found] == (["net.ipv4.tcp_wmem"] if fires else [])
 
 
 def test_buffer_rule_needs_path_and_rtt():

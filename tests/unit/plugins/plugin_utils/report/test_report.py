@@ -2,7 +2,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import (
-    before_after_rows, health_check_rows, markdown_table)
+    before_after_rows, findings_table, health_check_rows, markdown_table)
 
 BEFORE = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 100.0},
                    "iperf3": {"bits_per_second": 3.1e6, "retransmits": 412, "sender_congestion_control": "cubic"}}}
@@ -144,7 +144,6 @@ def test_missing_side_and_bottleneck_have_no_value():
 
 
 def test_findings_table_lists_host_severity_id_and_role():
-    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import findings_table
     table = findings_table([
         {"host": "peer", "severity": "critical", "id": "nat_peer_without_keepalive", "fix_role": "tunnelfix.fleet.wireguard_keepalive"},
         {"host": "hub", "severity": "medium", "id": "kernel_without_bbr", "fix_role": None}])
@@ -192,3 +191,14 @@ def test_redact_command_words_refuses_non_strings():
     from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import redact_command_words
     with pytest.raises(ValueError, match=r"words\[1\] must be a string, got 'int'"):
         redact_command_words(["a", 3])
+
+
+def test_findings_table_shows_verifys_outcome_when_there_is_one():
+    plain = [{"host": "owrt", "severity": "high", "id": "endpoint_route_pinned", "fix_role": "r"}]
+    assert "after verify" not in findings_table(plain)
+    verified = [dict(plain[0], outcome="fixed", rechecked=True),
+                dict(plain[0], host="gone", outcome="still_present", rechecked=False)]
+    table = findings_table(verified)
+    assert table.splitlines()[0] == "| host | severity | finding | fixed by | after verify |"
+    assert table.splitlines()[2].endswith("| fixed |")
+    assert table.splitlines()[3].endswith("| still_present (not re-checked) |")
