@@ -11,7 +11,7 @@ INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
-	report-browser-test molecule e2e build ee clean bench bench-smoke user-pipeline rollout-test rollback-test role-docs changelog \
+	report-browser-test molecule e2e build ee clean bench bench-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
 	test-independent test-lab
 
 # Install (scripts/bootstrap.sh), then check that every program the scripts run on the host comes from a
@@ -128,6 +128,11 @@ clean:
 # lab's before/after (re-plants the lab: lab/down.sh + lab/up.sh + site.yml). BENCH_ARGS adds options.
 bench: images
 	.venv/bin/python bench/run.py $(BENCH_ARGS)
+
+# Mutation testing of the fault registry and the parsers (mutmut): a report like the benchmark, not part of
+# make test (about 30 min on 2 cores); .cache/mutation/report.md has the score per file and the survivors.
+mutation: deps
+	.venv/bin/python scripts/mutation.py
 
 # N = 2, no lab, results in a temporary directory; fails unless every phase completed and the
 # floor cost exactly one remote execution per host (under a minute).

@@ -15,7 +15,6 @@ the batch lacks (a port the shell listed differently) is read with a command of 
 from __future__ import annotations
 
 import re
-import shlex
 
 from ansible.errors import AnsibleActionFail
 
@@ -24,13 +23,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 DEFAULT_FEATURES = ["gso", "tso", "gro"]
-_NOT_FOUND = 127  # POSIX shells: command not found
 _FEATURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")  # fullmatch: ethtool -k names
-ETHTOOL_K = ["ethtool", "-k"]
 # the ports for ForEachLine: the brif listing's output ("$1"), one name per line
 PORT_LINES = 'cat "$1"'
 BATCH_SHOWN = "sh -c '<bridge_offload: %s in one script>'"
@@ -40,9 +38,6 @@ def before_states(plans):
     return {device: plan["before"] for device, plan in plans.items()}
 
 
-def _name(argv):
-    return shlex.join(argv)
-
 
 def brif_argv(bridge):
     return ["ls", "/sys/class/net/%s/brif/" % bridge]
@@ -51,13 +46,13 @@ def brif_argv(bridge):
 def read_steps(bridge) -> list:
     """The first batch: the bridge's port listing, ``ethtool -k`` of every listed port, then of the bridge."""
     listing = brif_argv(bridge)
-    return [Step(_name(listing), listing), ForEachLine(PORT_LINES, (_name(listing),), (ETHTOOL_K,)),
-            Step(_name(ETHTOOL_K + [bridge]), ETHTOOL_K + [bridge])]
+    return [step_of(listing), ForEachLine(PORT_LINES, (step_name(listing),), (ETHTOOL_K,)),
+            step_of(ETHTOOL_K + [bridge])]
 
 
 def write_steps(commands, devices) -> list:
     """The second batch: every ``ethtool -K`` (ports first), then ``ethtool -k`` of every device again."""
-    return [Step(_name(argv), argv) for argv in commands + [ETHTOOL_K + [device] for device in devices]]
+    return [step_of(argv) for argv in commands + [ETHTOOL_K + [device] for device in devices]]
 
 
 class ActionModule(OpenWrtActionBase):
@@ -130,13 +125,10 @@ class ActionModule(OpenWrtActionBase):
                               "before_header": "%s offloads" % bridge, "after_header": "%s offloads" % bridge}
         return result
 
-    def step(self, argv, ok_rcs=(0,)):
-        """The batch result of ``argv`` (run on its own when the batch lacks it), checked like run_command."""
-        return self.batch_step(self.batch, _name(argv), argv, ok_rcs)
 
     def _plan(self, device, features, state):
-        res = self.step(ETHTOOL_K + [device], ok_rcs=(0, _NOT_FOUND))
-        if res["rc"] == _NOT_FOUND:
+        res = self.step(ETHTOOL_K + [device], ok_rcs=(0, NOT_FOUND))
+        if res["rc"] == NOT_FOUND:
             raise AnsibleActionFail("ethtool is not installed on the target (%s: command not found); install it "
                                     "(OpenWrt: opkg install ethtool; Debian: apt-get install ethtool)" % res["cmd"],
                                     result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})

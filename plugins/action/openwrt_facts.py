@@ -13,7 +13,6 @@ shell did not list) is read with a command of its own. A missing tool is reporte
 
 from __future__ import annotations
 
-import shlex
 
 from ansible.errors import AnsibleActionFail
 
@@ -35,11 +34,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, ROUTES_TEXT,
-    UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
+    NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import endpoint_address, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
@@ -49,7 +48,6 @@ SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")
-_NOT_FOUND = 127  # POSIX shells: command not found
 BATCH_SHOWN = "sh -c '<openwrt_facts: %d commands in one script>'"
 
 # banIP is installed when its init script exists. ls, not test -e: the same answer (rc 0, else 1 in
@@ -59,9 +57,6 @@ BANIP_PACKAGES = (("apk", ["apk", "list", "--installed", "banip"]), ("opkg", ["o
 NFT_JSON = ["nft", "-j", "list", "table", *BANIP_TABLE]
 NFT_TEXT = ["nft", "list", "table", *BANIP_TABLE]
 
-
-def _name(argv):
-    return shlex.join(argv)
 
 
 def uci_step(config):
@@ -79,21 +74,21 @@ def batch_steps(subsets) -> list:
     """
     steps = []
     if "banip" in subsets:
-        steps += [Step(_name(BANIP_PROBE), BANIP_PROBE)]
+        steps += [step_of(BANIP_PROBE)]
         for tool, argv in BANIP_PACKAGES:
-            steps += [Step("command -v %s" % tool, ["command", "-v", tool]), Step(_name(argv), argv)]
-        steps += [uci_step("banip"), Step("command -v nft", ["command", "-v", "nft"]), Step(_name(NFT_JSON), NFT_JSON),
-                  Step(_name(NFT_TEXT), NFT_TEXT, after_failure=True)]
+            steps += [step_of(["command", "-v", tool]), step_of(argv)]
+        steps += [uci_step("banip"), step_of(["command", "-v", "nft"]), step_of(NFT_JSON),
+                  Step(step_name(NFT_TEXT), NFT_TEXT, after_failure=True)]
     if "mwan3" in subsets:
         steps += [Step("command -v mwan3", ["command", "-v", "mwan3"]),
                   Step("mwan3 interfaces", ["mwan3", "interfaces"]), uci_step("mwan3")]
     if subsets & {"wireguard", "endpoint_routes"}:
         steps += [uci_step("network"), Step(WG_DUMP_NAME, WG_DUMP)]
     if "endpoint_routes" in subsets:
-        steps += [Step(_name(ROUTES_JSON), ROUTES_JSON), Step(_name(ROUTES_TEXT), ROUTES_TEXT),
+        steps += [step_of(ROUTES_JSON), step_of(ROUTES_TEXT),
                   ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
     if "bridges" in subsets:
-        steps += [Step(_name(FORWARD_AND_LINKS_ARGV), FORWARD_AND_LINKS_ARGV),
+        steps += [step_of(FORWARD_AND_LINKS_ARGV),
                   ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
     return steps
 
@@ -117,7 +112,7 @@ class ActionModule(OpenWrtActionBase):
             raise AnsibleActionFail("preferred_uplink: %r is not a uci interface or device name (1-15 letters, digits or _.:@=+-)"
                                     % (given,))
         steps = batch_steps(subsets)
-        self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
+        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
         facts = {}
         if "banip" in subsets:
             facts["banip"] = self.gather_banip()
@@ -135,13 +130,7 @@ class ActionModule(OpenWrtActionBase):
             facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
 
-    def step(self, argv, ok_rcs=(0,), name=None):
-        """The batch result of ``argv`` (step ``name``, default ``shlex.join(argv)``), checked like run_command."""
-        return self.batch_step(self.batch_results, _name(argv) if name is None else name, argv, ok_rcs)
 
-    def has_command(self, tool):
-        """``command -v TOOL`` from the batch: 0 is present; 1 (bash) and 127 (ash, dash) absent; else a failure."""
-        return self.step(["command", "-v", tool], ok_rcs=(0, 1, _NOT_FOUND))["rc"] == 0
 
     def uci_show(self, config, parser):
         """``parser(uci -q show CONFIG)`` (redacted on the router); a missing config (rc 1) parses as empty output."""
@@ -156,13 +145,13 @@ class ActionModule(OpenWrtActionBase):
         ``(None, None)`` without either package manager or when neither lists banIP.
         """
         for tool, argv in BANIP_PACKAGES:
-            if self.has_command(tool):
+            if self.command_exists(tool):
                 return self.parse_output(self.step(argv, ok_rcs=(0, 1)), _version_and_default)
         return None, None
 
     def banip_nft(self):
         """``(nft_installed, table_loaded, counter, limit_rule)`` from banIP's nft table."""
-        if not self.has_command("nft"):
+        if not self.command_exists("nft"):
             return False, None, None, None
         res = self.step(NFT_JSON, ok_rcs=(0, 1))
         if res["rc"] == 1 and "json" in res["stderr"].lower():  # nft built without JSON support
@@ -193,7 +182,7 @@ class ActionModule(OpenWrtActionBase):
         return facts
 
     def gather_mwan3(self):
-        if not self.has_command("mwan3"):
+        if not self.command_exists("mwan3"):
             return {"installed": False, "interfaces": {}, "tracking": {}}
         status = self.parse_output(self.step(["mwan3", "interfaces"]), parse_mwan3_interfaces)
         return {"installed": True, "interfaces": status, "tracking": self.uci_show("mwan3", parse_mwan3_tracking)}
@@ -204,7 +193,7 @@ class ActionModule(OpenWrtActionBase):
         None with a note when ``wg`` is missing or cannot read the kernel state; never fails for that.
         """
         res = self.step(WG_DUMP, ok_rcs=range(256), name=WG_DUMP_NAME)
-        if res["rc"] == _NOT_FOUND:
+        if res["rc"] == NOT_FOUND:
             return False, None, "wg is not installed (wireguard-tools); uci view only"
         if res["rc"] != 0:
             return True, None, "wg show all dump failed with rc=%s: %s; uci view only" % (
@@ -241,13 +230,13 @@ class ActionModule(OpenWrtActionBase):
         """
         prefix = ROUTE_GET_JSON if json_ok else ROUTE_GET_TEXT
         name = foreach_name(prefix, address)
-        if name not in self.batch_results:
+        if name not in self.batch:
             head = foreach_name(prefix, "")
             wanted = endpoint_address(address)
-            name = next((key for key in self.batch_results if key.startswith(head) and wanted is not None
+            name = next((key for key in self.batch if key.startswith(head) and wanted is not None
                          and endpoint_address(key[len(head):]) == wanted), name)
         argv = prefix + [address]
-        res = self.batch_step(self.batch_results, name, argv, ok_rcs=(0, 1, 2, 255), shown=_name(argv))
+        res = self.batch_step(self.batch, name, argv, ok_rcs=(0, 1, 2, 255), shown=step_name(argv))
         if res["rc"] != 0:
             return None, (res["stderr"] or "no output").strip()[:200]
         return self.parse_output(res, parse_ip_route_get if json_ok else parse_ip_route_get_text), None
@@ -271,9 +260,9 @@ class ActionModule(OpenWrtActionBase):
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
         argv = ETHTOOL_K + [device]
-        got = self.batch_step(self.batch_results, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
-                              shown=_name(argv))
-        if got["rc"] == _NOT_FOUND:
+        got = self.batch_step(self.batch, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
+                              shown=step_name(argv))
+        if got["rc"] == NOT_FOUND:
             return None
         if got["rc"] != 0:
             return (got["stderr"] or got["stdout"] or "no output").strip()[:200]
@@ -281,7 +270,7 @@ class ActionModule(OpenWrtActionBase):
 
     def gather_bridges(self):
         """Bridges, ports, offloads, tunnels and ip_forward from the forwarding-and-links step and the ethtool steps."""
-        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, _NOT_FOUND))
+        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, NOT_FOUND))
         ip_forward, links = self.parse_output(res, split_forward_and_links)
         if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
             error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])

@@ -22,7 +22,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
     DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
     module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
@@ -36,13 +36,10 @@ PACKAGE_LISTINGS = (("apk", ["apk", "list", "--installed"]), ("opkg", ["opkg", "
 BATCH_SHOWN = "sh -c '<tcp_tuning: %d commands in one script>'"
 
 
-def _name(argv):
-    return shlex.join(argv)
-
 
 def _steps(argvs):
     """One Step per argv, named ``shlex.join(argv)``; an argv seen before is not repeated."""
-    return list({_name(argv): Step(_name(argv), list(argv)) for argv in argvs}.values())
+    return list({step_name(argv): Step(step_name(argv), list(argv)) for argv in argvs}.values())
 
 
 def cat_argv(key):
@@ -108,9 +105,6 @@ class ActionModule(OpenWrtActionBase):
         """Run ``steps`` in one remote execution; the results replace the previous batch's."""
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
 
-    def step(self, argv, ok_rcs=(0,)):
-        """The batch result of ``argv`` (run on its own when the batch lacks it), checked like run_command."""
-        return self.batch_step(self.batch, _name(argv), argv, ok_rcs)
 
     def read_sysctl(self, key):
         """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""

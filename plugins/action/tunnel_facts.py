@@ -23,7 +23,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
     module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     default_routes, parse_ip_route_get, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
@@ -38,9 +38,6 @@ SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
 
 
-def _name(argv):
-    return " ".join(argv)
-
 
 def _cat(key):
     return ["cat", sysctl_path(key)]
@@ -50,19 +47,19 @@ def batch_steps(subsets) -> list:
     """The batch for ``subsets`` (names from SUBSETS): every command a gather_* may read."""
     steps = []
     if subsets & {"tcp", "netns"}:
-        steps.append(Step(_name(PRESENCE), PRESENCE))
+        steps.append(step_of(PRESENCE))
     if subsets & {"wireguard", "routes"}:
         steps.append(Step(WG_DUMP_NAME, WG_DUMP))
     if "routes" in subsets:
-        steps += [Step(_name(ROUTES_JSON), ROUTES_JSON),
+        steps += [step_of(ROUTES_JSON),
                   ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
     if "tcp" in subsets:
-        steps += [Step(_name(_cat(key)), _cat(key)) for key in TCP_FACT_KEYS]
-        steps += [Step(_name(modinfo_argv(name)), modinfo_argv(name)) for name in PROBED_MODULES]
+        steps += [step_of(_cat(key)) for key in TCP_FACT_KEYS]
+        steps += [step_of(modinfo_argv(name)) for name in PROBED_MODULES]
     if "netns" in subsets:
-        steps.append(Step(_name(DETECT_VIRT), DETECT_VIRT))
+        steps.append(step_of(DETECT_VIRT))
     if "bridges" in subsets:
-        steps += [Step(_name(FORWARD_AND_LINKS_ARGV), FORWARD_AND_LINKS_ARGV),
+        steps += [step_of(FORWARD_AND_LINKS_ARGV),
                   ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
     return steps
 
@@ -79,7 +76,7 @@ class ActionModule(OpenWrtActionBase):
         if "routes" in subsets:
             subsets = subsets | {"wireguard"}  # the endpoints come from the peers
         steps = batch_steps(subsets)
-        self.batch_results = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
+        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
         self.present = (self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
                         if subsets & {"tcp", "netns"} else set())
         facts = {}
@@ -95,9 +92,6 @@ class ActionModule(OpenWrtActionBase):
             facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix": facts}}
 
-    def step(self, argv, ok_rcs=(0,), name=None):
-        """The batch result of ``argv`` (step ``name``, default the words joined), checked like run_command."""
-        return self.batch_step(self.batch_results, _name(argv) if name is None else name, argv, ok_rcs)
 
     def gather_wireguard(self):
         """``{"available", "interfaces"}``: no ``wg`` is not a failure; ``wg`` failing is."""
@@ -118,7 +112,7 @@ class ActionModule(OpenWrtActionBase):
                 if not host or host in endpoints:
                     continue
                 argv = ROUTE_GET_JSON + [host]
-                res = self.batch_step(self.batch_results, foreach_name(ROUTE_GET_JSON, host), argv, shown=_name(argv))
+                res = self.batch_step(self.batch, foreach_name(ROUTE_GET_JSON, host), argv, shown=step_name(argv))
                 endpoints[host] = describe_endpoint_route(self.parse_output(res, parse_ip_route_get), routes, host)
         return {"default": default_routes(routes), "endpoints": endpoints}
 
@@ -142,8 +136,8 @@ class ActionModule(OpenWrtActionBase):
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
         argv = ETHTOOL_K + [device]
-        got = self.batch_step(self.batch_results, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
-                              shown=_name(argv))
+        got = self.batch_step(self.batch, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
+                              shown=step_name(argv))
         if got["rc"] == NOT_FOUND:
             return None
         if got["rc"] != 0:

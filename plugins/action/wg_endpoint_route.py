@@ -19,13 +19,12 @@ reported. A result the batch lacks is read with a command of its own.
 from __future__ import annotations
 
 import re
-import shlex
 
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.netlink_text import parse_busybox_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
@@ -58,24 +57,21 @@ def _short(route):
     return {key: route.get(key) for key in _ROUTE_KEYS}
 
 
-def _name(argv):
-    return shlex.join(argv)
-
 
 def read_steps() -> list:
     """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            Step(_name(ROUTES_JSON), ROUTES_JSON), Step(_name(ROUTES_BUSYBOX), ROUTES_BUSYBOX, after_failure=True),
+            step_of(ROUTES_JSON), Step(step_name(ROUTES_BUSYBOX), ROUTES_BUSYBOX, after_failure=True),
             ForEachLine(ENDPOINT_LINES, (SHOW_NAME,), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
 
 
 def change_steps(commands, endpoints) -> list:
     """The second batch: ``commands`` in order, stopping at the first that fails (the ones after it
     do not run), then ``ip -j route get`` (its text form after a failure) per endpoint."""
-    steps = [Step(_name(argv), argv, after_success=index > 0) for index, argv in enumerate(commands)]
+    steps = [Step(step_name(argv), argv, after_success=index > 0) for index, argv in enumerate(commands)]
     for address in dict.fromkeys(endpoints):
-        steps += [Step(_name(ROUTE_GET_JSON + [address]), ROUTE_GET_JSON + [address]),
-                  Step(_name(ROUTE_GET_TEXT + [address]), ROUTE_GET_TEXT + [address], after_failure=True)]
+        steps += [step_of(ROUTE_GET_JSON + [address]),
+                  Step(step_name(ROUTE_GET_TEXT + [address]), ROUTE_GET_TEXT + [address], after_failure=True)]
     return list({step.name: step for step in steps}.values())
 
 
@@ -91,12 +87,6 @@ class ActionModule(OpenWrtActionBase):
 
     batch: dict = {}  # the results of the latest run_batch
 
-    def step(self, argv, ok_rcs=(0,), name=None):
-        """The batch result of ``argv`` (step ``name``, default ``shlex.join(argv)``), checked like run_command.
-
-        When the batch lacks it, ``argv`` runs on its own, reported as ``shlex.join(argv)``.
-        """
-        return self.batch_step(self.batch, _name(argv) if name is None else name, argv, ok_rcs, shown=_name(argv))
 
     def _routes(self):
         """Every route, from ``ip -j route show table all``, else BusyBox ``route -n`` (main table only)."""
@@ -108,7 +98,7 @@ class ActionModule(OpenWrtActionBase):
                 pass  # an ip without -j prints text or usage: fall back to route -n
         return self.parse_output(self.step(ROUTES_BUSYBOX), parse_busybox_route), "route -n"
 
-    def _lookup_name(self, prefix, address):
+    def _lookupstep_name(self, prefix, address):
         """The batch step of ``PREFIX ADDRESS``: by name, else the one whose address (as the shell printed it) is the same."""
         name = foreach_name(prefix, address)
         if name in self.batch:
@@ -118,13 +108,13 @@ class ActionModule(OpenWrtActionBase):
                     name)
 
     def _route_get(self, address):
-        res = self.step(ROUTE_GET_JSON + [address], ok_rcs=(0, 1, 2, 255), name=self._lookup_name(ROUTE_GET_JSON, address))
+        res = self.step(ROUTE_GET_JSON + [address], ok_rcs=(0, 1, 2, 255), name=self._lookupstep_name(ROUTE_GET_JSON, address))
         if res["rc"] == 0:
             try:
                 return parse_ip_route_get(res["stdout"])
             except ParseError:
                 pass
-        res = self.step(ROUTE_GET_TEXT + [address], ok_rcs=(0, 1, 2, 255), name=self._lookup_name(ROUTE_GET_TEXT, address))
+        res = self.step(ROUTE_GET_TEXT + [address], ok_rcs=(0, 1, 2, 255), name=self._lookupstep_name(ROUTE_GET_TEXT, address))
         if res["rc"] != 0:
             return None  # no route at all (network unreachable)
         return self.parse_output(res, parse_ip_route_get_text)

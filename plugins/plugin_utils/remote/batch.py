@@ -112,6 +112,16 @@ class ForEachLine(NamedTuple):
     commands: tuple
 
 
+def step_name(argv) -> str:
+    """The name a batch step of ``argv`` goes by, and the command a result reports: ``shlex.join(argv)``."""
+    return shlex.join(argv)
+
+
+def step_of(argv) -> "Step":
+    """A batch step that runs ``argv`` under its own name (``step_name``)."""
+    return Step(step_name(argv), list(argv))
+
+
 def new_nonce() -> str:
     """32 random hex digits for one batch (``secrets.token_hex``)."""
     return secrets.token_hex(16)

@@ -25,7 +25,8 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import (
-    batch_script, new_nonce, split_batch_output)
+    batch_script, new_nonce, split_batch_output, step_name)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_changes, staged_change_names
@@ -44,6 +45,8 @@ class OpenWrtActionBase(ActionBase):
     REQUIRED_IF: list = []
     REQUIRED_TOGETHER: list = []
     REQUIRED_ONE_OF: list = []
+    # The results of this action's batch (run_batch), read by step(); None until a batch ran.
+    batch = None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -127,6 +130,15 @@ class OpenWrtActionBase(ActionBase):
         steps_out = self.parse_output(res, lambda text: split_batch_output(text, nonce))
         return {name: dict(got, cmd=name) for name, got in steps_out.items()}
 
+    def step(self, argv, ok_rcs=(0,), name=None) -> dict:
+        """The result of ``argv`` in this action's batch (``self.batch``, from run_batch), checked like run_command.
+
+        ``name``: the step's name when it is not ``step_name(argv)`` (a redacted command shown by its
+        plain name). When the batch lacks it, ``argv`` runs on its own, reported as ``step_name(argv)``.
+        """
+        shown = step_name(argv)
+        return self.batch_step(self.batch or {}, shown if name is None else name, argv, ok_rcs, shown=shown)
+
     def batch_step(self, batch, name, argv, ok_rcs=(0,), shown=None) -> dict:
         """The result of step ``name`` in run_batch's ``batch``, checked against ``ok_rcs`` as run_command does.
 
@@ -176,10 +188,11 @@ class OpenWrtActionBase(ActionBase):
     def command_exists(self, name) -> bool:
         """Tell whether ``name`` is a command on the target (``command -v NAME`` in its shell).
 
-        BusyBox ash and dash answer 127 for a missing command, bash 1; both mean absent. Any
-        other exit code fails as run_command does.
+        Read from the batch when it holds that step, else run on its own. BusyBox ash and dash
+        answer 127 (NOT_FOUND) for a missing command, bash 1; both mean absent. Any other exit code
+        fails as run_command does.
         """
-        return self.run_command(["command", "-v", name], ok_rcs=(0, 1, 127))["rc"] == 0
+        return self.step(["command", "-v", name], ok_rcs=(0, 1, NOT_FOUND))["rc"] == 0
 
     def run_and_parse(self, argv, parser, ok_rcs=(0,)):
         """Run ``argv`` and return ``parser(stdout)``; a ParseError fails naming the command."""

@@ -33,3 +33,15 @@ def test_no_finding(changes, why):
 
 def test_no_facts_no_finding():
     assert pinned_endpoints("owrt", {}, {}) == []
+
+
+def test_an_endpoint_already_right_does_not_hide_the_next_one():
+    v = view()
+    right = dict(v["openwrt"]["endpoint_routes"]["endpoints"][0], dev="eth1", address="203.0.113.8")
+    v["openwrt"]["endpoint_routes"]["endpoints"].insert(0, right)
+    assert [evidence["endpoint"] for evidence, _text in pinned_endpoints("owrt", v, {})] == ["203.0.113.7"]
+
+
+def test_the_explanation_names_the_endpoint_interface_device_and_preferred_uplink():
+    [(_evidence, text)] = pinned_endpoints("owrt", view(), {})
+    assert "endpoint 203.0.113.7 of wg0 is reached through wwan0, not the preferred uplink eth1" in " ".join(text.split())
