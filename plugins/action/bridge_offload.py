@@ -38,7 +38,6 @@ def before_states(plans):
     return {device: plan["before"] for device, plan in plans.items()}
 
 
-
 def brif_argv(bridge):
     return ["ls", "/sys/class/net/%s/brif/" % bridge]
 
@@ -124,7 +123,6 @@ class ActionModule(OpenWrtActionBase):
             result["diff"] = {"before": describe_states(before), "after": describe_states(after),
                               "before_header": "%s offloads" % bridge, "after_header": "%s offloads" % bridge}
         return result
-
 
     def _plan(self, device, features, state):
         res = self.step(ETHTOOL_K + [device], ok_rcs=(0, NOT_FOUND))

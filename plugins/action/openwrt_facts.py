@@ -58,7 +58,6 @@ NFT_JSON = ["nft", "-j", "list", "table", *BANIP_TABLE]
 NFT_TEXT = ["nft", "list", "table", *BANIP_TABLE]
 
 
-
 def uci_step(config):
     """The batch step for the redacted ``uci -q show CONFIG``, named as the action reports it."""
     return Step("uci -q show %s" % config, uci_show_redacted_argv(config))
@@ -129,8 +128,6 @@ class ActionModule(OpenWrtActionBase):
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
-
-
 
     def uci_show(self, config, parser):
         """``parser(uci -q show CONFIG)`` (redacted on the router); a missing config (rc 1) parses as empty output."""

@@ -16,7 +16,6 @@ lacks is read with a command of its own (``batch_step``).
 
 from __future__ import annotations
 
-import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
@@ -34,7 +33,6 @@ MODULE_PACKAGES = {"tcp_bbr": "kmod-tcp-bbr"}
 # package manager -> argv prefix listing an installed package: apk (OpenWrt 25.12) first, then opkg
 PACKAGE_LISTINGS = (("apk", ["apk", "list", "--installed"]), ("opkg", ["opkg", "list-installed"]))
 BATCH_SHOWN = "sh -c '<tcp_tuning: %d commands in one script>'"
-
 
 
 def _steps(argvs):
@@ -104,7 +102,6 @@ class ActionModule(OpenWrtActionBase):
     def run_steps(self, steps):
         """Run ``steps`` in one remote execution; the results replace the previous batch's."""
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
-
 
     def read_sysctl(self, key):
         """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""

@@ -38,7 +38,6 @@ SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
 
 
-
 def _cat(key):
     return ["cat", sysctl_path(key)]
 
@@ -91,7 +90,6 @@ class ActionModule(OpenWrtActionBase):
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
         return {"changed": False, "ansible_facts": {"tunnelfix": facts}}
-
 
     def gather_wireguard(self):
         """``{"available", "interfaces"}``: no ``wg`` is not a failure; ``wg`` failing is."""

@@ -57,7 +57,6 @@ def _short(route):
     return {key: route.get(key) for key in _ROUTE_KEYS}
 
 
-
 def read_steps() -> list:
     """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
@@ -86,7 +85,6 @@ class ActionModule(OpenWrtActionBase):
     }
 
     batch: dict = {}  # the results of the latest run_batch
-
 
     def _routes(self):
         """Every route, from ``ip -j route show table all``, else BusyBox ``route -n`` (main table only)."""

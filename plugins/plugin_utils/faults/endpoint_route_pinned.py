@@ -47,7 +47,8 @@ ENDPOINT_ROUTE_PINNED = Fault(
     hosts="OpenWrt router",
     reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
     rule=pinned_endpoints,
-    fires_when="a split tunnel's endpoint has a static /32 through another device than the preferred mwan3 uplink",
+    fires_when="a split tunnel's endpoint has a static /32 and leaves through another device than the preferred "
+               "uplink's (openwrt_mwan3_wg_preferred_uplink, default wan)",
     symptom="The tunnel is slow (the backup's rate) although the main uplink is back: the endpoint's /32 still "
             "points at the uplink that was up when the WireGuard interface started.",
     fix="Split tunnel: nohostroute=1 on the interface and the pinned /32 deleted, so the endpoint follows the "
@@ -55,8 +56,9 @@ ENDPOINT_ROUTE_PINNED = Fault(
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),
-    proof=Proof(how="verify re-reads the routes (the same reader) and the rule no longer fires: the endpoint "
-                    "leaves by the preferred uplink's device; the router's single flow meets the run's floor."),
+    proof=Proof(how="verify re-reads the routes (the same reader, ip route show table all) and the rule no longer "
+                    "fires: no static /32 pins the endpoint to another device. A router that is also in "
+                    "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),
     files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/routes.yml",
            "playbooks/verify.yml"),
 )

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Fault 3: a loss-based congestion control (cubic) on a long, slightly lossy path.
 
-Mathis et al. 1997: a loss-based TCP flow reaches at most about MSS / (RTT * sqrt(p)) (the
-constant of order 1 left out; plugin_utils/parse/tcp_model.py). On a long path with a little random loss
+Mathis et al. 1997: a loss-based TCP flow reaches at most about C * MSS / (RTT * sqrt(p)), with
+C = sqrt(3/2) (plugin_utils/parse/tcp_model.py). On a long path with a little random loss
 that is far below the path's rate (in the field 27.9 Mbit/s with cubic, 394 Mbit/s with BBR).
 Two findings share the fix (BBR with fq, buffers for the bandwidth-delay product):
 ``loss_sensitive_congestion_control`` from a peer's single flow (peer -> hub) or from its sweep's
@@ -186,7 +186,8 @@ def _above_the_bound(evidence):
 _FILES = ("plugins/plugin_utils/faults/loss_sensitive_congestion_control.py", "roles/linux_bbr_fq/tasks/tune.yml",
           "roles/tunnel_measure/tasks/single_flow.yml")
 _FIX = ("net.ipv4.tcp_congestion_control=bbr and net.core.default_qdisc=fq, live and in sysctl.d (tcp_bbr in "
-        "modules-load.d), and TCP buffers for the path's bandwidth-delay product.")
+        "modules-load.d), and tcp_rmem/tcp_wmem maxima of linux_bbr_fq_tcp_rmem/_wmem (32 MiB by default: above "
+        "the bandwidth-delay product of 1 Gbit/s at 250 ms).")
 
 LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     id="loss_sensitive_congestion_control",
@@ -196,7 +197,7 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
     rule=held_back_by_loss,
-    fires_when="cubic/reno flow at or under %.1fx the Mathis bound (RTT, loss from retransmits or the sweep's UDP "
+    fires_when="cubic/reno flow under %.1fx the Mathis bound (RTT, loss from retransmits or the sweep's UDP "
                "loss), that bound below %.1fx the path, without a queue building" % (BOUND_SLACK, PATH_SHARE),
     symptom="One TCP flow stays far below the path's rate on a long path with a little loss; parallel flows do better.",
     fix=_FIX,

@@ -51,11 +51,13 @@ OUTCOMES = ("fixed", "still_present", "new")
 
 
 def _check_views(views):
-    if not isinstance(views, dict) or not all(isinstance(v, dict) for v in views.values()):
+    if not isinstance(views, dict):
         raise ValueError("views must be a dict of host -> view (dict), got %s" % type(views).__name__)
-    for host in views:
+    for host, view in views.items():
         if not isinstance(host, str) or not host:
             raise ValueError("views: a host name must be a non-empty string, got %r" % (host,))
+        if not isinstance(view, dict):
+            raise ValueError("views[%r] must be a dict (the host's view), got %s" % (host, type(view).__name__))
 
 
 def _finding(fault, host, evidence, explanation):

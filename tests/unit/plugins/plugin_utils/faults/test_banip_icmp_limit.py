@@ -59,3 +59,16 @@ def test_the_limit_from_the_config_when_the_rule_is_not_read():
     v["openwrt"]["banip"] = {"installed": True, "icmplimit_per_second": 25}
     [(evidence, _text)] = limit_drops_health_checks("owrt", v, {})
     assert evidence["icmplimit_per_second"] == 25 and evidence["counter"] is None
+
+
+def test_the_exact_evidence_and_the_numbers_in_the_explanation():
+    v = view(budget_targets=1, interval=3, drops=7, failed=2)
+    v["health_checks"]["sent"] = 60
+    [(evidence, text)] = limit_drops_health_checks("owrt", v, {})
+    assert evidence == {"icmplimit_per_second": 10, "mwan3_ping_budget_per_second": 0.33, "health_check_pings_sent": 60,
+                        "health_check_pings_failed": 2, "icmp_flood_drops_packets": 7, "counter": "cnt_icmpflood"}
+    assert "2 of 60 bursty" in " ".join(text.split()) and "counted 7 drops" in " ".join(text.split())
+
+
+def test_a_budget_of_exactly_one_reply_per_second_is_judged_like_any_other():
+    assert limit_drops_health_checks("owrt", view(budget_targets=10, interval=10, drops=1), {}) != []

@@ -62,3 +62,30 @@ def test_no_hub_in_the_run_reads_only_the_peers_own_end():
     v = views(loss=50.0)
     del v["hub"]
     assert without_keepalive("peer", v["peer"], v) == []  # the hub's key is unknown: no entry matches
+
+
+def test_the_exact_evidence_of_both_findings():
+    [(evidence, text)] = run(without_keepalive, loss=50.0, age=30, hub_age=200)
+    assert evidence == {"hub": "hub", "peer_public_key": HUB_KEY, "persistent_keepalive_s": None, "handshake_age_s": 200,
+                        "hub_sees_endpoint": ["198.51.100.9:51820"], "idle_ping_loss_percent": 50.0, "idle_s": 40}
+    assert "to hub" in text and "50.0 % ping loss after 40 s idle; newest handshake 200 s old" in " ".join(text.split())
+    [(evidence, text)] = run(stale_with_keepalive, keepalive=25, age=300, hub_age=250, loss=0.0)
+    assert evidence == {"hub": "hub", "peer_public_key": HUB_KEY, "persistent_keepalive_s": 25, "handshake_age_s": 300,
+                        "hub_sees_endpoint": ["198.51.100.9:51820"], "idle_ping_loss_percent": 0.0, "idle_s": 40}
+    assert "PersistentKeepalive is 25 s, yet the newest handshake with hub is 300 s old" in " ".join(text.split())
+
+
+def test_no_handshake_and_no_measurement_give_none_not_a_guess():
+    v = views(loss=None, age=None, hub_age=None)
+    del v["peer"]["measurement"]
+    v["hub"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["handshake_age_s"] = 500
+    [(evidence, _text)] = without_keepalive("peer", v["peer"], v)
+    assert (evidence["handshake_age_s"], evidence["idle_s"], evidence["idle_ping_loss_percent"]) == (500, None, None)
+
+
+def test_entries_without_a_peers_list_and_a_view_without_groups():
+    v = views(loss=50.0)
+    v["hub"]["tunnelfix"]["wireguard"]["interfaces"]["wg1"] = {"public_key": "OTHER"}
+    v["peer"]["tunnelfix"]["wireguard"]["interfaces"]["wg1"] = {"public_key": "MINE"}
+    assert len(without_keepalive("peer", v["peer"], v)) == 1
+    assert without_keepalive("peer", {"tunnel_hub": "hub"}, v) == []

@@ -146,3 +146,52 @@ def _documentation(path, match):
 def test_the_scan_would_see_a_literal():
     assert re.search(r"\b%s\b" % re.escape(ROUTE.id), "when: '%s' in ids" % ROUTE.id)
     assert registry.FAULTS is FAULTS
+
+
+def test_floor_sources_say_where_the_number_came_from():
+    assert verify_floor([finding("peer", CC, mathis_bits_per_second=4e6)], {}, "peer")["source"] == (
+        "loss_sensitive_congestion_control: 1.5 x the Mathis bound the finding computed (the rule's own boundary)")
+    before = {"peer": {"iperf3": {"valid": True, "bits_per_second": 12.5e6}}}
+    assert verify_floor([], before, "peer")["source"] == "70 % of diagnose's single flow (12.5 Mbit/s): no regression"
+    assert verify_floor(None, None, "peer", 40e6)["source"] == "50 % of the path's rate (40.0 Mbit/s, tunnelfix_path_bits_per_second)"
+    assert verify_floor(None, None, "peer", "")["source"] == (
+        "no floor: no finding of this host sets one, diagnose measured no valid single flow, and the path's rate is unknown")
+
+
+def test_another_hosts_finding_first_does_not_hide_this_hosts():
+    found = [finding("other", CC, mathis_bits_per_second=9e6), finding("peer", CC, mathis_bits_per_second=4e6)]
+    assert verify_floor(found, {}, "peer")["min_bits_per_second"] == pytest.approx(6e6)
+    assert verify_floor(["junk", finding("peer", CC, mathis_bits_per_second=4e6)], {}, "peer")["min_bits_per_second"] == pytest.approx(6e6)
+
+
+@pytest.mark.parametrize("before_bps, floor", [(1, NO_REGRESSION_SHARE), (0.5, NO_REGRESSION_SHARE * 0.5), (0, None), (-5, None)])
+def test_any_positive_before_flow_sets_the_no_regression_floor(before_bps, floor):
+    got = verify_floor([], {"peer": {"iperf3": {"valid": True, "bits_per_second": before_bps}}}, "peer")["min_bits_per_second"]
+    assert got == (pytest.approx(floor) if floor else None)
+
+
+@pytest.mark.parametrize("path, floor", [(1, PATH_SHARE_FLOOR), (0.5, PATH_SHARE_FLOOR * 0.5), (0, None), (-1e6, None), (None, None)])
+def test_any_positive_path_sets_the_path_floor(path, floor):
+    got = verify_floor(None, None, "peer", path)["min_bits_per_second"]
+    assert got == (pytest.approx(floor) if floor else None)
+
+
+@pytest.mark.parametrize("views, message", [
+    ([], "views must be a dict of host -> view (dict), got list"),
+    ({"h": "x"}, "views['h'] must be a dict (the host's view), got str"),
+    ({"": {}}, "views: a host name must be a non-empty string, got ''"),
+    ({3: {}}, "views: a host name must be a non-empty string, got 3"),
+])
+def test_bad_views_are_named(views, message):
+    with pytest.raises(ValueError) as err:
+        registry.find_findings(views)
+    assert str(err.value) == message
+
+
+def test_outcomes_pair_by_id_as_well_as_host_and_subject():
+    before = [finding("owrt", ROUTE, interface="wg0")]
+    after = [finding("owrt", BANIP)]
+    kinds = sorted((o["id"], o["outcome"]) for o in finding_outcomes(before, after, ["owrt"]))
+    assert kinds == [(BANIP.id, "new"), (ROUTE.id, "fixed")]
+    unknown = [{"host": "owrt", "id": "not_a_fault", "evidence": {"interface": "wg0"}}]
+    assert [o["outcome"] for o in finding_outcomes(unknown, unknown, ["owrt"])] == ["still_present"]
