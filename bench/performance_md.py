@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import statistics
 
-PHASES = ("floor", "diagnose", "remediate", "remediate_idempotent")
+PHASES = ("floor", "diagnose", "remediate", "remediate_idempotent", "diagnose_converged", "remediate_converged",
+          "handwritten")
+# A converged host the default way: diagnose's facts (one execution) + remediate from its findings (no role).
+CONVERGED = ("diagnose_converged", "remediate_converged")
 # Goals of issue 5. Ratios are wall time over the floor's wall time in the same run and fleet.
 DIAGNOSE_MAX_RATIO = 2.0
 IDEMPOTENT_MAX_RATIO = 4.0
@@ -93,6 +96,53 @@ def _verdict(goal, target, measured, met, note=""):
     return {"goal": goal, "target": target, "measured": measured, "met": met, "note": note}
 
 
+def _converged_wall(run):
+    """Wall seconds of diagnose_converged + remediate_converged in ``run``, or None when either did not complete."""
+    phases = [run["phases"].get(name) or {} for name in CONVERGED]
+    if not all(ph.get("status") == "ok" and ph.get("wall_s") for ph in phases):
+        return None
+    return sum(ph["wall_s"] for ph in phases)
+
+
+def converged_goals(runs):
+    """The converged fleet, the default way: no role, at most IDEMPOTENT_MAX_RATIO x the floor, faster than handwritten."""
+    out = []
+    title = "converged host: remediate from diagnose's findings runs no role (0 remote executions, changed=0)"
+    phases = [(run["n"], run["phases"].get("remediate_converged") or {}) for run in runs]
+    bad = [n for n, ph in phases if ph.get("status") != "ok" or ph.get("changed") != 0
+           or any(v for kind in ("linux", "openwrt") for v in (ph.get("execs") or {}).get(kind) or [])]
+    out.append(_verdict(title, "0", "0" if phases and not bad else f"not 0 at N={','.join(map(str, bad))}",
+                        bool(phases) and not bad, "" if phases else "not measured"))
+    title = f"converged host: diagnose (facts) + remediate from its findings <= {IDEMPOTENT_MAX_RATIO:g}x the floor"
+    ratios = []
+    for run in runs:
+        wall, floor = _converged_wall(run), (run["phases"].get("floor") or {}).get("wall_s")
+        if wall is not None and floor and (run["phases"].get("floor") or {}).get("status") == "ok":
+            ratios.append((run["n"], wall / floor))
+    if not ratios:
+        out.append(_verdict(title, f"<= {IDEMPOTENT_MAX_RATIO:g}x", "not measured", False, "phases did not complete"))
+    else:
+        n_worst, worst = max(ratios, key=lambda t: t[1])
+        met = worst <= IDEMPOTENT_MAX_RATIO and len(ratios) == len(runs)
+        out.append(_verdict(title, f"<= {IDEMPOTENT_MAX_RATIO:g}x", f"{worst:.2f}x (worst, N={n_worst})", met,
+                            "" if met else (f"missed by {worst / IDEMPOTENT_MAX_RATIO:.1f}x (worst at N={n_worst})"
+                                            if worst > IDEMPOTENT_MAX_RATIO else "some sizes did not complete")))
+    title = "converged host: faster than the hand-written playbook (bench/handwritten.yml), same run"
+    pairs = []
+    for run in runs:
+        wall, hand = _converged_wall(run), run["phases"].get("handwritten") or {}
+        if wall is not None and hand.get("status") == "ok" and hand.get("wall_s"):
+            pairs.append((run["n"], wall, hand["wall_s"]))
+    if not pairs:
+        out.append(_verdict(title, "< handwritten", "not measured", False, "phases did not complete"))
+    else:
+        n_worst, wall, hand = max(pairs, key=lambda t: t[1] / t[2])
+        met = all(w < h for _n, w, h in pairs) and len(pairs) == len(runs)
+        out.append(_verdict(title, "< handwritten", f"{wall:.1f} s vs {hand:.1f} s (worst, N={n_worst})", met,
+                            "" if met else f"missed: {wall / hand:.2f}x the hand-written playbook at N={n_worst}"))
+    return out
+
+
 def goals(results):
     """The issue's goals, each met or missed, with the worst value and by how much."""
     out = []
@@ -126,6 +176,8 @@ def goals(results):
         note = "" if met else (f"missed by {worst / limit:.1f}x (worst at N={n_worst})" if worst > limit
                                else "some sizes did not complete")
         out.append(_verdict(title, f"<= {limit:g}x", f"{worst:.2f}x (worst, N={n_worst})", met, note))
+
+    out += converged_goals(runs)
 
     changed = [(run["n"], run["phases"].get("remediate_idempotent", {})) for run in runs]
     bad = [n for n, ph in changed if ph.get("status") != "ok" or ph.get("changed") != 0]
@@ -208,13 +260,17 @@ def render(results, notes=""):
             "make bench-smoke  # N = 2, no lab, results in a temporary directory (asserts, ~1 min)",
             ".venv/bin/python bench/run.py --sizes 5,10 --no-lab-effect --keep   # by hand",
             "```", "",
-            "Each size starts a fresh fleet (`bench/fleet.sh down`, `up N`), then runs four phases, each a "
+            "Each size starts a fresh fleet (`bench/fleet.sh down`, `up N`), then runs seven phases, each a "
             "separate `ansible-playbook` with the repository's ansible.cfg and cold SSH connections "
             "(a new ControlPath directory per phase, its masters ended afterwards):", "",
             "* `floor`: `bench/floor.yml`, one `ansible.builtin.raw: /bin/true` per host;",
             "* `diagnose`: `playbooks/diagnose.yml -e tunnelfix_measure=false -e tunnelfix_sweep=false` (facts and findings);",
             "* `remediate`: `playbooks/remediate.yml -e tunnelfix_remediate_all_roles=true` (applies the fixes);",
-            "* `remediate_idempotent`: the same again; must report changed=0.", "",
+            "* `remediate_idempotent`: the same again; must report changed=0 (every role runs: no plan skips one yet);",
+            "* `diagnose_converged`: diagnose (facts only) on the converged fleet, the one facts execution per host;",
+            "* `remediate_converged`: `playbooks/remediate.yml` from those findings (the default): no finding, no role;",
+            "* `handwritten`: `bench/handwritten.yml`, what an operator would write instead (sysctl, modules-load, "
+            "lineinfile, ethtool, raw uci get/set; no checks, no findings, no proof).", "",
             "Remote executions are counted on the hosts: root's login shell is a wrapper that appends a line "
             "to a bind-mounted file and execs the real shell (sshd and dropbear run each command as "
             "`$SHELL -c CMD`). Peak memory is the largest sum, sampled every 0.1 s, of PSS "

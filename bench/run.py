@@ -292,12 +292,17 @@ def phases(report_dir):
     inv = ["-i", INVENTORY]
     rep = ["-e", f"tunnel_measure_report_dir={report_dir}"]
     remediate = [pb, *inv, "playbooks/remediate.yml", "-e", "tunnelfix_remediate_all_roles=true", *rep]
+    diagnose = [pb, *inv, "playbooks/diagnose.yml", "-e", "tunnelfix_measure=false", "-e", "tunnelfix_sweep=false", *rep]
     return [
         ("floor", [pb, *inv, "bench/floor.yml"]),
-        ("diagnose", [pb, *inv, "playbooks/diagnose.yml", "-e", "tunnelfix_measure=false",
-                      "-e", "tunnelfix_sweep=false", *rep]),
+        ("diagnose", diagnose),
         ("remediate", remediate),
         ("remediate_idempotent", remediate),
+        # The converged fleet the default way: diagnose's one facts execution per host, then remediate
+        # from its findings (none: no role), against what an operator would write instead.
+        ("diagnose_converged", diagnose),
+        ("remediate_converged", [pb, *inv, "playbooks/remediate.yml", *rep]),
+        ("handwritten", [pb, *inv, "bench/handwritten.yml"]),
     ]
 
 

@@ -207,3 +207,38 @@ def test_bad_fleet_sizes_stop_before_anything_runs(text):
         run.main(["--sizes", text])
     with pytest.raises(run.argparse.ArgumentTypeError, match="not a whole number of hosts from 1 to 200"):
         run.fleet_sizes(text)
+
+
+def converged(results, diagnose_s=1.0, remediate_s=0.5, hand_s=3.0, execs=(0,), changed=0):
+    for run in results["runs"]:
+        run["phases"]["diagnose_converged"] = {"status": "ok", "wall_s": diagnose_s, "execs": {"linux": [1], "openwrt": [1]},
+                                               "changed": 0}
+        run["phases"]["remediate_converged"] = {"status": "ok", "wall_s": remediate_s, "changed": changed,
+                                                "execs": {"linux": list(execs), "openwrt": list(execs)}}
+        run["phases"]["handwritten"] = {"status": "ok", "wall_s": hand_s, "execs": {"linux": [6], "openwrt": [3]}, "changed": 0}
+    return results
+
+
+def test_converged_goals_met(results):
+    floor = min(run["phases"]["floor"]["wall_s"] for run in results["runs"])
+    converged(results, diagnose_s=floor, remediate_s=floor, hand_s=floor * 10)
+    assert goal(results, "converged host: remediate from diagnose's findings runs no role")["met"]
+    assert goal(results, "converged host: diagnose (facts) + remediate")["met"]
+    assert goal(results, "converged host: faster than the hand-written")["met"]
+
+
+def test_converged_goals_missed_say_by_how_much(results):
+    floor = max(run["phases"]["floor"]["wall_s"] for run in results["runs"])
+    converged(results, diagnose_s=floor * 4, remediate_s=floor * 2, hand_s=floor * 3, execs=(0, 2))
+    g = goal(results, "converged host: remediate from diagnose's findings runs no role")
+    assert not g["met"] and g["measured"].startswith("not 0 at N=")
+    g = goal(results, "converged host: diagnose (facts) + remediate")
+    assert not g["met"] and "missed by" in g["note"]
+    g = goal(results, "converged host: faster than the hand-written")
+    assert not g["met"] and "2.00x the hand-written playbook" in g["note"]
+
+
+def test_converged_goals_not_measured(results):
+    for g in pm.converged_goals(results["runs"]):
+        assert not g["met"]
+    assert "`handwritten`" in pm.render(converged(results))

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[3]
 INVENTORY = "all:\n  children:\n    tunnelfix_wireguard_peers:\n      hosts:\n        nohost: {ansible_host: 127.0.0.1, ansible_port: 1}\n"
 
 
-def remediate(tmp_path, *extra):
-    (tmp_path / "inventory.yml").write_text(INVENTORY, encoding="utf-8")
+def remediate(tmp_path, *extra, inventory=INVENTORY):
+    (tmp_path / "inventory.yml").write_text(inventory, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "remediate.yml"), *extra],
@@ -41,3 +41,16 @@ def test_findings_or_the_opt_in_let_it_go_on(tmp_path, findings, extra, says):
     res = remediate(tmp_path, "--check", *extra)
     assert says in res.stdout
     assert "no findings file /" not in res.stdout
+
+
+def test_a_host_without_a_finding_is_not_in_the_fixing_play(tmp_path):
+    """Two hosts, a finding on one: the fixing play names only that one (the other costs nothing)."""
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "findings.json").write_text(
+        '[{"host": "nohost", "id": "buffer_below_bdp", "severity": "medium", "fix_role": "tunnelfix.fleet.linux_bbr_fq",'
+        ' "evidence": {}, "explanation": "x"}]', encoding="utf-8")
+    inventory = INVENTORY + "        clean: {ansible_host: 127.0.0.1, ansible_port: 1}\n"
+    res = remediate(tmp_path, "--check", inventory=inventory)
+    fixing = res.stdout.split("PLAY [Apply the fixes]", 1)[1].split("PLAY RECAP", 1)[0]
+    assert "nohost" in fixing and "clean" not in fixing, res.stdout[-3000:]
+    assert 'roles from the findings: {"nohost": ["tunnelfix.fleet.linux_bbr_fq"]}' in res.stdout
