@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe (docs in the .yml twins)."""
+"""Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe, banip_icmp_report
+(docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.banip import banip_icmp_report as _banip_icmp_report
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
     config_plan, parse_config_listing, unmatched_messages)
 
@@ -18,6 +20,14 @@ def role_option_errors(options, role):
         return option_errors(role, options)
     except ParseError as exc:
         raise AnsibleFilterError("role_option_errors: %s" % exc) from exc
+
+
+def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults):
+    """banIP's facts before and after -> the role's report lines (see plugin_utils/report/banip.py)."""
+    try:
+        return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults)
+    except ValueError as exc:
+        raise AnsibleFilterError("banip_icmp_report: %s" % exc) from None
 
 
 def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
@@ -56,4 +66,5 @@ class FilterModule:
             "wireguard_config_plan": wireguard_config_plan,
             "wireguard_unmatched": wireguard_unmatched,
             "bridge_persist_probe": bridge_persist_probe,
+            "banip_icmp_report": banip_icmp_report,
         }
