@@ -80,6 +80,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers", "tunnelfix_openwrt"),
     fix_vars=lambda evidence: {"bridge_gso_off_bridges": [evidence["bridge"]]},
     fix_needs="bridge_gso_off_bridges",
+    fix_var_names=("bridge_gso_off_bridges",),
     subject=lambda evidence: evidence.get("bridge"),
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",

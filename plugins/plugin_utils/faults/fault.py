@@ -58,7 +58,8 @@ class Fault:
     (``"openwrt.endpoint_routes"``: view["openwrt"]["endpoint_routes"]). ``fix_role``: FQCN of the
     role remediate runs, None when no role can fix it. ``fix_groups``: the inventory groups whose
     hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or
-    None. ``fix_needs``: a role variable without which remediate's every-role mode skips the role
+    None; ``fix_var_names`` the variables it may set (remediate takes no other from a findings
+    file). ``fix_needs``: a role variable without which remediate's every-role mode skips the role
     (and says so). ``subject(evidence)``: what distinguishes two findings of this id on one host
     (a bridge, an interface), for pairing diagnose's finding with verify's. ``files``: the files a
     reader opens to follow the fault: this definition, the role's task file that applies the fix,
@@ -79,6 +80,7 @@ class Fault:
     fix_groups: tuple = ()
     fix_vars: Callable[[dict], Optional[dict]] = _no_vars
     fix_needs: Optional[str] = None
+    fix_var_names: tuple = ()
     subject: Callable[[dict], Optional[str]] = _no_subject
     hosts: str = "any"
     fires_when: str = ""

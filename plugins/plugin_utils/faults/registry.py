@@ -42,6 +42,8 @@ FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, S
 BY_ID = {fault.id: fault for fault in FAULTS}
 # The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
 FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_role))
+# The role variables a finding may carry (remediate sets them as host facts: nothing else from a file).
+FIX_VAR_NAMES = frozenset(name for fault in FAULTS for name in fault.fix_var_names)
 # A peer's single flow after the fix must keep this share of diagnose's single flow (no regression),
 # where no finding of the host sets a higher floor; the share leaves room for run-to-run noise.
 NO_REGRESSION_SHARE = 0.7
@@ -95,12 +97,16 @@ def _check_findings(findings):
 def fix_roles_by_host(findings) -> dict:
     """findings -> ``{host: [fix role, ...]}`` in fix order (``FIX_ROLES``); findings without a role left out.
 
-    Raises ValueError when ``findings`` is not a list of findings (dicts with ``host``).
+    Raises ValueError when ``findings`` is not a list of findings (dicts with ``host``), or a finding
+    names a role no fault is fixed by (a findings file is input: remediate runs nothing else).
     """
     _check_findings(findings)
     roles = {}
     for finding in findings:
         if finding.get("fix_role"):
+            if finding["fix_role"] not in FIX_ROLES:
+                raise ValueError("finding %s on %s names %r, which fixes no fault of this collection (fixing roles: %s)"
+                                 % (finding.get("id"), finding["host"], finding["fix_role"], ", ".join(FIX_ROLES)))
             roles.setdefault(finding["host"], set()).add(finding["fix_role"])
     order = {role: index for index, role in enumerate(FIX_ROLES)}
     return {host: sorted(names, key=lambda role: (order.get(role, len(order)), role)) for host, names in sorted(roles.items())}
@@ -113,7 +119,8 @@ def fix_vars_by_host(findings) -> dict:
     ``bridge_offload_small_mtu_tunnel`` findings for ``br-lan`` and ``br-guest`` on one router give
     ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Other values: the last one
     wins. Hosts whose findings carry no ``fix_vars`` are left out.
-    Raises ValueError when ``findings`` is not a list of findings, or a ``fix_vars`` is not a dict.
+    Raises ValueError when ``findings`` is not a list of findings, a ``fix_vars`` is not a dict, or it
+    names a variable no fault's role takes (``FIX_VAR_NAMES``: remediate sets these as host facts).
     """
     _check_findings(findings)
     out = {}
@@ -125,6 +132,9 @@ def fix_vars_by_host(findings) -> dict:
             raise ValueError("fix_vars of %s on %s must be a dict, got %r" % (finding.get("id"), finding["host"], fix_vars))
         host_vars = out.setdefault(finding["host"], {})
         for name, value in fix_vars.items():
+            if name not in FIX_VAR_NAMES:
+                raise ValueError("fix_vars of %s on %s names %r, which no fault's role takes (allowed: %s)"
+                                 % (finding.get("id"), finding["host"], name, ", ".join(sorted(FIX_VAR_NAMES))))
             if isinstance(value, list) or isinstance(host_vars.get(name), list):
                 if not isinstance(value, list) or not isinstance(host_vars.get(name, []), list) \
                         or not all(isinstance(item, (str, int, float)) for item in value):

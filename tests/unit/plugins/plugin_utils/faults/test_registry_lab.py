@@ -157,16 +157,17 @@ def test_fix_roles_by_host_from_the_planted_faults(before):
     assert fix_roles_by_host([{"host": "h", "fix_role": None, "id": "kernel_without_bbr"}]) == {}
     with pytest.raises(ValueError, match="findings must be"):
         fix_roles_by_host({"h": []})
+    with pytest.raises(ValueError, match="names 'community.general.anything', which fixes no fault"):
+        fix_roles_by_host([{"host": "h", "id": "x", "fix_role": "community.general.anything"}])
 
 
 @pytest.mark.parametrize("found, expected", [
     ([], {}),
-    ([{"host": "peer", "id": "nat_peer_without_keepalive", "fix_role": "r"}], {}),
+    ([{"host": "peer", "id": "nat_peer_without_keepalive", "fix_role": "tunnelfix.fleet.wireguard_keepalive"}], {}),
     ([{"host": "owrt", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br-lan"]}},
       {"host": "owrt", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}},
-      {"host": "hub", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br0"], "other": 1}},
-      {"host": "hub", "id": "c", "fix_vars": {"other": 2}}],
-     {"hub": {"bridge_gso_off_bridges": ["br0"], "other": 2},
+      {"host": "hub", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br0"]}}],
+     {"hub": {"bridge_gso_off_bridges": ["br0"]},
       "owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}),
 ])
 def test_fix_vars_by_host(found, expected):
@@ -177,6 +178,9 @@ def test_fix_vars_by_host(found, expected):
     ({"h": []}, "findings must be"),
     ([{"id": "x"}], "findings must be"),
     ([{"host": "owrt", "id": "b", "fix_vars": ["br-lan"]}], "fix_vars of b on owrt must be a dict"),
+    # a findings file is input: remediate sets these as host facts, so only what a fault's role takes
+    ([{"host": "owrt", "id": "b", "fix_vars": {"ansible_become_password": "x"}}],
+     "fix_vars of b on owrt names 'ansible_become_password', which no fault's role takes"),
 ])
 def test_fix_vars_by_host_rejects(found, message):
     with pytest.raises(ValueError, match=message):
