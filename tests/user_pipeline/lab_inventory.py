@@ -18,6 +18,13 @@ from pathlib import Path
 import yaml
 
 
+class _IndentedDumper(yaml.SafeDumper):
+    """safe_dump with block sequences indented under their key, as yamllint's default indentation rule wants."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
+
+
 def main(lab_inventory, inventory_dir):
     lab_path, out = Path(lab_inventory), Path(inventory_dir)
     data = yaml.safe_load(lab_path.read_text(encoding="utf-8"))
@@ -38,7 +45,7 @@ def main(lab_inventory, inventory_dir):
         path = out / "group_vars" / ("%s.yml" % group)
         merged = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
         merged = dict(merged or {}, **values)
-        path.write_text("---\n" + yaml.safe_dump(merged, sort_keys=False, width=200), encoding="utf-8")
+        path.write_text("---\n" + yaml.dump(merged, Dumper=_IndentedDumper, sort_keys=False, width=200), encoding="utf-8")
 
 
 if __name__ == "__main__":
