@@ -224,6 +224,10 @@ def parse_recap(text):
 
 
 # --- one phase -----------------------------------------------------------------------------------
+# Phases in which a host may be absent from the play recap (no task ran for it) without failing.
+HOSTS_MAY_BE_LEFT_OUT = frozenset({"remediate_converged"})
+
+
 def run_phase(name, argv, hosts, log_dir):
     control_dir = tempfile.mkdtemp(prefix=f"tfb-cp-{name}-", dir="/tmp")
     env = dict(os.environ, ANSIBLE_SSH_CONTROL_PATH_DIR=control_dir, ANSIBLE_NOCOLOR="1",
@@ -265,7 +269,8 @@ def run_phase(name, argv, hosts, log_dir):
     text = _read(log_path) or ""
     recap = parse_recap(text)
     fleet = {h: recap.get(h) for h in hosts}
-    missing = [h for h, r in fleet.items() if r is None]
+    # remediate from findings leaves a converged host out of the fixing play: its absence is the point.
+    missing = [h for h, r in fleet.items() if r is None] if name not in HOSTS_MAY_BE_LEFT_OUT else []
     totals = {k: sum(r[k] for r in fleet.values() if r) for k in ("changed", "failed", "unreachable")}
     totals["failed"] += sum(r["failed"] for h, r in recap.items() if h not in hosts)
     if status == "ok" and (rc != 0 or missing or totals["failed"] or totals["unreachable"]):

@@ -101,6 +101,7 @@ class ActionModule(OpenWrtActionBase):
 
     ARGUMENT_SPEC = {
         "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
+        "label": {"type": "str"},
         "preferred_uplink": {"type": "str"},
     }
 
@@ -127,7 +128,10 @@ class ActionModule(OpenWrtActionBase):
                     facts["endpoint_routes"]["preferred_uplink_device"] = uplink_device(network, uplink)
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
-        return {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
+        result = {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
+        if args["label"] is not None:
+            result["label"] = args["label"]
+        return result
 
     def uci_show(self, config, parser):
         """``parser(uci -q show CONFIG)`` (redacted on the router); a missing config (rc 1) parses as empty output."""

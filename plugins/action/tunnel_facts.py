@@ -68,6 +68,7 @@ class ActionModule(OpenWrtActionBase):
 
     ARGUMENT_SPEC = {
         "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
+        "label": {"type": "str"},
     }
 
     def run_openwrt(self, args, task_vars):
@@ -89,7 +90,10 @@ class ActionModule(OpenWrtActionBase):
             facts["netns"] = self.gather_netns()
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
-        return {"changed": False, "ansible_facts": {"tunnelfix": facts}}
+        result = {"changed": False, "ansible_facts": {"tunnelfix": facts}}
+        if args["label"] is not None:
+            result["label"] = args["label"]
+        return result
 
     def gather_wireguard(self):
         """``{"available", "interfaces"}``: no ``wg`` is not a failure; ``wg`` failing is."""

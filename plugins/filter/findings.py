@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins over the fault registry (plugin_utils/faults/registry.py): findings, fix_roles_by_host,
-fix_vars_by_host, every_role_plan, finding_outcomes, unfixed_by_host, verify_floor, host_view, host_summary.
+fix_vars_by_host, remediate_plans, finding_outcomes, unfixed_by_host, verify_floor, host_view, host_summary.
 Documentation in the .yml twins."""
 
 from __future__ import annotations
@@ -24,11 +24,6 @@ def _wrap(name, function):
     return filter_function
 
 
-def _every_role_plan(host_vars):
-    """``hostvars[host]`` -> registry.every_role_plan of its groups and variables."""
-    return registry.every_role_plan(host_vars.get("group_names") or [], host_vars)
-
-
 class FilterModule:
     """tunnelfix.fleet fault registry filters."""
 
@@ -37,7 +32,7 @@ class FilterModule:
             "findings": _wrap("findings", registry.find_findings),
             "fix_roles_by_host": _wrap("fix_roles_by_host", registry.fix_roles_by_host),
             "fix_vars_by_host": _wrap("fix_vars_by_host", registry.fix_vars_by_host),
-            "every_role_plan": _wrap("every_role_plan", _every_role_plan),
+            "remediate_plans": _wrap("remediate_plans", registry.remediate_plans),
             "finding_outcomes": _wrap("finding_outcomes", registry.finding_outcomes),
             "unfixed_by_host": _wrap("unfixed_by_host", registry.unfixed_by_host),
             "verify_floor": _wrap("verify_floor", registry.verify_floor),

@@ -64,6 +64,7 @@ author:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
+  - tunnelfix.fleet.facts_label
 options:
   gather_subset:
     description:
@@ -140,6 +141,11 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+label:
+  description: The I(label) option, as given.
+  returned: when I(label) is given
+  type: str
+  sample: after
 ansible_facts:
   description: Facts under the C(tunnelfix_openwrt) key.
   returned: always

@@ -166,6 +166,31 @@ def every_role_plan(groups, host_vars) -> dict:
     return {"roles": roles, "skipped": skipped}
 
 
+def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
+    """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}}}``.
+
+    ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
+    its variables, read only with ``every_role``). With ``every_role`` each host gets the roles of its
+    groups (``every_role_plan``) and no vars; otherwise the roles and vars ``findings`` name
+    (``fix_roles_by_host``, ``fix_vars_by_host``; None is no findings). Hosts outside ``hosts`` are
+    left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
+    Raises ValueError on findings that are not a findings list or name what no fault declares.
+    """
+    plans = {}
+    if every_role:
+        for host in hosts:
+            own = host_vars[host]
+            plan = every_role_plan(own.get("group_names") or [], own)
+            if plan["roles"] or plan["skipped"]:
+                plans[host] = dict(plan, vars={})
+        return plans
+    roles, fix_vars = fix_roles_by_host(findings or []), fix_vars_by_host(findings or [])
+    for host in hosts:
+        if roles.get(host):
+            plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}}
+    return plans
+
+
 def _key(finding):
     fault = BY_ID.get(finding.get("id"))
     subject = fault.subject(finding.get("evidence") or {}) if fault else None

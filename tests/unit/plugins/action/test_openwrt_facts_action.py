@@ -477,3 +477,11 @@ def test_bridges_and_the_tunnel_that_feeds_them(fake, load_fixture):
     assert list(facts["bridges"]) == ["br-lan"] and list(facts["bridges"]["br-lan"]["ports"]) == ["lan1"]
     assert facts["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [
         "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"]
+
+
+@pytest.mark.parametrize("label", ["after", None])
+def test_the_label_comes_back_as_given_and_only_when_given(fake, label):
+    args = {"gather_subset": ["banip"]} if label is None else {"gather_subset": ["banip"], "label": label}
+    result = fake(args, NOTHING).run(task_vars={})
+    assert facts_of(result)["banip"]["installed"] is False
+    assert result.get("label", "absent") == (label or "absent")

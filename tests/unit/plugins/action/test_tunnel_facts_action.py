@@ -175,3 +175,10 @@ def test_missing_ip_is_reported(shell_router, peer):
     _host, result = run(shell_router, answers, gather_subset=["bridges"])
     bridges = result["ansible_facts"]["tunnelfix"]["bridges"]
     assert (bridges["ip_json"], bridges["bridges"], bridges["ip_forward"]) == (False, {}, 1)
+
+
+@pytest.mark.parametrize("label", ["after", None])
+def test_the_label_comes_back_as_given_and_only_when_given(shell_router, peer, label):
+    args = {"gather_subset": ["tcp"]} if label is None else {"gather_subset": ["tcp"], "label": label}
+    _host, result = run(shell_router, peer, **args)
+    assert result.get("label", "absent") == (label or "absent")

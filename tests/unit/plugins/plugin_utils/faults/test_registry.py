@@ -195,3 +195,21 @@ def test_outcomes_pair_by_id_as_well_as_host_and_subject():
     assert kinds == [(BANIP.id, "new"), (ROUTE.id, "fixed")]
     unknown = [{"host": "owrt", "id": "not_a_fault", "evidence": {"interface": "wg0"}}]
     assert [o["outcome"] for o in finding_outcomes(unknown, unknown, ["owrt"])] == ["still_present"]
+
+
+def test_remediate_plans_from_findings_leave_converged_and_foreign_hosts_out():
+    with_vars = dict(finding("owrt", BRIDGE, bridge="br-lan"), fix_vars={"bridge_gso_off_bridges": ["br-lan"]})
+    findings = [finding("owrt", BRIDGE, bridge="br-lan"), with_vars, finding("hub", KERNEL), finding("elsewhere", ROUTE)]
+    plans = registry.remediate_plans(findings, {}, ["hub", "owrt", "clean"], False)
+    assert plans == {"owrt": {"roles": [BRIDGE.fix_role], "vars": {"bridge_gso_off_bridges": ["br-lan"]}, "skipped": {}}}
+    assert registry.remediate_plans(None, {}, ["hub"], False) == {}
+
+
+def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
+    host_vars = {"owrt": {"group_names": ["tunnelfix_openwrt"]},
+                 "lnx": {"group_names": ["tunnelfix_wireguard_peers"], "bridge_gso_off_bridges": ["br0"]},
+                 "other": {"group_names": ["ungrouped"]}}
+    plans = registry.remediate_plans(None, host_vars, ["owrt", "lnx", "other"], True)
+    assert plans["owrt"]["roles"] == [BANIP.fix_role, ROUTE.fix_role] and list(plans["owrt"]["skipped"]) == [BRIDGE.fix_role]
+    assert plans["lnx"]["roles"][-1] == BRIDGE.fix_role and plans["lnx"]["vars"] == {}
+    assert "other" not in plans

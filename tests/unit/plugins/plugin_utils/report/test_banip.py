@@ -11,8 +11,9 @@ AFTER = dict(BEFORE, icmplimit_per_second=250, icmp_limit_rule={"rate_per_second
              icmp_counter={"name": "cnt_icmpflood", "packets": 0})
 
 
-def report(before=BEFORE, after=AFTER, check_mode=False):
-    return banip_icmp_report(before, after, 250, check_mode, "/etc/init.d/banip", "10/s before 1.5.3, 25/s from 1.5.3")
+def report(before=None, after=None, check_mode=False):
+    return banip_icmp_report(BEFORE if before is None else before, AFTER if after is None else after, 250, check_mode,
+                             "/etc/init.d/banip", "10/s before 1.5.3, 25/s from 1.5.3")
 
 
 def test_a_change():
