@@ -142,7 +142,8 @@ echo "== verify re-runs the rules: a pinned route planted after the fix keeps ow
 ansible -i "$inventory" owrt -m ansible.builtin.raw \
   -a "ip route replace $endpoint/32 via 100.64.20.1 dev wwan0 proto static" > /dev/null
 # Short measurements and a floor the 5G uplink meets: only the re-run rule may fail owrt.
-if ansible-playbook -i "$inventory" playbooks/verify.yml -e tunnelfix_sweep=false -e tunnel_measure_idle_s=5 \
+# The sweep too (short): without it the hub's download finding could not be re-checked, and verify fails it.
+if ansible-playbook -i "$inventory" playbooks/verify.yml -e tunnel_sweep_duration_s=3 -e tunnel_measure_idle_s=5 \
     -e tunnel_measure_iperf3_duration_s=3 -e tunnel_measure_iperf3_omit_s=1 -e tunnel_measure_min_bits_per_second=1000 \
     > "$log_dir/verify-planted.log"; then
   echo "FAIL: verify passed with a pinned endpoint route on owrt"; exit 1

@@ -11,7 +11,7 @@ documentation.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
 
 MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
@@ -76,6 +76,7 @@ BANIP_ICMP_LIMIT = Fault(
     fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP.",
     fix_role="tunnelfix.fleet.banip_icmp",
     fix_groups=("tunnelfix_openwrt",),
+    rechecked=needs_own("health_checks"),
     proof=Proof(how="verify sends the same bursty health-check pings (health_check_measure, enforced): none may "
                     "fail, and the rule re-run on the new counters and limit no longer fires."),
     files=("plugins/plugin_utils/faults/banip_icmp_limit.py", "roles/banip_icmp/tasks/icmplimit.yml",

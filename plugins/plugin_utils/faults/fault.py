@@ -34,6 +34,19 @@ def _no_subject(evidence):
     return None
 
 
+def _facts_only(host, evidence, views):
+    """The default ``Fault.rechecked``: the rule reads facts only, so a host verify read again is re-checked."""
+    return host in views
+
+
+def needs_own(*keys):
+    """A ``Fault.rechecked`` for a rule that also reads these view keys of its own host (its measurements)."""
+    def rechecked(host, evidence, views):
+        return host in views and all(views[host].get(key) is not None for key in keys)
+    rechecked.__doc__ = "Re-checked when verify read the host again and took its %s." % ", ".join(keys)
+    return rechecked
+
+
 @dataclass(frozen=True)
 class Proof:
     """How verify shows the fix worked.
@@ -61,7 +74,10 @@ class Fault:
     None; ``fix_var_names`` the variables it may set (remediate takes no other from a findings
     file). ``fix_needs``: a role variable without which remediate's every-role mode skips the role
     (and says so). ``subject(evidence)``: what distinguishes two findings of this id on one host
-    (a bridge, an interface), for pairing diagnose's finding with verify's. ``files``: the files a
+    (a bridge, an interface), for pairing diagnose's finding with verify's. ``rechecked(host,
+    evidence, views)``: whether verify's views (``{host: view}``, 'after' measurements only) hold
+    what the rule needs to judge this finding again; without it a finding cannot be called fixed
+    (the rule finds nothing in what was not measured). ``files``: the files a
     reader opens to follow the fault: this definition, the role's task file that applies the fix,
     the proof (at most three). ``symptom``/``fix``: doc text, in the operator's words.
     """
@@ -82,6 +98,7 @@ class Fault:
     fix_needs: Optional[str] = None
     fix_var_names: tuple = ()
     subject: Callable[[dict], Optional[str]] = _no_subject
+    rechecked: Callable[[str, dict, dict], bool] = _facts_only
     hosts: str = "any"
     fires_when: str = ""
     notes: tuple = field(default_factory=tuple)

@@ -11,7 +11,7 @@ WireGuard paper, section 6.1) is when a session without a new handshake is no lo
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, wireguard_interfaces
 
 STALE_HANDSHAKE_S = 180
 
@@ -104,6 +104,7 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     fix_role="tunnelfix.fleet.wireguard_keepalive",
     fix_groups=("tunnelfix_wireguard_peers",),
     subject=lambda evidence: evidence.get("peer_public_key"),
+    rechecked=needs_own("measurement"),
     proof=Proof(how="verify's hub pings the peer after the same idle period (tunnel_measure, enforced): no ping "
                     "may be lost, and the rule re-run no longer fires."),
     files=("plugins/plugin_utils/faults/nat_peer_keepalive.py", "roles/wireguard_keepalive/tasks/linux.yml",

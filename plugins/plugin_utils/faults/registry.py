@@ -25,6 +25,8 @@ A missing fact gives no finding (the rules never guess).
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import ENDPOINT_ROUTE_PINNED
@@ -170,7 +172,8 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
     """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}}}``.
 
     ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
-    its variables, read only with ``every_role``). With ``every_role`` each host gets the roles of its
+    its variables: its groups, and with ``every_role`` the variables a role needs). A role the findings
+    name for a host outside that role's groups is refused. With ``every_role`` each host gets the roles of its
     groups (``every_role_plan``) and no vars; otherwise the roles and vars ``findings`` name
     (``fix_roles_by_host``, ``fix_vars_by_host``; None is no findings). Hosts outside ``hosts`` are
     left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
@@ -185,9 +188,16 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
                 plans[host] = dict(plan, vars={})
         return plans
     roles, fix_vars = fix_roles_by_host(findings or []), fix_vars_by_host(findings or [])
+    groups_of = {role: {group for fault in FAULTS if fault.fix_role == role for group in fault.fix_groups} for role in FIX_ROLES}
     for host in hosts:
-        if roles.get(host):
-            plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}}
+        if not roles.get(host):
+            continue
+        groups = set(host_vars[host].get("group_names") or [])
+        for role in roles[host]:
+            if not groups & groups_of[role]:
+                raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
+                                 "file from another inventory" % (role, host, ", ".join(sorted(groups_of[role]))))
+        plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}}
     return plans
 
 
@@ -197,18 +207,29 @@ def _key(finding):
     return finding["host"], finding.get("id"), subject
 
 
-def finding_outcomes(before, after, rechecked_hosts) -> list:
+def _rechecked(finding, views):
+    """Whether verify's ``views`` hold what the finding's rule needs (its fault's ``rechecked``); unknown ids: its host."""
+    fault = BY_ID.get(finding.get("id"))
+    if fault is None:
+        return finding["host"] in views
+    return bool(fault.rechecked(finding["host"], finding.get("evidence") or {}, views))
+
+
+def finding_outcomes(before, after, views) -> list:
     """Pair diagnose's findings with verify's: one entry per finding, sorted by host, outcome, id.
 
     ``before``/``after``: find_findings output of diagnose and of verify (same rules, fresh facts
-    and measurements); ``rechecked_hosts``: the hosts verify gathered facts on. Each entry is the
-    finding (the after one where it is still present) plus ``outcome``: ``fixed`` (gone after),
-    ``still_present`` (found again, or its host was not re-checked: then ``rechecked`` is false) or
-    ``new`` (found only after). Raises ValueError on input that is not a findings list.
+    and measurements); ``views``: verify's ``{host: view}`` (the hosts it read again, 'after'
+    measurements only). Each entry is the finding (the after one where it is still present) plus
+    ``outcome``: ``fixed`` (gone after, and verify had what the rule needs to judge it),
+    ``still_present`` (found again; or not re-checked: its host was not read again or the
+    measurement its rule needs was not taken, then ``rechecked`` is false) or ``new`` (found only
+    after). Raises ValueError on input that is not a findings list or views that are not a dict.
     """
     _check_findings(before)
     _check_findings(after)
-    rechecked = set(rechecked_hosts or [])
+    if not isinstance(views, dict):
+        raise ValueError("views must be verify's dict of host -> view, got %s" % type(views).__name__)
     after_by_key = {_key(finding): finding for finding in after}
     before_keys = set()
     out = []
@@ -217,7 +238,7 @@ def finding_outcomes(before, after, rechecked_hosts) -> list:
         before_keys.add(key)
         if key in after_by_key:
             out.append(dict(after_by_key[key], outcome="still_present", rechecked=True))
-        elif finding["host"] not in rechecked:
+        elif not _rechecked(finding, views):
             out.append(dict(finding, outcome="still_present", rechecked=False))
         else:
             out.append(dict(finding, outcome="fixed", rechecked=True))
@@ -242,7 +263,7 @@ def verify_floor(findings, before_measurements, host, path_bits_per_second=None)
 
     ``findings``: diagnose's (reports/findings.json) or None; ``before_measurements``: diagnose's
     tunnel_measure records (reports/measurements-before.json, ``{host: record}``) or None;
-    ``path_bits_per_second``: the path's known rate or None/"". Returns
+    ``path_bits_per_second``: the path's known rate (bit/s, or with k/M/G: "40M") or None/"". Returns
     ``{"min_bits_per_second": float | None, "source": text}``, the highest of: each of the host's
     findings' proof floor (``Proof.min_bits_per_second``), and ``NO_REGRESSION_SHARE`` of diagnose's
     valid single flow; with neither, ``PATH_SHARE_FLOOR`` of the path; with nothing known, None and
@@ -266,9 +287,10 @@ def verify_floor(findings, before_measurements, host, path_bits_per_second=None)
         floor, source = max(candidates)
         return {"min_bits_per_second": floor, "source": source}
     try:
-        path = float(path_bits_per_second) if path_bits_per_second not in (None, "") else None
-    except (TypeError, ValueError):
-        path = None
+        path = to_bits_per_second(path_bits_per_second) if path_bits_per_second not in (None, "") else None
+    except ParseError as exc:
+        raise ValueError("the path's rate (tunnel_measure_path_bits_per_second / tunnelfix_path_bits_per_second): %s"
+                         % exc) from None
     if path and path > 0:
         return {"min_bits_per_second": PATH_SHARE_FLOOR * path,
                 "source": "%.0f %% of the path's rate (%.1f Mbit/s, tunnelfix_path_bits_per_second)" % (PATH_SHARE_FLOOR * 100, path / 1e6)}

@@ -60,7 +60,7 @@ def test_outcomes_fixed_still_present_new_and_not_rechecked():
               finding("owrt", BRIDGE, bridge="br-guest"), finding("hub", KERNEL), finding("gone", ROUTE, interface="wg0")]
     after = [finding("owrt", BRIDGE, bridge="br-guest"), finding("hub", KERNEL), finding("owrt", BANIP)]
     got = {(o["host"], o["id"], (o.get("evidence") or {}).get("bridge")): (o["outcome"], o["rechecked"])
-           for o in finding_outcomes(before, after, ["owrt", "hub"])}
+           for o in finding_outcomes(before, after, {"owrt": {}, "hub": {}})}
     assert got == {
         ("owrt", ROUTE.id, None): ("fixed", True),
         ("owrt", BRIDGE.id, "br-lan"): ("fixed", True),          # the subject tells two bridges apart
@@ -72,11 +72,29 @@ def test_outcomes_fixed_still_present_new_and_not_rechecked():
 
 
 def test_unfixed_hosts_are_those_with_a_fixable_finding_left():
+    views = {"owrt": {}, "hub": {}, "peer": {"measurement": {"ping": {}}}, "new": {}}
     outcomes = finding_outcomes([finding("owrt", ROUTE, interface="wg0"), finding("hub", KERNEL), finding("peer", CC)],
                                 [finding("owrt", ROUTE, interface="wg0"), finding("hub", KERNEL), finding("new", BANIP)],
-                                ["owrt", "hub", "peer", "new"])
+                                views)
     assert unfixed_by_host(outcomes) == {"new": [BANIP.id], "owrt": [ROUTE.id]}   # hub's kernel: no role, not failed
-    assert unfixed_by_host(finding_outcomes([finding("peer", CC)], [], ["peer"])) == {}
+    assert unfixed_by_host(finding_outcomes([finding("peer", CC)], [], views)) == {}
+
+
+@pytest.mark.parametrize("fault, evidence, views, rechecked", [
+    (CC, {}, {"peer": {"measurement": {"ping": {}}}}, True),
+    (CC, {}, {"peer": {"measurement": None}}, False),                       # verify took no single flow
+    (CC, {"direction": "download"}, {"peer": {"tunnel_hub": "peer", "sweep": {"results": []}}}, True),
+    (CC, {"direction": "download"}, {"peer": {}, "p2": {"tunnel_hub": "peer", "sweep": None}}, False),  # no sweep
+    (BANIP, {}, {"peer": {"health_checks": {"sent": 20}}}, True),
+    (BANIP, {}, {"peer": {}}, False),
+    (ROUTE, {}, {"peer": {}}, True),                                        # facts only
+    (ROUTE, {}, {}, False),                                                 # the host was not read again
+])
+def test_a_finding_is_fixed_only_when_verify_had_what_its_rule_reads(fault, evidence, views, rechecked):
+    [outcome] = finding_outcomes([finding("peer", fault, **evidence)], [], views)
+    assert (outcome["outcome"], outcome["rechecked"]) == (("fixed", True) if rechecked else ("still_present", False))
+    if not rechecked and fault.fix_role:
+        assert unfixed_by_host([outcome]) == {"peer": [fault.id]}
 
 
 @pytest.mark.parametrize("bad", [{"h": []}, [{"id": "x"}], "[]"])
@@ -113,7 +131,9 @@ def test_an_invalid_before_flow_sets_no_floor(record):
 def test_the_path_when_nothing_else_is_known():
     floor = verify_floor(None, None, "peer", "40000000")
     assert floor["min_bits_per_second"] == pytest.approx(PATH_SHARE_FLOOR * 40e6) and "path" in floor["source"]
-    assert verify_floor(None, None, "peer", "fast")["min_bits_per_second"] is None
+    assert verify_floor(None, None, "peer", "40M")["min_bits_per_second"] == pytest.approx(PATH_SHARE_FLOOR * 40e6)
+    with pytest.raises(ValueError, match="tunnelfix_path_bits_per_second.*cannot parse bitrate 'fast'"):
+        verify_floor(None, None, "peer", "fast")
 
 
 def test_another_hosts_findings_do_not_count():
@@ -170,7 +190,7 @@ def test_any_positive_before_flow_sets_the_no_regression_floor(before_bps, floor
     assert got == (pytest.approx(floor) if floor else None)
 
 
-@pytest.mark.parametrize("path, floor", [(1, PATH_SHARE_FLOOR), (0.5, PATH_SHARE_FLOOR * 0.5), (0, None), (-1e6, None), (None, None)])
+@pytest.mark.parametrize("path, floor", [(1, PATH_SHARE_FLOOR), (0.5, PATH_SHARE_FLOOR * 0.5), (0, None), (None, None)])
 def test_any_positive_path_sets_the_path_floor(path, floor):
     got = verify_floor(None, None, "peer", path)["min_bits_per_second"]
     assert got == (pytest.approx(floor) if floor else None)
@@ -191,18 +211,29 @@ def test_bad_views_are_named(views, message):
 def test_outcomes_pair_by_id_as_well_as_host_and_subject():
     before = [finding("owrt", ROUTE, interface="wg0")]
     after = [finding("owrt", BANIP)]
-    kinds = sorted((o["id"], o["outcome"]) for o in finding_outcomes(before, after, ["owrt"]))
+    kinds = sorted((o["id"], o["outcome"]) for o in finding_outcomes(before, after, {"owrt": {}}))
     assert kinds == [(BANIP.id, "new"), (ROUTE.id, "fixed")]
     unknown = [{"host": "owrt", "id": "not_a_fault", "evidence": {"interface": "wg0"}}]
-    assert [o["outcome"] for o in finding_outcomes(unknown, unknown, ["owrt"])] == ["still_present"]
+    assert [o["outcome"] for o in finding_outcomes(unknown, unknown, {"owrt": {}})] == ["still_present"]
+    assert [o["outcome"] for o in finding_outcomes(unknown, [], {"owrt": {}})] == ["fixed"]
+    with pytest.raises(ValueError, match="views must be"):
+        finding_outcomes([], [], ["owrt"])
 
 
 def test_remediate_plans_from_findings_leave_converged_and_foreign_hosts_out():
     with_vars = dict(finding("owrt", BRIDGE, bridge="br-lan"), fix_vars={"bridge_gso_off_bridges": ["br-lan"]})
     findings = [finding("owrt", BRIDGE, bridge="br-lan"), with_vars, finding("hub", KERNEL), finding("elsewhere", ROUTE)]
-    plans = registry.remediate_plans(findings, {}, ["hub", "owrt", "clean"], False)
+    host_vars = {"owrt": {"group_names": ["tunnelfix_openwrt"]}}
+    plans = registry.remediate_plans(findings, host_vars, ["hub", "owrt", "clean"], False)
     assert plans == {"owrt": {"roles": [BRIDGE.fix_role], "vars": {"bridge_gso_off_bridges": ["br-lan"]}, "skipped": {}}}
     assert registry.remediate_plans(None, {}, ["hub"], False) == {}
+
+
+def test_remediate_plans_refuse_a_role_outside_its_groups():
+    """A findings file from another inventory: the router role named for a Linux hub."""
+    with pytest.raises(ValueError, match="the findings name tunnelfix.fleet.openwrt_mwan3_wg for hub, which is in none of its groups"):
+        registry.remediate_plans([finding("hub", ROUTE, interface="wg0")], {"hub": {"group_names": ["tunnelfix_wireguard_hubs"]}},
+                                 ["hub"], False)
 
 
 def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
