@@ -111,10 +111,10 @@ class ActionModule(OpenWrtActionBase):
     def package_installed(self, package):
         """Whether apk (OpenWrt 25.12) or opkg lists ``package`` as installed; False without either.
 
-        ``command -v`` answers 127 (ash, dash) or 1 (bash) for a missing tool.
+        The tool is looked up with the base's command_exists (read from the batch).
         """
         for tool, prefix in PACKAGE_LISTINGS:
-            if self.step(["command", "-v", tool], ok_rcs=(0, 1, 127))["rc"] == 0:
+            if self.command_exists(tool):
                 res = self.step(prefix + [package], ok_rcs=(0, 1))
                 return package_listed(res["stdout"], package)
         return False

@@ -149,7 +149,7 @@ if ansible-playbook -i "$inventory" playbooks/verify.yml -e tunnel_sweep_duratio
   echo "FAIL: verify passed with a pinned endpoint route on owrt"; exit 1
 fi
 ansible -i "$inventory" owrt -m ansible.builtin.raw -a "ip route del $endpoint/32 dev wwan0" > /dev/null
-grep -q "owrt: still found after the fix: endpoint_route_pinned" "$log_dir/verify-planted.log" \
+grep -qE "owrt: still found after the fix.*: endpoint_route_pinned" "$log_dir/verify-planted.log" \
   || { echo "FAIL: verify did not name owrt's endpoint_route_pinned"; tail -n 40 "$log_dir/verify-planted.log"; exit 1; }
 python3 - reports/outcomes.json <<'PY'
 import json, sys
