@@ -13,7 +13,7 @@ pair per thing found. The registry turns each pair into a finding; a rule never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
@@ -101,17 +101,6 @@ class Fault:
     rechecked: Callable[[str, dict, dict], bool] = _facts_only
     hosts: str = "any"
     fires_when: str = ""
-    notes: tuple = field(default_factory=tuple)
-
-
-def is_int(value):
-    """An int that is not a bool (JSON true is not an MTU)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value):
-    """An int or float that is not a bool."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def one_paragraph(text):

@@ -13,7 +13,8 @@ download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` fro
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, is_number, needs_own
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
 # A 1420-byte WireGuard MTU leaves 1368 bytes of TCP payload (IPv4, timestamps on): Mathis' MSS.
@@ -183,11 +184,14 @@ def _above_the_bound(evidence):
     return BOUND_SLACK * evidence["mathis_bits_per_second"]
 
 
+_OWN_MEASUREMENT = needs_own("measurement")
+
+
 def _rechecked(host, evidence, views):
     """A peer's finding needs its own 'after' single flow; a hub's download finding an 'after' sweep of one of its peers."""
     if evidence.get("direction") == "download":
         return host in views and any(view.get("tunnel_hub") == host and view.get("sweep") is not None for view in views.values())
-    return needs_own("measurement")(host, evidence, views)
+    return _OWN_MEASUREMENT(host, evidence, views)
 
 
 _FILES = ("plugins/plugin_utils/faults/loss_sensitive_congestion_control.py", "roles/linux_bbr_fq/tasks/tune.yml",
@@ -233,7 +237,7 @@ BUFFER_BELOW_BDP = Fault(
     fix_role="tunnelfix.fleet.linux_bbr_fq",
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers"),
     subject=lambda evidence: evidence.get("sysctl"),
-    rechecked=needs_own("measurement"),
+    rechecked=_OWN_MEASUREMENT,
     proof=Proof(how="verify re-reads tcp_wmem/tcp_rmem and the rule no longer fires."),
     files=_FILES,
 )

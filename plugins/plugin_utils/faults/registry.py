@@ -44,6 +44,9 @@ FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, S
 BY_ID = {fault.id: fault for fault in FAULTS}
 # The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
 FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_role))
+# Per fixing role, the inventory groups its faults let it run on.
+FIX_GROUPS = {role: frozenset(group for fault in FAULTS if fault.fix_role == role for group in fault.fix_groups)
+              for role in FIX_ROLES}
 # The role variables a finding may carry (remediate sets them as host facts: nothing else from a file).
 FIX_VAR_NAMES = frozenset(name for fault in FAULTS for name in fault.fix_var_names)
 # A peer's single flow after the fix must keep this share of diagnose's single flow (no regression),
@@ -157,9 +160,9 @@ def every_role_plan(groups, host_vars) -> dict:
     groups = set(groups or [])
     roles, skipped = [], {}
     for role in FIX_ROLES:
-        faults = [fault for fault in FAULTS if fault.fix_role == role]
-        if not groups & {group for fault in faults for group in fault.fix_groups}:
+        if not groups & FIX_GROUPS[role]:
             continue
+        faults = [fault for fault in FAULTS if fault.fix_role == role]
         needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
         if needs:
             skipped[role] = "%s is not set for this host (the role needs it; diagnose's findings would name it)" % needs[0]
@@ -188,15 +191,14 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
                 plans[host] = dict(plan, vars={})
         return plans
     roles, fix_vars = fix_roles_by_host(findings or []), fix_vars_by_host(findings or [])
-    groups_of = {role: {group for fault in FAULTS if fault.fix_role == role for group in fault.fix_groups} for role in FIX_ROLES}
     for host in hosts:
         if not roles.get(host):
             continue
         groups = set(host_vars[host].get("group_names") or [])
         for role in roles[host]:
-            if not groups & groups_of[role]:
+            if not groups & FIX_GROUPS[role]:
                 raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
-                                 "file from another inventory" % (role, host, ", ".join(sorted(groups_of[role]))))
+                                 "file from another inventory" % (role, host, ", ".join(sorted(FIX_GROUPS[role]))))
         plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}}
     return plans
 

@@ -7,6 +7,16 @@ from __future__ import annotations
 import math
 
 
+def is_int(value):
+    """An int that is not a bool (JSON true is not an MTU)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value):
+    """An int or float that is not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def finite_float(value):
     """``value`` as a finite float, else None.
 

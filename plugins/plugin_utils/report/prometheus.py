@@ -46,6 +46,7 @@ from collections.abc import Mapping
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 HANDSHAKE = "tunnelfix_wireguard_latest_handshake_timestamp_seconds"
 KEEPALIVE = "tunnelfix_wireguard_persistent_keepalive_seconds"
@@ -98,13 +99,9 @@ def format_value(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _whole(value, where, minimum=0, maximum=None):
     """A whole number in range; ParseError naming ``where`` otherwise (never the value's neighbours)."""
-    if not _is_int(value) or value < minimum or (maximum is not None and value > maximum):
+    if not is_int(value) or value < minimum or (maximum is not None and value > maximum):
         bound = "%d-%d" % (minimum, maximum) if maximum is not None else ">= %d" % minimum
         raise ParseError("%s must be a whole number %s, got %r" % (where, bound, value))
     return value
@@ -284,7 +281,7 @@ def render_textfile(wireguard_facts, measurement, findings, now_epoch_s) -> str:
     is ever read from the facts, so no private or preshared key can reach the file.
     Raises ParseError (a ValueError) naming the argument and key of anything malformed.
     """
-    if not _is_int(now_epoch_s) or now_epoch_s < 0:
+    if not is_int(now_epoch_s) or now_epoch_s < 0:
         raise ParseError("now_epoch_s must be a whole number of seconds >= 0, got %r" % (now_epoch_s,))
     samples = {}
     samples.update(wireguard_samples(wireguard_facts, now_epoch_s))
