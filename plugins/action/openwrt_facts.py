@@ -29,20 +29,19 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endp
     endpoint_route_facts, endpoint_targets)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
     merge_wireguard, split_dated_output)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
-    parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, ROUTES_TEXT,
+    BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT,
     NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import endpoint_address, uplink_device
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 
 SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"
@@ -84,7 +83,7 @@ def batch_steps(subsets) -> list:
     if subsets & {"wireguard", "endpoint_routes"}:
         steps += [uci_step("network"), Step(WG_DUMP_NAME, WG_DUMP)]
     if "endpoint_routes" in subsets:
-        steps += [step_of(ROUTES_JSON), step_of(ROUTES_TEXT),
+        steps += route_table_steps() + [
                   ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
@@ -96,7 +95,7 @@ def _version_and_default(text):
     return parse_banip_version(text), banip_default_icmplimit(text)
 
 
-class ActionModule(OpenWrtActionBase):
+class ActionModule(RouteReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.openwrt_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -212,36 +211,6 @@ class ActionModule(OpenWrtActionBase):
         return network, {"wg_installed": installed, "live": bool(live), "note": note,
                          "interfaces": merge_wireguard(network, live)}
 
-    def routes_table_all(self):
-        """``(routes, command)``: ``ip -j route show table all``, else its text form (``ip`` without ``-j``)."""
-        res = self.step(ROUTES_JSON, ok_rcs=(0, 1, 255))
-        if res["rc"] == 0:
-            try:
-                return parse_ip_route_show(res["stdout"]), res["cmd"]
-            except ParseError:
-                pass  # an ip without -j prints text or usage
-        res = self.step(ROUTES_TEXT)
-        return self.parse_output(res, parse_ip_route_show_text), res["cmd"]
-
-    def route_get(self, address, json_ok):
-        """``(route or None, error or None)`` for ``ip [-j] route get ADDRESS``; no route is not a failure.
-
-        The batch's lookups are named by the address the shell printed; an address written
-        differently in uci (``fd99:0:0::1``) is matched by its parsed value.
-        """
-        prefix = ROUTE_GET_JSON if json_ok else ROUTE_GET_TEXT
-        name = foreach_name(prefix, address)
-        if name not in self.batch:
-            head = foreach_name(prefix, "")
-            wanted = endpoint_address(address)
-            name = next((key for key in self.batch if key.startswith(head) and wanted is not None
-                         and endpoint_address(key[len(head):]) == wanted), name)
-        argv = prefix + [address]
-        res = self.batch_step(self.batch, name, argv, ok_rcs=(0, 1, 2, 255), shown=step_name(argv))
-        if res["rc"] != 0:
-            return None, (res["stderr"] or "no output").strip()[:200]
-        return self.parse_output(res, parse_ip_route_get if json_ok else parse_ip_route_get_text), None
-
     def gather_endpoint_routes(self, interfaces):
         wanted = endpoint_targets(interfaces)
         facts = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"]}
@@ -249,7 +218,7 @@ class ActionModule(OpenWrtActionBase):
             return facts
         routes, source = self.routes_table_all()
         facts["routes_source"] = source
-        json_ok = " -j " in source
+        json_ok = json_source(source)
         looked_up = {}
         for target in wanted["targets"]:
             if target["address"] not in looked_up:  # one ip route get per address

@@ -7,9 +7,9 @@ The decisions are the pure ``_wg_route_plan.plan_wg_endpoint_routes``; this file
 runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
-``uci -q show network`` and ``uci changes network``, the routes (``route -n`` only when ``ip -j``
-failed) and ``ip [-j] route get`` for every endpoint address uci names (listed on the target,
-``ForEachLine``). When uci must change and ``network`` holds staged changes the action did not make,
+``uci -q show network`` and ``uci changes network``, the routes and ``ip [-j] route get`` for every
+endpoint address uci names (listed on the target, ``ForEachLine``), read by openwrt_facts' reader
+(plugin_utils/remote/route_reader.py): the fix sees the routes the finding saw. When uci must change and ``network`` holds staged changes the action did not make,
 it fails naming them, in check mode too, unless ``commit_staged``. When something must change (not
 in check mode), the uci commands, ``uci commit network``, the route deletions and
 the lookups after them run in one more; the results are checked in order and the first failure is
@@ -22,26 +22,20 @@ import re
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.netlink_text import parse_busybox_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ROUTE_GET_JSON, ROUTE_GET_TEXT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
-    parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    endpoint_address, plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
+    plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 SHOW_NAME = "uci -q show network"
 CHANGES_NAME = "uci changes network"
-ROUTES_JSON = ["ip", "-j", "route", "show", "table", "all"]
-ROUTES_BUSYBOX = ["route", "-n"]
-ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
-ROUTE_GET_TEXT = ["ip", "route", "get"]
 # Endpoint addresses for the route lookups, one per line: every uci endpoint_host of the redacted
 # uci show ("$1"), [brackets] cut off; what is not made of hex digits, dots and colons (a hostname)
 # is dropped: no DNS lookup, nothing odd on a command line. The controller matches the lines to
@@ -60,21 +54,20 @@ def _short(route):
 def read_steps() -> list:
     """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            step_of(ROUTES_JSON), Step(step_name(ROUTES_BUSYBOX), ROUTES_BUSYBOX, after_failure=True),
+            *route_table_steps(),
             ForEachLine(ENDPOINT_LINES, (SHOW_NAME,), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
 
 
-def change_steps(commands, endpoints) -> list:
+def change_steps(commands, endpoints, json_ok) -> list:
     """The second batch: ``commands`` in order, stopping at the first that fails (the ones after it
-    do not run), then ``ip -j route get`` (its text form after a failure) per endpoint."""
+    do not run), then ``ip [-j] route get`` per endpoint (``-j`` when ``json_ok``: the form the routes were read in)."""
     steps = [Step(step_name(argv), argv, after_success=index > 0) for index, argv in enumerate(commands)]
-    for address in dict.fromkeys(endpoints):
-        steps += [step_of(ROUTE_GET_JSON + [address]),
-                  Step(step_name(ROUTE_GET_TEXT + [address]), ROUTE_GET_TEXT + [address], after_failure=True)]
+    prefix = ROUTE_GET_JSON if json_ok else ROUTE_GET_TEXT
+    steps += [step_of(prefix + [address]) for address in dict.fromkeys(endpoints)]
     return list({step.name: step for step in steps}.values())
 
 
-class ActionModule(OpenWrtActionBase):
+class ActionModule(RouteReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.wg_endpoint_route`` action."""
 
     ARGUMENT_SPEC = {
@@ -86,37 +79,6 @@ class ActionModule(OpenWrtActionBase):
 
     batch: dict = {}  # the results of the latest run_batch
 
-    def _routes(self):
-        """Every route, from ``ip -j route show table all``, else BusyBox ``route -n`` (main table only)."""
-        res = self.step(ROUTES_JSON, ok_rcs=(0, 1, 127, 255))
-        if res["rc"] == 0:
-            try:
-                return parse_ip_route_show(res["stdout"]), res["cmd"]
-            except ParseError:
-                pass  # an ip without -j prints text or usage: fall back to route -n
-        return self.parse_output(self.step(ROUTES_BUSYBOX), parse_busybox_route), "route -n"
-
-    def _lookupstep_name(self, prefix, address):
-        """The batch step of ``PREFIX ADDRESS``: by name, else the one whose address (as the shell printed it) is the same."""
-        name = foreach_name(prefix, address)
-        if name in self.batch:
-            return name
-        head, wanted = foreach_name(prefix, ""), endpoint_address(address)
-        return next((key for key in self.batch if key.startswith(head) and endpoint_address(key[len(head):]) == wanted),
-                    name)
-
-    def _route_get(self, address):
-        res = self.step(ROUTE_GET_JSON + [address], ok_rcs=(0, 1, 2, 255), name=self._lookupstep_name(ROUTE_GET_JSON, address))
-        if res["rc"] == 0:
-            try:
-                return parse_ip_route_get(res["stdout"])
-            except ParseError:
-                pass
-        res = self.step(ROUTE_GET_TEXT + [address], ok_rcs=(0, 1, 2, 255), name=self._lookupstep_name(ROUTE_GET_TEXT, address))
-        if res["rc"] != 0:
-            return None  # no route at all (network unreachable)
-        return self.parse_output(res, parse_ip_route_get_text)
-
     def run_openwrt(self, args, task_vars):
         for name in args["interfaces"]:  # before any command runs on the router
             if not _UCI_SECTION_NAME.fullmatch(name or ""):
@@ -127,7 +89,7 @@ class ActionModule(OpenWrtActionBase):
             raise AnsibleActionFail("uci: no network config on the target (%s gave rc=1)" % show["cmd"],
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
         network = self.parse_output(show, parse_uci_show).get("network", {})
-        routes, routes_cmd = self._routes()
+        routes, routes_cmd = self.routes_table_all()
         plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"])
 
         interfaces = {}
@@ -160,7 +122,8 @@ class ActionModule(OpenWrtActionBase):
             self.refuse_foreign_staged_changes("network", args["commit_staged"], changes)
         if plan["changed"] and not self.check_mode:
             commit = [["uci", "commit", "network"]] if plan["uci_commands"] else []
-            self.batch = self.run_batch(change_steps(plan["uci_commands"] + commit + plan["route_commands"], endpoints),
+            self.batch = self.run_batch(change_steps(plan["uci_commands"] + commit + plan["route_commands"], endpoints,
+                                                     json_source(routes_cmd)),
                                         shown=BATCH_SHOWN % "uci, route changes and route lookups")
             for argv in plan["uci_commands"]:
                 self.step(argv)
@@ -173,7 +136,7 @@ class ActionModule(OpenWrtActionBase):
         result["endpoint_routes"] = {}
         for entry in plan["interfaces"].values():
             for endpoint in entry["endpoints"]:
-                used = self._route_get(endpoint)
+                used, _error = self.route_get(endpoint, json_source(routes_cmd))
                 result["endpoint_routes"][endpoint] = (
                     None if used is None else {"dev": used.get("dev"), "gateway": used.get("gateway")})
         return result

@@ -11,8 +11,9 @@ module: wg_endpoint_route
 short_description: Unpin WireGuard endpoint host routes on OpenWrt (split tunnels), python-free
 version_added: 0.1.0
 description:
-  - Reads C(uci show network), C(ip -j route show table all) (BusyBox C(route -n) where C(ip) has no
-    C(-j)) and C(ip route get) for every peer endpoint, on the controller, with no Python on the router.
+  - Reads C(uci show network), C(ip -j route show table all) (its text form where C(ip) has no C(-j))
+    and C(ip route get) for every peer endpoint with the same reader as M(tunnelfix.fleet.openwrt_facts),
+    so the fix sees the routes the finding saw, and plans on the controller, with no Python on the router.
   - One remote execution when nothing changes, two when something does. All reads run in one POSIX sh
     script (BusyBox ash, dash, bash) framed by marker lines; the endpoint addresses for C(ip route get)
     come from the uci C(endpoint_host) values, listed by the same script. C(uci show) redacts secret
@@ -54,7 +55,7 @@ attributes:
   platform:
     platforms: posix
 notes:
-  - Needs C(uci) and C(ip) (or BusyBox C(route)) on the target.
+  - Needs C(uci) and C(ip) (iproute2 or BusyBox) on the target.
 """
 
 EXAMPLES = r"""

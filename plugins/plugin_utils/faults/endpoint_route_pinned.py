@@ -4,9 +4,9 @@
 
 netifd adds a /32 to each endpoint when the interface starts, through whichever uplink is best at
 that moment, and never moves it when mwan3 switches back: the tunnel rides the backup (in the field
-2 Mbit/s; 127 Mbit/s after the fix). Reads openwrt_facts' ``endpoint_routes`` (one reader:
-plugin_utils/parse/openwrt_endpoints.py, ``ip route show table all``) and ``wireguard`` (split or full
-tunnel), and the device of the preferred uplink.
+2 Mbit/s; 127 Mbit/s after the fix). Reads openwrt_facts' ``endpoint_routes`` (``ip route show table
+all``, read by plugin_utils/remote/route_reader.py, the reader the fix's action uses too) and
+``wireguard`` (split or full tunnel), and the device of the preferred uplink.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 
 Pure functions, no I/O. Inputs are already parsed: ``_uci.parse_uci_show`` of the ``network``
 config, and routes from ``_route.parse_ip_route_show`` (``ip -j route show table all``) or
-``_netlink_text.parse_busybox_route`` (BusyBox ``route -n``); both give the same route dicts.
+``parse_ip_route_show_text`` (its text form); both give the same route dicts.
 
 Background (OpenWrt's wireguard proto handler, netifd ``interface_ip_add_target_route``): unless
 ``option nohostroute '1'``, every peer endpoint gets a /32 (/128) copied from the best route at

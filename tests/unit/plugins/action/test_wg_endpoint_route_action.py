@@ -16,6 +16,7 @@ from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import
 SHOW = "uci -q show network"
 CHANGES = "uci changes network"
 ROUTES = "ip -j route show table all"
+ROUTES_TEXT = "ip route show table all"
 GET = "ip -j route get 203.0.113.10"
 GET_TEXT = "ip route get 203.0.113.10"
 SET = "uci set network.wg0.nohostroute=1"
@@ -36,6 +37,7 @@ def fake(batch_action):
 def case01(load_fixture):
     return {SHOW: (0, load_fixture("uci_show", "case01_network.txt"), ""),
             ROUTES: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
+            ROUTES_TEXT: (0, load_fixture("ip_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
             GET: (0, GET_VIA_WAN, ""),
             GET_TEXT: (0, load_fixture("ip_route_get", "endpoint_via_backup.txt"), ""),
             CHANGES: (0, "", ""), SET: (0, "", ""), COMMIT: (0, "", ""), DEL: (0, "", "")}
@@ -45,7 +47,7 @@ def test_split_tunnel_sets_commits_and_deletes_exactly(fake, case01):
     action = fake({"preferred_uplink": "wan"}, case01, diff=True)
     result = action.run(task_vars={})
     # the reads (both lookups of the address uci names), then the changes and the lookup after them
-    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT, SET, COMMIT, DEL, GET]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT, SET, COMMIT, DEL, GET]
     assert len(action.ran) == 2 and action.router.leftovers() == []
     assert result["changed"] is True and result["committed"] is True
     assert result["preferred_device"] == "eth1"
@@ -59,7 +61,7 @@ def test_split_tunnel_sets_commits_and_deletes_exactly(fake, case01):
 def test_check_mode_changes_nothing(fake, case01):
     action = fake({}, case01, check_mode=True)
     result = action.run(task_vars={})
-    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT]
     assert len(action.ran) == 1
     assert result["changed"] is True and result["committed"] is False
     assert result["commands"] == [SET, DEL]
@@ -73,7 +75,7 @@ def test_fixed_router_is_read_in_one_execution(fake, case01, load_fixture):
     result = action.run(task_vars={})
     assert result["changed"] is False and result["commands"] == [] and result["committed"] is False
     assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "eth1", "gateway": "192.0.2.1"}}
-    assert action.router.calls() == [SHOW, CHANGES, ROUTES, GET, GET_TEXT]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT]
     assert len(action.ran) == 1
 
 
@@ -88,32 +90,37 @@ def test_address_written_otherwise_in_uci_is_matched(fake, case01, load_fixture)
     assert len(action.ran) == 1
 
 
-def test_busybox_route_fallback(fake, case01, load_fixture):
-    text = "".join(l for l in load_fixture("busybox_route_n", "case01_lan_gateway.txt").splitlines(True)
-                   if not l.startswith("#"))
+def test_text_form_when_ip_has_no_j(fake, case01, load_fixture):
+    """An ip without -j: the routes and the lookups are read in their text form, as openwrt_facts reads them."""
     case01[ROUTES] = (255, "", 'Option "-j" is unknown')
-    case01["route -n"] = (0, text, "")
+    case01[ROUTES_TEXT] = (0, load_fixture("ip_route_show", "endpoint_pinned_to_backup_table_all.txt"), "")
     action = fake({}, case01, check_mode=True)
     result = action.run(task_vars={})
-    assert result["routes_source"] == "route -n"
-    assert result["commands"][1] == "ip route del 203.0.113.10/32 via 192.168.10.1 dev br-lan"
-    assert "route -n" in action.router.calls() and len(action.ran) == 1
+    assert result["routes_source"] == ROUTES_TEXT
+    assert result["commands"] == [SET, DEL]
+    assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "wwan0", "gateway": "198.51.100.1"}}
+    assert "route -n" not in action.router.calls() and len(action.ran) == 1
 
 
-def test_text_from_ip_j_falls_back_to_route_n_on_its_own(fake, case01, load_fixture):
-    """An ip that ignores -j exits 0 with text: the batch skipped route -n, so it runs by itself."""
-    text = "".join(l for l in load_fixture("busybox_route_n", "case01_lan_gateway.txt").splitlines(True)
-                   if not l.startswith("#"))
+def test_text_from_ip_j_is_read_as_text(fake, case01, load_fixture):
+    """An ip that ignores -j exits 0 with text: the text form from the same batch is parsed instead."""
     case01[ROUTES] = (0, "default via 192.168.10.1 dev br-lan\n", "")
-    case01["route -n"] = (0, text, "")
+    case01[ROUTES_TEXT] = (0, load_fixture("ip_route_show", "endpoint_pinned_to_backup_table_all.txt"), "")
     action = fake({}, case01, check_mode=True)
     result = action.run(task_vars={})
-    assert result["routes_source"] == "route -n"
-    assert action.ran[1] == "route -n" and len(action.ran) == 2
+    assert result["routes_source"] == ROUTES_TEXT
+    assert result["commands"] == [SET, DEL]
+    assert len(action.ran) == 1
 
 
-def test_route_n_is_not_run_when_ip_j_works(fake, case01):
-    case01["route -n"] = (0, "", "")
+def test_the_same_routes_as_openwrt_facts(fake, case01):
+    """One reader: the fix runs the route commands the facts run (no BusyBox route -n, main table only)."""
+    from ansible_collections.tunnelfix.fleet.plugins.action import openwrt_facts
+    from ansible_collections.tunnelfix.fleet.plugins.action import wg_endpoint_route
+
+    def route_reads(steps):
+        return [step.name for step in steps if " route show " in getattr(step, "name", "")]
+    assert route_reads(wg_endpoint_route.read_steps()) == route_reads(openwrt_facts.batch_steps({"endpoint_routes"}))
     action = fake({}, case01, check_mode=True)
     action.run(task_vars={})
     assert "route -n" not in action.router.calls()

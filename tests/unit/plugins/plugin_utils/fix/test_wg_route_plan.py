@@ -4,8 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.netlink_text import parse_busybox_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_show, parse_ip_route_show_text
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
     classify_tunnel, find_pinned_routes, plan_wg_endpoint_routes, route_delete_argv, uplink_device,
@@ -67,7 +66,7 @@ PLAN_CASES = [
     ("case01_network.txt", ("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), [],
      [["uci", "set", "network.wg0.nohostroute=1"]],
      [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]], True),
-    ("case01_network.txt", ("busybox_route_n", "case01_lan_gateway.txt"), ["wg0"],
+    ("case01_network.txt", ("ip_route_show", "case01_lan_gateway.txt"), ["wg0"],
      [["uci", "set", "network.wg0.nohostroute=1"]],
      [["ip", "route", "del", "203.0.113.10/32", "via", "192.168.10.1", "dev", "br-lan"]], True),
     ("case01_fixed_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), [], [], [], False),
@@ -78,7 +77,7 @@ PLAN_CASES = [
 
 def _routes(load_fixture, source):
     command, case = source
-    parser = parse_busybox_route if command == "busybox_route_n" else parse_ip_route_show
+    parser = parse_ip_route_show_text if command == "ip_route_show" else parse_ip_route_show
     text = load_fixture(command, case)
     # the field report's fixture starts with a comment line saying where it comes from
     return parser("".join(line for line in text.splitlines(True) if not line.startswith("#")))

@@ -88,6 +88,18 @@ def test_text_and_json_agree(load_fixture, case):
         parse_ip_route_show(load_fixture("ip_j_route_show", case))
 
 
+def test_case01_lan_gateway_edge(load_fixture):
+    """Case 01 on an older router: the endpoint's /32 via the router's own LAN address (the plan deletes it as given)."""
+    text = "".join(line for line in load_fixture("ip_route_show", "case01_lan_gateway.txt").splitlines(True)
+                   if not line.startswith("#"))
+    routes = parse_ip_route_show_text(text)
+    assert [(route["dst"], route["dev"], route["gateway"]) for route in routes] == [
+        ("default", "eth0.2", "192.0.2.1"), ("10.77.0.0/24", "wg0", None), ("203.0.113.10", "br-lan", "192.168.10.1"),
+        ("192.168.10.0/24", "br-lan", None), ("192.0.2.0/24", "eth0.2", None)]
+    assert find_host_route(routes, "203.0.113.10")["gateway"] == "192.168.10.1"
+    assert find_host_route(routes, "203.0.113.11") is None
+
+
 def test_case01_field_text_matches_the_rebuilt_lab(load_fixture):
     field = parse_ip_route_show_text(load_fixture("ip_route_show", "case01_field.txt"))
     assert field == parse_ip_route_show(load_fixture("ip_j_route_show", "endpoint_pinned_to_backup.txt"))
