@@ -83,8 +83,8 @@ def batch_steps(subsets) -> list:
     if subsets & {"wireguard", "endpoint_routes"}:
         steps += [uci_step("network"), Step(WG_DUMP_NAME, WG_DUMP)]
     if "endpoint_routes" in subsets:
-        steps += route_table_steps() + [
-                  ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+        steps += route_table_steps()
+        steps += [ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
                   ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]

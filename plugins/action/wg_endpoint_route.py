@@ -9,11 +9,11 @@ runs and reports.
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
 ``uci -q show network`` and ``uci changes network``, the routes and ``ip [-j] route get`` for every
 endpoint address uci names (listed on the target, ``ForEachLine``), read by openwrt_facts' reader
-(plugin_utils/remote/route_reader.py): the fix sees the routes the finding saw. When uci must change and ``network`` holds staged changes the action did not make,
-it fails naming them, in check mode too, unless ``commit_staged``. When something must change (not
-in check mode), the uci commands, ``uci commit network``, the route deletions and
-the lookups after them run in one more; the results are checked in order and the first failure is
-reported. A result the batch lacks is read with a command of its own.
+(plugin_utils/remote/route_reader.py): the fix sees the routes the finding saw. When uci must
+change and ``network`` holds staged changes the action did not make, it fails naming them, in check
+mode too, unless ``commit_staged``. When something must change (not in check mode), the uci
+commands, ``uci commit network``, the route deletions and the lookups after them run in one more;
+the results are checked in order and the first failure is reported. A result the batch lacks is read with a command of its own.
 """
 
 from __future__ import annotations
