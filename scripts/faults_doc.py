@@ -47,7 +47,10 @@ def render(registry) -> str:
            "Each fault the collection finds is one definition under `plugins/plugin_utils/faults/`: the facts it",
            "reads, its rule, its fixing role and variables, its proof and this text. diagnose runs every rule,",
            "remediate runs the fixing roles in the order below, verify re-runs every rule on fresh facts and",
-           "measurements and ends each finding `fixed` or `still_present` (`reports/outcomes.json`).", "",
+           "measurements and ends each finding `fixed` or `still_present` (`reports/outcomes.json`). Each fixing",
+           "fault also has a pure plan: from the facts alone, what its role would change on a host, or that the",
+           "facts cannot tell (remediate's every-role mode reads the facts first and skips a role its plans show",
+           "converged).", "",
            "| # | finding id | severity | host | fixed by |", "|---|---|---|---|---|"]
     for fault in registry.FAULTS:
         out.append("| %s | [`%s`](#%s) | %s | %s | %s |" % (
@@ -68,6 +71,9 @@ def render(registry) -> str:
                 "- Fix: %s%s" % (("`%s`: " % fault.fix_role) if fault.fix_role else "", _cell(fault.fix))]
         if fault.fix_needs:
             out.append("- The role is told `%s` by the finding; with every role, the inventory must set it." % fault.fix_needs)
+        if fault.fix_role and fault.plan.__doc__:
+            out.append("- Plan (would the fix change this host? from the facts alone; every-role mode skips the role where "
+                       "it says no): %s" % _cell(fault.plan.__doc__))
         out.append("- Proof: %s" % _cell(fault.proof.how))
         if fault.proof.threshold_source:
             out.append("- Single-flow floor: %s." % _cell(fault.proof.threshold_source))

@@ -11,8 +11,10 @@ documentation.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, role_setting, whole_number
 
+# banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
+FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250}
 MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
 
@@ -62,6 +64,26 @@ def limit_drops_health_checks(host, view, views):
         % (limit, budget, failed, checks.get("sent"), drops))]
 
 
+def limit_plan(view, role_vars):
+    """What banip_icmp would change: ``banip.global.ban_icmplimit`` (uci) when it is not the wanted limit, then a reload.
+
+    ``[]`` where banIP is not installed (the role changes nothing there) or the limit is already set;
+    None without openwrt_facts' ``banip`` or with a limit that is not a whole number (the role fails naming it).
+    """
+    banip = (view.get("openwrt") or {}).get("banip")
+    if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
+        return None
+    if not banip["installed"]:
+        return []
+    wanted = whole_number(role_setting(role_vars, "banip_icmp_limit_per_second", FIX_DEFAULTS))
+    if wanted is None:
+        return None
+    current = banip.get("ban_icmplimit")
+    if current is not None and str(current) == str(wanted):
+        return []
+    return ["banip.global.ban_icmplimit: %s -> %d, then reload banIP" % ("unset" if current is None else "'%s'" % current, wanted)]
+
+
 BANIP_ICMP_LIMIT = Fault(
     id="banip_icmp_limit_drops_health_checks",
     number=2,
@@ -77,6 +99,8 @@ BANIP_ICMP_LIMIT = Fault(
     fix_role="tunnelfix.fleet.banip_icmp",
     fix_groups=("tunnelfix_openwrt",),
     rechecked=needs_own("health_checks"),
+    plan=limit_plan,
+    fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify sends the same bursty health-check pings (health_check_measure, enforced): none may "
                     "fail, and the rule re-run on the new counters and limit no longer fires."),
     files=("plugins/plugin_utils/faults/banip_icmp_limit.py", "roles/banip_icmp/tasks/icmplimit.yml",

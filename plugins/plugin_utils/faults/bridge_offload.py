@@ -11,8 +11,14 @@ crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). R
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, name_list, role_setting
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
+
+# bridge_gso_off's defaults/main.yml (pinned by a test)
+FIX_DEFAULTS = {"bridge_gso_off_bridges": [], "bridge_gso_off_features": ["gso", "tso", "gro"], "bridge_gso_off_persist": True}
+# ethtool's short names (ethtool -K) -> the names ethtool -k prints
+FEATURE_NAMES = {"gso": "generic-segmentation-offload", "tso": "tcp-segmentation-offload",
+                 "gro": "generic-receive-offload", "lro": "large-receive-offload"}
 
 
 def bridges_facts(view):
@@ -65,6 +71,30 @@ def offload_on_small_mtu_bridge(host, view, views):
     return out
 
 
+def offload_plan(view, role_vars):
+    """What bridge_gso_off would turn off live: each chosen feature that is on (and not [fixed]) on a chosen bridge or port.
+
+    ``[]`` when all are off and persisting is off; None when all are off and persisting is on (the
+    facts do not read the script, unit or hotplug files the role writes), without the bridges'
+    offload facts, or for a bridge or feature the facts do not have (the role fails naming it).
+    """
+    bridges = bridges_facts(view).get("bridges")
+    names = name_list(role_setting(role_vars, "bridge_gso_off_bridges", FIX_DEFAULTS))
+    features = [FEATURE_NAMES.get(name) for name in name_list(role_setting(role_vars, "bridge_gso_off_features", FIX_DEFAULTS))]
+    if not isinstance(bridges, dict) or not names or None in features or any(name not in bridges for name in names):
+        return None
+    changes = []
+    for name in names:
+        for device, facts in [(name, bridges[name])] + sorted((bridges[name].get("ports") or {}).items()):
+            current = (facts or {}).get("features")
+            if not isinstance(current, dict):
+                return None
+            changes.extend("ethtool -K %s %s off" % (device, short) for short, long_name in FEATURE_NAMES.items()
+                           if long_name in features and current.get(long_name) == "on")
+    persist = role_setting(role_vars, "bridge_gso_off_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
+    return changes or (None if persist else [])
+
+
 BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     id="bridge_offload_small_mtu_tunnel",
     number=5,
@@ -83,6 +113,8 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     fix_needs="bridge_gso_off_bridges",
     fix_var_names=("bridge_gso_off_bridges",),
     subject=lambda evidence: evidence.get("bridge"),
+    plan=offload_plan,
+    fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",
            "playbooks/verify.yml"),

@@ -11,7 +11,11 @@ all``, read by plugin_utils/remote/route_reader.py, the reader the fix's action 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
+    Fault, Proof, name_list, role_setting, wireguard_interfaces)
+
+# openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
+FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel_hotplug": True}
 
 
 def pinned_endpoints(host, view, views):
@@ -39,6 +43,43 @@ def pinned_endpoints(host, view, views):
     return out
 
 
+def route_plan(view, role_vars):
+    """What openwrt_mwan3_wg would change, from openwrt_facts' ``wireguard`` and ``endpoint_routes``.
+
+    Split tunnel: ``nohostroute`` set to 1 where unset, every pinned /32 of its endpoints deleted (a
+    route a ``config route`` section asks for is kept by the role: listed here all the same, so the
+    role runs and decides). Full tunnel: an existing ``nohostroute`` removed; with the hotplug script
+    on, None (the facts do not read that file). None without the facts, for a named interface uci
+    does not have (the role fails naming it) or a tunnel of unknown kind.
+    """
+    facts = view.get("openwrt") or {}
+    routes = facts.get("endpoint_routes")
+    if not isinstance(facts.get("wireguard"), dict) or not isinstance(routes, dict):
+        return None
+    interfaces = {name: iface for name, iface in wireguard_interfaces(facts).items() if iface.get("in_uci")}
+    chosen = name_list(role_setting(role_vars, "openwrt_mwan3_wg_interfaces", FIX_DEFAULTS)) or sorted(interfaces)
+    if any(name not in interfaces for name in chosen):
+        return None
+    changes = []
+    for name in chosen:
+        iface = interfaces[name]
+        if iface.get("tunnel") == "split":
+            if not iface.get("nohostroute"):
+                changes.append("network.%s.nohostroute: unset -> '1'" % name)
+            changes.extend("delete the pinned route %s via %s dev %s (endpoint of %s)"
+                           % (route.get("dst"), route.get("gateway"), route.get("dev"), name)
+                           for endpoint in routes.get("endpoints") or [] if endpoint.get("interface") == name
+                           for route in endpoint.get("pinned_routes") or [])
+        elif iface.get("tunnel") == "full":
+            if iface.get("nohostroute"):
+                changes.append("network.%s.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)" % name)
+            if role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS) not in (False, "false", "no", "0"):
+                return None
+        else:
+            return None
+    return changes
+
+
 ENDPOINT_ROUTE_PINNED = Fault(
     id="endpoint_route_pinned",
     number=1,
@@ -56,6 +97,8 @@ ENDPOINT_ROUTE_PINNED = Fault(
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),
+    plan=route_plan,
+    fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify re-reads the routes (the same reader, ip route show table all) and the rule no longer "
                     "fires: no static /32 pins the endpoint to another device. A router that is also in "
                     "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),

@@ -13,7 +13,7 @@ pair per thing found. The registry turns each pair into a finding; a rule never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
@@ -31,6 +31,11 @@ def _no_threshold(evidence):
 
 def _no_subject(evidence):
     """The default ``Fault.subject``: one finding of this id per host."""
+    return None
+
+
+def _plan_unknown(view, role_vars):
+    """The default ``Fault.plan``: the facts cannot tell whether the fix would change the host (the role runs)."""
     return None
 
 
@@ -80,6 +85,14 @@ class Fault:
     (the rule finds nothing in what was not measured). ``files``: the files a
     reader opens to follow the fault: this definition, the role's task file that applies the fix,
     the proof (at most three). ``symptom``/``fix``: doc text, in the operator's words.
+
+    ``plan(view, role_vars)``: pure, from the facts alone (no measurement): the changes the fixing
+    role would make on this host, one line each (``[]``: it would change nothing, the host is
+    converged for this fault), or None when the facts cannot tell (a fact missing, or a state the
+    facts do not read, such as a file the role writes); remediate's every-role mode skips a role
+    only when every plan of its faults is ``[]``. ``role_vars``: the host's variables (a mapping);
+    a role variable it does not set takes the value in ``fix_defaults`` (the role's defaults/main.yml,
+    pinned by a test).
     """
 
     id: str
@@ -101,6 +114,32 @@ class Fault:
     rechecked: Callable[[str, dict, dict], bool] = _facts_only
     hosts: str = "any"
     fires_when: str = ""
+    plan: Callable[[dict, dict], Optional[list]] = _plan_unknown
+    fix_defaults: dict = field(default_factory=dict)
+
+
+def role_setting(role_vars, name, defaults):
+    """``role_vars[name]`` (the host's variables: inventory, extra vars), else ``defaults[name]`` (the role's default)."""
+    value = (role_vars or {}).get(name)
+    return defaults[name] if value is None else value
+
+
+def name_list(value):
+    """A list option as the roles take it: a list, or a comma-separated string (``-e``); blanks dropped."""
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return [str(item) for item in value or []]
+
+
+def whole_number(value):
+    """``value`` as an int when it is one (``25``, ``"25"``), else None (the role then fails naming it: no plan)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
 
 
 def one_paragraph(text):

@@ -13,7 +13,8 @@ download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` fro
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, role_setting, whole_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
@@ -27,6 +28,15 @@ PATH_SHARE = 0.5
 QUEUE_FACTOR = 1.5
 QUEUE_MARGIN_MS = 5
 DEFAULT_DURATION_S = 15
+# linux_bbr_fq's defaults/main.yml (pinned by a test), and the sysctl each value sets (tcp facts' key)
+FIX_DEFAULTS = {"linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
+                "linux_bbr_fq_tcp_rmem": "4096 131072 33554432", "linux_bbr_fq_tcp_wmem": "4096 16384 33554432",
+                "linux_bbr_fq_netdev_max_backlog": 5000}
+_SYSCTLS = (("linux_bbr_fq_default_qdisc", "net.core.default_qdisc", "default_qdisc"),
+            ("linux_bbr_fq_congestion_control", "net.ipv4.tcp_congestion_control", "congestion_control"),
+            ("linux_bbr_fq_tcp_rmem", "net.ipv4.tcp_rmem", "tcp_rmem"),
+            ("linux_bbr_fq_tcp_wmem", "net.ipv4.tcp_wmem", "tcp_wmem"),
+            ("linux_bbr_fq_netdev_max_backlog", "net.core.netdev_max_backlog", "netdev_max_backlog"))
 
 
 def loss_limited_bound(bits_per_second, path_bits_per_second, rtt_ms, loss_ratio):
@@ -194,6 +204,31 @@ def _rechecked(host, evidence, views):
     return _OWN_MEASUREMENT(host, evidence, views)
 
 
+def tcp_plan(view, role_vars):
+    """What linux_bbr_fq would set live: each sysctl this host can take (module_utils/_tcp_tuning.plan_tcp_tuning, the
+    role's own plan) whose running value differs, one line each.
+
+    None when they all match (the facts do not read the sysctl.d and modules-load files the role
+    writes, so only the role can tell), without tunnel_facts' ``tcp`` and ``netns``, or where the
+    role fails (a congestion control the kernel lacks; a backlog that is not a whole number).
+    """
+    facts = view.get("tunnelfix") or {}
+    tcp, netns = facts.get("tcp"), facts.get("netns")
+    if not isinstance(tcp, dict) or not isinstance(netns, dict):
+        return None
+    backlog = whole_number(role_setting(role_vars, "linux_bbr_fq_netdev_max_backlog", FIX_DEFAULTS))
+    if backlog is None:
+        return None
+    wanted = {key: role_setting(role_vars, name, FIX_DEFAULTS) for name, key, _fact in _SYSCTLS}
+    wanted["net.core.netdev_max_backlog"] = backlog if backlog > 0 else ""
+    plan = plan_tcp_tuning(wanted, tcp, netns)
+    if plan["fatal"]:
+        return None
+    changes = ["%s: %s -> %s" % (key, tcp.get(fact), plan["apply"][key]) for _name, key, fact in _SYSCTLS
+               if key in plan["apply"] and " ".join(str(tcp.get(fact)).split()) != str(plan["apply"][key])]
+    return changes or None
+
+
 _FILES = ("plugins/plugin_utils/faults/loss_sensitive_congestion_control.py", "roles/linux_bbr_fq/tasks/tune.yml",
           "roles/tunnel_measure/tasks/single_flow.yml")
 _FIX = ("net.ipv4.tcp_congestion_control=bbr and net.core.default_qdisc=fq, live and in sysctl.d (tcp_bbr in "
@@ -214,6 +249,8 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     fix=_FIX,
     fix_role="tunnelfix.fleet.linux_bbr_fq",
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers"),
+    plan=tcp_plan,
+    fix_defaults=FIX_DEFAULTS,
     subject=lambda evidence: evidence.get("direction"),
     rechecked=_rechecked,
     proof=Proof(how="verify's single flow (tunnel_measure, enforced) must reach the floor, and the rule re-run "
@@ -236,6 +273,8 @@ BUFFER_BELOW_BDP = Fault(
     fix=_FIX,
     fix_role="tunnelfix.fleet.linux_bbr_fq",
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers"),
+    plan=tcp_plan,
+    fix_defaults=FIX_DEFAULTS,
     subject=lambda evidence: evidence.get("sysctl"),
     rechecked=_OWN_MEASUREMENT,
     proof=Proof(how="verify re-reads tcp_wmem/tcp_rmem and the rule no longer fires."),

@@ -11,9 +11,13 @@ WireGuard paper, section 6.1) is when a session without a new handshake is no lo
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
+    Fault, Proof, name_list, needs_own, role_setting, whole_number, wireguard_interfaces)
 
 STALE_HANDSHAKE_S = 180
+# wireguard_keepalive's defaults/main.yml (pinned by a test)
+FIX_DEFAULTS = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_interfaces": [],
+                "wireguard_keepalive_public_keys": []}
 
 
 def peers_to_hub(view, hub_view):
@@ -88,6 +92,52 @@ def stale_with_keepalive(host, view, views):
     return out
 
 
+def _chosen_peers(interfaces, role_vars):
+    """[(interface, peer)] the role would set, or None when a named interface or key is not there (the role fails)."""
+    names = name_list(role_setting(role_vars, "wireguard_keepalive_interfaces", FIX_DEFAULTS)) or sorted(interfaces)
+    keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
+    if any(name not in interfaces for name in names):
+        return None
+    peers = [(name, peer) for name in names for peer in interfaces[name].get("peers") or []
+             if (peer.get("public_key") in keys if keys else peer.get("endpoint_host"))]
+    if any(key not in {peer.get("public_key") for _name, peer in peers} for key in keys):
+        return None
+    return peers
+
+
+def keepalive_plan(view, role_vars):
+    """What wireguard_keepalive would change: PersistentKeepalive in the configuration and live, per chosen peer.
+
+    OpenWrt (openwrt_facts' ``wireguard``: uci and live): certain, ``[]`` when every chosen peer has
+    the value in uci and live. Linux (tunnel_facts' live ``wireguard`` only): the live differences,
+    else None (the facts do not read the wg-quick and .netdev files the role writes). None without
+    the facts, for a value that is not a whole number, or a named interface or key that is not there.
+    """
+    wanted = whole_number(role_setting(role_vars, "wireguard_keepalive_persistent_keepalive_s", FIX_DEFAULTS))
+    if wanted is None:
+        return None
+    want = wanted or None  # 0 turns it off: unset in uci, "off" live
+    openwrt = isinstance((view.get("openwrt") or {}).get("wireguard"), dict)
+    facts = view.get("openwrt") if openwrt else view.get("tunnelfix")
+    if not isinstance((facts or {}).get("wireguard"), dict):
+        return None
+    interfaces = wireguard_interfaces(facts)
+    if openwrt:
+        interfaces = {name: iface for name, iface in interfaces.items() if iface.get("in_uci")}
+    peers = _chosen_peers(interfaces, role_vars)
+    if peers is None:
+        return None
+    changes = []
+    for name, peer in peers:
+        live = peer.get("live") if openwrt else peer
+        if openwrt and peer.get("persistent_keepalive_s") != want:
+            changes.append("network.%s.persistent_keepalive: %s -> %s" % (peer.get("section"), peer.get("persistent_keepalive_s") or "unset",
+                                                                          want or "unset"))
+        if isinstance(live, dict) and live.get("persistent_keepalive_s") != want:
+            changes.append("wg set %s peer %s persistent-keepalive %s" % (name, peer.get("public_key"), want or "off"))
+    return changes if changes or openwrt else None
+
+
 NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     id="nat_peer_without_keepalive",
     number=4,
@@ -105,6 +155,8 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     fix_groups=("tunnelfix_wireguard_peers",),
     subject=lambda evidence: evidence.get("peer_public_key"),
     rechecked=needs_own("measurement"),
+    plan=keepalive_plan,
+    fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify's hub pings the peer after the same idle period (tunnel_measure, enforced): no ping "
                     "may be lost, and the rule re-run no longer fires."),
     files=("plugins/plugin_utils/faults/nat_peer_keepalive.py", "roles/wireguard_keepalive/tasks/linux.yml",

@@ -37,6 +37,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
           LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL,
@@ -150,35 +151,62 @@ def fix_vars_by_host(findings) -> dict:
     return dict(sorted(out.items()))
 
 
-def every_role_plan(groups, host_vars) -> dict:
-    """remediate's every-role mode for one host: ``{"roles": [role, ...], "skipped": {role: reason}}``.
+def role_plan(role, view, host_vars):
+    """The changes ``role`` would make on a host: its faults' plans (``Fault.plan``) together, or None when one cannot tell.
+
+    ``view``: the host's view (its facts); ``host_vars``: its variables (the role's settings).
+    A plan that trips over facts of an odd shape counts as "cannot tell": the role then runs and
+    reads for itself.
+    """
+    changes = []
+    for plan in dict.fromkeys(fault.plan for fault in FAULTS if fault.fix_role == role):
+        try:
+            lines = plan(view, host_vars or {})
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError):
+            return None
+        if lines is None:
+            return None
+        changes.extend(line for line in lines if line not in changes)
+    return changes
+
+
+def every_role_plan(groups, host_vars, view=None) -> dict:
+    """remediate's every-role mode for one host: ``{"roles": [...], "skipped": {role: reason}, "changes": {role: [...]}}``.
 
     ``groups``: the host's inventory groups; ``host_vars``: its variables (a fault's ``fix_needs``
-    is looked up there). A role runs where the host is in one of its faults' ``fix_groups`` and the
-    variable it needs is non-empty; otherwise it is skipped with the reason.
+    is looked up there); ``view``: its facts (``host_view``), or None. A role runs where the host is
+    in one of its faults' ``fix_groups`` and the variable it needs is non-empty, unless its plan
+    (``role_plan``) says it would change nothing; ``changes`` holds the plans that list changes.
     """
     groups = set(groups or [])
-    roles, skipped = [], {}
+    roles, skipped, changes = [], {}, {}
     for role in FIX_ROLES:
         if not groups & FIX_GROUPS[role]:
             continue
         faults = [fault for fault in FAULTS if fault.fix_role == role]
         needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
+        plan = role_plan(role, view, host_vars) if view else None
         if needs:
             skipped[role] = "%s is not set for this host (the role needs it; diagnose's findings would name it)" % needs[0]
+        elif plan == []:
+            skipped[role] = "converged: the facts show nothing this role would change"
         else:
             roles.append(role)
-    return {"roles": roles, "skipped": skipped}
+            if plan:
+                changes[role] = plan
+    return {"roles": roles, "skipped": skipped, "changes": changes}
 
 
 def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
-    """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}}}``.
+    """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}, "changes": {...}}}``.
 
     ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
-    its variables: its groups, and with ``every_role`` the variables a role needs). A role the findings
-    name for a host outside that role's groups is refused. With ``every_role`` each host gets the roles of its
-    groups (``every_role_plan``) and no vars; otherwise the roles and vars ``findings`` name
-    (``fix_roles_by_host``, ``fix_vars_by_host``; None is no findings). Hosts outside ``hosts`` are
+    its variables: its groups, and with ``every_role`` the variables a role needs and the facts
+    playbooks/facts.yml registered). A role the findings name for a host outside that role's groups is
+    refused. With ``every_role`` each host gets the roles of its groups that its facts do not show
+    converged (``every_role_plan``; ``changes``: what the plans expect them to change) and no vars;
+    otherwise the roles and vars ``findings`` name (``fix_roles_by_host``, ``fix_vars_by_host``; None
+    is no findings). Hosts outside ``hosts`` are
     left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
     Raises ValueError on findings that are not a findings list or name what no fault declares.
     """
@@ -186,7 +214,7 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
     if every_role:
         for host in hosts:
             own = host_vars[host]
-            plan = every_role_plan(own.get("group_names") or [], own)
+            plan = every_role_plan(own.get("group_names") or [], own, host_view(own))
             if plan["roles"] or plan["skipped"]:
                 plans[host] = dict(plan, vars={})
         return plans
@@ -199,7 +227,7 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
             if not groups & FIX_GROUPS[role]:
                 raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
                                  "file from another inventory" % (role, host, ", ".join(sorted(FIX_GROUPS[role]))))
-        plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}}
+        plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}, "changes": {}}
     return plans
 
 

@@ -8,7 +8,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 INVENTORY = "all:\n  children:\n    tunnelfix_wireguard_peers:\n      hosts:\n        nohost: {ansible_host: 127.0.0.1, ansible_port: 1}\n"
@@ -30,16 +29,20 @@ def test_no_findings_file_stops_with_rc_2_naming_the_way_out(tmp_path):
     assert "nohost" not in res.stdout.split("PLAY RECAP", 1)[1]      # no fleet host was even tried
 
 
-@pytest.mark.parametrize("findings, extra, says", [
-    ("[]", [], "no finding names a role: nothing to change"),
-    (None, ["-e", "tunnelfix_remediate_all_roles=true"], "every role on every host: tunnelfix_remediate_all_roles is set"),
-])
-def test_findings_or_the_opt_in_let_it_go_on(tmp_path, findings, extra, says):
-    if findings is not None:
-        (tmp_path / "reports").mkdir()
-        (tmp_path / "reports" / "findings.json").write_text(findings, encoding="utf-8")
-    res = remediate(tmp_path, "--check", *extra)
-    assert says in res.stdout
+def test_findings_let_it_go_on_without_reading_any_host(tmp_path):
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "findings.json").write_text("[]", encoding="utf-8")
+    res = remediate(tmp_path, "--check")
+    assert "no finding names a role: nothing to change" in res.stdout
+    facts_play = res.stdout.split("PLAY [Gather tunnel facts on hubs and peers", 1)[1].split("PLAY [", 1)[0]
+    assert "skipping: no hosts matched" in facts_play and "nohost" not in facts_play   # the default mode reads no facts
+
+
+def test_the_every_role_opt_in_reads_each_hosts_facts_first(tmp_path):
+    """Every-role mode: the facts the faults' plans read come first (here the host is unreachable: nothing further)."""
+    res = remediate(tmp_path, "--check", "-e", "tunnelfix_remediate_all_roles=true")
+    facts_play = res.stdout.split("PLAY [Gather tunnel facts on hubs and peers", 1)[1].split("PLAY RECAP", 1)[0]
+    assert "nohost" in facts_play and "UNREACHABLE" in facts_play
     assert "no findings file /" not in res.stdout
 
 

@@ -225,7 +225,8 @@ def test_remediate_plans_from_findings_leave_converged_and_foreign_hosts_out():
     findings = [finding("owrt", BRIDGE, bridge="br-lan"), with_vars, finding("hub", KERNEL), finding("elsewhere", ROUTE)]
     host_vars = {"owrt": {"group_names": ["tunnelfix_openwrt"]}}
     plans = registry.remediate_plans(findings, host_vars, ["hub", "owrt", "clean"], False)
-    assert plans == {"owrt": {"roles": [BRIDGE.fix_role], "vars": {"bridge_gso_off_bridges": ["br-lan"]}, "skipped": {}}}
+    assert plans == {"owrt": {"roles": [BRIDGE.fix_role], "vars": {"bridge_gso_off_bridges": ["br-lan"]}, "skipped": {},
+                              "changes": {}}}
     assert registry.remediate_plans(None, {}, ["hub"], False) == {}
 
 

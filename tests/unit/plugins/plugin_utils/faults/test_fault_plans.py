@@ -1,0 +1,254 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Each fault's pure plan (Fault.plan): what its role would change, from the facts alone; [] converged, None cannot tell.
+
+Both sides of every decision, the recorded lab views (fixtures/host_views: diagnose on a fresh lab,
+and after remediate), and the defaults each plan assumes against the role's own defaults/main.yml.
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import limit_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import offload_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import route_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import tcp_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import keepalive_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
+    BY_ID, FAULTS, FIX_ROLES, every_role_plan, remediate_plans, role_plan)
+
+REPO = Path(__file__).resolve().parents[5]
+BANIP_ROLE, ROUTE_ROLE = BY_ID["banip_icmp_limit_drops_health_checks"].fix_role, BY_ID["endpoint_route_pinned"].fix_role
+KEEPALIVE_ROLE = BY_ID["nat_peer_without_keepalive"].fix_role
+CC_ROLE, BRIDGE_ROLE = BY_ID["loss_sensitive_congestion_control"].fix_role, BY_ID["bridge_offload_small_mtu_tunnel"].fix_role
+KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
+
+
+@pytest.fixture
+def lab(load_fixture):
+    return {phase: json.loads(load_fixture("host_views", "lab_%s.json" % phase)) for phase in ("before", "after")}
+
+
+def test_every_fixing_fault_has_a_plan_and_its_defaults_are_the_roles():
+    for fault in FAULTS:
+        if not fault.fix_role:
+            continue
+        assert fault.plan(fault_view := {}, {}) is None, fault.id   # no facts: cannot tell
+        assert fault_view == {}
+        defaults = yaml.safe_load((REPO / "roles" / fault.fix_role.rsplit(".", 1)[1] / "defaults" / "main.yml").read_text())
+        assert fault.fix_defaults and {name: defaults[name] for name in fault.fix_defaults} == fault.fix_defaults, fault.id
+
+
+def test_the_fresh_lab_plans_the_planted_faults(lab):
+    owrt, peer = lab["before"]["owrt"], lab["before"]["peer"]
+    assert role_plan(BANIP_ROLE, owrt, {}) == ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]
+    assert role_plan(ROUTE_ROLE, owrt, {}) == ["network.wg0.nohostroute: unset -> '1'",
+                                               "delete the pinned route 198.51.100.1 via 100.64.20.1 dev wwan0 (endpoint of wg0)"]
+    assert role_plan(KEEPALIVE_ROLE, peer, {}) == ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]
+    assert role_plan(CC_ROLE, peer, {}) == ["net.ipv4.tcp_congestion_control: cubic -> bbr",
+                                            "net.ipv4.tcp_wmem: 4096 16384 4194304 -> 4096 16384 33554432"]
+
+
+def test_the_fixed_lab_is_converged_where_the_facts_can_tell(lab):
+    owrt, peer = lab["after"]["owrt"], lab["after"]["peer"]
+    for role in (BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE):
+        assert role_plan(role, owrt, {}) == [], role
+    # Linux: the live values match (the lab's peer keeps alive every 5 s), but the files the roles write
+    # are not in the facts
+    assert role_plan(KEEPALIVE_ROLE, peer, {"wireguard_keepalive_persistent_keepalive_s": 5}) is None
+    assert role_plan(CC_ROLE, peer, {}) is None
+    plan = every_role_plan(owrt["groups"], {"bridge_gso_off_bridges": ["br-lan"]}, owrt)
+    assert plan["roles"] == [CC_ROLE, BRIDGE_ROLE]
+    assert sorted(plan["skipped"]) == sorted([BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE])
+    assert all(reason.startswith("converged") for reason in plan["skipped"].values())
+
+
+def test_a_changed_variable_is_a_change(lab):
+    """The user CI's every-role run applies a changed inventory value: the plan sees it."""
+    owrt = lab["after"]["owrt"]
+    assert role_plan(KEEPALIVE_ROLE, owrt, {"wireguard_keepalive_persistent_keepalive_s": 30}) == [
+        "network.hub.persistent_keepalive: 25 -> 30", "wg set wg0 peer %s persistent-keepalive 30" % KEY_A]
+    assert role_plan(BANIP_ROLE, owrt, {"banip_icmp_limit_per_second": "300"}) == [
+        "banip.global.ban_icmplimit: '250' -> 300, then reload banIP"]
+
+
+# banIP ------------------------------------------------------------------------------------------
+
+def banip_view(**banip):
+    return {"openwrt": {"banip": dict({"installed": True, "ban_icmplimit": None}, **banip)}}
+
+
+@pytest.mark.parametrize("banip, role_vars, expected", [
+    ({"ban_icmplimit": "250"}, {}, []),
+    ({"ban_icmplimit": "249"}, {}, ["banip.global.ban_icmplimit: '249' -> 250, then reload banIP"]),
+    ({"ban_icmplimit": "251"}, {}, ["banip.global.ban_icmplimit: '251' -> 250, then reload banIP"]),
+    ({}, {}, ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]),
+    ({"ban_icmplimit": "100"}, {"banip_icmp_limit_per_second": 100}, []),
+    ({"installed": False, "ban_icmplimit": "25"}, {}, []),          # the role changes nothing without banIP
+    ({"installed": None}, {}, None),
+    ({}, {"banip_icmp_limit_per_second": "lots"}, None),            # the role fails naming it
+    ({}, {"banip_icmp_limit_per_second": True}, None),
+])
+def test_banip_plan(banip, role_vars, expected):
+    assert limit_plan(banip_view(**banip), role_vars) == expected
+
+
+# endpoint route ---------------------------------------------------------------------------------
+
+def route_view(tunnel="split", nohostroute=False, pinned=None, in_uci=True, interface="wg0"):
+    return {"openwrt": {
+        "wireguard": {"interfaces": {interface: {"in_uci": in_uci, "tunnel": tunnel, "nohostroute": nohostroute, "peers": []}}},
+        "endpoint_routes": {"endpoints": [{"interface": "wg0", "address": "203.0.113.10", "pinned_routes": pinned or []}]}}}
+
+
+PINNED = [{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0"}]
+
+
+@pytest.mark.parametrize("view, role_vars, expected", [
+    (route_view(nohostroute=True), {}, []),
+    (route_view(), {}, ["network.wg0.nohostroute: unset -> '1'"]),
+    (route_view(nohostroute=True, pinned=PINNED), {},
+     ["delete the pinned route 203.0.113.10 via 198.51.100.1 dev wwan0 (endpoint of wg0)"]),
+    (route_view(nohostroute=True, pinned=PINNED, interface="wg1"), {}, []),    # another interface's endpoint
+    (route_view(in_uci=False), {}, []),                                        # live only: not the role's
+    (route_view(tunnel="full", nohostroute=True), {"openwrt_mwan3_wg_full_tunnel_hotplug": False},
+     ["network.wg0.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)"]),
+    (route_view(tunnel="full"), {"openwrt_mwan3_wg_full_tunnel_hotplug": False}, []),
+    (route_view(tunnel="full"), {}, None),                                     # the hotplug file is not in the facts
+    (route_view(tunnel=None), {}, None),
+    (route_view(nohostroute=True), {"openwrt_mwan3_wg_interfaces": ["wg9"]}, None),
+    (route_view(nohostroute=True), {"openwrt_mwan3_wg_interfaces": "wg0"}, []),
+])
+def test_route_plan(view, role_vars, expected):
+    assert route_plan(view, role_vars) == expected
+
+
+def test_route_plan_needs_both_facts():
+    view = route_view()
+    del view["openwrt"]["endpoint_routes"]
+    assert route_plan(view, {}) is None
+
+
+# keepalive --------------------------------------------------------------------------------------
+
+def openwrt_keepalive_view(uci=25, live=25, endpoint="203.0.113.10", key=KEY_A):
+    peer = {"section": "hub", "public_key": key, "endpoint_host": endpoint, "persistent_keepalive_s": uci,
+            "live": None if live == "down" else {"persistent_keepalive_s": live}}
+    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {"in_uci": True, "peers": [peer]}}}}}
+
+
+def linux_keepalive_view(live=25, endpoint="203.0.113.10"):
+    peer = {"public_key": KEY_A, "endpoint_host": endpoint, "persistent_keepalive_s": live}
+    return {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": [peer]}}}}}
+
+
+@pytest.mark.parametrize("view, role_vars, expected", [
+    (openwrt_keepalive_view(), {}, []),
+    (openwrt_keepalive_view(uci=None), {}, ["network.hub.persistent_keepalive: unset -> 25"]),
+    (openwrt_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
+    (openwrt_keepalive_view(live="down"), {}, []),                     # not live: uci is all the role changes
+    (openwrt_keepalive_view(uci=None, live=None), {"wireguard_keepalive_persistent_keepalive_s": 0}, []),
+    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "0"},
+     ["network.hub.persistent_keepalive: 25 -> unset", "wg set wg0 peer %s persistent-keepalive off" % KEY_A]),
+    (openwrt_keepalive_view(uci=None, endpoint=None), {}, []),          # no endpoint: not the NATed side
+    (openwrt_keepalive_view(uci=None, endpoint=None), {"wireguard_keepalive_public_keys": [KEY_A]},
+     ["network.hub.persistent_keepalive: unset -> 25"]),
+    (openwrt_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),   # the role fails naming it
+    (openwrt_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg9"]}, None),
+    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "often"}, None),
+    (linux_keepalive_view(), {}, None),                                # live matches; the files are not read
+    (linux_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
+    (linux_keepalive_view(live=24), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
+    (linux_keepalive_view(live=None, endpoint=None), {}, None),
+])
+def test_keepalive_plan(view, role_vars, expected):
+    assert keepalive_plan(view, role_vars) == expected
+
+
+# TCP stack --------------------------------------------------------------------------------------
+
+TCP = {"congestion_control": "bbr", "congestion_control_available": ["reno", "cubic", "bbr"],
+       "congestion_control_allowed": ["reno", "cubic", "bbr"], "default_qdisc": "fq", "sch_fq_available": True,
+       "tcp_bbr_loadable_module": False, "tcp_rmem": "4096 131072 33554432", "tcp_wmem": "4096\t16384 33554432",
+       "netdev_max_backlog": "5000"}
+
+
+def tcp_view(child_netns=False, **tcp):
+    return {"tunnelfix": {"tcp": dict(TCP, **tcp), "netns": {"child_netns": child_netns}}}
+
+
+@pytest.mark.parametrize("view, role_vars, expected", [
+    (tcp_view(), {}, None),                                            # live matches; sysctl.d is not read
+    (tcp_view(congestion_control="cubic"), {}, ["net.ipv4.tcp_congestion_control: cubic -> bbr"]),
+    (tcp_view(default_qdisc="fq_codel", netdev_max_backlog="1000"), {},
+     ["net.core.default_qdisc: fq_codel -> fq", "net.core.netdev_max_backlog: 1000 -> 5000"]),
+    (tcp_view(netdev_max_backlog="1000"), {"linux_bbr_fq_netdev_max_backlog": 0}, None),   # 0: not managed
+    (tcp_view(default_qdisc=None, netdev_max_backlog=None, child_netns=True), {}, None),  # host-level keys skipped
+    (tcp_view(congestion_control="cubic", congestion_control_available=["reno", "cubic"]), {}, None),   # the role fails
+    (tcp_view(), {"linux_bbr_fq_netdev_max_backlog": "many"}, None),
+    (tcp_view(), {"linux_bbr_fq_congestion_control": "cubic"}, ["net.ipv4.tcp_congestion_control: bbr -> cubic"]),
+])
+def test_tcp_plan(view, role_vars, expected):
+    assert tcp_plan(view, role_vars) == expected
+
+
+# bridges ----------------------------------------------------------------------------------------
+
+def bridge_view(bridge="off", port="off"):
+    def device(state):
+        return {"features": {"generic-segmentation-offload": state, "tcp-segmentation-offload": "off [fixed]",
+                             "generic-receive-offload": "off", "large-receive-offload": "on"}}
+    return {"tunnelfix": {"bridges": {"ip_json": True, "bridges": {"br-lan": dict(device(bridge), ports={"lan1": device(port)})}}}}
+
+
+@pytest.mark.parametrize("view, role_vars, expected", [
+    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_persist": False}, []),
+    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"]}, None),     # the persisted files are not read
+    (bridge_view(port="on"), {"bridge_gso_off_bridges": ["br-lan"]}, ["ethtool -K lan1 gso off"]),
+    (bridge_view(bridge="on [fixed]"), {"bridge_gso_off_bridges": "br-lan", "bridge_gso_off_persist": False}, []),
+    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["lro"]}, ["ethtool -K br-lan lro off",
+                                                                                                 "ethtool -K lan1 lro off"]),
+    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["rx"]}, None),
+    (bridge_view(), {"bridge_gso_off_bridges": ["br-guest"]}, None),
+    (bridge_view(), {}, None),
+])
+def test_bridge_plan(view, role_vars, expected):
+    assert offload_plan(view, role_vars) == expected
+
+
+def test_bridge_plan_without_offload_facts():
+    view = bridge_view()
+    view["tunnelfix"]["bridges"]["bridges"]["br-lan"]["ports"]["lan1"]["features"] = None
+    assert offload_plan(view, {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_persist": False}) is None
+
+
+# the registry -----------------------------------------------------------------------------------
+
+def test_role_plan_of_odd_facts_cannot_tell():
+    assert role_plan(BANIP_ROLE, {"openwrt": {"banip": "installed"}}, {}) is None
+
+
+def test_every_role_mode_skips_only_what_the_facts_show_converged(lab):
+    host_vars = {"owrt": {"group_names": lab["after"]["owrt"]["groups"],
+                          "tunnelfix_gathered_openwrt_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["after"]["owrt"]["openwrt"]}}},
+                 "fresh": {"group_names": lab["before"]["owrt"]["groups"],
+                           "tunnelfix_gathered_openwrt_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["before"]["owrt"]["openwrt"]}}},
+                 "unread": {"group_names": ["tunnelfix_openwrt"]}}
+    plans = remediate_plans(None, host_vars, ["owrt", "fresh", "unread"], True)
+    assert plans["owrt"]["roles"] == [CC_ROLE]                          # the router's TCP facts are not gathered
+    assert [role for role in FIX_ROLES if role in plans["owrt"]["skipped"]] == [BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, BRIDGE_ROLE]
+    assert plans["fresh"]["roles"] == [BANIP_ROLE, ROUTE_ROLE, CC_ROLE]   # its keepalive was right before the fix
+    assert plans["fresh"]["changes"][ROUTE_ROLE][0] == "network.wg0.nohostroute: unset -> '1'"
+    assert CC_ROLE not in plans["fresh"]["changes"]                     # runs, but nothing to list
+    assert plans["unread"]["roles"] == [BANIP_ROLE, ROUTE_ROLE]         # no facts: every role of its groups runs
+    assert plans["unread"]["changes"] == {}
+
+
+def test_plans_do_not_change_the_view(lab):
+    view = copy.deepcopy(lab["before"]["owrt"])
+    for role in FIX_ROLES:
+        role_plan(role, view, {})
+    assert view == lab["before"]["owrt"]
