@@ -5,6 +5,9 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_show, parse_ip_route_show_text
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import route_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import endpoint_route_facts, endpoint_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
     classify_tunnel, find_pinned_routes, plan_wg_endpoint_routes, route_delete_argv, uplink_device,
@@ -149,3 +152,24 @@ def test_bad_allowed_ips_names_the_option():
 def test_uplink_device(load_fixture, uplink, device):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
     assert uplink_device(network, uplink) == device
+
+
+@pytest.mark.parametrize("uci, source, interfaces, uci_commands, route_commands, changed", PLAN_CASES)
+def test_the_faults_plan_agrees_with_the_actions(load_fixture, uci, source, interfaces, uci_commands, route_commands, changed):
+    """Fault 1's plan (from openwrt_facts' facts: merged uci and the endpoints' pinned routes) and wg_endpoint_route's
+    plan (from the raw uci and routes) agree on the same router: converged ([]) exactly when the action changes
+    nothing, one line per uci command and route deletion otherwise; a full tunnel's plan cannot tell (its
+    hotplug script is not in the facts) unless the hotplug is off."""
+    network = parse_uci_show(load_fixture("uci_show", uci))["network"]
+    routes = _routes(load_fixture, source)
+    interfaces_facts = merge_wireguard(network, None)
+    targets = endpoint_targets(interfaces_facts)["targets"]
+    view = {"openwrt": {"wireguard": {"interfaces": interfaces_facts},
+                        "endpoint_routes": {"endpoints": [endpoint_route_facts(target, None, routes, "not looked up")
+                                                          for target in targets]}}}
+    role_vars = {"openwrt_mwan3_wg_interfaces": interfaces, "openwrt_mwan3_wg_full_tunnel_hotplug": False}
+    plan = route_plan(view, role_vars)
+    assert plan is not None and (plan == []) is (not changed)
+    assert len(plan) == len(uci_commands) + len(route_commands)
+    if plan_wg_endpoint_routes(network, routes, interfaces)["full_tunnel_endpoints"]:
+        assert route_plan(view, dict(role_vars, openwrt_mwan3_wg_full_tunnel_hotplug=True)) is None
