@@ -77,6 +77,8 @@ def render(registry) -> str:
         out.append("- Proof: %s" % _cell(fault.proof.how))
         if fault.proof.threshold_source:
             out.append("- Single-flow floor: %s." % _cell(fault.proof.threshold_source))
+        elif fault.fix_role:
+            out.append("- Single-flow floor: none of its own; a measured host is held to verify's default above.")
         out += ["- Follow it in: %s." % ", ".join("`%s`" % path for path in fault.files), ""]
     return "\n".join(out)
 

@@ -17,21 +17,12 @@ lacks is read with a command of its own (``batch_step``).
 from __future__ import annotations
 
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
-    module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, package_listed, tcp_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader, cat_argv, tcp_read_steps
 
-# kernel module -> OpenWrt package that ships it as a loadable module (OpenWrt has no modinfo)
-MODULE_PACKAGES = {"tcp_bbr": "kmod-tcp-bbr"}
-# package manager -> argv prefix listing an installed package: apk (OpenWrt 25.12) first, then opkg
-PACKAGE_LISTINGS = (("apk", ["apk", "list", "--installed"]), ("opkg", ["opkg", "list-installed"]))
 BATCH_SHOWN = "sh -c '<tcp_tuning: %d commands in one script>'"
 
 
@@ -40,22 +31,9 @@ def _steps(argvs):
     return list({step_name(argv): Step(step_name(argv), list(argv)) for argv in argvs}.values())
 
 
-def cat_argv(key):
-    return ["cat", sysctl_path(key)]
-
-
 def read_steps(keys) -> list:
-    """The first batch: ``cat`` of every key in ``keys``, the presence listing, ``modinfo`` per module,
-    the package listings, ``systemd-detect-virt``.
-
-    More than the decisions may need (modinfo and the package listings when sysfs already shows
-    the module): a command too many costs less than a round trip.
-    """
-    argvs = [cat_argv(key) for key in keys] + [PRESENCE] + [modinfo_argv(name) for name in PROBED_MODULES]
-    for package in MODULE_PACKAGES.values():
-        for tool, prefix in PACKAGE_LISTINGS:
-            argvs += [["command", "-v", tool], prefix + [package]]
-    return _steps(argvs + [DETECT_VIRT])
+    """The first batch: the TCP-stack reads (remote/tcp_reader.py, as the facts read them) and ``cat`` of ``keys``."""
+    return tcp_read_steps(keys)
 
 
 def write_steps(writes) -> list:
@@ -66,7 +44,7 @@ def write_steps(writes) -> list:
     return _steps(argvs)
 
 
-class ActionModule(OpenWrtActionBase):
+class ActionModule(TcpReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.tcp_tuning`` action."""
 
     ARGUMENT_SPEC = {
@@ -77,8 +55,8 @@ class ActionModule(OpenWrtActionBase):
 
     def run_openwrt(self, args, task_vars):
         values = check_values(args["values"])
-        self.run_steps(read_steps((*TCP_FACT_KEYS, *values)))
-        self.present = self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
+        self.run_steps(read_steps(tuple(values)))
+        self.read_presence()
         facts = {"tcp": self.gather_tcp(), "netns": self.gather_netns()}
         before = {key: self.read_sysctl(key) for key in values}
         writes = {key: value for key, value in values.items() if needs_write(before[key], value)}
@@ -102,35 +80,3 @@ class ActionModule(OpenWrtActionBase):
     def run_steps(self, steps):
         """Run ``steps`` in one remote execution; the results replace the previous batch's."""
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
-
-    def read_sysctl(self, key):
-        """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""
-        res = self.step(cat_argv(key), ok_rcs=(0, 1))
-        return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
-
-    def package_installed(self, package):
-        """Whether apk (OpenWrt 25.12) or opkg lists ``package`` as installed; False without either.
-
-        The tool is looked up with the base's command_exists (read from the batch).
-        """
-        for tool, prefix in PACKAGE_LISTINGS:
-            if self.command_exists(tool):
-                res = self.step(prefix + [package], ok_rcs=(0, 1))
-                return package_listed(res["stdout"], package)
-        return False
-
-    def gather_tcp(self):
-        read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
-        states = {}
-        for name in PROBED_MODULES:
-            sysfs = sysfs_module_state(name, self.present)
-            modinfo = self.step(modinfo_argv(name), ok_rcs=range(256))
-            package = MODULE_PACKAGES.get(name)
-            installed = (sysfs == "absent" and modinfo["rc"] != 0 and package is not None
-                         and self.package_installed(package))
-            states[name] = module_state(sysfs, modinfo["rc"], modinfo["stdout"], installed)
-        return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])
-
-    def gather_netns(self):
-        detect = self.step(DETECT_VIRT, ok_rcs=range(256))
-        return netns_from_probe(self.present, detect["rc"], detect["stdout"])

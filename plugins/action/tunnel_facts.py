@@ -18,52 +18,41 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_rou
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, DETECT_VIRT, ETHTOOL_K, LIVE_ENDPOINT_LINES, NOT_FOUND, PRESENCE, PROBED_MODULES, ROUTE_GET_JSON,
-    ROUTES_JSON, WG_DUMP, WG_DUMP_NAME, modinfo_argv, sysctl_path)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
-    module_state, netns_from_probe, parse_present_paths, sysfs_module_state)
+    BRIDGE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS,
+    WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     default_routes, parse_ip_route_get, parse_ip_route_show)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS, tcp_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader, tcp_read_steps
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
-
-
-def _cat(key):
-    return ["cat", sysctl_path(key)]
 
 
 def batch_steps(subsets) -> list:
     """The batch for ``subsets`` (names from SUBSETS): every command a gather_* may read."""
     steps = []
     if subsets & {"tcp", "netns"}:
-        steps.append(step_of(PRESENCE))
+        steps += tcp_read_steps(tcp="tcp" in subsets, netns="netns" in subsets)
     if subsets & {"wireguard", "routes"}:
-        steps.append(Step(WG_DUMP_NAME, WG_DUMP))
+        steps += [Step(WG_DUMP_NAME, WG_DUMP), Step(WG_CONFIG_PEERS_NAME, WG_CONFIG_PEERS)]
     if "routes" in subsets:
         steps += [step_of(ROUTES_JSON),
                   ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
-    if "tcp" in subsets:
-        steps += [step_of(_cat(key)) for key in TCP_FACT_KEYS]
-        steps += [step_of(modinfo_argv(name)) for name in PROBED_MODULES]
-    if "netns" in subsets:
-        steps.append(step_of(DETECT_VIRT))
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
                   ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
     return steps
 
 
-class ActionModule(OpenWrtActionBase):
+class ActionModule(TcpReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.tunnel_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -77,8 +66,6 @@ class ActionModule(OpenWrtActionBase):
             subsets = subsets | {"wireguard"}  # the endpoints come from the peers
         steps = batch_steps(subsets)
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
-        self.present = (self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
-                        if subsets & {"tcp", "netns"} else set())
         facts = {}
         if "wireguard" in subsets:
             facts["wireguard"] = self.gather_wireguard()
@@ -96,13 +83,16 @@ class ActionModule(OpenWrtActionBase):
         return result
 
     def gather_wireguard(self):
-        """``{"available", "interfaces"}``: no ``wg`` is not a failure; ``wg`` failing is."""
+        """``{"available", "interfaces", "configs", "config_dirs"}``: the live state (no ``wg`` is not a failure;
+        ``wg`` failing is) and what the wg-quick and .netdev files say of each peer's keepalive."""
+        configs = self.parse_output(self.step(WG_CONFIG_PEERS, name=WG_CONFIG_PEERS_NAME), parse_wg_config_peers)
+        files = {"configs": configs, "config_dirs": {"wg_quick": WG_QUICK_DIR, "networkd": NETWORKD_DIR}}
         res = self.step(WG_DUMP, ok_rcs=(0, NOT_FOUND), name=WG_DUMP_NAME)
         if res["rc"] == NOT_FOUND:
-            return {"available": False, "interfaces": {}}
+            return dict(files, available=False, interfaces={})
         now, dump = self.parse_output(res, split_dated_output)
         parsed = self.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))
-        return {"available": True, "interfaces": parsed["interfaces"]}
+        return dict(files, available=True, interfaces=parsed["interfaces"])
 
     def gather_routes(self, wireguard):
         """Default routes and, per endpoint host, the route ``ip -j route get`` chose (describe_endpoint_route)."""
@@ -117,23 +107,6 @@ class ActionModule(OpenWrtActionBase):
                 res = self.batch_step(self.batch, foreach_name(ROUTE_GET_JSON, host), argv, shown=step_name(argv))
                 endpoints[host] = describe_endpoint_route(self.parse_output(res, parse_ip_route_get), routes, host)
         return {"default": default_routes(routes), "endpoints": endpoints}
-
-    def read_sysctl(self, key):
-        """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""
-        res = self.step(_cat(key), ok_rcs=range(256))
-        return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
-
-    def gather_tcp(self):
-        read = {key: self.read_sysctl(key) for key in TCP_FACT_KEYS}
-        states = {}
-        for name in PROBED_MODULES:
-            modinfo = self.step(modinfo_argv(name), ok_rcs=range(256))
-            states[name] = module_state(sysfs_module_state(name, self.present), modinfo["rc"], modinfo["stdout"])
-        return tcp_facts(read, states["tcp_bbr"], states["sch_fq"])  # a ParseError fails the task cleanly
-
-    def gather_netns(self):
-        detect = self.step(DETECT_VIRT, ok_rcs=range(256))
-        return netns_from_probe(self.present, detect["rc"], detect["stdout"])
 
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""

@@ -100,6 +100,8 @@ ansible_facts:
         tcp_bbr_available: true
         tcp_bbr_loadable_module: false
         sch_fq_available: false
+        sysctl_dropins: {"/etc/sysctl.d/60-tunnelfix-bbr-fq.conf": {"net.ipv4.tcp_congestion_control": "bbr"}}
+        tcp_bbr_module_files: []
       netns:
         child_netns: true
         container: podman

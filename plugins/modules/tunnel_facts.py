@@ -134,7 +134,10 @@ ansible_facts:
             C(congestion_control_allowed) (lists), C(default_qdisc) (null where this namespace
             has none), C(tcp_rmem), C(tcp_wmem) (strings "min default max", bytes),
             C(netdev_max_backlog) (packets, null where absent), C(sch_fq_available),
-            C(tcp_bbr_available), C(tcp_bbr_loadable_module) (bools).
+            C(tcp_bbr_available), C(tcp_bbr_loadable_module) (bools); what sets the keys
+            M(tunnelfix.fleet.tcp_tuning) manages again at boot - C(sysctl_dropins) (dict, every sysctl.d file
+            and C(/etc/sysctl.conf) that sets one of them, path to key to value) and C(tcp_bbr_module_files)
+            (list, the modules-load.d and OpenWrt C(/etc/modules.d) files that load tcp_bbr).
           type: dict
         netns:
           description: >-

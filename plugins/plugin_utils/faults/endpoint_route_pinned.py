@@ -88,20 +88,23 @@ ENDPOINT_ROUTE_PINNED = Fault(
     hosts="OpenWrt router",
     reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
     rule=pinned_endpoints,
-    fires_when="a split tunnel's endpoint has a static /32 and leaves through another device than the preferred "
-               "uplink's (openwrt_mwan3_wg_preferred_uplink, default wan)",
+    fires_when="a split tunnel's endpoint has a pinned host route (a /32 or /128 that is not the kernel's, in any "
+               "table) and ip route get sends it through another device than the preferred uplink's "
+               "(openwrt_mwan3_wg_preferred_uplink, default wan, resolved to its uci device)",
     symptom="The tunnel is slow (the backup's rate) although the main uplink is back: the endpoint's /32 still "
             "points at the uplink that was up when the WireGuard interface started.",
-    fix="Split tunnel: nohostroute=1 on the interface and the pinned /32 deleted, so the endpoint follows the "
-        "main table (mwan3). Full tunnel: the /32 stays and is re-pointed when the uplink changes (hotplug).",
+    fix="Split tunnel: nohostroute=1 on every split-tunnel interface (or those in openwrt_mwan3_wg_interfaces) and "
+        "every pinned /32 of its endpoints deleted (one a config route section asks for is kept), so the endpoint "
+        "follows the main table (mwan3); a changed interface is brought up again with an automatic rollback. "
+        "Full tunnel: the /32 stays and is re-pointed when the uplink changes (mwan3 hotplug script).",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),
     plan=route_plan,
     fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify re-reads the routes (the same reader, ip route show table all) and the rule no longer "
-                    "fires: no static /32 pins the endpoint to another device. A router that is also in "
+                    "fires: no pinned host route sends the endpoint through another device. A router that is also in "
                     "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),
-    files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/routes.yml",
+    files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/main.yml",
            "playbooks/verify.yml"),
 )

@@ -31,7 +31,8 @@ DEFAULT_DURATION_S = 15
 # linux_bbr_fq's defaults/main.yml (pinned by a test), and the sysctl each value sets (tcp facts' key)
 FIX_DEFAULTS = {"linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
                 "linux_bbr_fq_tcp_rmem": "4096 131072 33554432", "linux_bbr_fq_tcp_wmem": "4096 16384 33554432",
-                "linux_bbr_fq_netdev_max_backlog": 5000}
+                "linux_bbr_fq_netdev_max_backlog": 5000, "linux_bbr_fq_sysctl_file": "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf",
+                "linux_bbr_fq_modules_load_file": "/etc/modules-load.d/tunnelfix-bbr.conf"}
 _SYSCTLS = (("linux_bbr_fq_default_qdisc", "net.core.default_qdisc", "default_qdisc"),
             ("linux_bbr_fq_congestion_control", "net.ipv4.tcp_congestion_control", "congestion_control"),
             ("linux_bbr_fq_tcp_rmem", "net.ipv4.tcp_rmem", "tcp_rmem"),
@@ -205,12 +206,15 @@ def _rechecked(host, evidence, views):
 
 
 def tcp_plan(view, role_vars):
-    """What linux_bbr_fq would set live: each sysctl this host can take (module_utils/_tcp_tuning.plan_tcp_tuning, the
-    role's own plan) whose running value differs, one line each.
+    """What linux_bbr_fq would change: each sysctl this host can take (module_utils/_tcp_tuning.plan_tcp_tuning,
+    the role's own plan) whose running value differs, its sysctl.d drop-in when it does not hold exactly
+    those values, and the file that loads tcp_bbr at boot when its presence is not what the role wants
+    (there only where tcp_bbr is a loadable module and the host owns its kernel).
 
-    None when they all match (the facts do not read the sysctl.d and modules-load files the role
-    writes, so only the role can tell), without tunnel_facts' ``tcp`` and ``netns``, or where the
-    role fails (a congestion control the kernel lacks; a backlog that is not a whole number).
+    Reads tunnel_facts' TCP facts (the reader tcp_tuning uses too, remote/tcp_reader.py: live values,
+    ``sysctl_dropins``, ``tcp_bbr_module_files``); ``[]`` when all hold. None without them (a router:
+    openwrt_facts does not read the TCP stack; facts of an older collection: no drop-ins), or where
+    the role fails (a congestion control the kernel lacks; a backlog that is not a whole number).
     """
     facts = view.get("tunnelfix") or {}
     tcp, netns = facts.get("tcp"), facts.get("netns")
@@ -222,18 +226,31 @@ def tcp_plan(view, role_vars):
     wanted = {key: role_setting(role_vars, name, FIX_DEFAULTS) for name, key, _fact in _SYSCTLS}
     wanted["net.core.netdev_max_backlog"] = backlog if backlog > 0 else ""
     plan = plan_tcp_tuning(wanted, tcp, netns)
-    if plan["fatal"]:
+    dropins, module_files = tcp.get("sysctl_dropins"), tcp.get("tcp_bbr_module_files")
+    if plan["fatal"] or not isinstance(dropins, dict) or not isinstance(module_files, list):
         return None
     changes = ["%s: %s -> %s" % (key, tcp.get(fact), plan["apply"][key]) for _name, key, fact in _SYSCTLS
                if key in plan["apply"] and " ".join(str(tcp.get(fact)).split()) != str(plan["apply"][key])]
-    return changes or None
+    sysctl_file = role_setting(role_vars, "linux_bbr_fq_sysctl_file", FIX_DEFAULTS)
+    if dropins.get(sysctl_file, {}) != {key: str(value) for key, value in plan["apply"].items()}:
+        held = ", ".join("%s = %s" % item for item in plan["apply"].items())
+        changes.append("%s: %s" % (sysctl_file, "write " + held if held else "remove"))
+    load = (wanted["net.ipv4.tcp_congestion_control"] == "bbr" and tcp.get("tcp_bbr_loadable_module") is True
+            and not netns.get("child_netns"))
+    modules_file = role_setting(role_vars, "linux_bbr_fq_modules_load_file", FIX_DEFAULTS)
+    if load != (modules_file in module_files):
+        changes.append("%s: %s" % (modules_file, "write tcp_bbr (load it at boot)" if load else "remove"))
+    return changes
 
 
 _FILES = ("plugins/plugin_utils/faults/loss_sensitive_congestion_control.py", "roles/linux_bbr_fq/tasks/tune.yml",
-          "roles/tunnel_measure/tasks/single_flow.yml")
-_FIX = ("net.ipv4.tcp_congestion_control=bbr and net.core.default_qdisc=fq, live and in sysctl.d (tcp_bbr in "
-        "modules-load.d), and tcp_rmem/tcp_wmem maxima of linux_bbr_fq_tcp_rmem/_wmem (32 MiB by default: above "
-        "the bandwidth-delay product of 1 Gbit/s at 250 ms).")
+          "playbooks/verify.yml")
+_FIX = ("net.ipv4.tcp_congestion_control=bbr, net.core.default_qdisc=fq, tcp_rmem/tcp_wmem maxima of "
+        "linux_bbr_fq_tcp_rmem/_wmem (32 MiB by default: above the bandwidth-delay product of 1 Gbit/s at 250 ms) and "
+        "net.core.netdev_max_backlog=5000, live and in a sysctl.d drop-in holding the values that took effect; a key "
+        "the host cannot take (a host-level key in a container's namespace, fq without sch_fq, a congestion control "
+        "the namespace does not allow) is skipped and said. Where tcp_bbr is a loadable module and the host owns its "
+        "kernel, tcp_bbr is also loaded at boot (modules-load.d; /etc/modules.d on OpenWrt).")
 
 LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     id="loss_sensitive_congestion_control",
@@ -243,8 +260,9 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
     rule=held_back_by_loss,
-    fires_when="cubic/reno flow under %.1fx the Mathis bound (RTT, loss from retransmits or the sweep's UDP "
-               "loss), that bound below %.1fx the path, without a queue building" % (BOUND_SLACK, PATH_SHARE),
+    fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
+               "retransmits or the sweep's UDP loss), that bound below %.1fx the path's rate (tunnelfix_path_bits_per_second: "
+               "without it, no finding), without a queue building" % (", ".join(LOSS_BASED_CC), BOUND_SLACK, PATH_SHARE),
     symptom="One TCP flow stays far below the path's rate on a long path with a little loss; parallel flows do better.",
     fix=_FIX,
     fix_role="tunnelfix.fleet.linux_bbr_fq",
@@ -253,8 +271,9 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     fix_defaults=FIX_DEFAULTS,
     subject=lambda evidence: evidence.get("direction"),
     rechecked=_rechecked,
-    proof=Proof(how="verify's single flow (tunnel_measure, enforced) must reach the floor, and the rule re-run "
-                    "on the new flow and sweep no longer fires.",
+    proof=Proof(how="A peer's finding: verify's single flow (tunnel_measure, enforced) must reach the floor, and the "
+                    "rule re-run on the new flow no longer fires. A hub's download finding sets no floor: the rule "
+                    "re-run on its peers' new sweeps (tunnel_sweep) must no longer fire.",
                 min_bits_per_second=_above_the_bound,
                 threshold_source="%.1f x the Mathis bound the finding computed (the rule's own boundary)" % BOUND_SLACK),
     files=_FILES,

@@ -93,7 +93,7 @@ def stale_with_keepalive(host, view, views):
 
 
 def _chosen_peers(interfaces, role_vars):
-    """[(interface, peer)] the role would set, or None when a named interface or key is not there (the role fails)."""
+    """[(interface, peer)] the role would set on OpenWrt, or None when a named interface or key is not there (the role fails)."""
     names = name_list(role_setting(role_vars, "wireguard_keepalive_interfaces", FIX_DEFAULTS)) or sorted(interfaces)
     keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
     if any(name not in interfaces for name in names):
@@ -105,37 +105,81 @@ def _chosen_peers(interfaces, role_vars):
     return peers
 
 
+def _chosen_files(wireguard, role_vars):
+    """The wg-quick and .netdev files the role would edit on Linux (its wireguard_config_plan, from the facts), or
+    None: the role's directories are not the ones the facts read, or it fails (a named interface without a file,
+    no file at all)."""
+    dirs = wireguard.get("config_dirs") or {}
+    for name, key in (("wireguard_keepalive_config_dir", "wg_quick"), ("wireguard_keepalive_networkd_dir", "networkd")):
+        if str(role_vars.get(name) or dirs.get(key)).rstrip("/") != dirs.get(key):
+            return None
+    files = [config for config in wireguard.get("configs") or [] if config.get("wireguard")]
+    wg_quick = {config["interface"]: config for config in files if config.get("kind") == "wg-quick"}
+    netdevs = [config for config in files if config.get("kind") == "netdev"]
+    names = name_list(role_setting(role_vars, "wireguard_keepalive_interfaces", FIX_DEFAULTS))
+    if any(name not in wg_quick and name not in {config.get("interface") for config in netdevs} for name in names):
+        return None
+    chosen = ([wg_quick[name] for name in names if name in wg_quick]
+              + [config for config in netdevs if config.get("interface") in names and config.get("interface") not in wg_quick]
+              if names else list(wg_quick.values()) + netdevs)
+    return chosen or None
+
+
+def _linux_changes(wireguard, role_vars, want):
+    """Linux: each chosen peer's PersistentKeepalive in its file and live, or None when the facts cannot tell."""
+    files = _chosen_files(wireguard, role_vars) if isinstance(wireguard.get("configs"), list) else None
+    if files is None:
+        return None
+    keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
+    peers = [(config, peer) for config in files for peer in config.get("peers") or []
+             if (peer.get("public_key") in keys if keys else peer.get("endpoint"))]
+    if any(key not in {peer.get("public_key") for _config, peer in peers} for key in keys):
+        return None
+    live = wireguard.get("interfaces") or {}
+    changes = []
+    for config, peer in peers:
+        if peer.get("persistent_keepalive_s") != want:
+            changes.append("%s: PersistentKeepalive of peer %s: %s -> %s" % (
+                config["path"], peer.get("public_key"), peer.get("persistent_keepalive_s") or "unset", want or "unset"))
+        running = [entry for entry in (live.get(config.get("interface")) or {}).get("peers") or []
+                   if entry.get("public_key") == peer.get("public_key")]
+        if running and running[0].get("persistent_keepalive_s") != want:
+            changes.append("wg set %s peer %s persistent-keepalive %s" % (config.get("interface"), peer.get("public_key"), want or "off"))
+    return changes
+
+
 def keepalive_plan(view, role_vars):
     """What wireguard_keepalive would change: PersistentKeepalive in the configuration and live, per chosen peer.
 
-    OpenWrt (openwrt_facts' ``wireguard``: uci and live): certain, ``[]`` when every chosen peer has
-    the value in uci and live. Linux (tunnel_facts' live ``wireguard`` only): the live differences,
-    else None (the facts do not read the wg-quick and .netdev files the role writes). None without
-    the facts, for a value that is not a whole number, or a named interface or key that is not there.
+    OpenWrt (openwrt_facts' ``wireguard``: uci and live): each chosen peer section whose
+    ``persistent_keepalive`` differs, and each live peer whose keepalive differs. Linux
+    (tunnel_facts' ``wireguard``: the wg-quick and .netdev files, and live): the same for each
+    chosen peer of the files the role would edit (its choice of files and peers: named
+    interfaces, else every file; named keys, else every peer with an Endpoint). ``[]`` when all
+    hold. None without the facts, for a value that is not a whole number, a named interface or key
+    that is not there, no file at all (the role fails naming it), or role directories other than
+    the ones the facts read (/etc/wireguard, /etc/systemd/network).
     """
     wanted = whole_number(role_setting(role_vars, "wireguard_keepalive_persistent_keepalive_s", FIX_DEFAULTS))
     if wanted is None:
         return None
-    want = wanted or None  # 0 turns it off: unset in uci, "off" live
+    want = wanted or None  # 0 turns it off: unset in the files and uci, "off" live
     openwrt = isinstance((view.get("openwrt") or {}).get("wireguard"), dict)
-    facts = view.get("openwrt") if openwrt else view.get("tunnelfix")
-    if not isinstance((facts or {}).get("wireguard"), dict):
-        return None
-    interfaces = wireguard_interfaces(facts)
-    if openwrt:
-        interfaces = {name: iface for name, iface in interfaces.items() if iface.get("in_uci")}
+    if not openwrt:
+        wireguard = (view.get("tunnelfix") or {}).get("wireguard")
+        return _linux_changes(wireguard, role_vars or {}, want) if isinstance(wireguard, dict) else None
+    interfaces = {name: iface for name, iface in wireguard_interfaces(view["openwrt"]).items() if iface.get("in_uci")}
     peers = _chosen_peers(interfaces, role_vars)
     if peers is None:
         return None
     changes = []
     for name, peer in peers:
-        live = peer.get("live") if openwrt else peer
-        if openwrt and peer.get("persistent_keepalive_s") != want:
+        if peer.get("persistent_keepalive_s") != want:
             changes.append("network.%s.persistent_keepalive: %s -> %s" % (peer.get("section"), peer.get("persistent_keepalive_s") or "unset",
                                                                           want or "unset"))
-        if isinstance(live, dict) and live.get("persistent_keepalive_s") != want:
+        if isinstance(peer.get("live"), dict) and peer["live"].get("persistent_keepalive_s") != want:
             changes.append("wg set %s peer %s persistent-keepalive %s" % (name, peer.get("public_key"), want or "off"))
-    return changes if changes or openwrt else None
+    return changes
 
 
 NAT_PEER_WITHOUT_KEEPALIVE = Fault(

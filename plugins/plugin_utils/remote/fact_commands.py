@@ -63,3 +63,22 @@ def modinfo_argv(name: str) -> list:
 def sysctl_path(key: str) -> str:
     """``net.ipv4.tcp_rmem`` -> ``/proc/sys/net/ipv4/tcp_rmem``."""
     return "/proc/sys/" + "/".join(key.split("."))
+
+
+# What the WireGuard configuration files hold for the keepalive (tunnel_facts' wireguard subset):
+# one line per setting, "PATH<TAB>KIND<TAB>NAME<TAB>VALUE", for every wg-quick file of
+# WG_QUICK_DIR (KIND wg-quick) and every .netdev of NETWORKD_DIR (KIND netdev); NAME is "section"
+# (the value: Interface, Peer, NetDev, WireGuardPeer, ...) or a lower-cased key among publickey,
+# endpoint, persistentkeepalive, name, kind. Only those keys are printed: a private or preshared key
+# never leaves the target. Parsed by parse/wg_config_peers.py.
+WG_QUICK_DIR = "/etc/wireguard"
+NETWORKD_DIR = "/etc/systemd/network"
+_CONFIG_AWK = (
+    "/^[[:space:]]*\\[/ { s = $0; sub(/^[[:space:]]*\\[/, \"\", s); sub(/\\].*/, \"\", s); print f \"\\t\" k \"\\tsection\\t\" s; next } "
+    "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n) } "
+    "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" "
+    "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
+WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints and keepalives)"
+WG_CONFIG_PEERS = ["sh", "-c", "for f in %s/*.conf; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=wg-quick '%s' \"$f\"; done; "
+                   "for f in %s/*.netdev; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=netdev '%s' \"$f\"; done; true"
+                   % (WG_QUICK_DIR, _CONFIG_AWK, NETWORKD_DIR, _CONFIG_AWK)]

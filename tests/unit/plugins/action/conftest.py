@@ -32,12 +32,17 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import WG_CONFIG_PEERS_NAME
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME
 
 BASE_TOOLS = ("sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
 SHELLS = ("dash", "bash", "busybox")
 # The host programs this file runs by name from the tuples above (scripts/check_host_packages.py).
 HOST_COMMANDS = ("dash", "bash", "busybox", "sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
+# Batch steps that read the machine's own /etc (sysctl drop-ins, tcp_bbr module files, WireGuard
+# configuration files): answered empty, so no test depends on the machine it runs on.
+MACHINE_STEPS = {SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME, WG_CONFIG_PEERS_NAME}
 # the stub, in the host's /bin/sh; @TOOL@, @KEYS@, @ANSWERS@, @LOG@ and @FALLBACK@ are filled in
 _STUB = r"""#!/bin/sh
 key="@TOOL@ $*"
@@ -94,11 +99,22 @@ class ShellRouter:
         self.env = {"PATH": "%s:%s" % (stubs, base), "TMPDIR": str(self.root / "tmp"), "LC_ALL": "C"}
 
     def execute(self, cmd: str) -> dict:
-        """Run ``cmd`` as the connection would (``SHELL -c CMD``); return ``{rc, stdout, stderr}``."""
+        """Run ``cmd`` as the connection would (``SHELL -c CMD``); return ``{rc, stdout, stderr}``.
+
+        The batch steps in MACHINE_STEPS read this machine's own /etc: their output is replaced by an
+        empty answer (a test gives theirs through fake_action's overrides).
+        """
         self.executions += 1
         done = subprocess.run([str(self.root / "base" / "sh"), "-c", cmd], cwd=self.root, env=self.env,
                               capture_output=True, text=True, timeout=60, check=False)
-        return {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        res = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        nonce = re.search(r"%s ([0-9a-f]+)'" % MARKER, cmd)
+        if nonce and done.returncode == 0:
+            steps = split_batch_output(res["stdout"], nonce.group(1))
+            if MACHINE_STEPS & set(steps):
+                res["stdout"] = _frame({name: ({"rc": 0, "stdout": "", "stderr": ""} if name in MACHINE_STEPS else got)
+                                        for name, got in steps.items()}, nonce.group(1))
+        return res
 
     def calls(self) -> list:
         return self.log.read_text(encoding="utf-8").splitlines() if self.log.exists() else []
@@ -129,7 +145,7 @@ def fake_action(action_class, make_router, args, answers, overrides=None, later=
 
     ``overrides`` (``{step name or command: (rc, stdout, stderr)}``) stand in for what no stub
     can: shell builtins (``command -v apk``, ``test -e /.dockerenv``) and scripts run by the
-    shell itself. A batch step of that name gets the answer in place of what it printed; a
+    shell itself (and the listings of MACHINE_STEPS, empty by default). A batch step of that name gets the answer in place of what it printed; a
     command sent on its own with that exact text is answered without running. ``later`` (same
     shape) is the target once the first execution has run (a value a write changed): it joins the
     overrides from the second execution on. ``action.ran`` lists what was sent (one entry per

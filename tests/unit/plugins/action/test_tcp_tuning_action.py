@@ -10,6 +10,7 @@ kernel once the writes ran (they replace a step's answer from the second executi
 
 import pytest
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME
 from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESENCE
 
@@ -68,10 +69,33 @@ def test_facts_have_the_tunnel_facts_shape(fake, router):
         "tcp": {"congestion_control": "reno", "congestion_control_available": ["reno", "bbr", "cubic"],
                 "congestion_control_allowed": ["reno", "bbr", "cubic"], "default_qdisc": None,
                 "tcp_rmem": "4096 131072 6291456", "tcp_wmem": "4096 16384 4194304", "netdev_max_backlog": None,
-                "tcp_bbr_available": True, "tcp_bbr_loadable_module": False, "sch_fq_available": False},
+                "tcp_bbr_available": True, "tcp_bbr_loadable_module": False, "sch_fq_available": False,
+                "sysctl_dropins": {}, "tcp_bbr_module_files": []},
         "netns": {"child_netns": True, "container": "podman"}}
     assert sysctl_calls(action) == []
     assert len(action.ran) == 1 and action.router.leftovers() == []
+
+
+def test_what_sets_the_keys_at_boot_is_read_with_the_stack(fake, router, load_fixture):
+    """The drop-ins (recorded in the lab's router after the fix) and the tcp_bbr module files come in the same execution."""
+    answers, overrides = router
+    overrides = dict(overrides, **{
+        SYSCTL_DROPINS_NAME: (0, load_fixture("sysctl_dropins", "lab_owrt_after_fix.txt"), ""),
+        TCP_BBR_MODULE_FILES_NAME: (0, "/etc/modules.d/60-tunnelfix-bbr\n", "")})
+    action = fake({}, (answers, overrides))
+    tcp = action.run(task_vars={})["ansible_facts"]["tunnelfix"]["tcp"]
+    assert tcp["sysctl_dropins"] == {"/etc/sysctl.d/60-tunnelfix-bbr-fq.conf": {
+        "net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
+        "net.ipv4.tcp_wmem": "4096 16384 33554432"}}
+    assert tcp["tcp_bbr_module_files"] == ["/etc/modules.d/60-tunnelfix-bbr"]
+    assert len(action.ran) == 1
+
+
+def test_an_unreadable_dropin_listing_fails_naming_it(fake, router):
+    answers, overrides = router
+    action = fake({}, (answers, dict(overrides, **{SYSCTL_DROPINS_NAME: (0, "net.ipv4.tcp_rmem = 1 2 3\n", "")})))
+    result = action.run(task_vars={})
+    assert result["failed"] is True and SYSCTL_DROPINS_NAME in result["msg"] and "line 1" in result["msg"]
 
 
 def test_debian_host_namespace(fake):

@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule, SUBSETS
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import WG_CONFIG_PEERS_NAME
 
 GSO, TSO, GRO = "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"
 PRESENT = ("ls -1d /sys/module/tcp_bbr /sys/module/tcp_bbr/initstate /sys/module/sch_fq /sys/module/sch_fq/initstate"
@@ -149,7 +150,20 @@ def test_host_namespace_and_builtin_bbr(shell_router, peer, load_fixture):
 def test_no_wg_is_reported_not_failed(shell_router, peer):
     answers = {k: v for k, v in peer.items() if k != "wg show all dump"}
     _host, result = run(shell_router, answers, gather_subset=["wireguard"])
-    assert result["ansible_facts"]["tunnelfix"]["wireguard"] == {"available": False, "interfaces": {}}
+    assert result["ansible_facts"]["tunnelfix"]["wireguard"] == {
+        "available": False, "interfaces": {}, "configs": [],
+        "config_dirs": {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}}
+
+
+def test_the_configuration_files_come_with_the_live_state(batch_action, peer, load_fixture):
+    """What the wg-quick and .netdev files say of each peer (BusyBox awk over hand-made files), in the same execution."""
+    overrides = {WG_CONFIG_PEERS_NAME: (0, load_fixture("wg_config_peers", "wg_quick_and_netdev_busybox.txt"), "")}
+    action = batch_action(ActionModule, {"gather_subset": ["wireguard"]}, peer, overrides=overrides)
+    wireguard = action.run(task_vars={})["ansible_facts"]["tunnelfix"]["wireguard"]
+    assert [(config["interface"], config["kind"], len(config["peers"])) for config in wireguard["configs"]] == [
+        ("wg0", "wg-quick", 1), ("wg1", "netdev", 2)]
+    assert wireguard["available"] is True and "wg0" in wireguard["interfaces"]
+    assert len(action.ran) == 1
 
 
 @pytest.mark.parametrize("change, message", [

@@ -47,17 +47,32 @@ def test_the_fresh_lab_plans_the_planted_faults(lab):
     assert role_plan(BANIP_ROLE, owrt, {}) == ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]
     assert role_plan(ROUTE_ROLE, owrt, {}) == ["network.wg0.nohostroute: unset -> '1'",
                                                "delete the pinned route 198.51.100.1 via 100.64.20.1 dev wwan0 (endpoint of wg0)"]
-    assert role_plan(KEEPALIVE_ROLE, peer, {}) == ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]
-    assert role_plan(CC_ROLE, peer, {}) == ["net.ipv4.tcp_congestion_control: cubic -> bbr",
-                                            "net.ipv4.tcp_wmem: 4096 16384 4194304 -> 4096 16384 33554432"]
+    # recorded before the facts read the configuration files: cannot tell; with the fresh peer's wg0.conf
+    # (the lab's, without PersistentKeepalive: fixtures/wg_config_peers/lab_peer.txt before the fix), the change
+    assert role_plan(KEEPALIVE_ROLE, peer, {}) is None
+    peer = copy.deepcopy(peer)
+    peer["tunnelfix"]["wireguard"].update(config_dirs=DIRS, configs=[
+        {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+         "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": None}]}])
+    assert role_plan(KEEPALIVE_ROLE, peer, {}) == ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A,
+                                                   "wg set wg0 peer %s persistent-keepalive 25" % KEY_A]
+    # these views were recorded before the facts read the drop-ins: a plan that cannot tell ...
+    assert role_plan(CC_ROLE, peer, {}) is None
+    # ... and with the fresh peer's drop-ins (the lab's own 10-tunnelfix-lab.conf; fixtures/sysctl_dropins)
+    peer = copy.deepcopy(peer)
+    peer["tunnelfix"]["tcp"].update(sysctl_dropins={"/etc/sysctl.d/10-tunnelfix-lab.conf": {"net.ipv4.tcp_congestion_control": "cubic"}},
+                                    tcp_bbr_module_files=[])
+    assert role_plan(CC_ROLE, peer, {}) == [
+        "net.ipv4.tcp_congestion_control: cubic -> bbr", "net.ipv4.tcp_wmem: 4096 16384 4194304 -> 4096 16384 33554432",
+        "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf: write net.ipv4.tcp_congestion_control = bbr, "
+        "net.ipv4.tcp_rmem = 4096 131072 33554432, net.ipv4.tcp_wmem = 4096 16384 33554432"]
 
 
 def test_the_fixed_lab_is_converged_where_the_facts_can_tell(lab):
     owrt, peer = lab["after"]["owrt"], lab["after"]["peer"]
     for role in (BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE):
         assert role_plan(role, owrt, {}) == [], role
-    # Linux: the live values match (the lab's peer keeps alive every 5 s), but the files the roles write
-    # are not in the facts
+    # Linux: recorded before the facts read the files the roles write: cannot tell
     assert role_plan(KEEPALIVE_ROLE, peer, {"wireguard_keepalive_persistent_keepalive_s": 5}) is None
     assert role_plan(CC_ROLE, peer, {}) is None
     plan = every_role_plan(owrt["groups"], {"bridge_gso_off_bridges": ["br-lan"]}, owrt)
@@ -140,9 +155,16 @@ def openwrt_keepalive_view(uci=25, live=25, endpoint="203.0.113.10", key=KEY_A):
     return {"openwrt": {"wireguard": {"interfaces": {"wg0": {"in_uci": True, "peers": [peer]}}}}}
 
 
-def linux_keepalive_view(live=25, endpoint="203.0.113.10"):
-    peer = {"public_key": KEY_A, "endpoint_host": endpoint, "persistent_keepalive_s": live}
-    return {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": [peer]}}}}}
+DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
+
+
+def linux_keepalive_view(live=25, endpoint="203.0.113.10", in_file=25, netdev=False):
+    peer = {"public_key": KEY_A, "endpoint": endpoint, "persistent_keepalive_s": in_file}
+    config = ({"path": "/etc/systemd/network/30-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "peers": [peer]}
+              if netdev else {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "peers": [peer]})
+    running = [] if live == "down" else [{"public_key": KEY_A, "endpoint_host": endpoint, "persistent_keepalive_s": live}]
+    return {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": running}} if running else {}, "configs": [config],
+                                        "config_dirs": DIRS}}}
 
 
 @pytest.mark.parametrize("view, role_vars, expected", [
@@ -159,10 +181,24 @@ def linux_keepalive_view(live=25, endpoint="203.0.113.10"):
     (openwrt_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),   # the role fails naming it
     (openwrt_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg9"]}, None),
     (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "often"}, None),
-    (linux_keepalive_view(), {}, None),                                # live matches; the files are not read
+    (linux_keepalive_view(), {}, []),
+    (linux_keepalive_view(netdev=True), {}, []),
     (linux_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
     (linux_keepalive_view(live=24), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(live=None, endpoint=None), {}, None),
+    (linux_keepalive_view(live="down"), {}, []),                        # not up: the file is all the role changes
+    (linux_keepalive_view(in_file=None), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
+    (linux_keepalive_view(in_file=None, netdev=True), {"wireguard_keepalive_interfaces": ["wg0"]},
+     ["/etc/systemd/network/30-wg0.netdev: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
+    (linux_keepalive_view(in_file="25s"), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: 25s -> 25" % KEY_A]),
+    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {}, []),    # no Endpoint: not the NATed side
+    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {"wireguard_keepalive_public_keys": KEY_A},
+     ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A,
+      "wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
+    (linux_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),     # the role fails naming it
+    (linux_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg1"]}, None),
+    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/srv/wg"}, None),    # not the directory the facts read
+    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/etc/wireguard/"}, []),
+    (linux_keepalive_view(), {"wireguard_keepalive_networkd_dir": "/run/systemd/network"}, None),
 ])
 def test_keepalive_plan(view, role_vars, expected):
     assert keepalive_plan(view, role_vars) == expected
@@ -170,29 +206,58 @@ def test_keepalive_plan(view, role_vars, expected):
 
 # TCP stack --------------------------------------------------------------------------------------
 
+DROPIN = "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"
+HELD = {"net.core.default_qdisc": "fq", "net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
+        "net.ipv4.tcp_wmem": "4096 16384 33554432", "net.core.netdev_max_backlog": "5000"}
 TCP = {"congestion_control": "bbr", "congestion_control_available": ["reno", "cubic", "bbr"],
        "congestion_control_allowed": ["reno", "cubic", "bbr"], "default_qdisc": "fq", "sch_fq_available": True,
        "tcp_bbr_loadable_module": False, "tcp_rmem": "4096 131072 33554432", "tcp_wmem": "4096\t16384 33554432",
-       "netdev_max_backlog": "5000"}
+       "netdev_max_backlog": 5000, "sysctl_dropins": {DROPIN: HELD}, "tcp_bbr_module_files": []}
 
 
-def tcp_view(child_netns=False, **tcp):
-    return {"tunnelfix": {"tcp": dict(TCP, **tcp), "netns": {"child_netns": child_netns}}}
+def tcp_view(child_netns=False, key="tunnelfix", **tcp):
+    return {key: {"tcp": dict(TCP, **tcp), "netns": {"child_netns": child_netns}}}
 
 
 @pytest.mark.parametrize("view, role_vars, expected", [
-    (tcp_view(), {}, None),                                            # live matches; sysctl.d is not read
+    (tcp_view(), {}, []),
+    (tcp_view(key="openwrt"), {}, None),                               # a router: openwrt_facts reads no TCP stack
     (tcp_view(congestion_control="cubic"), {}, ["net.ipv4.tcp_congestion_control: cubic -> bbr"]),
-    (tcp_view(default_qdisc="fq_codel", netdev_max_backlog="1000"), {},
+    (tcp_view(default_qdisc="fq_codel", netdev_max_backlog=1000), {},
      ["net.core.default_qdisc: fq_codel -> fq", "net.core.netdev_max_backlog: 1000 -> 5000"]),
-    (tcp_view(netdev_max_backlog="1000"), {"linux_bbr_fq_netdev_max_backlog": 0}, None),   # 0: not managed
-    (tcp_view(default_qdisc=None, netdev_max_backlog=None, child_netns=True), {}, None),  # host-level keys skipped
+    (tcp_view(sysctl_dropins={}), {}, [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())]),
+    (tcp_view(sysctl_dropins={DROPIN: dict(HELD, **{"net.ipv4.tcp_rmem": "4096 131072 6291456"})}), {},
+     [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())]),
+    (tcp_view(sysctl_dropins={"/etc/sysctl.d/99-other.conf": HELD}), {"linux_bbr_fq_sysctl_file": "/etc/sysctl.d/99-other.conf"}, []),
+    (tcp_view(netdev_max_backlog=1000, sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if "backlog" not in k}}),
+     {"linux_bbr_fq_netdev_max_backlog": 0}, []),                     # 0: not managed, not persisted
+    (tcp_view(default_qdisc=None, netdev_max_backlog=None, child_netns=True,
+              sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if k.startswith("net.ipv4")}}), {}, []),  # host-level keys
+    (tcp_view(child_netns=True, default_qdisc=None, netdev_max_backlog=None, sysctl_dropins={}), {},
+     [DROPIN + ": write net.ipv4.tcp_congestion_control = bbr, net.ipv4.tcp_rmem = 4096 131072 33554432, "
+               "net.ipv4.tcp_wmem = 4096 16384 33554432"]),
+    (tcp_view(tcp_bbr_loadable_module=True), {}, ["/etc/modules-load.d/tunnelfix-bbr.conf: write tcp_bbr (load it at boot)"]),
+    (tcp_view(tcp_bbr_loadable_module=True, tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {}, []),
+    (tcp_view(tcp_bbr_loadable_module=True, child_netns=True, default_qdisc=None, netdev_max_backlog=None,
+              sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if k.startswith("net.ipv4")}},
+              tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {},
+     ["/etc/modules-load.d/tunnelfix-bbr.conf: remove"]),            # a container does not own its kernel
+    (tcp_view(tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {},
+     ["/etc/modules-load.d/tunnelfix-bbr.conf: remove"]),            # built in: nothing to load
+    (tcp_view(sysctl_dropins=None), {}, None),                         # facts without the drop-ins
+    (tcp_view(tcp_bbr_module_files=None), {}, None),
     (tcp_view(congestion_control="cubic", congestion_control_available=["reno", "cubic"]), {}, None),   # the role fails
     (tcp_view(), {"linux_bbr_fq_netdev_max_backlog": "many"}, None),
-    (tcp_view(), {"linux_bbr_fq_congestion_control": "cubic"}, ["net.ipv4.tcp_congestion_control: bbr -> cubic"]),
+    (tcp_view(), {"linux_bbr_fq_congestion_control": "cubic"},
+     ["net.ipv4.tcp_congestion_control: bbr -> cubic",
+      DROPIN + ": write " + ", ".join("%s = %s" % item for item in dict(HELD, **{"net.ipv4.tcp_congestion_control": "cubic"}).items())]),
 ])
 def test_tcp_plan(view, role_vars, expected):
     assert tcp_plan(view, role_vars) == expected
+
+
+def test_tcp_plan_with_neither_facts():
+    assert tcp_plan({"tunnelfix": {"tcp": TCP}}, {}) is None and tcp_plan({"openwrt": {"netns": {}}}, {}) is None
 
 
 # bridges ----------------------------------------------------------------------------------------
@@ -252,3 +317,12 @@ def test_plans_do_not_change_the_view(lab):
     for role in FIX_ROLES:
         role_plan(role, view, {})
     assert view == lab["before"]["owrt"]
+
+
+def test_linux_keepalive_plan_without_files_cannot_tell():
+    view = linux_keepalive_view()
+    view["tunnelfix"]["wireguard"]["configs"] = []                       # no file at all: the role fails naming it
+    assert keepalive_plan(view, {}) is None
+    del view["tunnelfix"]["wireguard"]["configs"]                        # facts that do not read the files
+    assert keepalive_plan(view, {}) is None
+    assert keepalive_plan({"tunnelfix": {"wireguard": "up"}}, {}) is None

@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Parse what the WireGuard configuration files say about each peer's keepalive (wg-quick and systemd-networkd).
+
+Input: the output of remote/fact_commands.py's ``WG_CONFIG_PEERS``, one line per section header or
+setting, ``PATH<TAB>KIND<TAB>NAME<TAB>VALUE`` (KIND ``wg-quick`` or ``netdev``; NAME ``section`` or
+a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind; the target prints no
+other key, so no private or preshared key reaches the controller)::
+
+    /etc/wireguard/wg0.conf\twg-quick\tsection\tPeer
+    /etc/wireguard/wg0.conf\twg-quick\tpublickey\tAAAA...A=
+    /etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t25
+
+Formats: wg(8) (wg-quick files: ``[Peer]`` sections, keys case-insensitive, PersistentKeepalive
+a number of seconds or ``off``) and systemd.netdev(5) (``[NetDev]`` Name= and Kind=,
+``[WireGuardPeer]`` sections). Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+
+KINDS = ("wg-quick", "netdev")
+PEER_SECTIONS = {"wg-quick": "peer", "netdev": "wireguardpeer"}
+
+
+def keepalive_seconds(value):
+    """A PersistentKeepalive value as the interval in seconds: ``"25"`` -> 25; ``"off"``, ``"0"``, None -> None
+    (off); anything else is returned as given (no number: it matches no wanted interval)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.lower() == "off" or (text.isdigit() and int(text) == 0):
+        return None
+    return int(text) if text.isdigit() else value
+
+
+def parse_wg_config_peers(text: str) -> list:
+    """``WG_CONFIG_PEERS`` output -> one entry per file, in input order::
+
+        [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+          "peers": [{"public_key": "AAAA...A=", "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25}]}]
+
+    ``interface``: a wg-quick file's name without ``.conf``; a .netdev's ``Name=`` (None without
+    one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``.
+    ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
+    off). Settings outside a peer section count only for the .netdev's Name= and Kind= (in
+    ``[NetDev]``). Empty input -> ``[]``. Raises ParseError naming the line for one that is not four
+    tab-separated fields, a relative path or an unknown kind.
+    """
+    if not isinstance(text, str):
+        raise ParseError("WireGuard configuration listing must be text, got %s" % type(text).__name__)
+    files = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t", 3)
+        if len(fields) != 4 or not fields[0].startswith("/") or fields[1] not in KINDS:
+            raise ParseError("WireGuard configuration listing line %d: expected 'PATH<TAB>KIND<TAB>NAME<TAB>VALUE' "
+                             "with KIND wg-quick or netdev, got %r" % (lineno, line[:200]))
+        path, kind, name, value = fields
+        entry = files.setdefault(path, {"path": path, "kind": kind, "section": None, "peers": [],
+                                        "interface": posixpath.basename(path)[:-len(".conf")] if kind == "wg-quick" else None,
+                                        "wireguard": kind == "wg-quick"})
+        if name == "section":
+            entry["section"] = value.strip().lower()
+            if entry["section"] == PEER_SECTIONS[kind]:
+                entry["peers"].append({"public_key": None, "endpoint": None, "persistent_keepalive_s": None})
+        elif entry["section"] == PEER_SECTIONS[kind]:
+            key = {"publickey": "public_key", "endpoint": "endpoint", "persistentkeepalive": "persistent_keepalive_s"}.get(name)
+            if key:
+                entry["peers"][-1][key] = keepalive_seconds(value) if key == "persistent_keepalive_s" else value.strip()
+        elif kind == "netdev" and entry["section"] == "netdev":
+            if name == "name":
+                entry["interface"] = value.strip()
+            elif name == "kind":
+                entry["wireguard"] = value.strip().lower() == "wireguard"
+    for entry in files.values():
+        del entry["section"]
+    return list(files.values())

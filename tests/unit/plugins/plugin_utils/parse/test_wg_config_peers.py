@@ -1,0 +1,58 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""parse_wg_config_peers: WG_CONFIG_PEERS output recorded in the lab, and one run by BusyBox over hand-made files."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import keepalive_seconds, parse_wg_config_peers
+
+KEY_A, KEY_B, KEY_C = ("%s=" % (letter * 43) for letter in "ABC")
+
+
+def test_lab_peer(load_fixture):
+    assert parse_wg_config_peers(load_fixture("wg_config_peers", "lab_peer.txt")) == [
+        {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+         "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]}]
+
+
+def test_lab_hub_peers_without_endpoint_or_keepalive(load_fixture):
+    (hub,) = parse_wg_config_peers(load_fixture("wg_config_peers", "lab_hub.txt"))
+    assert hub["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": None},
+                            {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": None}]
+
+
+def test_wg_quick_and_netdev(load_fixture):
+    wg_quick, netdev = parse_wg_config_peers(load_fixture("wg_config_peers", "wg_quick_and_netdev_busybox.txt"))
+    assert wg_quick["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
+    assert netdev == {"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": "wg1", "wireguard": True,
+                      "peers": [{"public_key": KEY_B, "endpoint": "[2001:db8::1]:51820", "persistent_keepalive_s": None},
+                                {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": 25}]}
+
+
+def test_a_netdev_of_another_kind_and_settings_outside_a_peer():
+    text = ("/etc/systemd/network/br0.netdev\tnetdev\tsection\tNetDev\n/etc/systemd/network/br0.netdev\tnetdev\tname\tbr0\n"
+            "/etc/systemd/network/br0.netdev\tnetdev\tkind\tbridge\n"
+            "/etc/wireguard/wg2.conf\twg-quick\tsection\tInterface\n/etc/wireguard/wg2.conf\twg-quick\tpublickey\tX\n"
+            "/etc/wireguard/wg2.conf\twg-quick\tname\tnot-a-netdev\n")
+    bridge, wg2 = parse_wg_config_peers(text)
+    assert (bridge["interface"], bridge["wireguard"], bridge["peers"]) == ("br0", False, [])
+    assert (wg2["interface"], wg2["peers"]) == ("wg2", [])
+
+
+@pytest.mark.parametrize("value, seconds", [("25", 25), (" 5 ", 5), ("off", None), ("Off", None), ("0", None), ("00", None),
+                                            (None, None), ("1", 1), ("25s", "25s")])
+def test_keepalive_seconds(value, seconds):
+    assert keepalive_seconds(value) == seconds
+
+
+@pytest.mark.parametrize("text", ["/etc/wireguard/wg0.conf\twg-quick\tsection\n", "etc/wg0.conf\twg-quick\tsection\tPeer\n",
+                                  "/etc/wireguard/wg0.conf\tnetplan\tsection\tPeer\n"])
+def test_errors_name_the_line(text):
+    with pytest.raises(ParseError, match="line 1: expected 'PATH<TAB>KIND<TAB>NAME<TAB>VALUE'"):
+        parse_wg_config_peers("\n" * 0 + text)
+
+
+def test_nothing_and_not_text():
+    assert parse_wg_config_peers("") == []
+    with pytest.raises(ParseError, match="must be text"):
+        parse_wg_config_peers(b"x")
