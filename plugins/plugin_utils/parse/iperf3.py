@@ -157,7 +157,10 @@ def _number(section, key, where):
 
 
 def _count(section, key, where):
+    """A count (packets, retransmits): an int, None when absent or NaN; ParseError for an infinite one."""
     value = _number(section, key, where)
+    if value is not None and math.isinf(value):
+        raise ParseError("iperf3 JSON %s.%s must be a finite count, got %r" % (where, key, value))
     return None if value is None or math.isnan(value) else int(value)
 
 
@@ -264,6 +267,11 @@ def _invalid_reasons(result, role):
     duration = result["duration_s"]
     if duration is not None and not duration > 0:
         reasons.append("duration_s is %r" % duration)
+    for name in ("retransmits", "lost_packets", "packets", "bidir_reverse_retransmits"):
+        if (result.get(name) or 0) < 0:
+            reasons.append("%s is %r, a negative count" % (name, result[name]))
+    if result["protocol"] == "UDP" and result["packets"] == 0:
+        reasons.append("no UDP packet was counted (packets 0): its 0 %% loss and rate measure nothing")
     return reasons
 
 
@@ -302,7 +310,8 @@ def parse_iperf3_json(text: str) -> dict:
     Rules: TCP goodput is ``end.sum_received``; UDP uses ``end.sum_received`` when present,
     else derives ``bytes * 8 / seconds * (1 - lost_percent / 100)`` from ``end.sum`` and sets
     ``approximate``. ``valid`` is False (``invalid_reason`` says why) for lost_percent outside
-    0-100, a negative/NaN/infinite bit rate, a duration of 0 or a server-side JSON.
+    0-100, a negative/NaN/infinite bit rate, a duration of 0, a negative count, a UDP test that
+    counted no packet, or a server-side JSON.
 
     Raises Iperf3Error (a ParseError) for a top-level ``"error"`` or a json-stream error event,
     with ``retryable`` set (busy server: True; connection refused: False). Raises ParseError for

@@ -8,8 +8,10 @@ import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
+# iputils prints ", +N duplicates", ", +N corrupted" and ", +N errors" in that order, each only when not 0
+# (ping_common.c, finish()).
 _COUNTS = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received"
-                     r"(?:, \+(\d+) errors)?.*?, ([\d.]+)% packet loss")
+                     r"(?:, \+\d+ duplicates)?(?:, \+\d+ corrupted)?(?:, \+(\d+) errors)?.*?, ([\d.]+)% packet loss")
 _RTT = re.compile(r"(?:rtt|round-trip) min/avg/max(?:/mdev)? = ([\d.]+)/([\d.]+)/([\d.]+)")
 
 
@@ -26,17 +28,22 @@ def parse_ping_summary(text):
     the rtt keys are None when nothing came back. BusyBox prints ``round-trip min/avg/max``
     and ``packets received``, which is accepted too.
 
-    Raises ParseError when the statistics line is missing (ping did not run, bad address).
+    Raises ParseError when the statistics line is missing (ping did not run, bad address), and
+    for a summary that cannot be true: more received than transmitted, or a loss above 100 %.
     """
     counts = _COUNTS.search(text or "")
     if not counts:
         raise ParseError("no ping statistics line in output: %r" % (text or "")[:200])
+    transmitted, received, loss = int(counts.group(1)), int(counts.group(2)), float(counts.group(4))
+    if received > transmitted or loss > 100:
+        raise ParseError("impossible ping statistics (%d transmitted, %d received, %g%% loss): %r"
+                         % (transmitted, received, loss, counts.group(0)[:200]))
     rtt = _RTT.search(text)
     return {
-        "packets_transmitted": int(counts.group(1)),
-        "packets_received": int(counts.group(2)),
+        "packets_transmitted": transmitted,
+        "packets_received": received,
         "errors": int(counts.group(3) or 0),
-        "loss_percent": float(counts.group(4)),
+        "loss_percent": loss,
         "rtt_min_ms": float(rtt.group(1)) if rtt else None,
         "rtt_avg_ms": float(rtt.group(2)) if rtt else None,
         "rtt_max_ms": float(rtt.group(3)) if rtt else None,

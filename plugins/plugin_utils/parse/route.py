@@ -41,13 +41,14 @@ def _family(route):
     return None
 
 
-def _metric(value, where):
+def _metric(value, where, name="metric"):
+    """``value`` as an int (None stays None); ParseError naming ``where`` and the field ``name`` otherwise."""
     if value is None:
         return None
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise ParseError("%s: metric must be an integer, got %r" % (where, value)) from None
+        raise ParseError("%s: %s must be an integer, got %r" % (where, name, value)) from None
 
 
 def _normalise(entry, where, default_table):
@@ -170,7 +171,7 @@ def _fill_text_fields(entry, tokens, where):
             entry["flags"].append(word)
             index += 1
     if "uid" in entry:
-        entry["uid"] = _metric(entry["uid"], where)
+        entry["uid"] = _metric(entry["uid"], where, "uid")
 
 
 def _parse_text(text, command, default_table):

@@ -83,3 +83,23 @@ def test_format_bits_per_second_errors(value):
 def test_round_trip(text):
     assert to_bits_per_second(format_bits_per_second(to_bits_per_second(text)).replace(" ", "")) == \
         pytest.approx(to_bits_per_second(text))
+
+
+@pytest.mark.parametrize("value, expected", [
+    (float("inf"), "inf bit/s"),
+    (float("-inf"), "-inf bit/s"),
+    (0.5, "0.50 bit/s"),      # below 1 bit/s: still bit/s, not negative, three significant digits
+    (12.5, "12.5 bit/s"),     # a fraction of a bit/s keeps its decimals
+    (100e6, "100 Mbit/s"),    # exactly 100 of a unit: no decimals, like 633 Mbit/s
+    (99.94e6, "99.9 Mbit/s"),
+    (999.6, "1.00 kbit/s"),   # rounds to three digits before choosing the unit
+    (999.4e3, "999 kbit/s"),
+])
+def test_format_bits_per_second_boundaries(value, expected):
+    assert format_bits_per_second(value) == expected
+
+
+def test_to_bits_per_second_names_an_int_too_large_for_a_float():
+    with pytest.raises(ParseError) as err:
+        to_bits_per_second(10 ** 400)
+    assert repr(10 ** 400) in str(err.value)

@@ -1,6 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_ethtool_features, offload_changes, classify_ethtool_k_error."""
 
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -143,3 +145,23 @@ def test_classify_ethtool_k_error_other(stderr, expected):
 def test_classify_ethtool_k_error_not_text():
     with pytest.raises(ParseError, match="must be text, got bytes"):
         classify_ethtool_k_error(b"Could not change any device features")
+
+
+@pytest.mark.parametrize("function", [parse_ethtool_features, classify_ethtool_k_error])
+def test_non_text_is_refused_naming_its_type(function):
+    with pytest.raises(ParseError) as err:
+        function(b"Features for br-lan:\n")
+    assert re.search(r"(?<!\w)bytes(?!\w)", str(err.value))
+
+
+def test_blank_lines_between_features_are_skipped():
+    parsed = parse_ethtool_features("Features for br-lan:\nrx-checksumming: off [fixed]\n\ntcp-segmentation-offload: on\n")
+    assert parsed == {"interface": "br-lan", "features": {
+        "rx-checksumming": {"enabled": False, "fixed": True, "requested": None},
+        "tcp-segmentation-offload": ON}}
+
+
+def test_a_name_asked_twice_is_listed_once_and_the_rest_still_sorted(load_fixture):
+    features = parse_ethtool_features(load_fixture("ethtool_k", "case12_lan1_port.txt"))["features"]
+    result = offload_changes(features, ("gso", "generic-segmentation-offload", "tso", "gro"))
+    assert result["to_change"] == ["generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"]

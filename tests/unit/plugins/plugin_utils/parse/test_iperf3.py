@@ -2,6 +2,7 @@
 """parse_iperf3_json, Iperf3Error, is_retryable_iperf3_error, parse_iperf3_stderr."""
 
 import json
+import re
 
 import pytest
 
@@ -257,3 +258,316 @@ def test_start_epoch_s_is_none_without_a_usable_timestamp(load_fixture, timestam
     else:
         doc["start"]["timestamp"] = timestamp
     assert parse_iperf3_json(json.dumps(doc))["start_epoch_s"] is None
+
+
+def named(name):
+    """A regex finding ``name`` as a whole word or dotted path, not inside a longer one."""
+    return r"(?<![\w.])%s(?![\w.])" % re.escape(name)
+
+
+def drop(path):
+    def change(doc):
+        target = doc
+        for name in path[:-1]:
+            target = target[name]
+        del target[path[-1]]
+    return change
+
+
+BAD_NUMBER_PATHS = [
+    ("tcp_forward_3.12.txt", ["end", "sum_received", "bits_per_second"]),
+    ("tcp_forward_3.12.txt", ["end", "sum_sent", "bits_per_second"]),
+    ("tcp_forward_3.12.txt", ["end", "sum_sent", "retransmits"]),
+    ("tcp_forward_3.12.txt", ["end", "sum_received", "seconds"]),
+    ("tcp_bidir_3.12.txt", ["end", "sum_received_bidir_reverse", "bits_per_second"]),
+    ("tcp_bidir_3.12.txt", ["end", "sum_sent_bidir_reverse", "bits_per_second"]),
+    ("tcp_bidir_3.12.txt", ["end", "sum_sent_bidir_reverse", "retransmits"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "bits_per_second"]),
+    ("udp_forward_3.12.txt", ["end", "sum_sent", "bits_per_second"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "lost_percent"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "jitter_ms"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "lost_packets"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "packets"]),
+    ("udp_forward_3.12.txt", ["end", "sum_received", "seconds"]),
+    ("case16_udp_reverse_3.9.txt", ["end", "sum", "bits_per_second"]),
+    ("case16_udp_reverse_3.9.txt", ["end", "sum", "bytes"]),
+    ("case16_udp_reverse_3.9.txt", ["end", "sum", "seconds"]),
+    ("case16_udp_reverse_3.9.txt", ["end", "sum", "lost_percent"]),
+]
+
+
+@pytest.mark.parametrize("case, path", BAD_NUMBER_PATHS)
+def test_a_non_number_is_refused_naming_its_place(load_fixture, case, path):
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(mutated(load_fixture, case, set_in(path, "fast")))
+    assert re.search(named(".".join(path)), str(err.value))
+    assert "'fast'" in str(err.value)
+
+
+@pytest.mark.parametrize("key", ["end", "start"])
+def test_duration_from_start_and_end_names_its_place(load_fixture, key):
+    def change(doc):
+        del doc["end"]["sum_received"]["seconds"]
+        doc["end"]["sum_received"][key] = "late"
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(mutated(load_fixture, "tcp_forward_3.12.txt", change))
+    assert re.search(named("end.sum_received." + key), str(err.value))
+
+
+@pytest.mark.parametrize("start, end, duration, valid", [
+    (0, 3.0, 3.0, True),
+    (0.5, 3.5, 3.0, True),
+    (0, 0.5, 0.5, True),    # short, but a duration
+    (0, 0, 0.0, False),     # nothing measured
+])
+def test_duration_without_seconds_is_end_minus_start(load_fixture, start, end, duration, valid):
+    def change(doc):
+        summary = doc["end"]["sum_received"]
+        del summary["seconds"]
+        summary["start"], summary["end"] = start, end
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_forward_3.12.txt", change))
+    assert result["duration_s"] == approx(duration)
+    assert result["valid"] is valid
+
+
+@pytest.mark.parametrize("removed", [["seconds"], ["seconds", "end"], ["seconds", "end", "start"]])
+def test_duration_unknown_without_seconds_or_end(load_fixture, removed):
+    def change(doc):
+        for key in removed:
+            del doc["end"]["sum_received"][key]
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_forward_3.12.txt", change))
+    assert result["duration_s"] == (None if "end" in removed else approx(3.005379))
+
+
+@pytest.mark.parametrize("lost, valid", [(0, True), (100.0, True), (100.5, False), (-0.1, False)])
+def test_lost_percent_bounds(load_fixture, lost, valid):
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_3.12.txt",
+                                       set_in(["end", "sum_received", "lost_percent"], lost)))
+    assert result["valid"] is valid
+    assert (result["invalid_reason"] is None) is valid
+
+
+def test_every_reason_is_listed_by_field_and_value(load_fixture):
+    def change(doc):
+        doc["end"]["sum_received"]["lost_percent"] = 150.0
+        doc["end"]["sum_received"]["bits_per_second"] = -5
+        doc["end"]["sum_received"]["seconds"] = 0
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_3.12.txt", change))
+    reasons = result["invalid_reason"].split("; ")
+    assert len(reasons) == 3
+    for field, value in (("receiver_bits_per_second", "-5.0"), ("lost_percent", "150.0"), ("duration_s", "0.0")):
+        assert [reason for reason in reasons if re.match(named(field), reason) and re.search(named(value), reason)]
+
+
+def _stream_lines(doc, blank=False):
+    lines = [json.dumps({"event": "start", "data": doc["start"]})]
+    for interval in doc.get("intervals", []):
+        lines.append(json.dumps({"event": "interval", "data": interval}))
+    if blank:
+        lines.append("")
+    lines.append(json.dumps({"event": "end", "data": doc["end"]}))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("case", ["tcp_forward_3.12.txt", "udp_reverse_3.12.txt"])
+def test_json_stream_gives_the_same_result_as_json(load_fixture, case):
+    # iperf3 >= 3.17 --json-stream: one {"event", "data"} object per line (start, interval..., end)
+    text = load_fixture("iperf3_json", case)
+    stream = _stream_lines(json.loads(text), blank=True)
+    assert parse_iperf3_json(stream) == parse_iperf3_json(text)
+
+
+def test_json_stream_line_without_event_is_not_a_stream(load_fixture):
+    doc = json.loads(load_fixture("iperf3_json", "tcp_forward_3.12.txt"))
+    stream = _stream_lines(doc) + json.dumps({"data": {}}) + "\n"
+    with pytest.raises(ParseError, match="is not JSON"):
+        parse_iperf3_json(stream)
+
+
+@pytest.mark.parametrize("case, protocol", [("case16_udp_reverse_3.9.txt", "UDP"), ("udp_forward_3.12.txt", "UDP"),
+                                            ("tcp_forward_3.12.txt", "TCP")])
+def test_protocol_told_from_the_results_when_test_start_lacks_it(load_fixture, case, protocol):
+    text = load_fixture("iperf3_json", case)
+    result = parse_iperf3_json(mutated(load_fixture, case, drop(["start", "test_start", "protocol"])))
+    assert result["protocol"] == protocol
+    assert result == dict(parse_iperf3_json(text), protocol=protocol)
+
+
+def test_bidir_flag_of_test_start_alone_marks_the_run_bidirectional(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_forward_3.12.txt", set_in(["start", "test_start", "bidir"], 1)))
+    assert (result["bidir"], result["direction"]) == (True, "bidirectional")
+
+
+def test_num_streams_counted_when_test_start_lacks_it(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_parallel2_3.12.txt", drop(["start", "test_start", "num_streams"])))
+    assert result["num_streams"] == 2
+
+
+@pytest.mark.parametrize("case", ["tcp_forward_3.12.txt", "udp_forward_3.12.txt", "case16_udp_reverse_3.9.txt"])
+def test_every_result_has_the_documented_keys(load_fixture, case):
+    assert set(parse_iperf3_json(load_fixture("iperf3_json", case))) == {
+        "version", "protocol", "reverse", "bidir", "direction", "role", "num_streams", "duration_s",
+        "requested_duration_s", "server_host", "server_port", "start_epoch_s", "receiver_bits_per_second",
+        "sender_bits_per_second", "retransmits", "lost_percent", "jitter_ms", "lost_packets", "packets",
+        "sender_congestion_control", "receiver_congestion_control", "mean_rtt_ms", "approximate",
+        "bidir_reverse_receiver_bits_per_second", "bidir_reverse_sender_bits_per_second",
+        "bidir_reverse_retransmits", "valid", "invalid_reason"}
+
+
+def test_udp_result_has_no_tcp_values(load_fixture):
+    result = parse_iperf3_json(load_fixture("iperf3_json", "udp_forward_3.12.txt"))
+    assert (result["retransmits"], result["sender_congestion_control"], result["receiver_congestion_control"],
+            result["mean_rtt_ms"]) == (None, None, None, None)
+
+
+@pytest.mark.parametrize("value", [b"{}", None, 42])
+def test_non_text_is_refused_naming_its_type(value):
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(value)
+    assert re.search(named(type(value).__name__), str(err.value))
+
+
+def test_udp_before_3_11_receiver_comes_from_bytes_and_seconds(load_fixture):
+    # end.sum: 1.25e9 bytes in 10 s is 1e9 bit/s sent; 66.07 % lost
+    result = parse_iperf3_json(mutated(load_fixture, "case16_udp_reverse_3.9.txt",
+                                       set_in(["end", "sum", "bits_per_second"], 2e9)))
+    assert result["sender_bits_per_second"] == approx(2e9)
+    assert result["receiver_bits_per_second"] == approx(1e9 * (1 - 0.6607))
+
+
+@pytest.mark.parametrize("removed", [["bytes"], ["seconds"]])
+def test_udp_before_3_11_without_bytes_or_seconds_uses_the_sender_rate(load_fixture, removed):
+    def change(doc):
+        doc["end"]["sum"]["bits_per_second"] = 2e9
+        for key in removed:
+            del doc["end"]["sum"][key]
+    result = parse_iperf3_json(mutated(load_fixture, "case16_udp_reverse_3.9.txt", change))
+    assert result["receiver_bits_per_second"] == approx(2e9 * (1 - 0.6607))
+
+
+def test_udp_before_3_11_without_loss_received_what_was_sent(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "case16_udp_reverse_3.9.txt", set_in(["end", "sum", "lost_percent"], 0)))
+    assert result["receiver_bits_per_second"] == approx(1e9)
+
+
+def test_udp_before_3_11_without_any_rate_is_refused(load_fixture):
+    def change(doc):
+        for key in ("bits_per_second", "bytes"):
+            del doc["end"]["sum"][key]
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(mutated(load_fixture, "case16_udp_reverse_3.9.txt", change))
+    assert re.search(named("end.sum"), str(err.value)) and "bits_per_second" in str(err.value)
+
+
+def test_udp_without_sum_sent_has_no_sender_rate(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_3.12.txt", drop(["end", "sum_sent"])))
+    assert result["sender_bits_per_second"] is None
+    assert result["receiver_bits_per_second"] == approx(49923327.49318474)
+
+
+@pytest.mark.parametrize("path", [["end", "sum_received"], ["end", "sum_sent_bidir_reverse"]])
+def test_a_result_section_that_is_not_an_object_is_refused(load_fixture, path):
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(mutated(load_fixture, "tcp_bidir_3.12.txt", set_in(path, [1])))
+    assert re.search(named(".".join(path)), str(err.value))
+    assert re.search(named("list"), str(err.value))
+
+
+@pytest.mark.parametrize("place, path, key", [
+    ("start.test_start", ["start", "test_start"], "protocol"),
+    ("start.connecting_to", ["start", "connecting_to"], "host"),
+    ("end.sum_sent", ["end", "sum_sent"], "bits_per_second"),
+    ("the top-level object", [], "start"),
+])
+def test_a_repeated_result_key_is_refused_naming_where(load_fixture, place, path, key):
+    doc = json.loads(load_fixture("iperf3_json", "tcp_forward_3.12.txt"))
+    target = doc
+    for name in path:
+        target = target[name]
+    # json.dumps cannot repeat a key: write the object's first member again in front of it
+    inner = json.dumps({key: target[key]})[1:-1]
+    marker = "__repeat__"
+    target[marker] = True
+    text = json.dumps(doc).replace('"%s": true' % marker, inner, 1)
+    with pytest.raises(ParseError) as err:
+        parse_iperf3_json(text)
+    assert "%r twice in %s" % (key, place) in str(err.value)
+
+
+@pytest.mark.parametrize("rtts, expected", [
+    ([29], 0.029),
+    ([1], 0.001),                  # one microsecond still counts
+    ([0, 29], 0.029),              # a zero RTT is no sample
+    ([-5, 29], 0.029),
+    ([True, 29], 0.029),
+    (["29", 29], 0.029),
+    ([0], None),
+])
+def test_mean_rtt_only_from_positive_numbers(load_fixture, rtts, expected):
+    doc = json.loads(load_fixture("iperf3_json", "tcp_cubic_3.12.txt"))
+    stream = doc["end"]["streams"][0]
+    doc["end"]["streams"] = json.loads(json.dumps([stream] * len(rtts)))
+    for each, rtt in zip(doc["end"]["streams"], rtts):
+        each["sender"]["mean_rtt"] = rtt
+    assert parse_iperf3_json(json.dumps(doc))["mean_rtt_ms"] == expected
+
+
+def test_mean_rtt_is_rounded_to_microseconds(load_fixture):
+    doc = json.loads(load_fixture("iperf3_json", "tcp_cubic_3.12.txt"))
+    stream = doc["end"]["streams"][0]
+    doc["end"]["streams"] = json.loads(json.dumps([stream] * 2))
+    doc["end"]["streams"][0]["sender"]["mean_rtt"] = 1000
+    doc["end"]["streams"][1]["sender"]["mean_rtt"] = 1001
+    mean = parse_iperf3_json(json.dumps(doc))["mean_rtt_ms"]
+    assert mean == approx(1.0005, abs=0.0006)
+    assert mean * 1000 == approx(round(mean * 1000))
+
+
+def test_stream_without_the_sender_flag_counts_as_sending(load_fixture):
+    # older iperf3 prints no "sender" flag in end.streams[].sender
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_cubic_3.12.txt", drop(["end", "streams", 0, "sender", "sender"])))
+    assert result["mean_rtt_ms"] == 0.029
+
+
+def test_start_epoch_of_one_second_is_kept(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_bbr_3.12.txt", set_in(["start", "timestamp", "timesecs"], 1)))
+    assert result["start_epoch_s"] == 1
+
+
+@pytest.mark.parametrize("message, retryable, said", [
+    ("the server is busy running a test. try again later", None, "(retryable)"),
+    ("unable to connect to server: Connection refused", None, "(not retryable)"),
+    ("unable to connect to server: Connection refused", True, "(retryable)"),
+])
+def test_iperf3error_says_whether_to_retry(message, retryable, said):
+    err = Iperf3Error(message, retryable=retryable)
+    assert said in str(err)
+    assert err.retryable is (said == "(retryable)")
+
+
+def _udp_doc(packets, lost_packets=0, lost_percent=0.0, retransmits=None):
+    received = {"seconds": 5.0, "bytes": packets * 1000, "bits_per_second": packets * 1600.0, "jitter_ms": 0.1,
+                "lost_packets": lost_packets, "packets": packets, "lost_percent": lost_percent}
+    return json.dumps({"start": {"version": "iperf 3.12", "connecting_to": {"host": "10.44.0.1", "port": 5201},
+                                 "test_start": {"protocol": "UDP", "num_streams": 1, "reverse": 0, "duration": 5}},
+                       "end": {"sum": dict(received), "sum_received": received,
+                               "sum_sent": {"seconds": 5.0, "bits_per_second": 1e6, "retransmits": retransmits}}})
+
+
+def test_a_udp_test_that_counted_no_packet_is_invalid():
+    """iperf3 reports 0 % loss when the receiver counted nothing: that measures nothing (never a loss of 0)."""
+    result = parse_iperf3_json(_udp_doc(0))
+    assert result["valid"] is False and "no UDP packet was counted" in result["invalid_reason"]
+    assert parse_iperf3_json(_udp_doc(1))["valid"] is True
+
+
+def test_a_negative_count_is_invalid():
+    result = parse_iperf3_json(_udp_doc(10, lost_packets=-5))
+    assert result["valid"] is False and "lost_packets is -5, a negative count" in result["invalid_reason"]
+    assert parse_iperf3_json(_udp_doc(10, lost_packets=0))["valid"] is True
+
+
+def test_an_infinite_count_is_a_parse_error():
+    text = _udp_doc(10).replace('"lost_packets": 0', '"lost_packets": Infinity')
+    with pytest.raises(ParseError, match="lost_packets must be a finite count"):
+        parse_iperf3_json(text)

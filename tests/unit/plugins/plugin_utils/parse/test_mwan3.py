@@ -1,6 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_mwan3_interfaces, parse_banip_version, banip_default_icmplimit."""
 
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -104,3 +106,15 @@ def test_banip_version_errors(text, message):
         parse_banip_version(text)
     with pytest.raises(ParseError, match=message):
         banip_default_icmplimit(text)
+
+
+@pytest.mark.parametrize("function", [parse_banip_version, parse_mwan3_interfaces])
+def test_non_text_is_refused_naming_its_type(function):
+    with pytest.raises(ParseError) as err:
+        function(b"banip - 1.0.1-1\n")
+    assert re.search(r"(?<!\w)bytes(?!\w)", str(err.value))
+
+
+def test_apk_package_name_with_dashes_is_not_banip():
+    text = "luci-app-banip-1.8.12-r1 noarch {feeds/luci/applications/luci-app-banip} (Apache-2.0) [installed]\n"
+    assert parse_banip_version(text) is None

@@ -88,3 +88,13 @@ def test_banip_settings_shapes(text, expected):
 def test_banip_settings_errors(text, message):
     with pytest.raises(ParseError, match=message):
         banip_settings(text, 25)
+
+
+def test_tracking_skips_sections_of_other_types_wherever_they_are():
+    text = ("mwan3.globals=globals\nmwan3.globals.mmx_mask='0x3F00'\n"
+            "mwan3.wan=interface\nmwan3.wan.enabled='1'\nmwan3.wan.count='2'\n"
+            "mwan3.balanced=policy\n"
+            "mwan3.wanb=interface\nmwan3.wanb.enabled='0'\n")
+    tracking = parse_mwan3_tracking(text)
+    assert list(tracking) == ["wan", "wanb"]
+    assert (tracking["wan"]["enabled"], tracking["wan"]["count"], tracking["wanb"]["enabled"]) == (True, 2, False)

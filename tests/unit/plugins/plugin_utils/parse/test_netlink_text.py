@@ -1,6 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_ip_link (ip link show)."""
 
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -57,3 +59,30 @@ def test_parse_ip_link_empty():
 def test_parse_ip_link_errors(text, message):
     with pytest.raises(ParseError, match=message):
         parse_ip_link(text)
+
+
+def test_link_without_a_detail_line_has_every_key():
+    links = parse_ip_link("7: wg0: <POINTOPOINT,NOARP,UP,LOWER_UP> mtu 1420 qdisc noqueue state UNKNOWN "
+                          "mode DEFAULT group default qlen 1000\n")
+    assert links == [{"ifindex": 7, "ifname": "wg0", "link": None, "flags": ["POINTOPOINT", "NOARP", "UP", "LOWER_UP"],
+                      "mtu": 1420, "qdisc": "noqueue", "master": None, "operstate": "UNKNOWN", "linkmode": "DEFAULT",
+                      "group": "default", "txqlen": 1000, "link_type": None, "address": None, "broadcast": None,
+                      "kind_hint": None}]
+
+
+def test_point_to_point_tunnel_peer_and_blank_lines():
+    # ip link show gre1 (iproute2-6.1.0 shape): the remote end follows "peer"
+    text = ("8: gre1@NONE: <POINTOPOINT,NOARP,UP,LOWER_UP> mtu 1476 qdisc noqueue state UNKNOWN mode DEFAULT "
+            "group default qlen 1000\n    link/gre 192.0.2.20 peer 198.51.100.1\n\n"
+            "9: tailscale0: <POINTOPOINT,MULTICAST,NOARP,UP,LOWER_UP> mtu 1280 qdisc fq_codel state UNKNOWN mode DEFAULT "
+            "group default qlen 500\n    link/none \n")
+    gre, tun = parse_ip_link(text)
+    assert (gre["ifname"], gre["link"], gre["link_type"], gre["address"], gre["broadcast"], gre["kind_hint"]) == \
+        ("gre1", "NONE", "gre", "192.0.2.20", "198.51.100.1", None)
+    assert (tun["ifname"], tun["kind_hint"]) == ("tailscale0", "l3_tunnel")
+
+
+def test_non_text_is_refused_naming_its_type():
+    with pytest.raises(ParseError) as err:
+        parse_ip_link(b"")
+    assert re.search(r"(?<!\w)bytes(?!\w)", str(err.value))

@@ -1,10 +1,13 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_nft_counters and find_icmp_limit on nft JSON and text, banIP's new and old naming."""
 
+import json
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import find_icmp_limit, parse_nft_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import find_icmp_limit, icmp_flood_counter, parse_nft_counters
 
 NEW_TABLE = {"cnt_icmpflood": {"packets": 152, "bytes": 12748}, "cnt_udpflood": {"packets": 0, "bytes": 0},
              "cnt_synflood": {"packets": 0, "bytes": 0}}
@@ -118,3 +121,67 @@ def test_find_icmp_limit(load_fixture, command, case, expected):
 def test_find_icmp_limit_errors(text, message):
     with pytest.raises(ParseError, match=message):
         find_icmp_limit(text)
+
+
+def test_ruleset_counters_of_a_later_table(load_fixture):
+    # banIP's counters come first in the ruleset; the old table's follow
+    assert parse_nft_counters(load_fixture("nft_j_list", "netns_ruleset.txt"), table="banIPold") == OLD_TABLE
+
+
+def test_json_after_leading_blank_lines(load_fixture):
+    assert parse_nft_counters("\n  " + load_fixture("nft_j_list", "netns_banip_old_table.txt")) == OLD_TABLE
+
+
+@pytest.mark.parametrize("field", ["packets", "bytes"])
+def test_counter_with_a_negative_value_is_refused_naming_counter_and_field(field):
+    counter = {"name": "cnt_icmpflood", "table": "banIP", "packets": 1, "bytes": 1}
+    counter[field] = -1
+    with pytest.raises(ParseError) as err:
+        parse_nft_counters(json.dumps({"nftables": [{"counter": counter}]}))
+    assert re.search(r"(?<!\w)'cnt_icmpflood'(?!\w)", str(err.value))
+    assert re.search(r"(?<!\w)%s(?!\w)" % field, str(err.value))
+
+
+def test_same_counter_name_in_two_text_tables_is_ambiguous():
+    text = ("table inet banIP {\n\tcounter cnt_icmpflood {\n\t\tpackets 1 bytes 84\n\t}\n}\n"
+            "table inet banIP2 {\n\tcounter cnt_icmpflood {\n\t\tpackets 2 bytes 168\n\t}\n}\n")
+    with pytest.raises(ParseError, match="counter 'cnt_icmpflood' is in tables banIP and banIP2"):
+        parse_nft_counters(text)
+    assert parse_nft_counters(text, table="banIP2") == {"cnt_icmpflood": {"packets": 2, "bytes": 168}}
+
+
+def _limit_rule(limit):
+    return json.dumps({"nftables": [{"rule": {"family": "inet", "table": "banIP", "chain": "pre-routing", "handle": 7,
+                                              "expr": [{"limit": limit}, {"counter": "cnt_icmpflood"}, {"drop": None}]}}]})
+
+
+@pytest.mark.parametrize("limit, shown", [
+    ({"rate": 10, "burst": 5, "per": "second", "rate_unit": "kbytes", "inv": True}, "'kbytes'"),  # limit rate over 10 kbytes/second
+    ({"rate": 25, "burst": 5, "per": "minute", "inv": True}, "'minute'"),
+    ({"rate": "fast", "burst": 5, "per": "second", "inv": True}, "'fast'"),
+    ({"rate": True, "burst": 5, "per": "second", "inv": True}, "True"),
+    ({"rate": 25, "burst": "5", "per": "second", "inv": True}, "'5'"),
+])
+def test_icmp_limit_that_is_not_packets_per_second_is_refused(limit, shown):
+    with pytest.raises(ParseError) as err:
+        find_icmp_limit(_limit_rule(limit))
+    assert re.search(r"(?<!\w)rule 7 in chain pre-routing(?!\w)", str(err.value))
+    assert re.search(r"(?<!\w)%s(?!\w)" % re.escape(shown), str(err.value))
+
+
+def test_icmp_limit_in_packets_per_second_is_read():
+    assert find_icmp_limit(_limit_rule({"rate": 25, "burst": 5, "per": "second", "rate_unit": "packets", "inv": True})) == \
+        {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1}
+
+
+@pytest.mark.parametrize("function", [parse_nft_counters, find_icmp_limit])
+def test_non_text_is_refused_naming_its_type(function):
+    with pytest.raises(ParseError) as err:
+        function(b"{}")
+    assert re.search(r"(?<!\w)bytes(?!\w)", str(err.value))
+
+
+def test_icmp_flood_counter_refuses_a_list_naming_it():
+    with pytest.raises(ParseError) as err:
+        icmp_flood_counter([("cnt_icmpflood", 1)])
+    assert re.search(r"(?<!\w)list(?!\w)", str(err.value))

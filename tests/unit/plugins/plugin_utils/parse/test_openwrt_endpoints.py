@@ -1,8 +1,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Endpoint targets (live endpoint, else uci IP literal) and their route facts."""
 
+import re
+
 import pytest
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets, split_endpoint_host)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
@@ -101,3 +104,56 @@ def test_no_host_route_and_no_route(load_fixture):
     unreachable = endpoint_route_facts(target, None, routes, error)
     assert (unreachable["dev"], unreachable["gateway"], unreachable["error"]) == (
         None, None, "RTNETLINK answers: Network is unreachable")
+
+
+def test_facts_without_a_route_keep_the_pinned_routes_and_the_error(load_fixture):
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
+    facts = endpoint_route_facts(TARGET, None, routes, error="RTNETLINK answers: Network is unreachable")
+    assert facts == dict(TARGET, dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
+                         route_metric=None, static_host_route=True, pinned_routes=[PINNED],
+                         error="RTNETLINK answers: Network is unreachable")
+
+
+def test_facts_without_a_route_or_a_pin(load_fixture):
+    routes = parse_ip_route_show(load_fixture("ip_j_route_show", "full_tunnel_split_default.txt"))
+    facts = endpoint_route_facts(dict(TARGET, address="203.0.113.55"), None, routes, error="x")
+    assert (facts["static_host_route"], facts["pinned_routes"], facts["error"]) == (False, [], "x")
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("192.0.2.1:1", ("192.0.2.1", 1)),
+    ("192.0.2.1:65535", ("192.0.2.1", 65535)),
+    ("192.0.2.1:0", ("192.0.2.1", None)),
+    ("192.0.2.1:65536", ("192.0.2.1", None)),
+    ("192.0.2.1:port", ("192.0.2.1", None)),
+    ("[fd99:1::1]:1", ("fd99:1::1", 1)),
+    ("[fd99:1::1]:65535", ("fd99:1::1", 65535)),
+    ("[fd99:1::1]:0", ("fd99:1::1", None)),
+    ("[fd99:1::1]:65536", ("fd99:1::1", None)),
+    ("[fd99:1::1]:port", ("fd99:1::1", None)),
+])
+def test_split_endpoint_host_port_bounds(value, expected):
+    assert split_endpoint_host(value) == expected
+
+
+def test_targets_go_on_after_peers_without_an_endpoint():
+    interfaces = {
+        "wg0": {"peers": [
+            {"public_key": "P1", "section": "a", "endpoint_host": None, "live": None},
+            {"public_key": "P2", "section": "b", "endpoint_host": None,
+             "live": {"endpoint_host": "2001:db8:0:0::10", "endpoint_port": 51820}},
+            {"public_key": "P3", "section": "c", "endpoint_host": "198.51.100.7:51821", "live": None},
+        ]},
+        "wg1": {},   # an interface without peers
+    }
+    assert endpoint_targets(interfaces)["targets"] == [
+        {"interface": "wg0", "public_key": "P2", "section": "b", "address": "2001:db8::10", "port": 51820,
+         "address_source": "live"},
+        {"interface": "wg0", "public_key": "P3", "section": "c", "address": "198.51.100.7", "port": 51821,
+         "address_source": "uci"}]
+
+
+def test_targets_refuse_a_list_naming_it():
+    with pytest.raises(ParseError) as err:
+        endpoint_targets([])
+    assert re.search(r"(?<!\w)list(?!\w)", str(err.value))

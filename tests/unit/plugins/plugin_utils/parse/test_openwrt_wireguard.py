@@ -155,3 +155,48 @@ def test_split_dated_output(text, expected):
 def test_split_dated_output_errors(text):
     with pytest.raises(ParseError, match="date|text"):
         split_dated_output(text)
+
+
+def test_live_only_peer_has_none_for_every_uci_key(merged):
+    interfaces = merged("case11_network_wg.txt", "hub_two_interfaces.txt", LAB_NOW)
+    live_only = interfaces["wg0"]["peers"][2]
+    live = live_only.pop("live")
+    assert live_only == {"public_key": "B" * 43 + "=", "section": None, "description": None, "disabled": None,
+                         "preshared_key_set": None, "endpoint_host": None, "endpoint_port": None, "allowed_ips": [],
+                         "route_allowed_ips": None, "persistent_keepalive_s": None, "in_uci": False,
+                         "full_tunnel": False, "full_tunnel_reason": None}
+    assert live["allowed_ips"]
+    wg1 = interfaces["wg1"]
+    assert (wg1["proto"], wg1["disabled"], wg1["private_key_set"], wg1["listen_port"], wg1["addresses"],
+            wg1["nohostroute"], wg1["mtu"]) == (None, None, None, None, [], None, None)
+
+
+def _case01_with(load_fixture, *lines):
+    text = load_fixture("uci_show", "case01_network.txt") + "".join(line + "\n" for line in lines)
+    return merge_wireguard(parse_uci_show(text)["network"])
+
+
+def test_interface_disabled_mtu_and_list_options(load_fixture):
+    wg0 = _case01_with(load_fixture, "network.wg0.disabled='1'", "network.wg0.mtu='1420'",
+                       "network.wg0.addresses='10.77.0.2/24' 'fd77::2/64'")["wg0"]
+    assert (wg0["disabled"], wg0["mtu"], wg0["addresses"]) == (True, 1420, ["10.77.0.2/24", "fd77::2/64"])
+    assert wg0["options"]["addresses"] == ["10.77.0.2/24", "fd77::2/64"]
+    assert wg0["options"]["disabled"] == "1"
+
+
+@pytest.mark.parametrize("line, path", [
+    ("network.wg0.disabled='maybe'", "network.wg0.disabled"),
+    ("network.wg0.mtu='big'", "network.wg0.mtu"),
+    ("network.@wireguard_wg0[0].endpoint_port='port'", "network.@wireguard_wg0[0].endpoint_port"),
+])
+def test_bad_uci_values_are_refused_naming_the_option(load_fixture, line, path):
+    with pytest.raises(ParseError) as err:
+        _case01_with(load_fixture, line)
+    assert re.search(r"(?<![\w.])%s(?![\w.])" % re.escape(path), str(err.value))
+
+
+@pytest.mark.parametrize("function, value", [(merge_wireguard, []), (split_dated_output, b"1796029496\n")])
+def test_wrong_input_type_is_refused_naming_it(function, value):
+    with pytest.raises(ParseError) as err:
+        function(value)
+    assert re.search(r"(?<!\w)%s(?!\w)" % type(value).__name__, str(err.value))

@@ -1,6 +1,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_ip_route_show/_get (JSON and text), find_host_route, default_routes."""
 
+import json
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -242,3 +245,102 @@ def test_route_get_stderr_is_not_a_route(load_fixture, case):
     with pytest.raises(ParseError) as err:
         parse_ip_route_get(text)
     assert repr(text[:200]) in str(err.value)
+
+
+def named(name):
+    """A regex finding ``name`` not glued to other letters (``route 2`` but not ``XXroute 2``)."""
+    return r"(?<![\w-])%s(?![\w-])" % re.escape(name)
+
+
+@pytest.mark.parametrize("parser, command", [
+    (parse_ip_route_show, "ip -j route show"), (parse_ip_route_get, "ip -j route get"),
+    (parse_ip_route_show_text, "ip route show"), (parse_ip_route_get_text, "ip route get"),
+])
+@pytest.mark.parametrize("value", [b"[]", None])
+def test_non_text_is_refused_naming_the_command_and_type(parser, command, value):
+    with pytest.raises(ParseError) as err:
+        parser(value)
+    assert re.search(named(command), str(err.value))
+    assert re.search(named(type(value).__name__), str(err.value))
+
+
+def test_route_get_entry_errors_name_the_command():
+    with pytest.raises(ParseError) as err:
+        parse_ip_route_get('[{"dev":"eth0"}]')
+    assert re.search(named("ip -j route get"), str(err.value))
+
+
+@pytest.mark.parametrize("parser, text, where", [
+    (parse_ip_route_show_text, "default via 192.0.2.1 dev eth0\n10.0.0.0/8 dev eth1 metric x\n", "route 2"),
+    (parse_ip_route_show, '[{"dst":"default","dev":"eth0"},{"dst":"10.0.0.0/8","dev":"eth1","metric":"x"}]', "route 2"),
+    (parse_ip_route_show, '[{"dst":"default","nexthops":[{"gateway":"192.0.2.1","dev":"eth1","weight":"x"}]}]', "route 1"),
+    (parse_ip_route_get, '[{"dst":"203.0.113.10","dev":"eth0","uid":"x"}]', "ip -j route get"),
+    (parse_ip_route_get_text, "203.0.113.10 via 192.0.2.1 dev eth0 uid x \n    cache \n", "line 1"),
+    (parse_ip_route_show_text, "default via 192.0.2.1 dev eth0\n\n10.0.0.0/8 dev eth1 uid x\n", "line 3"),
+])
+def test_bad_numbers_name_the_route_or_line(parser, text, where):
+    with pytest.raises(ParseError) as err:
+        parser(text)
+    assert re.search(named(where), str(err.value))
+    assert "'x'" in str(err.value)
+
+
+def test_non_json_is_quoted_up_to_200_characters():
+    text = "default via 192.0.2.1 dev eth0 proto static metric 10 \n" * 10
+    with pytest.raises(ParseError) as err:
+        parse_ip_route_show(text)
+    assert str(err.value).endswith(repr(text[:200]))
+
+
+TEXT_FLAGS = (
+    "default via 192.0.2.1 dev eth1 proto static onlink metric 10 \n"
+    "192.0.2.0/24 dev eth1 proto kernel scope link src 192.0.2.20 linkdown \n"
+    "203.0.113.0/24 proto static \n"
+    "\tnexthop via 192.0.2.1 dev eth1 weight 1 dead linkdown \n"
+    "\tnexthop via 198.51.100.1 dev wwan0 weight 2 \n"
+)
+
+
+def test_text_words_that_are_not_keywords_are_flags():
+    routes = parse_ip_route_show_text(TEXT_FLAGS)
+    assert [(r["dst"], r["flags"], r["metric"]) for r in routes] == [
+        ("default", ["onlink"], 10), ("192.0.2.0/24", ["linkdown"], None), ("203.0.113.0/24", [], None)]
+    assert routes[1]["prefsrc"] == "192.0.2.20"
+    assert routes[2]["nexthops"] == [{"gateway": "192.0.2.1", "dev": "eth1", "weight": 1},
+                                     {"gateway": "198.51.100.1", "dev": "wwan0", "weight": 2}]
+
+
+def test_json_flags_are_kept():
+    routes = parse_ip_route_show('[{"dst":"default","gateway":"192.0.2.1","dev":"eth1","flags":["onlink"]},'
+                                 '{"dst":"192.0.2.0/24","dev":"eth1","flags":["linkdown"]}]')
+    assert [r["flags"] for r in routes] == [["onlink"], ["linkdown"]]
+
+
+def test_text_blank_lines_between_routes_are_skipped():
+    # e.g. `ip route show; echo; ip -6 route show`
+    text = "default via 192.0.2.1 dev eth1 \n\n2001:db8:1::/64 dev eth1 proto kernel metric 256 pref medium\n"
+    assert [(r["dst"], r["family"]) for r in parse_ip_route_show_text(text)] == [("default", "inet"), ("2001:db8:1::/64", "inet6")]
+
+
+@pytest.mark.parametrize("text, family", [
+    ('[{"dst":"default","nexthops":[{"gateway":"192.0.2.1","dev":"eth1"},{"gateway":"198.51.100.1","dev":"wwan0"}]}]',
+     "inet"),
+    ('[{"dst":"default","dev":"wg0","prefsrc":"10.0.0.2"}]', "inet"),
+    ('[{"dst":"default","dev":"wg0","prefsrc":"fd00::2"}]', "inet6"),
+])
+def test_family_from_ipv4_nexthops_or_the_source(text, family):
+    assert parse_ip_route_show(text)[0]["family"] == family
+
+
+def test_raw_iproute2_json_without_type_is_unicast(load_fixture):
+    # iproute2 leaves "type" out for unicast routes: the helpers work on its JSON as printed too
+    raw = json.loads(load_fixture("ip_j_route_show", "endpoint_pinned_to_backup.txt"))
+    assert [r["dev"] for r in default_routes(raw)] == ["eth1", "wwan0"]
+    assert find_host_route(raw, "203.0.113.10")["dev"] == "wwan0"
+
+
+@pytest.mark.parametrize("text, message", [("10.0.0.0/8 dev eth1 uid x\n", "line 1: uid must be an integer"),
+                                           ("10.0.0.0/8 dev eth1 metric x\n", "route 1: metric must be an integer")])
+def test_a_bad_number_names_its_field(text, message):
+    with pytest.raises(ParseError, match=message):
+        parse_ip_route_show_text(text)

@@ -28,13 +28,15 @@ def test_bdp_of_the_lab_path():
 @pytest.mark.parametrize("args, named", [
     ((1368, 52, 0), "loss_ratio"), ((1368, 52, 1.5), "loss_ratio"), ((1368, 0, 0.01), "rtt_ms"),
     ((0, 52, 0.01), "mss_bytes"), (("1368", 52, 0.01), "mss_bytes"), ((1368, float("nan"), 0.01), "rtt_ms"),
-    ((True, 52, 0.01), "mss_bytes"), ((10 ** 400, 52, 0.01), "mss_bytes")])
+    ((True, 52, 0.01), "mss_bytes"), ((10 ** 400, 52, 0.01), "mss_bytes"),
+    ((1368, 52, 0.01, 0), "c"), ((1368, 52, 0.01, float("nan")), "c")])
 def test_mathis_refuses_bad_input_naming_it(args, named):
-    with pytest.raises(ValueError, match=named):
+    # the argument's own name, as a word (not inside another word)
+    with pytest.raises(ValueError, match=r"\b%s\b" % named):
         mathis_bits_per_second(*args)
 
 
 @pytest.mark.parametrize("args, named", [((-1, 50), "bits_per_second"), ((40e6, -5), "rtt_ms"), ((None, 5), "bits_per_second")])
 def test_bdp_refuses_bad_input_naming_it(args, named):
-    with pytest.raises(ValueError, match=named):
+    with pytest.raises(ValueError, match=r"\b%s\b" % named):
         bdp_bytes(*args)

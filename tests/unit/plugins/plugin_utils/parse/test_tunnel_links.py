@@ -14,6 +14,7 @@ has no WireGuard, GRE or IPIP driver.
 """
 
 import json
+import re
 
 import pytest
 
@@ -137,3 +138,15 @@ def test_the_router_script_reads_forwarding_then_execs_ip():
     assert FORWARD_AND_LINKS_ARGV[:2] == ["sh", "-c"]
     script = FORWARD_AND_LINKS_ARGV[2]
     assert script.index("/proc/sys/net/ipv4/ip_forward") < script.index("exec ip -d -j link show")
+
+
+def test_ip_forward_negative_is_a_whole_number():
+    # ip-sysctl.rst: 0 is off, any other value on; the file reads back what was written
+    assert parse_ip_forward("-1\n") == -1
+
+
+@pytest.mark.parametrize("function", [parse_ip_forward, split_forward_and_links])
+def test_non_text_is_refused_naming_its_type(function):
+    with pytest.raises(ParseError) as err:
+        function(b"1\n")
+    assert re.search(r"(?<!\w)bytes(?!\w)", str(err.value))

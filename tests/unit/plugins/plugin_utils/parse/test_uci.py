@@ -1,6 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """parse_uci_show, resolve_section, redact_uci, is_secret_option, uci_quote, parse_uci_changes."""
 
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -8,6 +10,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
     REDACTED,
     format_uci_section,
     is_secret_option,
+    is_secret_value,
     parse_uci_changes,
     parse_uci_show,
     redact_uci,
@@ -259,3 +262,159 @@ def test_redact_uci_by_shape_keeps_public_keys():
     assert redact_uci(values) == {"public_key": key, "PublicKey": key, "description": "psk <redacted> here",
                                   "allowed_ips": ["10.0.0.0/8", "<redacted>"], "updatekey": "<redacted>",
                                   "pincode": "<redacted>", "mtu": "1420"}
+
+
+def _named(name):
+    return r"(?<![\w.-])%s(?![\w.-])" % re.escape(name)
+
+
+MULTILINE_THEN_BAD = ("network.lan=interface\n"
+                      "network.lan.description='first line\n"
+                      "second line'\n"
+                      "network.lan.ipaddr='192.168.1.1'\n"
+                      "uci: Entry not found\n")
+
+
+def test_show_error_line_counts_the_lines_of_a_multiline_value():
+    with pytest.raises(ParseError) as err:
+        parse_uci_show(MULTILINE_THEN_BAD)
+    assert re.match(r"line 5\b", str(err.value))
+
+
+def test_changes_error_line_counts_the_lines_of_a_multiline_value():
+    text = ("network.lan.ipaddr='192.168.1.1'\n"
+            "network.lan.description='first line\n"
+            "second line'\n"
+            "-network.wg0.nohostroute\n"
+            "uci: Entry not found\n")
+    with pytest.raises(ParseError) as err:
+        parse_uci_changes(text)
+    assert re.match(r"line 5\b", str(err.value))
+
+
+@pytest.mark.parametrize("text", [
+    "\nnetwork.lan=interface\nnetwork.lan.proto='static'\n",        # leading blank line
+    "network.lan=interface\n\nnetwork.lan.proto='static'\n",        # blank line between
+    "network.lan=interface\n   \nnetwork.lan.proto='static'",       # no newline at the end
+    "network.lan=interface\nnetwork.lan.proto='static'",
+    "network.lan.proto='static'\nnetwork.lan=interface",            # section line last, no newline
+])
+def test_show_blank_lines_and_missing_final_newline(text):
+    assert parse_uci_show(text) == {"network": {"lan": _section("interface", False, 0, {"proto": "static"})}}
+
+
+@pytest.mark.parametrize("text", [
+    "\n-network.wg0.nohostroute\nnetwork.wg0.mtu='1420'\n",
+    "-network.wg0.nohostroute\n\nnetwork.wg0.mtu='1420'\n",
+    "network.wg0.mtu='1420'\n-network.wg0.nohostroute",
+])
+def test_changes_blank_lines_and_missing_final_newline(text):
+    ops = sorted((change["op"], change["option"]) for change in parse_uci_changes(text))
+    assert ops == [("delete", "nohostroute"), ("set", "mtu")]
+
+
+def test_changes_error_names_the_line_after_earlier_lines():
+    with pytest.raises(ParseError) as err:
+        parse_uci_changes("network.wg0.mtu='1420'\n-network.wg0.nohostroute\nnetwork.wg0.mtu:'1'\n")
+    assert re.match(r"line 3\b", str(err.value))
+
+
+@pytest.mark.parametrize("text, quoted", [
+    ("network.lan.description=two words\nnetwork.lan.proto='static'\n", "two words"),
+    ("network.lan.ipaddr=", ""),
+])
+def test_changes_unquoted_value_is_quoted_in_the_error_up_to_the_line_end(text, quoted):
+    with pytest.raises(ParseError) as err:
+        parse_uci_changes(text)
+    assert str(err.value).endswith("got %r" % quoted)
+
+
+def test_changes_missing_operator_names_the_key():
+    with pytest.raises(ParseError) as err:
+        parse_uci_changes("network.wg0.mtu\n")
+    assert re.search(_named("'network.wg0.mtu'"), str(err.value))
+
+
+@pytest.mark.parametrize("parser", [parse_uci_show, parse_uci_changes])
+def test_non_text_is_refused_naming_its_type(parser):
+    with pytest.raises(ParseError) as err:
+        parser(b"network.lan=interface")
+    assert re.search(_named("bytes"), str(err.value))
+
+
+def test_show_of_one_anonymous_section_keeps_its_index():
+    # uci show network.@wireguard_wg0[1]
+    text = "network.@wireguard_wg0[1]=wireguard_wg0\nnetwork.@wireguard_wg0[1].endpoint_host='dc.example.net'\n"
+    assert parse_uci_show(text) == {"network": {"@wireguard_wg0[1]": _section(
+        "wireguard_wg0", True, 1, {"endpoint_host": "dc.example.net"})}}
+
+
+@pytest.mark.parametrize("text, name, stype, anonymous, index", [
+    # uci show network.@wireguard_wg0[1].endpoint_host: the reference tells the type and index
+    ("network.@wireguard_wg0[1].endpoint_host='dc.example.net'\n", "@wireguard_wg0[1]", "wireguard_wg0", True, 1),
+    ("network.cfg0a1b2c.endpoint_host='dc.example.net'\n", "cfg0a1b2c", None, True, -1),   # uci -X show ...
+    ("network.dc.endpoint_host='dc.example.net'\n", "dc", None, False, -1),
+])
+def test_show_of_one_option_without_its_section_line(text, name, stype, anonymous, index):
+    assert parse_uci_show(text) == {"network": {name: {"type": stype, "anonymous": anonymous, "index": index,
+                                                       "options": {"endpoint_host": "dc.example.net"}}}}
+
+
+def test_show_option_before_its_section_line_is_kept():
+    # uci show network.wg0.mtu; uci show network.wg0
+    text = "network.wg0.mtu='1420'\nnetwork.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
+    assert parse_uci_show(text)["network"]["wg0"] == _section("interface", False, 0, {"mtu": "1420", "proto": "wireguard"})
+
+
+def test_show_counts_section_types_per_config():
+    # uci show network; uci show mwan3: both have sections of type interface
+    text = ("network.lan=interface\nnetwork.wan=interface\n"
+            "mwan3.wan=interface\nmwan3.@rule[0]=rule\n")
+    parsed = parse_uci_show(text)
+    assert [parsed["network"][name]["index"] for name in ("lan", "wan")] == [0, 1]
+    assert parsed["mwan3"]["wan"]["index"] == 0
+
+
+def test_show_unquoted_old_style_value_then_more_lines():
+    text = "network.lan=interface\nnetwork.lan.ipaddr=192.168.1.1\nnetwork.lan.proto=static\n"
+    assert parse_uci_show(text)["network"]["lan"]["options"] == {"ipaddr": "192.168.1.1", "proto": "static"}
+
+
+def test_format_section_without_type_or_options():
+    assert format_uci_section("network", "wg0", {"type": None, "options": {"mtu": "1420"}}) == \
+        "network.wg0=\nnetwork.wg0.mtu='1420'\n"
+    assert format_uci_section("network", "wg0", {"type": "interface"}) == "network.wg0=interface\n"
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("private_key", "x", True),
+    ("public_key", K, False),
+    ("PublicKey", K, False),
+    ("description", K, True),
+    ("description", "peer %s here" % K, True),
+    ("description", ["a", K], True),
+    ("description", ["a", "b"], False),
+    ("description", "dc.example.net", False),
+    (None, K, True),
+    (None, "x", False),
+])
+def test_is_secret_value(option, value, expected):
+    assert bool(is_secret_value(option, value)) is expected
+
+
+def test_redact_section_keeps_its_type_and_layout():
+    section = {"type": "interface", "anonymous": False, "index": 0, "options": {"proto": "wireguard", "private_key": K}}
+    assert redact_uci(section) == dict(section, options={"proto": "wireguard", "private_key": REDACTED})
+
+
+def test_redact_options_that_include_an_option_named_type():
+    # network.lan.type='bridge' is an option, not a section's type
+    assert redact_uci({"type": "bridge", "proto": "static", "private_key": K}) == \
+        {"type": "bridge", "proto": "static", "private_key": REDACTED}
+
+
+@pytest.mark.parametrize("value", [5, None, {"a": "b"}])
+def test_uci_quote_refuses_non_strings_naming_the_value(value):
+    with pytest.raises(ParseError) as err:
+        uci_quote(value)
+    assert re.search(_named(repr(value)), str(err.value))

@@ -76,3 +76,25 @@ def test_errors(load_fixture, source, interfaces, public_keys, message):
 def test_not_parsed_input():
     with pytest.raises(ParseError, match="expected parsed uci show output"):
         uci_wireguard_keepalive_targets("network.wg0=interface")
+
+
+def test_empty_public_key_is_refused_naming_the_section():
+    text = ("network.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
+            "network.@wireguard_wg0[0]=wireguard_wg0\nnetwork.@wireguard_wg0[0].public_key=''\n"
+            "network.@wireguard_wg0[0].endpoint_host='203.0.113.10'\n")
+    with pytest.raises(ParseError, match=r"network\.@wireguard_wg0\[0\] .*public_key"):
+        uci_wireguard_keepalive_targets(parse_uci_show(text))
+
+
+def test_keys_asked_for_are_found_after_other_peers():
+    text = ("network.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
+            "network.@wireguard_wg0[0]=wireguard_wg0\nnetwork.@wireguard_wg0[0].public_key='%s'\n"
+            "network.@wireguard_wg0[1]=wireguard_wg0\nnetwork.@wireguard_wg0[1].public_key='%s'\n"
+            % ("B" * 43 + "=", "C" * 43 + "="))
+    targets = uci_wireguard_keepalive_targets(parse_uci_show(text), public_keys=["C" * 43 + "="])
+    assert [(t["ref"], t["public_key"][0]) for t in targets] == [("@wireguard_wg0[1]", "C")]
+
+
+def test_not_parsed_input_names_its_type():
+    with pytest.raises(ParseError, match=r"(?<!\w)list(?!\w)"):
+        uci_wireguard_keepalive_targets([])

@@ -77,3 +77,14 @@ KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
 ])
 def test_unmatched_messages(wanted, matched, expected):
     assert unmatched_messages(wanted, matched, "peer", "/w", "/n") == expected
+
+
+def test_parse_keeps_spaces_in_paths_and_skips_blank_lines():
+    text = "wg-quick /etc/wire guard/wg0.conf\n\nnetdev /etc/systemd/network/30-wg1.netdev\n"
+    assert parse_config_listing(text) == {"wg_quick": ["/etc/wire guard/wg0.conf"],
+                                          "netdev": ["/etc/systemd/network/30-wg1.netdev"]}
+
+
+def test_parse_refuses_bytes_naming_the_type():
+    with pytest.raises(ParseError, match=r"(?<!\w)bytes(?!\w)"):
+        parse_config_listing(b"wg-quick /etc/wireguard/wg0.conf\n")
