@@ -28,7 +28,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges impo
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
-    merge_wireguard, split_dated_output)
+    merge_wireguard)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
@@ -39,9 +39,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
     NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import uplink_device
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
 SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
 BANIP_INIT = "/etc/init.d/banip"
@@ -95,7 +95,7 @@ def _version_and_default(text):
     return parse_banip_version(text), banip_default_icmplimit(text)
 
 
-class ActionModule(RouteReader, OpenWrtActionBase):
+class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.openwrt_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -186,23 +186,6 @@ class ActionModule(RouteReader, OpenWrtActionBase):
             return {"installed": False, "interfaces": {}, "tracking": {}}
         status = self.parse_output(self.step(["mwan3", "interfaces"]), parse_mwan3_interfaces)
         return {"installed": True, "interfaces": status, "tracking": self.uci_show("mwan3", parse_mwan3_tracking)}
-
-    def wg_live(self):
-        """``(wg installed, interfaces or None, note)`` from ``wg show all dump``, dated by the target's clock.
-
-        None with a note when ``wg`` is missing or cannot read the kernel state; never fails for that.
-        """
-        res = self.step(WG_DUMP, ok_rcs=range(256), name=WG_DUMP_NAME)
-        if res["rc"] == NOT_FOUND:
-            return False, None, "wg is not installed (wireguard-tools); uci view only"
-        if res["rc"] != 0:
-            return True, None, "wg show all dump failed with rc=%s: %s; uci view only" % (
-                res["rc"], (res["stderr"] or "no output").strip()[:200])
-        now, dump = self.parse_output(res, split_dated_output)
-        interfaces = self.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))["interfaces"]
-        if not interfaces:
-            return True, interfaces, "no live WireGuard interface (wg show all dump printed nothing); uci view only"
-        return True, interfaces, None
 
     def gather_wireguard(self):
         """``(network, facts)``: the parsed uci network config (``{}`` without one) and the wireguard facts."""

@@ -23,7 +23,11 @@ import re
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, step_name, step_of
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ROUTE_GET_JSON, ROUTE_GET_TEXT
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import endpoint_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
+    ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
@@ -31,19 +35,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan 
     plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
 _ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 SHOW_NAME = "uci -q show network"
 CHANGES_NAME = "uci changes network"
-# Endpoint addresses for the route lookups, one per line: every uci endpoint_host of the redacted
-# uci show ("$1"), [brackets] cut off; what is not made of hex digits, dots and colons (a hostname)
-# is dropped: no DNS lookup, nothing odd on a command line. The controller matches the lines to
-# the plan's endpoints and looks up any other itself.
-ENDPOINT_LINES = r"""sed -n "s/^network\.[^=]*\.endpoint_host='\(.*\)'\$/\1/p" "$1" | while IFS= read -r a; do
-  case $a in \[*) a=${a#\[}; a=${a%%]*} ;; esac
-  case $a in ''|*[!0-9A-Fa-f.:]*) ;; *) printf '%s\n' "$a" ;; esac
-done | sort -u"""
 BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 
 
@@ -52,10 +49,11 @@ def _short(route):
 
 
 def read_steps() -> list:
-    """The first batch: the redacted uci show, the routes, ``ip [-j] route get`` of every uci endpoint address."""
+    """The first batch: the redacted uci show and ``uci changes``, the redacted live state, the routes, and
+    ``ip [-j] route get`` of every endpoint address uci or the live state names (as openwrt_facts reads them)."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            *route_table_steps(),
-            ForEachLine(ENDPOINT_LINES, (SHOW_NAME,), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+            Step(WG_DUMP_NAME, WG_DUMP), *route_table_steps(),
+            ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (SHOW_NAME, WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
 
 
 def change_steps(commands, endpoints, json_ok) -> list:
@@ -67,7 +65,7 @@ def change_steps(commands, endpoints, json_ok) -> list:
     return list({step.name: step for step in steps}.values())
 
 
-class ActionModule(RouteReader, OpenWrtActionBase):
+class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.wg_endpoint_route`` action."""
 
     ARGUMENT_SPEC = {
@@ -90,7 +88,12 @@ class ActionModule(RouteReader, OpenWrtActionBase):
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
         network = self.parse_output(show, parse_uci_show).get("network", {})
         routes, routes_cmd = self.routes_table_all()
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"])
+        _installed, live, _note = self.wg_live()
+        try:  # the endpoints openwrt_facts looks up: a peer's live endpoint, else its uci IP literal
+            targets = endpoint_targets(merge_wireguard(network, live))["targets"]
+        except ParseError as exc:
+            raise AnsibleActionFail("uci network: %s" % exc) from None
+        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets)
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():

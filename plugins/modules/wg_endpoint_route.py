@@ -11,9 +11,17 @@ module: wg_endpoint_route
 short_description: Unpin WireGuard endpoint host routes on OpenWrt (split tunnels), python-free
 version_added: 0.1.0
 description:
-  - Reads C(uci show network), C(ip -j route show table all) (its text form where C(ip) has no C(-j))
-    and C(ip route get) for every peer endpoint with the same reader as M(tunnelfix.fleet.openwrt_facts),
-    so the fix sees the routes the finding saw, and plans on the controller, with no Python on the router.
+  - Reads C(uci show network), C(wg show all dump) (keys replaced on the router), C(ip -j route show table all)
+    (its text form where C(ip) has no C(-j)) and C(ip route get) for every peer endpoint with the same readers
+    as M(tunnelfix.fleet.openwrt_facts), and plans on the controller, with no Python on the router. The
+    endpoints are the facts' too - a peer's live endpoint, else its uci C(endpoint_host) when that is an IP
+    address - so a peer set up by hostname, or one that roamed, is fixed at the address netifd pinned; a
+    hostname with no live endpoint is listed under C(unresolved) and skipped.
+  - What changes, per interface (RV(interfaces)) - a split tunnel gets C(nohostroute=1) where it is unset and
+    every pinned host route (a /32 or /128 that is not the kernel's, any table) to its endpoints deleted,
+    except one a C(config route) section asks for (listed under C(kept_routes)); a full tunnel keeps its routes
+    and loses an existing C(nohostroute). Nothing changes when C(nohostroute) is set and no pinned route is
+    left. The role then brings a changed interface up again with an automatic rollback.
   - One remote execution when nothing changes, two when something does. All reads run in one POSIX sh
     script (BusyBox ash, dash, bash) framed by marker lines; the endpoint addresses for C(ip route get)
     come from the uci C(endpoint_host) values, listed by the same script. C(uci show) redacts secret

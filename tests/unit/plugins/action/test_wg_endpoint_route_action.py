@@ -126,6 +126,31 @@ def test_the_same_routes_as_openwrt_facts(fake, case01):
     assert "route -n" not in action.router.calls()
 
 
+@pytest.fixture
+def by_hostname(case01):
+    case01[SHOW] = (0, case01[SHOW][1].replace("endpoint_host='203.0.113.10'", "endpoint_host='vpn.example.net'"), "")
+    return case01
+
+
+def test_a_peer_set_up_by_hostname_without_a_live_endpoint_stays_unresolved(fake, by_hostname):
+    result = fake({}, by_hostname, check_mode=True).run(task_vars={})
+    assert result["commands"] == [SET] and result["interfaces"]["wg0"]["unresolved"] == ["vpn.example.net"]
+
+
+def test_a_peer_set_up_by_hostname_is_fixed_at_its_live_endpoint(fake, by_hostname, load_fixture):
+    """The endpoints are openwrt_facts' (a peer's live endpoint, else its uci IP): netifd resolved vpn.example.net to
+    203.0.113.10 and pinned it; the fix deletes that route too, where uci alone would leave the peer unresolved."""
+    case01 = by_hostname
+    case01.update({"date +%s": (0, "1767225600\n", ""),
+                   "wg show all dump": (0, load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt"), "")})
+    action = fake({}, case01, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["commands"] == [SET, DEL]
+    assert result["interfaces"]["wg0"]["endpoints"] == ["203.0.113.10"] and result["interfaces"]["wg0"]["unresolved"] == []
+    assert GET in action.router.calls() and len(action.ran) == 1          # looked up in the same execution
+    assert "K" * 43 not in repr(result) and "K" * 43 not in repr(action.outputs)
+
+
 def test_full_tunnel_is_refused_with_a_warning(fake, load_fixture):
     answers = {SHOW: (0, load_fixture("uci_show", "case04_network.txt"), ""), CHANGES: (0, "", ""), ROUTES: (0, "[]", ""),
                "ip -j route get 203.0.113.55": UNREACHABLE, "ip route get 203.0.113.55": UNREACHABLE}
