@@ -7,9 +7,11 @@ The decisions are the pure ``_wg_route_plan.plan_wg_endpoint_routes``; this file
 runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
-``uci -q show network`` and ``uci changes network``, the routes and ``ip [-j] route get`` for every
-endpoint address uci names (listed on the target, ``ForEachLine``), read by openwrt_facts' reader
-(plugin_utils/remote/route_reader.py): the fix sees the routes the finding saw. When uci must
+``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
+``ip [-j] route get`` for every endpoint address uci or the live state names (listed on the target,
+``ForEachLine``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py);
+the endpoints are chosen as the facts choose them (endpoint_targets: a peer's live endpoint, else its
+uci IP literal): the fix sees the endpoints and routes the finding saw. When uci must
 change and ``network`` holds staged changes the action did not make, it fails naming them, in check
 mode too, unless ``commit_staged``. When something must change (not in check mode), the uci
 commands, ``uci commit network``, the route deletions and the lookups after them run in one more;

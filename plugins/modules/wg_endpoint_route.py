@@ -21,17 +21,18 @@ description:
     every pinned host route (a /32 or /128 that is not the kernel's, any table) to its endpoints deleted,
     except one a C(config route) section asks for (listed under C(kept_routes)); a full tunnel keeps its routes
     and loses an existing C(nohostroute). Nothing changes when C(nohostroute) is set and no pinned route is
-    left. The role then brings a changed interface up again with an automatic rollback.
+    left. The role then brings a changed interface up again with an automatic rollback, and for a full tunnel
+    installs the mwan3 hotplug script that re-points the endpoint's host route when mwan3 switches uplinks.
   - One remote execution when nothing changes, two when something does. All reads run in one POSIX sh
     script (BusyBox ash, dash, bash) framed by marker lines; the endpoint addresses for C(ip route get)
-    come from the uci C(endpoint_host) values, listed by the same script. C(uci show) redacts secret
+    (every uci C(endpoint_host) and every live endpoint) are listed by the same script. C(uci show) redacts secret
     values on the router, so not even C(-vvv) holds a key. When something must change (and not in
     check mode) a second script runs the uci commands, C(uci commit network), the route deletions and
     the C(ip route get) after them. It stops at the first command that fails, which is reported.
     The scripts need C(mktemp -d) and a writable C(/tmp).
   - "Split tunnel (no routed C(0.0.0.0/0), C(::/0), C(0.0.0.0/1)+C(128.0.0.0/1), and no routed prefix
     containing an endpoint): sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
-    pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>), matched exactly
+    pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>) (C(ip -6 ... /128) for IPv6), matched exactly
     by destination, gateway and device (and table). Host routes asked for by a C(config route) section are kept."
   - "Full tunnel: refuses nohostroute (the tunnel's own packets would be routed into it, a routing loop),
     says so in C(warnings), removes an existing C(nohostroute=1), deletes no route, and lists the

@@ -94,9 +94,9 @@ ENDPOINT_ROUTE_PINNED = Fault(
     symptom="The tunnel is slow (the backup's rate) although the main uplink is back: the endpoint's /32 still "
             "points at the uplink that was up when the WireGuard interface started.",
     fix="Split tunnel: nohostroute=1 on every split-tunnel interface (or those in openwrt_mwan3_wg_interfaces) and "
-        "every pinned /32 of its endpoints deleted (one a config route section asks for is kept), so the endpoint "
-        "follows the main table (mwan3); a changed interface is brought up again with an automatic rollback. "
-        "Full tunnel: the /32 stays and is re-pointed when the uplink changes (mwan3 hotplug script).",
+        "every pinned /32 or /128 of its endpoints deleted (a peer's live endpoint, else its uci IP; one a config "
+        "route section asks for is kept), so the endpoint follows the main table (mwan3); a changed interface is brought up again with an automatic rollback. "
+        "Full tunnel: the host route stays and is re-pointed when the uplink changes (mwan3 hotplug script).",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),
