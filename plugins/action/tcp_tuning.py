@@ -56,7 +56,6 @@ class ActionModule(TcpReader, OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         values = check_values(args["values"])
         self.run_steps(read_steps(tuple(values)))
-        self.read_presence()
         facts = {"tcp": self.gather_tcp(), "netns": self.gather_netns()}
         before = {key: self.read_sysctl(key) for key in values}
         writes = {key: value for key, value in values.items() if needs_write(before[key], value)}

@@ -95,7 +95,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             targets = endpoint_targets(merge_wireguard(network, live))["targets"]
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets)
+        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets=targets)
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():

@@ -92,17 +92,22 @@ def stale_with_keepalive(host, view, views):
     return out
 
 
+def _chosen(pairs, role_vars, endpoint_key):
+    """The ``(where, peer)`` of ``pairs`` the role would set: the peers of wireguard_keepalive_public_keys, else
+    every peer with an endpoint (``peer[endpoint_key]``); None when a listed key is in none (the role fails)."""
+    keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
+    chosen = [(where, peer) for where, peer in pairs if (peer.get("public_key") in keys if keys else peer.get(endpoint_key))]
+    if any(key not in {peer.get("public_key") for _where, peer in chosen} for key in keys):
+        return None
+    return chosen
+
+
 def _chosen_peers(interfaces, role_vars):
     """[(interface, peer)] the role would set on OpenWrt, or None when a named interface or key is not there (the role fails)."""
     names = name_list(role_setting(role_vars, "wireguard_keepalive_interfaces", FIX_DEFAULTS)) or sorted(interfaces)
-    keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
     if any(name not in interfaces for name in names):
         return None
-    peers = [(name, peer) for name in names for peer in interfaces[name].get("peers") or []
-             if (peer.get("public_key") in keys if keys else peer.get("endpoint_host"))]
-    if any(key not in {peer.get("public_key") for _name, peer in peers} for key in keys):
-        return None
-    return peers
+    return _chosen([(name, peer) for name in names for peer in interfaces[name].get("peers") or []], role_vars, "endpoint_host")
 
 
 def _chosen_files(wireguard, role_vars):
@@ -130,10 +135,8 @@ def _linux_changes(wireguard, role_vars, want):
     files = _chosen_files(wireguard, role_vars) if isinstance(wireguard.get("configs"), list) else None
     if files is None:
         return None
-    keys = name_list(role_setting(role_vars, "wireguard_keepalive_public_keys", FIX_DEFAULTS))
-    peers = [(config, peer) for config in files for peer in config.get("peers") or []
-             if (peer.get("public_key") in keys if keys else peer.get("endpoint"))]
-    if any(key not in {peer.get("public_key") for _config, peer in peers} for key in keys):
+    peers = _chosen([(config, peer) for config in files for peer in config.get("peers") or []], role_vars, "endpoint")
+    if peers is None:
         return None
     live = wireguard.get("interfaces") or {}
     changes = []

@@ -185,10 +185,11 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
             continue
         faults = [fault for fault in FAULTS if fault.fix_role == role]
         needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
-        plan = role_plan(role, view, host_vars) if view else None
         if needs:
             skipped[role] = "%s is not set for this host (the role needs it; diagnose's findings would name it)" % needs[0]
-        elif plan == []:
+            continue
+        plan = role_plan(role, view, host_vars) if view else None
+        if plan == []:
             skipped[role] = "converged: the facts show nothing this role would change"
         else:
             roles.append(role)

@@ -208,30 +208,19 @@ def uplink_device(network: dict, uplink):
 
 
 def _endpoints(info, name, targets):
-    """(endpoint addresses, unresolved hostnames) of interface ``name``: from ``targets`` when given, else uci's."""
-    endpoints, unresolved = [], []
-    if targets is not None:
-        looked_up = {target.get("section") for target in targets if target.get("interface") == name}
-        for target in targets:
-            address = endpoint_address(target.get("address")) if target.get("interface") == name else None
-            if address is not None and str(address) not in endpoints:
-                endpoints.append(str(address))
-        unresolved = [peer["endpoint_host"] for peer in info["peers"] if peer.get("endpoint_host")
-                      and peer["section"] not in looked_up and endpoint_address(peer["endpoint_host"]) is None]
-        return endpoints, unresolved
-    for peer in info["peers"]:
-        host = peer.get("endpoint_host")
-        if not host:
-            continue
-        address = endpoint_address(host)
-        if address is None:
-            unresolved.append(host)
-        elif str(address) not in endpoints:
+    """(endpoint addresses, unresolved hostnames) of interface ``name`` from ``targets`` (see plan_wg_endpoint_routes)."""
+    endpoints = []
+    looked_up = {target.get("section") for target in targets if target.get("interface") == name}
+    for target in targets:
+        address = endpoint_address(target.get("address")) if target.get("interface") == name else None
+        if address is not None and str(address) not in endpoints:
             endpoints.append(str(address))
+    unresolved = [peer["endpoint_host"] for peer in info["peers"] if peer.get("endpoint_host")
+                  and peer["section"] not in looked_up and endpoint_address(peer["endpoint_host"]) is None]
     return endpoints, unresolved
 
 
-def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, targets=None) -> dict:
+def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, *, targets) -> dict:
     """Decide what to do for each WireGuard interface.
 
     ``network`` is ``parse_uci_show(text)["network"]``, ``routes`` parsed routes (table all),
@@ -257,11 +246,10 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
     deleted. Endpoint hostnames are listed in ``unresolved`` and skipped.
 
     ``targets``: the endpoints openwrt_facts looks up (parse/openwrt_endpoints.endpoint_targets of
-    the uci and live state: a peer's live endpoint, else its uci IP literal), so the fix acts on the
-    endpoints the finding saw, a peer configured by hostname or roamed to another address included;
-    a hostname with no live endpoint stays ``unresolved``. None: the uci ``endpoint_host`` IP
-    literals alone. Raises ParseError for a requested interface that is not a ``proto wireguard``
-    interface.
+    the uci and live state: a peer's live endpoint, else its uci IP literal; the one rule that picks
+    endpoints), so the fix acts on the endpoints the finding saw, a peer configured by hostname or
+    roamed to another address included; a hostname with no live endpoint stays ``unresolved``.
+    Raises ParseError for a requested interface that is not a ``proto wireguard`` interface.
     """
     found = wireguard_interfaces(network)
     wanted = list(interfaces or [])

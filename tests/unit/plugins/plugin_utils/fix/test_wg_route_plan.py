@@ -14,6 +14,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan 
     wireguard_interfaces)
 
 
+def uci_targets(network):
+    """The endpoints openwrt_facts would look up on a router without a live WireGuard state (uci IP literals)."""
+    return endpoint_targets(merge_wireguard(network, None))["targets"]
+
+
 def _peer(allowed, routed=True, endpoint="203.0.113.10"):
     return {"section": "@wireguard_wg0[0]", "endpoint_host": endpoint, "allowed_ips": allowed,
             "route_allowed_ips": routed}
@@ -89,7 +94,7 @@ def _routes(load_fixture, source):
 @pytest.mark.parametrize("uci, source, interfaces, uci_commands, route_commands, changed", PLAN_CASES)
 def test_plan(load_fixture, uci, source, interfaces, uci_commands, route_commands, changed):
     network = parse_uci_show(load_fixture("uci_show", uci))["network"]
-    plan = plan_wg_endpoint_routes(network, _routes(load_fixture, source), interfaces)
+    plan = plan_wg_endpoint_routes(network, _routes(load_fixture, source), interfaces, targets=uci_targets(network))
     assert plan["uci_commands"] == uci_commands
     assert plan["route_commands"] == route_commands
     assert plan["changed"] is changed
@@ -99,7 +104,7 @@ def test_plan(load_fixture, uci, source, interfaces, uci_commands, route_command
 def test_plan_case01_diff(load_fixture):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
     routes = _routes(load_fixture, ("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
-    plan = plan_wg_endpoint_routes(network, routes)
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network))
     assert plan["diff"] == {
         "before": "network.wg0.nohostroute=(unset)\nroute 203.0.113.10/32 via 198.51.100.1 dev wwan0\n",
         "after": "network.wg0.nohostroute='1'\n"}
@@ -109,7 +114,7 @@ def test_plan_case01_diff(load_fixture):
 
 def test_plan_case04_refuses_nohostroute(load_fixture):
     network = parse_uci_show(load_fixture("uci_show", "case04_network.txt"))["network"]
-    plan = plan_wg_endpoint_routes(network, [], [], connection_address="10.64.0.9")
+    plan = plan_wg_endpoint_routes(network, [], [], connection_address="10.64.0.9", targets=uci_targets(network))
     entry = plan["interfaces"]["wg0"]
     assert entry["tunnel"] == "full"
     assert "routing loop" in entry["refused"]
@@ -124,7 +129,8 @@ def test_plan_keeps_configured_route_and_lists_hostnames(load_fixture):
         "network.@wireguard_wg0[1]=wireguard_wg0\nnetwork.@wireguard_wg0[1].endpoint_host='dc.example.net'\n"
         "network.@wireguard_wg0[1].allowed_ips='10.77.0.3/32'\n")
     routes = _routes(load_fixture, ("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
-    plan = plan_wg_endpoint_routes(parse_uci_show(text)["network"], routes)
+    network = parse_uci_show(text)["network"]
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network))
     entry = plan["interfaces"]["wg0"]
     assert plan["route_commands"] == []
     assert [r["dev"] for r in entry["kept_routes"]] == ["wwan0"]
@@ -138,14 +144,14 @@ def test_plan_keeps_configured_route_and_lists_hostnames(load_fixture):
 def test_plan_unknown_interface(load_fixture, interfaces, message):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        plan_wg_endpoint_routes(network, [], interfaces)
+        plan_wg_endpoint_routes(network, [], interfaces, targets=[])
 
 
 def test_bad_allowed_ips_names_the_option():
     network = parse_uci_show("network.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
                              "network.p=wireguard_wg0\nnetwork.p.allowed_ips='10.0.0.0/33'\n")["network"]
     with pytest.raises(ParseError, match="network.p.allowed_ips: '10.0.0.0/33'"):
-        plan_wg_endpoint_routes(network, [])
+        plan_wg_endpoint_routes(network, [], targets=[])
 
 
 @pytest.mark.parametrize("uplink, device", [("wan", "eth1"), ("eth1", "eth1"), ("wwan0", "wwan0"), (None, None)])
@@ -171,5 +177,5 @@ def test_the_faults_plan_agrees_with_the_actions(load_fixture, uci, source, inte
     plan = route_plan(view, role_vars)
     assert plan is not None and (plan == []) is (not changed)
     assert len(plan) == len(uci_commands) + len(route_commands)
-    if plan_wg_endpoint_routes(network, routes, interfaces)["full_tunnel_endpoints"]:
+    if plan_wg_endpoint_routes(network, routes, interfaces, targets=targets)["full_tunnel_endpoints"]:
         assert route_plan(view, dict(role_vars, openwrt_mwan3_wg_full_tunnel_hotplug=True)) is None
