@@ -105,6 +105,6 @@ ENDPOINT_ROUTE_PINNED = Fault(
     proof=Proof(how="verify re-reads the routes (the same reader, ip route show table all) and the rule no longer "
                     "fires: no pinned host route sends the endpoint through another device. A router that is also in "
                     "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),
-    files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "plugins/modules/wg_endpoint_route.py",
+    files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/routes.yml",
            "playbooks/verify.yml"),
 )

@@ -227,10 +227,10 @@ def test_apply_and_restore_are_no_log():
 
 @pytest.mark.parametrize("rollback_s", [10, 90, 3600])
 def test_role_gives_the_guarded_task_a_timeout_longer_than_its_wait(rollback_s):
-    """roles/openwrt_mwan3_wg/tasks/reload.yml: the play's task timeout (default 300 s) must not kill
+    """roles/openwrt_mwan3_wg/tasks/routes.yml (the ifup): the play's task timeout (default 300 s) must not kill
     the guarded apply before it could wait rollback + reconnect and verify."""
-    tasks = yaml.safe_load((Path(__file__).parents[4] / "roles/openwrt_mwan3_wg/tasks/reload.yml").read_text())
-    task = next(t for t in tasks if "tunnelfix.fleet.guarded_apply" in t)
+    tasks = yaml.safe_load((Path(__file__).parents[4] / "roles/openwrt_mwan3_wg/tasks/routes.yml").read_text())
+    task = next(t for t in tasks if "apply" in t.get("tunnelfix.fleet.guarded_apply", {}))
     env = jinja2.Environment()
     variables = {"openwrt_mwan3_wg_rollback_timeout_s": rollback_s}
     reconnect_s = int(env.from_string(task["tunnelfix.fleet.guarded_apply"]["reconnect_timeout_s"]).render(variables))
