@@ -6,8 +6,8 @@
 and returns::
 
     {"groups": [...], "tunnel_hub": "hub" | None,
-     "tunnelfix": tunnel_facts' facts | None,          # registered as tunnelfix_gathered_tunnel_facts
-     "openwrt": openwrt_facts' facts | None,           # registered as tunnelfix_gathered_openwrt_facts
+     "tunnelfix": tunnel_facts' facts | None,          # host_facts on Linux, registered as tunnelfix_gathered_facts
+     "openwrt": openwrt_facts' facts | None,           # host_facts on a router, the same register
      "measurement": tunnel_measure_record | None, "health_checks": health_check_measure_record | None,
      "sweep": tunnel_sweep_record | None,
      "path_bits_per_second": tunnelfix_path_bits_per_second, else the lab's bottleneck, else None,
@@ -24,6 +24,9 @@ of the fleet (docs/performance.md). Missing or odd values become None; never rai
 """
 
 from __future__ import annotations
+
+# what playbooks/facts.yml registers host_facts' result as
+GATHERED = "tunnelfix_gathered_facts"
 
 
 def _get(mapping, *path):
@@ -55,12 +58,12 @@ def host_view(host_vars, phase=None) -> dict:
     return {
         "groups": list(groups) if isinstance(groups, (list, tuple)) else [],
         "tunnel_hub": _get(host_vars, "tunnelfix_tunnel_hub"),
-        "tunnelfix": _get(host_vars, "tunnelfix_gathered_tunnel_facts", "ansible_facts", "tunnelfix"),
-        "openwrt": _get(host_vars, "tunnelfix_gathered_openwrt_facts", "ansible_facts", "tunnelfix_openwrt"),
+        "tunnelfix": _get(host_vars, GATHERED, "ansible_facts", "tunnelfix"),
+        "openwrt": _get(host_vars, GATHERED, "ansible_facts", "tunnelfix_openwrt"),
         "measurement": _of_phase(_get(host_vars, "tunnel_measure_record"), phase),
         "health_checks": _of_phase(_get(host_vars, "health_check_measure_record"), phase),
         "sweep": _of_phase(_get(host_vars, "tunnel_sweep_record"), phase),
         "path_bits_per_second": path,
-        "preferred_uplink_device": _get(host_vars, "tunnelfix_gathered_openwrt_facts", "ansible_facts", "tunnelfix_openwrt",
+        "preferred_uplink_device": _get(host_vars, GATHERED, "ansible_facts", "tunnelfix_openwrt",
                                         "endpoint_routes", "preferred_uplink_device"),
     }

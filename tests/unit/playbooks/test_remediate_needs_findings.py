@@ -34,14 +34,14 @@ def test_findings_let_it_go_on_without_reading_any_host(tmp_path):
     (tmp_path / "reports" / "findings.json").write_text("[]", encoding="utf-8")
     res = remediate(tmp_path, "--check")
     assert "no finding names a role: nothing to change" in res.stdout
-    facts_play = res.stdout.split("PLAY [Gather tunnel facts on hubs and peers", 1)[1].split("PLAY [", 1)[0]
+    facts_play = res.stdout.split("PLAY [Gather tunnel facts on routers, hubs and peers", 1)[1].split("PLAY [", 1)[0]
     assert "skipping: no hosts matched" in facts_play and "nohost" not in facts_play   # the default mode reads no facts
 
 
 def test_the_every_role_opt_in_reads_each_hosts_facts_first(tmp_path):
     """Every-role mode: the facts the faults' plans read come first (here the host is unreachable: nothing further)."""
     res = remediate(tmp_path, "--check", "-e", "tunnelfix_remediate_all_roles=true")
-    facts_play = res.stdout.split("PLAY [Gather tunnel facts on hubs and peers", 1)[1].split("PLAY RECAP", 1)[0]
+    facts_play = res.stdout.split("PLAY [Gather tunnel facts on routers, hubs and peers", 1)[1].split("PLAY RECAP", 1)[0]
     assert "nohost" in facts_play and "UNREACHABLE" in facts_play
     assert "no findings file /" not in res.stdout
 

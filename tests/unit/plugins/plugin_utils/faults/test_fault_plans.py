@@ -298,9 +298,9 @@ def test_role_plan_of_odd_facts_cannot_tell():
 
 def test_every_role_mode_skips_only_what_the_facts_show_converged(lab):
     host_vars = {"owrt": {"group_names": lab["after"]["owrt"]["groups"],
-                          "tunnelfix_gathered_openwrt_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["after"]["owrt"]["openwrt"]}}},
+                          "tunnelfix_gathered_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["after"]["owrt"]["openwrt"]}}},
                  "fresh": {"group_names": lab["before"]["owrt"]["groups"],
-                           "tunnelfix_gathered_openwrt_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["before"]["owrt"]["openwrt"]}}},
+                           "tunnelfix_gathered_facts": {"ansible_facts": {"tunnelfix_openwrt": lab["before"]["owrt"]["openwrt"]}}},
                  "unread": {"group_names": ["tunnelfix_openwrt"]}}
     plans = remediate_plans(None, host_vars, ["owrt", "fresh", "unread"], True)
     assert plans["owrt"]["roles"] == [CC_ROLE]                          # the router's TCP facts are not gathered

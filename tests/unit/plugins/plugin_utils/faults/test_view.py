@@ -15,9 +15,9 @@ def test_recorded_lab_view_round_trip(load_fixture):
             "tunnel_sweep_record": view["sweep"], "tunnelfix_lab_bottleneck_bits_per_second": 40000000,
         }
         if view["tunnelfix"] is not None:
-            host_vars["tunnelfix_gathered_tunnel_facts"] = {"ansible_facts": {"tunnelfix": view["tunnelfix"]}}
+            host_vars["tunnelfix_gathered_facts"] = {"ansible_facts": {"tunnelfix": view["tunnelfix"]}}
         if view["openwrt"] is not None:
-            host_vars["tunnelfix_gathered_openwrt_facts"] = {"ansible_facts": {"tunnelfix_openwrt": view["openwrt"]}}
+            host_vars["tunnelfix_gathered_facts"] = {"ansible_facts": {"tunnelfix_openwrt": view["openwrt"]}}
         got = host_view(host_vars)
         assert {k: v for k, v in got.items() if k not in ("path_bits_per_second", "preferred_uplink_device")} == {
             k: v for k, v in view.items() if k not in ("path_bits_per_second", "preferred_uplink_device")}, host
@@ -30,15 +30,16 @@ def test_the_path_of_the_host_wins_over_the_lab_bottleneck():
 
 
 def test_missing_and_odd_values_become_none():
-    view = host_view({"tunnelfix_gathered_openwrt_facts": "skipped", "tunnelfix_gathered_tunnel_facts": {"ansible_facts": None},
-                      "group_names": "peers"})
-    assert view == {"groups": [], "tunnel_hub": None, "tunnelfix": None, "openwrt": None, "measurement": None,
-                    "health_checks": None, "sweep": None, "path_bits_per_second": None, "preferred_uplink_device": None}
+    for gathered in ("skipped", {"ansible_facts": None}, {"ansible_facts": {"tunnelfix": "odd"}}):
+        view = host_view({"tunnelfix_gathered_facts": gathered, "group_names": "peers"})
+        assert view == {"groups": [], "tunnel_hub": None, "tunnelfix": "odd" if "odd" in str(gathered) else None, "openwrt": None,
+                        "measurement": None, "health_checks": None, "sweep": None, "path_bits_per_second": None,
+                        "preferred_uplink_device": None}
 
 
 def test_preferred_uplink_device_from_openwrt_facts():
     facts = {"ansible_facts": {"tunnelfix_openwrt": {"endpoint_routes": {"preferred_uplink_device": "eth1"}}}}
-    assert host_view({"tunnelfix_gathered_openwrt_facts": facts})["preferred_uplink_device"] == "eth1"
+    assert host_view({"tunnelfix_gathered_facts": facts})["preferred_uplink_device"] == "eth1"
 
 
 def test_a_record_of_another_phase_counts_as_missing():
