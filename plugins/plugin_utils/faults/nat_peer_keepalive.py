@@ -20,20 +20,42 @@ FIX_DEFAULTS = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_kee
                 "wireguard_keepalive_public_keys": []}
 
 
+def own_interfaces(view) -> dict:
+    """The host's running WireGuard, Linux or OpenWrt, in one shape: ``{interface: {"public_key": str | None,
+    "peers": [peer, ...]}}``, each peer the running entry (``wg show all dump``: ``public_key``, ``endpoint``,
+    ``persistent_keepalive_s``, ``handshake_age_s`` (None: never), ``rx_bytes``, ``tx_bytes``).
+
+    Linux: tunnel_facts' ``wireguard.interfaces`` as they are. OpenWrt: openwrt_facts' interfaces that are
+    up, each peer's ``live`` entry with the uci peer's ``public_key``; a peer that is not running is left out.
+    {} without WireGuard facts.
+    """
+    wireguard = (view.get("openwrt") or {}).get("wireguard")
+    if not isinstance(wireguard, dict):
+        return wireguard_interfaces(view.get("tunnelfix"))
+    out = {}
+    for name, iface in (wireguard.get("interfaces") or {}).items():
+        if iface.get("live"):
+            out[name] = {"public_key": (iface.get("live_state") or {}).get("public_key"),
+                         "peers": [dict(peer["live"], public_key=peer.get("public_key")) for peer in iface.get("peers") or []
+                                   if isinstance(peer.get("live"), dict)]}
+    return out
+
+
 def peers_to_hub(view, hub_view):
     """(this host's peer entries pointing at its hub, the hub's entries for this host), matched by public key."""
-    own = wireguard_interfaces(view.get("tunnelfix"))
-    hub = wireguard_interfaces(hub_view.get("tunnelfix")) if hub_view else {}
-    hub_keys = {iface.get("public_key") for iface in hub.values()}
-    own_keys = {iface.get("public_key") for iface in own.values()}
-    mine = [peer for iface in own.values() for peer in iface.get("peers", []) if peer.get("public_key") in hub_keys]
-    theirs = [peer for iface in hub.values() for peer in iface.get("peers", []) if peer.get("public_key") in own_keys]
+    own = own_interfaces(view)
+    hub = own_interfaces(hub_view) if hub_view else {}
+    hub_keys = {iface.get("public_key") for iface in hub.values()} - {None}
+    own_keys = {iface.get("public_key") for iface in own.values()} - {None}
+    mine = [peer for iface in own.values() for peer in iface.get("peers") or [] if peer.get("public_key") in hub_keys]
+    theirs = [peer for iface in hub.values() for peer in iface.get("peers") or [] if peer.get("public_key") in own_keys]
     return mine, theirs
 
 
 def _tunnel_to_hub(view, views):
-    """(peer entries to the hub, handshake ages of both ends (s), idle ping loss %, evidence base) for a Linux peer; None otherwise."""
-    if "tunnelfix_wireguard_peers" not in view.get("groups", []) or "tunnelfix_openwrt" in view.get("groups", []):
+    """(hub, peer entries to the hub, the hub's entries for this host, handshake ages of both ends (s), idle ping
+    loss %) for a peer (Linux or OpenWrt) whose hub's facts are in the run; None for a host that is no peer."""
+    if "tunnelfix_wireguard_peers" not in view.get("groups", []):
         return None
     hub = view.get("tunnel_hub")
     mine, theirs = peers_to_hub(view, views.get(hub))
@@ -52,7 +74,8 @@ def without_keepalive(host, view, views):
     """One (evidence, explanation) per peer entry to the hub with no PersistentKeepalive while the hub cannot reach it.
 
     Cannot reach: the hub's ping after idle lost any packet (loss > 0 %), or a handshake of either
-    end is older than ``STALE_HANDSHAKE_S``.
+    end is older than ``STALE_HANDSHAKE_S``. Needs the hub's facts (its public key tells which entry
+    is the hub's); a Linux peer or an OpenWrt router alike.
     """
     tunnel = _tunnel_to_hub(view, views)
     if tunnel is None:
@@ -74,21 +97,40 @@ def without_keepalive(host, view, views):
     return out
 
 
-def stale_with_keepalive(host, view, views):
-    """One (evidence, explanation) per peer entry with PersistentKeepalive set yet a handshake older than ``STALE_HANDSHAKE_S``."""
-    tunnel = _tunnel_to_hub(view, views)
-    if tunnel is None:
-        return []
-    hub, mine, theirs, ages, loss = tunnel
-    stale = [age for age in ages if age > STALE_HANDSHAKE_S]
+def _hub_end(view, views, peer_key):
+    """(hub name, the hub's entries for this host) when ``peer_key`` is the public key of this host's hub, else (None, [])."""
+    hub = view.get("tunnel_hub")
+    hub_interfaces = own_interfaces(views.get(hub) or {}) if hub else {}
+    if peer_key is None or peer_key not in {iface.get("public_key") for iface in hub_interfaces.values()}:
+        return None, []
+    return hub, peers_to_hub(view, views.get(hub))[1]
+
+
+def dead_with_keepalive(host, view, views):
+    """One (evidence, explanation) per running peer entry with PersistentKeepalive set whose handshake never
+    happened or is older than ``STALE_HANDSHAKE_S``: a dead tunnel, from the host's own facts (Linux or OpenWrt,
+    peer, hub or router; no hub in the run needed). When the entry is this host's hub and the hub's facts are
+    in the run, its view of this host is evidence too.
+    """
     out = []
-    for peer in mine:
-        if peer.get("persistent_keepalive_s") is not None and stale:
-            out.append((_evidence(view, hub, peer, theirs, ages, loss), """
-                PersistentKeepalive is %s s, yet the newest handshake with %s is %s s old (over %s s: no usable
-                session). Keepalives are not getting through: the endpoint may be wrong or unreachable, a firewall
-                may drop them, or the NAT's UDP timeout is shorter than the keepalive interval."""
-                        % (peer.get("persistent_keepalive_s"), hub, max(stale), STALE_HANDSHAKE_S)))
+    for name in sorted(own_interfaces(view)):
+        for peer in own_interfaces(view)[name]["peers"]:
+            keepalive, age = peer.get("persistent_keepalive_s"), peer.get("handshake_age_s")
+            if not keepalive or (age is not None and age <= STALE_HANDSHAKE_S):
+                continue
+            hub, theirs = _hub_end(view, views, peer.get("public_key"))
+            evidence = {"interface": name, "peer_public_key": peer.get("public_key"), "endpoint": peer.get("endpoint"),
+                        "persistent_keepalive_s": keepalive, "handshake_age_s": age, "handshake": "never" if age is None else "stale",
+                        "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"), "hub": hub,
+                        "hub_sees_endpoint": [p.get("endpoint") for p in theirs] or None}
+            when = "no handshake ever completed" if age is None else "the newest handshake is %s s old (over %s s: no usable session)" % (
+                age, STALE_HANDSHAKE_S)
+            out.append((evidence, """
+                The tunnel on %s to peer %s (endpoint %s) is dead: PersistentKeepalive is %s s, yet %s. Keepalives
+                are sent and not answered: check that the endpoint's address and UDP port are right and reachable
+                from here, that the other end has this host's public key and allows its address, that no firewall
+                drops the UDP port, and that the NAT's UDP timeout is longer than the keepalive interval."""
+                        % (name, peer.get("public_key"), peer.get("endpoint") or "none", keepalive, when)))
     return out
 
 
@@ -190,8 +232,8 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     number=4,
     title="The NATed peer went dark",
     severity="critical",
-    hosts="peer",
-    reads=("tunnelfix.wireguard", "hub's tunnelfix.wireguard", "measurement.ping"),
+    hosts="peer (Linux or OpenWrt)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard", "measurement.ping"),
     rule=without_keepalive,
     fires_when="no PersistentKeepalive and the hub's ping after idle is lost or the handshake is over %d s old"
                % STALE_HANDSHAKE_S,
@@ -214,14 +256,16 @@ STALE_DESPITE_KEEPALIVE = Fault(
     id="stale_despite_keepalive",
     number=4,
     title="The tunnel is dead although keepalives are on",
-    severity="high",
-    hosts="peer",
-    reads=("tunnelfix.wireguard", "hub's tunnelfix.wireguard"),
-    rule=stale_with_keepalive,
-    fires_when="keepalive set, yet the newest handshake is over %d s old" % STALE_HANDSHAKE_S,
-    symptom="No handshake for minutes although PersistentKeepalive is set.",
-    fix="No role: check the endpoint, the firewall and the NAT's UDP timeout (the explanation lists them).",
-    subject=lambda evidence: evidence.get("peer_public_key"),
-    proof=Proof(how="verify re-reads both ends' handshakes and the rule no longer fires."),
+    severity="critical",
+    hosts="any (its own WireGuard facts; no hub needed)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard (evidence only)"),
+    rule=dead_with_keepalive,
+    fires_when="PersistentKeepalive set on a running peer entry, yet no handshake ever, or the newest over %d s old"
+               % STALE_HANDSHAKE_S,
+    symptom="The tunnel is down: no handshake at all, or none for minutes, although PersistentKeepalive is set.",
+    fix="No role: check the endpoint, the other end's key and allowed IPs, the firewall and the NAT's UDP timeout "
+        "(the explanation lists them).",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
+    proof=Proof(how="verify re-reads the handshakes and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/nat_peer_keepalive.py", "playbooks/verify.yml"),
 )
