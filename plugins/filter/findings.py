@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins over the fault registry (plugin_utils/faults/registry.py): findings, fix_roles_by_host,
+"""Filter plugins over the fault registry (plugin_utils/faults/registry.py): findings, diagnosis, fix_roles_by_host,
 fix_vars_by_host, remediate_plans, finding_outcomes, unfixed_by_host, verify_floor, host_view, host_summary.
 Documentation in the .yml twins."""
 
@@ -30,6 +30,7 @@ class FilterModule:
     def filters(self):
         return {
             "findings": _wrap("findings", registry.find_findings),
+            "diagnosis": _wrap("diagnosis", registry.diagnosis),
             "fix_roles_by_host": _wrap("fix_roles_by_host", registry.fix_roles_by_host),
             "fix_vars_by_host": _wrap("fix_vars_by_host", registry.fix_vars_by_host),
             "remediate_plans": _wrap("remediate_plans", registry.remediate_plans),

@@ -57,7 +57,10 @@ echo "owrt: $on of gso/tso/gro on across br-lan and lan1 after the fix"
 echo "== findings: diagnose (inside site.yml) found exactly the planted faults"
 python3 - reports/findings.json <<'PY'
 import json, sys
-found = sorted((f["host"], f["id"]) for f in json.load(open(sys.argv[1])))
+doc = json.load(open(sys.argv[1]))
+found = sorted((f["host"], f["id"]) for f in doc["findings"])
+if doc["hosts"] != ["hub", "owrt", "peer"] or sorted(doc["checks"]) != doc["hosts"]:
+    sys.exit("FAIL: findings.json should judge exactly the run's hosts hub, owrt, peer: %s" % doc["hosts"])
 planted = [("hub", "loss_sensitive_congestion_control"),
            ("owrt", "banip_icmp_limit_drops_health_checks"), ("owrt", "bridge_offload_small_mtu_tunnel"),
            ("owrt", "endpoint_route_pinned"),
@@ -122,7 +125,7 @@ ansible-playbook -i "$inventory" playbooks/diagnose.yml -e "tunnel_measure_repor
   -e "health_check_measure_report_dir=$PWD/$log_dir/clean" -e "tunnel_sweep_report_dir=$PWD/$log_dir/clean" \
   -e tunnel_measure_idle_s=20 -e tunnel_measure_iperf3_duration_s=5 -e tunnel_measure_iperf3_omit_s=1 \
   -e tunnel_sweep_duration_s=3 > "$log_dir/diagnose-clean.log"
-python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; print("findings on the fixed lab:", f); sys.exit(1 if f else 0)' \
   "$log_dir/clean/findings.json"
 
 echo "== no private or preshared key in any result, diff, -vvv log or report"

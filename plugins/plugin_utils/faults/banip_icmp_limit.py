@@ -11,7 +11,8 @@ documentation.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, role_setting, whole_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
+    Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
 
 # banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
 FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250}
@@ -64,6 +65,27 @@ def limit_drops_health_checks(host, view, views):
         % (limit, budget, failed, checks.get("sent"), drops))]
 
 
+def limit_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): a router with banIP, mwan3 tracking and a known limit."""
+    if not is_router(view):
+        return does_not_apply("not an OpenWrt router")
+    facts = view.get("openwrt") or {}
+    banip, mwan3 = facts.get("banip"), facts.get("mwan3")
+    if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
+        return not_checked("openwrt_facts read no banIP state")
+    if not banip["installed"]:
+        return does_not_apply("banIP is not installed")
+    if not isinstance(mwan3, dict):
+        return not_checked("openwrt_facts read no mwan3 state")
+    if not mwan3.get("tracking") or mwan3_ping_budget_per_second(mwan3["tracking"]) == 0:
+        return does_not_apply("mwan3 tracks no uplink by ping")
+    if not ((banip.get("icmp_limit_rule") or {}).get("rate_per_second") or banip.get("icmplimit_per_second")):
+        return not_checked("banIP's ICMP limit could not be read (no ban_icmplimit, no limit rule in its nft table)")
+    if view.get("health_checks") is None:
+        return partly("the health-check burst (not measured in this run): from the flood counter and the ping budget")
+    return None
+
+
 def limit_plan(view, role_vars):
     """What banip_icmp would change: ``banip.global.ban_icmplimit`` (uci) when it is not the wanted limit, then a reload.
 
@@ -92,6 +114,7 @@ BANIP_ICMP_LIMIT = Fault(
     hosts="OpenWrt router",
     reads=("openwrt.banip", "openwrt.mwan3", "health_checks"),
     rule=limit_drops_health_checks,
+    coverage=limit_coverage,
     fires_when="mwan3 tracks by ping, and the burst lost pings / the flood counter counted drops / "
                "the ping budget is over half the limit",
     symptom="mwan3 flaps or marks an uplink offline while it works; banIP's cnt_icmpflood counter grows.",

@@ -11,7 +11,8 @@ crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). R
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, name_list, role_setting
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
+    Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 # bridge_gso_off's defaults/main.yml (pinned by a test)
@@ -71,6 +72,27 @@ def offload_on_small_mtu_bridge(host, view, views):
     return out
 
 
+def offload_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): its bridges, forwarding and every offload feature read."""
+    facts = bridges_facts(view)
+    if not facts:
+        return not_checked("the bridges were not read")
+    ip_forward = facts.get("ip_forward")
+    if not is_int(ip_forward):
+        return not_checked("IP forwarding could not be read")
+    if ip_forward < 1:
+        return does_not_apply("IP forwarding is off")
+    bridges = facts.get("bridges") or {}
+    if not bridges:
+        return does_not_apply("no bridge")
+    unread = sorted(device for name, bridge in bridges.items()
+                    for device, device_facts in [(name, bridge)] + sorted((bridge.get("ports") or {}).items())
+                    if not isinstance(device_facts.get("gso_tso_gro"), dict))
+    if unread:
+        return not_checked("the offload features of %s could not be read (%s)" % (", ".join(unread), facts.get("note") or "ethtool"))
+    return None
+
+
 def offload_plan(view, role_vars):
     """What bridge_gso_off would turn off live: each chosen feature that is on (and not [fixed]) on a chosen bridge or port.
 
@@ -103,6 +125,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     hosts="any",
     reads=("tunnelfix.bridges", "openwrt.bridges"),
     rule=offload_on_small_mtu_bridge,
+    coverage=offload_coverage,
     fires_when="IP forwarding on, an up tunnel with an MTU below a bridge's, and gso/tso/gro on for the bridge or a port",
     symptom="TCP through the tunnel to LAN clients runs at a fraction of a Mbit/s while the router itself is fast.",
     fix="gso, tso and gro off on the bridge and every port, live (ethtool -K) and persistent "

@@ -12,7 +12,7 @@ all``, read by plugin_utils/remote/route_reader.py, the reader the fix's action 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
-    Fault, Proof, name_list, role_setting, wireguard_interfaces)
+    Fault, Proof, does_not_apply, is_router, name_list, not_checked, role_setting, wireguard_interfaces)
 
 # openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
 FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel_hotplug": True}
@@ -41,6 +41,21 @@ def pinned_endpoints(host, view, views):
             moment, and never moves it when mwan3 switches back. For a split tunnel set nohostroute=1 and delete
             the pinned route.""" % (endpoint.get("address"), endpoint.get("interface"), endpoint.get("dev"), preferred)))
     return out
+
+
+def pinned_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): a router with endpoint routes and a known preferred uplink."""
+    if not is_router(view):
+        return does_not_apply("not an OpenWrt router")
+    facts = view.get("openwrt") or {}
+    routes = facts.get("endpoint_routes")
+    if not isinstance(routes, dict) or not isinstance(facts.get("wireguard"), dict):
+        return not_checked("openwrt_facts read no WireGuard interfaces or endpoint routes")
+    if not routes.get("endpoints"):
+        return does_not_apply("no WireGuard peer endpoint")
+    if not view.get("preferred_uplink_device"):
+        return not_checked("the preferred uplink's device is unknown (openwrt_mwan3_wg_preferred_uplink names no uci interface)")
+    return None
 
 
 def route_plan(view, role_vars):
@@ -88,6 +103,7 @@ ENDPOINT_ROUTE_PINNED = Fault(
     hosts="OpenWrt router",
     reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
     rule=pinned_endpoints,
+    coverage=pinned_coverage,
     fires_when="a split tunnel's endpoint has a pinned host route (a /32 or /128 that is not the kernel's, in any "
                "table) and ip route get sends it through another device than the preferred uplink's "
                "(openwrt_mwan3_wg_preferred_uplink, default wan, resolved to its uci device)",

@@ -9,6 +9,13 @@ findings, remediate's role choice, verify's outcomes and throughput floor, the r
 A rule is ``rule(host, view, views) -> [(evidence dict, explanation str), ...]``: the host's view
 (the shape is in ``registry.py``), every view of the run (a hub's rule reads its peers'), and one
 pair per thing found. The registry turns each pair into a finding; a rule never builds one.
+
+A rule that finds nothing may not have been able to look: ``coverage(host, view, views)`` says
+which. It returns None when the rule judged the host on everything it reads (no finding: ``clear``),
+``does_not_apply(reason)`` (``clear``: the fault cannot occur on this host, e.g. banIP on a host
+without it), ``partly(reason)`` (``clear`` from part of what the rule reads, the reason names the
+missing part) or ``not_checked(reason)`` (the rule could not judge: no measurement, no hub in the
+run, a fact not read). A finding is ``found`` whatever coverage says.
 """
 
 from __future__ import annotations
@@ -37,6 +44,31 @@ def _no_subject(evidence):
 def _plan_unknown(view, role_vars):
     """The default ``Fault.plan``: the facts cannot tell whether the fix would change the host (the role runs)."""
     return None
+
+
+def _always_judged(host, view, views):
+    """The default ``Fault.coverage``: the rule judges every host from what it has."""
+    return None
+
+
+def does_not_apply(reason):
+    """``Fault.coverage``'s answer for a host the fault cannot occur on: ``clear``, with the reason."""
+    return ("clear", "does not apply: %s" % reason)
+
+
+def partly(reason):
+    """``Fault.coverage``'s answer for a rule that judged the host on part of what it reads: ``clear`` unless found."""
+    return ("clear", "judged without %s" % reason)
+
+
+def not_checked(reason):
+    """``Fault.coverage``'s answer for a rule that could not judge the host: ``not_checked``, with the reason."""
+    return ("not_checked", reason)
+
+
+def is_router(view):
+    """Whether the host is an OpenWrt router: in ``tunnelfix_openwrt``, or openwrt_facts read it."""
+    return "tunnelfix_openwrt" in (view.get("groups") or []) or view.get("openwrt") is not None
 
 
 def _facts_only(host, evidence, views):
@@ -85,6 +117,7 @@ class Fault:
     (the rule finds nothing in what was not measured). ``files``: the files a
     reader opens to follow the fault: this definition, the role's task file that applies the fix,
     the proof (at most three). ``symptom``/``fix``: doc text, in the operator's words.
+    ``coverage(host, view, views)``: whether the rule could judge this host (module doc).
 
     ``plan(view, role_vars)``: pure, from the facts alone (no measurement): the changes the fixing
     role would make on this host, one line each (``[]``: it would change nothing, the host is
@@ -116,6 +149,7 @@ class Fault:
     fires_when: str = ""
     plan: Callable[[dict, dict], Optional[list]] = _plan_unknown
     fix_defaults: dict = field(default_factory=dict)
+    coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
 
 
 def role_setting(role_vars, name, defaults):

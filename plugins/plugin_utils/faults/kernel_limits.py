@@ -10,7 +10,7 @@ Read from tunnel_facts' ``tcp`` (available/allowed congestion controls, sch_fq) 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
 
 _FILES = ("plugins/plugin_utils/faults/kernel_limits.py", "playbooks/verify.yml")
 
@@ -23,6 +23,30 @@ def _tcp_netns(view):
     if not tcp or not isinstance(available, list):  # not read (or junk): no guess about the kernel
         return None
     return tcp, netns, available
+
+
+def tcp_stack_read(view):
+    """None when the TCP stack was read, else Fault.coverage's not_checked with the reason (a router's facts lack it)."""
+    if _tcp_netns(view) is not None:
+        return None
+    return not_checked("the TCP stack was not read (openwrt_facts does not read it)" if is_router(view)
+                       else "the TCP stack was not read")
+
+
+def _in_container(host, view, views):
+    """Coverage of the container rule: the TCP stack read, and a child network namespace (else it does not apply)."""
+    unread = tcp_stack_read(view)
+    if unread or ((view.get("tunnelfix") or {}).get("netns") or {}).get("child_netns"):
+        return unread
+    return does_not_apply("not a container (no child network namespace)")
+
+
+def _not_container(host, view, views):
+    """Coverage of the fq rule: the TCP stack read, and not a container (there the qdisc is the host's)."""
+    unread = tcp_stack_read(view)
+    if unread or not ((view.get("tunnelfix") or {}).get("netns") or {}).get("child_netns"):
+        return unread
+    return does_not_apply("a container: the qdisc is the host's")
 
 
 def no_bbr(host, view, views):
@@ -68,7 +92,7 @@ def no_fq(host, view, views):
 
 KERNEL_WITHOUT_BBR = Fault(
     id="kernel_without_bbr", number=None, title="The kernel has no BBR", severity="medium", hosts="any",
-    reads=("tunnelfix.tcp",), rule=no_bbr,
+    reads=("tunnelfix.tcp",), rule=no_bbr, coverage=lambda host, view, views: tcp_stack_read(view),
     fires_when="no BBR built in or as a module",
     symptom="The congestion-control fix cannot be applied on this host.",
     fix="No role: a kernel with CONFIG_TCP_CONG_BBR (built in or as tcp_bbr).",
@@ -79,7 +103,7 @@ KERNEL_WITHOUT_BBR = Fault(
 CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
     id="congestion_control_restricted_in_container", number=None, title="The container may not use BBR",
     severity="medium", hosts="container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=bbr_not_allowed_in_container,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=bbr_not_allowed_in_container, coverage=_in_container,
     fires_when="BBR exists but the host does not allow it in this network namespace",
     symptom="Setting BBR in a Proxmox CT or Docker container fails with 'Operation not permitted'.",
     fix="No role here: add bbr to net.ipv4.tcp_allowed_congestion_control on the container's host.",
@@ -89,7 +113,7 @@ CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
 
 SCH_FQ_MISSING = Fault(
     id="sch_fq_missing", number=None, title="No fq qdisc for pacing", severity="low", hosts="any, not a container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=no_fq,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=no_fq, coverage=_not_container,
     fires_when="no fq qdisc",
     symptom="BBR runs with TCP's internal pacing (more CPU) instead of fq.",
     fix="No role: install the sch_fq module.",

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own, role_setting, whole_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
+    Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
@@ -163,6 +164,48 @@ def held_back_by_loss(host, view, views):
     return _single_flow(host, view, views) + _hub_download(host, view, views)
 
 
+def _single_flow_unjudged(view):
+    """Why the peer's own single flow cannot be judged, or None."""
+    iperf3 = (view.get("measurement") or {}).get("iperf3")
+    if not isinstance(iperf3, dict):
+        return "no single flow was measured in this run"
+    if iperf3.get("valid") is False:
+        return "the single flow was invalid (%s)" % (iperf3.get("invalid_reason") or "see the measurement")
+    if not view.get("path_bits_per_second"):
+        return "the path's rate is unknown (tunnelfix_path_bits_per_second)"
+    return None
+
+
+def cc_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): a peer's single flow, a hub's peers' sweeps."""
+    groups = view.get("groups") or []
+    parts = []
+    if "tunnelfix_wireguard_peers" in groups:
+        parts.append(_single_flow_unjudged(view))
+    if "tunnelfix_wireguard_hubs" in groups:
+        swept = [peer for peer, peer_view in views.items() if peer_view.get("tunnel_hub") == host and peer_view.get("sweep")]
+        parts.append(None if swept else "no sweep of this hub's peers in this run")
+    if not parts:
+        return does_not_apply("neither a peer nor a hub: no flow is measured")
+    missing = [part for part in parts if part]
+    if not missing:
+        return None
+    return not_checked("; ".join(missing)) if len(missing) == len(parts) else partly("; ".join(missing))
+
+
+def bdp_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): its TCP buffers, the path's rate and an RTT."""
+    measurement = view.get("measurement") or {}
+    if not (view.get("tunnelfix") or {}).get("tcp"):
+        return not_checked("the TCP stack was not read (openwrt_facts does not read it)" if is_router(view)
+                           else "the TCP stack was not read")
+    if not view.get("path_bits_per_second"):
+        return not_checked("the path's rate is unknown (tunnelfix_path_bits_per_second)")
+    if not ((measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms")):
+        return not_checked("no RTT was measured on this host in this run")
+    return None
+
+
 def buffers_below_bdp(host, view, views):
     """One (evidence, explanation) per tcp_wmem/tcp_rmem whose maximum is below the path's bandwidth-delay product."""
     tcp = (view.get("tunnelfix") or {}).get("tcp") or {}
@@ -260,6 +303,7 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
     rule=held_back_by_loss,
+    coverage=cc_coverage,
     fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
                "retransmits or the sweep's UDP loss), that bound below %.1fx the path's rate (tunnelfix_path_bits_per_second, "
                "else the lab's bottleneck: without a known rate, no finding), without a queue building" % (", ".join(LOSS_BASED_CC), BOUND_SLACK, PATH_SHARE),
@@ -287,6 +331,7 @@ BUFFER_BELOW_BDP = Fault(
     hosts="any",
     reads=("tunnelfix.tcp", "measurement.ping", "measurement.iperf3", "path_bits_per_second"),
     rule=buffers_below_bdp,
+    coverage=bdp_coverage,
     fires_when="tcp_wmem/tcp_rmem maximum below the path's bandwidth-delay product",
     symptom="One TCP flow levels off at buffer / RTT, whatever the path.",
     fix=_FIX,

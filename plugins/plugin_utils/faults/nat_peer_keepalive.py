@@ -12,7 +12,8 @@ WireGuard paper, section 6.1) is when a session without a new handshake is no lo
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
-    Fault, Proof, name_list, needs_own, role_setting, whole_number, wireguard_interfaces)
+    Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
+    wireguard_interfaces)
 
 STALE_HANDSHAKE_S = 180
 # wireguard_keepalive's defaults/main.yml (pinned by a test)
@@ -134,6 +135,34 @@ def dead_with_keepalive(host, view, views):
     return out
 
 
+def keepalive_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): a peer whose hub's facts are in the run and name its entry."""
+    if "tunnelfix_wireguard_peers" not in (view.get("groups") or []):
+        return does_not_apply("not a peer (tunnelfix_wireguard_peers)")
+    hub = view.get("tunnel_hub")
+    if not hub:
+        return not_checked("no tunnelfix_tunnel_hub: the hub's public key tells which peer entry is the hub's")
+    if hub not in views:
+        return not_checked("its hub %s is not in this run" % hub)
+    if not own_interfaces(view) or not own_interfaces(views[hub]):
+        return not_checked("no running WireGuard interface read on this peer or on its hub %s" % hub)
+    if not peers_to_hub(view, views[hub])[0]:
+        return not_checked("no peer entry for the public key of its hub %s" % hub)
+    if ((view.get("measurement") or {}).get("ping") or {}).get("loss_percent") is None:
+        return partly("the hub's ping after idle (not measured in this run): from the handshake ages")
+    return None
+
+
+def dead_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): its own WireGuard facts were read."""
+    wireguard = ((view.get("openwrt") if is_router(view) else view.get("tunnelfix")) or {}).get("wireguard")
+    if not isinstance(wireguard, dict):
+        return not_checked("no WireGuard facts were read")
+    if not own_interfaces(view):
+        return does_not_apply("no running WireGuard interface")
+    return None
+
+
 def _chosen(pairs, role_vars, endpoint_key):
     """The ``(where, peer)`` of ``pairs`` the role would set: the peers of wireguard_keepalive_public_keys, else
     every peer with an endpoint (``peer[endpoint_key]``); None when a listed key is in none (the role fails)."""
@@ -235,6 +264,7 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     hosts="peer (Linux or OpenWrt)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard", "measurement.ping"),
     rule=without_keepalive,
+    coverage=keepalive_coverage,
     fires_when="no PersistentKeepalive and the hub's ping after idle is lost or the handshake is over %d s old"
                % STALE_HANDSHAKE_S,
     symptom="The hub cannot reach the peer after a quiet period; it comes back when the peer sends.",
@@ -260,6 +290,7 @@ STALE_DESPITE_KEEPALIVE = Fault(
     hosts="any (its own WireGuard facts; no hub needed)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard (evidence only)"),
     rule=dead_with_keepalive,
+    coverage=dead_coverage,
     fires_when="PersistentKeepalive set on a running peer entry, yet no handshake ever, or the newest over %d s old"
                % STALE_HANDSHAKE_S,
     symptom="The tunnel is down: no handshake at all, or none for minutes, although PersistentKeepalive is set.",

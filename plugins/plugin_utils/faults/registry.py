@@ -20,7 +20,15 @@ A *finding* (``find_findings``; reports/findings.json)::
      "fix_role": "tunnelfix.fleet.wireguard_keepalive" | None, "fix_vars": {...} (only where the role needs it),
      "evidence": {...numbers, units in the names...}, "explanation": "one paragraph"}
 
-A missing fact gives no finding (the rules never guess).
+A missing fact gives no finding (the rules never guess); ``diagnosis`` says so. reports/findings.json
+is its document, one status per host of the run and fault::
+
+    {"format": "tunnelfix.findings/2", "hosts": ["owrt", "peer"],
+     "checks": {"peer": {"nat_peer_without_keepalive": {"status": "found" | "clear" | "not_checked",
+                                                        "reason": None | "its hub hub is not in this run"}, ...}},
+     "findings": [finding, ...]}
+
+Every function here that takes findings takes that document or the bare list (an older findings.json).
 """
 
 from __future__ import annotations
@@ -56,6 +64,8 @@ NO_REGRESSION_SHARE = 0.7
 # With neither a finding's floor nor a before measurement: this share of the path's known rate.
 PATH_SHARE_FLOOR = 0.5
 OUTCOMES = ("fixed", "still_present", "new")
+STATUSES = ("found", "clear", "not_checked")
+FINDINGS_FORMAT = "tunnelfix.findings/2"
 
 
 def _check_views(views):
@@ -95,9 +105,48 @@ def find_findings(views: dict) -> list:
     return sorted(found, key=lambda f: (f["host"], SEVERITIES.index(f["severity"]), f["id"]))
 
 
+def _status(fault, host, view, views, found):
+    """``{"status", "reason"}`` of ``fault`` on ``host``: found, else what its coverage says (module doc)."""
+    if found:
+        return {"status": "found", "reason": None}
+    if view.get("tunnelfix") is None and view.get("openwrt") is None:
+        error = view.get("facts_error")
+        return {"status": "not_checked", "reason": "no facts were read from this host in this run%s" % (": %s" % error if error else "")}
+    try:
+        cover = fault.coverage(host, view, views)
+    except (AttributeError, TypeError, KeyError, IndexError) as exc:
+        raise ValueError("views[%r] has facts of the wrong shape for %s: %s" % (host, fault.id, exc)) from None
+    status, reason = cover if cover else ("clear", None)
+    return {"status": status, "reason": reason}
+
+
+def diagnosis(views: dict) -> dict:
+    """reports/findings.json for ``{host: view}`` (the hosts of this run only): findings and a status per host and fault.
+
+    ``checks[host][fault id]``: ``found``; ``clear`` (reason None, or why the fault cannot occur
+    there, or what the rule judged without); ``not_checked`` with the reason (no facts, no
+    measurement, no hub in the run). Raises ValueError as find_findings does.
+    """
+    findings = find_findings(views)
+    found = {(finding["host"], finding["id"]) for finding in findings}
+    checks = {host: {fault.id: _status(fault, host, views[host], views, (host, fault.id) in found) for fault in FAULTS}
+              for host in sorted(views)}
+    return {"format": FINDINGS_FORMAT, "hosts": sorted(views), "checks": checks, "findings": findings}
+
+
+def findings_of(document) -> list:
+    """reports/findings.json (``diagnosis``'s document, or the bare list of an older one; None: none) -> its findings.
+
+    Raises ValueError when it is neither, or a finding is not a dict with a ``host``.
+    """
+    findings = document.get("findings") if isinstance(document, dict) else ([] if document is None else document)
+    _check_findings(findings)
+    return findings
+
+
 def _check_findings(findings):
     if not isinstance(findings, list) or not all(isinstance(f, dict) and isinstance(f.get("host"), str) for f in findings):
-        raise ValueError("findings must be the list find_findings returns (reports/findings.json)")
+        raise ValueError("findings must be the list find_findings returns, or reports/findings.json's document")
 
 
 def fix_roles_by_host(findings) -> dict:
@@ -106,7 +155,7 @@ def fix_roles_by_host(findings) -> dict:
     Raises ValueError when ``findings`` is not a list of findings (dicts with ``host``), or a finding
     names a role no fault is fixed by (a findings file is input: remediate runs nothing else).
     """
-    _check_findings(findings)
+    findings = findings_of(findings)
     roles = {}
     for finding in findings:
         if finding.get("fix_role"):
@@ -128,7 +177,7 @@ def fix_vars_by_host(findings) -> dict:
     Raises ValueError when ``findings`` is not a list of findings, a ``fix_vars`` is not a dict, or it
     names a variable no fault's role takes (``FIX_VAR_NAMES``: remediate sets these as host facts).
     """
-    _check_findings(findings)
+    findings = findings_of(findings)
     out = {}
     for finding in findings:
         fix_vars = finding.get("fix_vars")
@@ -257,8 +306,7 @@ def finding_outcomes(before, after, views) -> list:
     measurement its rule needs was not taken, then ``rechecked`` is false) or ``new`` (found only
     after). Raises ValueError on input that is not a findings list or views that are not a dict.
     """
-    _check_findings(before)
-    _check_findings(after)
+    before, after = findings_of(before), findings_of(after)
     if not isinstance(views, dict):
         raise ValueError("views must be verify's dict of host -> view, got %s" % type(views).__name__)
     after_by_key = {_key(finding): finding for finding in after}
@@ -301,7 +349,8 @@ def verify_floor(findings, before_measurements, host, path_bits_per_second=None)
     the reason (tunnel_measure then fails rather than assert nothing).
     """
     candidates = []
-    for finding in findings or []:
+    listed = findings.get("findings") if isinstance(findings, dict) else findings
+    for finding in listed if isinstance(listed, list) else []:
         fault = BY_ID.get(finding.get("id")) if isinstance(finding, dict) else None
         if fault is None or finding.get("host") != host:
             continue

@@ -11,7 +11,8 @@ and returns::
      "measurement": tunnel_measure_record | None, "health_checks": health_check_measure_record | None,
      "sweep": tunnel_sweep_record | None,
      "path_bits_per_second": tunnelfix_path_bits_per_second, else the lab's bottleneck, else None,
-     "preferred_uplink_device": openwrt_facts' endpoint_routes.preferred_uplink_device | None}
+     "preferred_uplink_device": openwrt_facts' endpoint_routes.preferred_uplink_device | None,
+     "facts_error": why the facts task failed on this host (its msg) | None}
 
 The facts are registered by playbooks/facts.yml, which diagnose and verify both import (one
 facts execution per host and run). With ``phase`` ("before" in diagnose, "after" in verify) a
@@ -66,4 +67,12 @@ def host_view(host_vars, phase=None) -> dict:
         "path_bits_per_second": path,
         "preferred_uplink_device": _get(host_vars, GATHERED, "ansible_facts", "tunnelfix_openwrt",
                                         "endpoint_routes", "preferred_uplink_device"),
+        "facts_error": _facts_error(_get(host_vars, GATHERED)),
     }
+
+
+def _facts_error(result):
+    """The registered facts result's ``msg`` when it failed or the host was unreachable, else None."""
+    if isinstance(result, dict) and (result.get("failed") or result.get("unreachable")):
+        return str(result.get("msg") or "the facts task failed")
+    return None

@@ -21,6 +21,9 @@ sweep filter::
 ``{"id", "severity", "host", "fix_role", "evidence": {...}, "explanation"}``; None when there
 is no findings file (shown as such, unlike ``[]``: "No finding.").
 
+``checks``: what diagnose judged (reports/findings.json's ``checks``: ``{host: {fault id: {status,
+reason}}}``, plugin_utils/report/coverage.py), or None for a findings file without them.
+
 ``meta``: ``{"generated": "2026-11-30T14:00:00Z", "collection_version": "0.1.0", "command":
 "ansible-playbook ..."}``, any further keys are shown too; None reads as ``{}``.
 
@@ -36,6 +39,7 @@ import math
 from html import escape
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import STATUS_ORDER, check_checks, coverage_groups
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import outcome_text
 
 SCHEMA_VERSION = 1
@@ -235,6 +239,30 @@ def _findings_section(findings):
     return out + ["</tbody></table></section>"]
 
 
+def _coverage_section(checks):
+    """One row per fault: the hosts it was found on, not checked on (grouped by reason) and the count of clear ones."""
+    if checks is None:
+        return []
+    out = ["<section class=\"coverage\"><h2>What diagnose judged</h2>",
+           "<p>Per fault, the hosts of this run: found, not checked (and why), clear. A not-checked fault is not a clean one.</p>",
+           "<table><thead><tr><th>finding</th><th>found</th><th>not checked</th><th>clear</th></tr></thead><tbody>"]
+    by_fault = {}
+    for group in coverage_groups(checks):
+        by_fault.setdefault(group["fault"], {}).setdefault(group["status"], []).append(group)
+    for fault_id, statuses in by_fault.items():
+        cells = []
+        for status in STATUS_ORDER:
+            groups = statuses.get(status) or []
+            if status == "clear":
+                cells.append(_e(sum(len(group["hosts"]) for group in groups)) if groups else "-")
+            else:
+                cells.append("<br>".join("%d%s: %s" % (len(group["hosts"]), " (%s)" % _e(group["reason"]) if group["reason"] else "",
+                                                       _e(", ".join(group["hosts"]))) for group in groups) or "-")
+        out.append('<tr data-coverage="%s"><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>'
+                   % (_e(fault_id), _breakable(fault_id), cells[0], cells[1], cells[2]))
+    return out + ["</tbody></table></section>"]
+
+
 _CSS = """
 body{font:15px/1.45 system-ui,"DejaVu Sans",sans-serif;color:#111827;background:#fff;margin:24px auto;max-width:1040px;padding:0 16px}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
@@ -256,7 +284,7 @@ th{background:#f3f4f6}th.explanation{width:44%%}td code{font-size:12px}code{font
 """ % COLOURS
 
 
-def render_report_html(rows, findings=None, meta=None):
+def render_report_html(rows, findings=None, meta=None, checks=None):
     """Render the report as one self-contained HTML page (str).
 
     One section per host (in the order hosts first appear in ``rows``): for each row with a
@@ -264,7 +292,7 @@ def render_report_html(rows, findings=None, meta=None):
     and a blue after bar on one scale (value labels in human units: Mbit/s, %, ms) and the
     reference as a dashed line when it is > 0; other rows (jitter, verdicts) as a table. The
     findings (host, severity, id, fixing role, explanation, evidence folded) come first, after
-    ``meta``. No script, no external resource (a
+    ``meta``, then what diagnose judged per fault (``checks``). No script, no external resource (a
     Content-Security-Policy forbids both); every piece of input text is HTML-escaped.
 
     Bars carry ``class="bar before"``/``"bar after"``, ``data-host``, ``data-test``,
@@ -272,6 +300,7 @@ def render_report_html(rows, findings=None, meta=None):
     proportional to the value). Raises ValueError for bad input (see the module docstring).
     """
     rows, findings, meta = check_rows(rows), _check_findings(findings), _check_meta(meta)
+    checks = None if checks is None else check_checks(checks)
     hosts = {}
     for row in rows:
         hosts.setdefault(row["host"], []).append(row)
@@ -289,6 +318,7 @@ def render_report_html(rows, findings=None, meta=None):
            '<span><i class="dash"></i>bottleneck / target (for UDP loss: the 1 %% the sweep calls lossy)</span></p>' % (COLOURS["before"], COLOURS["after"])]
     # What was wrong first, then the measurements that show the fix.
     out += _findings_section(findings)
+    out += _coverage_section(checks)
     if not hosts:
         out.append("<p>No measurement.</p>")
     for host, host_rows in hosts.items():
@@ -297,15 +327,17 @@ def render_report_html(rows, findings=None, meta=None):
     return "\n".join(out) + "\n"
 
 
-def report_document(rows, findings=None, meta=None):
+def report_document(rows, findings=None, meta=None, checks=None):
     """The report as a JSON-ready dict (reports/report.json)::
 
         {"schema_version": 1, "generated": meta["generated"] or None,
          "rows": [validated rows: strings filled in, values as float or None, unit],
-         "findings": [...as given, None when there is no findings file...], "meta": {...as given...}}
+         "findings": [...as given, None when there is no findings file...], "meta": {...as given...},
+         "checks": {host: {fault id: {status, reason}}} as given, or None}
 
     Raises ValueError for bad input (see the module docstring).
     """
     rows, findings, meta = check_rows(rows), _check_findings(findings), _check_meta(meta)
+    checks = None if checks is None else check_checks(checks)
     return {"schema_version": SCHEMA_VERSION, "generated": meta.get("generated"), "rows": rows,
-            "findings": copy.deepcopy(findings), "meta": copy.deepcopy(meta)}
+            "findings": copy.deepcopy(findings), "meta": copy.deepcopy(meta), "checks": copy.deepcopy(checks)}

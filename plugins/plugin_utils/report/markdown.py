@@ -154,13 +154,21 @@ def health_check_rows(before, after):
     return rows
 
 
+def md_cell(value):
+    """``value`` as the text of one Markdown table cell: on one line, ``\\`` and ``|`` escaped, and ``&``, ``<``,
+    ``>`` as HTML entities (a host name or a target's output in the report is text, never markup). None is ""."""
+    text = "" if value is None else str(value)
+    for plain, escaped in (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        text = text.replace(plain, escaped)
+    return " ".join(text.split())
+
+
 def markdown_table(rows):
-    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends)."""
+    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``."""
     header = ["host", "test", "before", "after", "bottleneck / target"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [str(row[key]).replace("|", "\\|").replace("\n", " ")
-                 for key in ("host", "test", "before", "after", "reference")]
+        cells = [md_cell(row[key]) for key in ("host", "test", "before", "after", "reference")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -181,16 +189,16 @@ def findings_table(findings):
     lines = ["| host | severity | finding | fixed by |" + (" after verify |" if verified else ""),
              "|---|---|---|---|" + ("---|" if verified else "")]
     for finding in findings:
-        cells = [str(finding.get(key) or "-").replace("|", "\\|") for key in ("host", "severity", "id", "fix_role")]
+        cells = [md_cell(finding.get(key) or "-") for key in ("host", "severity", "id", "fix_role")]
         if verified:
-            cells.append(outcome_text(finding))
+            cells.append(md_cell(outcome_text(finding)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def outcome_text(finding):
     """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, or "-" when not verified."""
-    text = str(finding.get("outcome") or "-").replace("|", "\\|")
+    text = str(finding.get("outcome") or "-")
     return text + (" (not re-checked)" if finding.get("rechecked") is False else "")
 
 

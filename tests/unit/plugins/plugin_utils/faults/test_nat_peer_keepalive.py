@@ -94,10 +94,10 @@ def openwrt_view(keepalive=25, age=None, live=True, groups=("tunnelfix_wireguard
     """A router's view in openwrt_facts' shape: uci peer sections, each with its running entry under ``live``."""
     running = {"endpoint": "203.0.113.1:51820", "persistent_keepalive_s": keepalive, "handshake_age_s": age,
                "rx_bytes": 0, "tx_bytes": 1480}
-    return {"groups": list(groups), "tunnel_hub": "hub", "openwrt": {"wireguard": {"interfaces": {
-        "wg0": {"live": live, "live_state": {"public_key": PEER_KEY} if live else None, "peers": [
-            {"public_key": HUB_KEY, "section": "hub", "persistent_keepalive_s": keepalive, "live": running if live else None}]}}}},
-        "measurement": {"idle_s": 40, "ping": {"loss_percent": 100.0}}}
+    interface = {"live": live, "live_state": {"public_key": PEER_KEY} if live else None, "peers": [
+        {"public_key": HUB_KEY, "section": "hub", "persistent_keepalive_s": keepalive, "live": running if live else None}]}
+    return {"groups": list(groups), "tunnel_hub": "hub", "openwrt": {"wireguard": {"interfaces": {"wg0": interface}}},
+            "measurement": {"idle_s": 40, "ping": {"loss_percent": 100.0}}}
 
 
 def test_own_interfaces_reads_a_routers_running_peers():

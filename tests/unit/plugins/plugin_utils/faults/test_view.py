@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 
@@ -19,6 +21,7 @@ def test_recorded_lab_view_round_trip(load_fixture):
         if view["openwrt"] is not None:
             host_vars["tunnelfix_gathered_facts"] = {"ansible_facts": {"tunnelfix_openwrt": view["openwrt"]}}
         got = host_view(host_vars)
+        assert got.pop("facts_error") is None
         assert {k: v for k, v in got.items() if k not in ("path_bits_per_second", "preferred_uplink_device")} == {
             k: v for k, v in view.items() if k not in ("path_bits_per_second", "preferred_uplink_device")}, host
         assert got["path_bits_per_second"] == 40000000
@@ -34,7 +37,7 @@ def test_missing_and_odd_values_become_none():
         view = host_view({"tunnelfix_gathered_facts": gathered, "group_names": "peers"})
         assert view == {"groups": [], "tunnel_hub": None, "tunnelfix": "odd" if "odd" in str(gathered) else None, "openwrt": None,
                         "measurement": None, "health_checks": None, "sweep": None, "path_bits_per_second": None,
-                        "preferred_uplink_device": None}
+                        "preferred_uplink_device": None, "facts_error": None}
 
 
 def test_preferred_uplink_device_from_openwrt_facts():
@@ -49,3 +52,15 @@ def test_a_record_of_another_phase_counts_as_missing():
     assert (view["measurement"], view["sweep"], view["health_checks"]) == (None, {"phase": "after"}, None)
     assert host_view(host_vars, "before")["measurement"] == {"phase": "before", "ping": {}}
     assert host_view(host_vars)["health_checks"] == {"phase": "before"}
+
+
+@pytest.mark.parametrize("gathered, error", [
+    ({"failed": True, "msg": "uci: not found"}, "uci: not found"),
+    ({"unreachable": True, "msg": "ssh: connect to host 192.0.2.9 port 22: Connection timed out"},
+     "ssh: connect to host 192.0.2.9 port 22: Connection timed out"),
+    ({"failed": True}, "the facts task failed"),
+    ({"changed": False, "ansible_facts": {"tunnelfix": {}}}, None),
+    ("skipped", None),
+])
+def test_why_the_facts_failed_is_in_the_view(gathered, error):
+    assert host_view({"tunnelfix_gathered_facts": gathered})["facts_error"] == error

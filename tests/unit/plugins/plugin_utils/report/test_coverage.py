@@ -1,0 +1,106 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What diagnose judged, for a fleet: grouped by fault, status and reason; only the run's hosts; text escaped."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import (
+    check_checks, coverage_groups, coverage_lines, coverage_table, host_list)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import render_report_html, report_document
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import findings_table, markdown_table, md_cell
+
+CLEAR = {"status": "clear", "reason": None}
+NO_HUB = {"status": "not_checked", "reason": "its hub hub is not in this run"}
+
+
+def fleet(peers=40):
+    """Checks of a facts-only run on ``peers`` peers without their hub: one dead, the rest clear."""
+    checks = {}
+    for number in range(1, peers + 1):
+        host = "lnx-%02d" % number
+        checks[host] = {"fault_a": NO_HUB, "fault_b": CLEAR,
+                        "fault_c": {"status": "found", "reason": None} if number == 3 else CLEAR}
+    return checks
+
+
+def test_groups_by_fault_status_and_reason():
+    groups = coverage_groups(fleet(4))
+    assert [(g["fault"], g["status"], len(g["hosts"])) for g in groups] == [
+        ("fault_a", "not_checked", 4), ("fault_b", "clear", 4), ("fault_c", "found", 1), ("fault_c", "clear", 3)]
+    assert groups[2]["hosts"] == ["lnx-03"]
+
+
+def test_the_console_summary_is_one_line_per_fault_whatever_the_fleet():
+    document = {"format": "tunnelfix.findings/2", "hosts": sorted(fleet()), "checks": fleet(),
+                "findings": [{"host": "lnx-03", "id": "fault_c", "fix_role": None}]}
+    lines = coverage_lines(document)
+    assert lines[0].startswith("1 finding(s) on 1 of the 40 host(s) of this run (lnx-01, ")
+    assert lines[1] == ("fault_a: not checked on 40 (its hub hub is not in this run): lnx-01, lnx-02, lnx-03, lnx-04, "
+                        "lnx-05, lnx-06, lnx-07, lnx-08 and 32 more")
+    assert lines[2] == "fault_b: clear on all 40"
+    assert lines[3] == "fault_c: found on 1: lnx-03; clear on 39"
+    assert lines[4] == "not checked on any host: fault_a (the reasons above say what was missing)"
+    assert len(lines) == 5
+
+
+def test_a_fixable_finding_names_the_next_command():
+    document = {"checks": {"a": {"f": {"status": "found", "reason": None}}}, "findings": [
+        {"host": "a", "id": "f", "fix_role": "tunnelfix.fleet.banip_icmp"}]}
+    assert coverage_lines(document)[-1] == "next: remediate.yml with the same inventory runs tunnelfix.fleet.banip_icmp on the hosts with findings"
+
+
+def test_no_finding_with_something_unchecked_is_not_called_clean():
+    assert coverage_lines({"checks": {"a": {"f": NO_HUB}}, "findings": []})[-1] == "no finding; a not-checked fault is not a clean one"
+    assert coverage_lines({"checks": {"a": {"f": CLEAR}}, "findings": []})[-1] == "no finding"
+
+
+def test_only_the_hosts_of_the_run_are_named():
+    checks = {"tfb-lnx-01": {"f": CLEAR}, "tfb-owrt-01": {"f": CLEAR}}
+    lines = coverage_lines({"checks": checks, "findings": []})
+    assert lines[0] == "0 finding(s) on 0 of the 2 host(s) of this run (tfb-lnx-01, tfb-owrt-01)"
+
+
+def test_host_list():
+    assert host_list(["a", "b", "c"], 2) == "a, b and 1 more" and host_list(["a"], 2) == "a" and host_list([], 2) == ""
+
+
+@pytest.mark.parametrize("checks", [[], {"a": []}, {"a": {"f": {"status": "gone"}}}, {"a": {"f": {"status": "clear", "reason": 5}}}])
+def test_odd_checks_are_refused_naming_the_entry(checks):
+    with pytest.raises(ValueError, match="checks"):
+        check_checks(checks)
+
+
+def test_the_markdown_table():
+    table = coverage_table(fleet(3), max_hosts=2)
+    assert table.splitlines() == [
+        "| finding | found | not checked | clear |", "|---|---|---|---|",
+        "| fault_a | - | 3 (its hub hub is not in this run): lnx-01, lnx-02 and 1 more | - |",
+        "| fault_b | - | - | 3 |",
+        "| fault_c | 1: lnx-03 | - | 2 |"]
+
+
+HOSTILE = "<script>alert(1)</script> a|b & c\\d"
+
+
+def test_a_markdown_cell_is_text():
+    assert md_cell(HOSTILE) == "&lt;script&gt;alert(1)&lt;/script&gt; a\\|b &amp; c\\\\d"
+    assert md_cell("two\nlines") == "two lines" and md_cell(None) == ""
+
+
+def test_hostile_names_and_reasons_are_escaped_everywhere():
+    checks = {HOSTILE: {"f|x": {"status": "not_checked", "reason": HOSTILE}}}
+    table = coverage_table(checks)
+    assert "<script>" not in table and table.count("\\|") == 3
+    assert all(line.count(" | ") == 3 for line in table.splitlines()[2:])     # still four cells
+    rows = [{"host": HOSTILE, "test": "t|1", "before": "<b>", "after": "1", "reference": ""}]
+    assert "<script>" not in markdown_table(rows) and markdown_table(rows).splitlines()[2].count(" | ") == 4
+    findings = [{"host": HOSTILE, "severity": "high", "id": "f", "fix_role": None}]
+    assert "<script>" not in findings_table(findings)
+    html = render_report_html([], findings, {}, checks)
+    assert "<script>" not in html and "&lt;script&gt;" in html and 'data-coverage="f|x"' in html
+
+
+def test_the_report_carries_the_checks():
+    checks = fleet(2)
+    assert report_document([], [], {}, checks)["checks"] == checks
+    assert "What diagnose judged" in render_report_html([], [], {}, checks)
+    assert "What diagnose judged" not in render_report_html([], [], {}, None)
