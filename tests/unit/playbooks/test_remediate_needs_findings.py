@@ -56,4 +56,5 @@ def test_a_host_without_a_finding_is_not_in_the_fixing_play(tmp_path):
     res = remediate(tmp_path, "--check", inventory=inventory)
     fixing = res.stdout.split("PLAY [Apply the fixes]", 1)[1].split("PLAY RECAP", 1)[0]
     assert "nohost" in fixing and "clean" not in fixing, res.stdout[-3000:]
-    assert 'roles from the findings: {"nohost": ["tunnelfix.fleet.linux_bbr_fq"]}' in res.stdout
+    assert "roles from the findings: 1 host(s) get a role: nohost" in res.stdout
+    assert "tunnelfix.fleet.linux_bbr_fq: runs on 1: nohost" in res.stdout

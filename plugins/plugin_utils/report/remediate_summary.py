@@ -1,0 +1,57 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""remediate's role choice for a fleet, in a few lines: per role the hosts it runs on, skips (by reason), and the
+changes its plans expect (each distinct change once, with its hosts).
+
+Input: ``plans``, what ``registry.remediate_plans`` returns::
+
+    {host: {"roles": [role, ...], "vars": {...}, "skipped": {role: reason}, "changes": {role: [line, ...]}}}
+
+Pure; ValueError names an entry of the wrong shape.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import host_list
+
+
+def _check(plans):
+    if not isinstance(plans, dict):
+        raise ValueError("plans must be remediate_plans' {host: {roles, vars, skipped, changes}}, got %s" % type(plans).__name__)
+    for host, plan in plans.items():
+        if not isinstance(plan, dict) or not isinstance(plan.get("roles", []), list) \
+                or not isinstance(plan.get("skipped", {}), dict) or not isinstance(plan.get("changes", {}), dict):
+            raise ValueError("plans[%r] must be {roles: [...], skipped: {...}, changes: {...}}, got %r" % (host, plan))
+    return plans
+
+
+def remediate_summary_lines(plans, every_role=False, max_hosts=8) -> list:
+    """The lines remediate prints before it changes anything (module doc), in fix order of first appearance."""
+    plans = _check(plans)
+    chosen = sorted(host for host, plan in plans.items() if plan.get("roles"))
+    if not chosen:
+        head = ("every-role mode (tunnelfix_remediate_all_roles): no role to run, the facts show every host converged"
+                if every_role else "no finding names a role: nothing to change")
+        lines = [head]
+    else:
+        lines = ["%s: %d host(s) get a role: %s" % (
+            "every role on every host that its facts do not show converged (tunnelfix_remediate_all_roles is set)"
+            if every_role else "roles from the findings", len(chosen), host_list(chosen, max_hosts))]
+    roles = []
+    for plan in plans.values():
+        roles.extend(role for role in list(plan.get("roles") or []) + list(plan.get("skipped") or {}) if role not in roles)
+    for role in roles:
+        runs = sorted(host for host, plan in plans.items() if role in (plan.get("roles") or []))
+        skipped = {}
+        for host, plan in sorted(plans.items()):
+            if role in (plan.get("skipped") or {}):
+                skipped.setdefault(plan["skipped"][role], []).append(host)
+        parts = ["runs on %d: %s" % (len(runs), host_list(runs, max_hosts))] if runs else []
+        parts += ["skipped on %d (%s): %s" % (len(hosts), reason, host_list(hosts, max_hosts)) for reason, hosts in sorted(skipped.items())]
+        lines.append("%s: %s" % (role, "; ".join(parts)))
+        changes = {}
+        for host, plan in sorted(plans.items()):
+            for line in (plan.get("changes") or {}).get(role) or []:
+                changes.setdefault(str(line), []).append(host)
+        lines.extend("  would change %s on %d: %s" % (line, len(hosts), host_list(hosts, max_hosts)) for line, hosts in changes.items())
+    return lines

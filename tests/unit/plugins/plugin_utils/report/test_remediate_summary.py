@@ -1,0 +1,50 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""remediate's choice for a fleet: one line per role and distinct change, whatever the number of hosts (issue 16.4/16.5)."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
+
+BANIP, ROUTE, BRIDGE = "tunnelfix.fleet.banip_icmp", "tunnelfix.fleet.openwrt_mwan3_wg", "tunnelfix.fleet.bridge_gso_off"
+NEEDS = "bridge_gso_off_bridges is not set for this host (the role needs it; diagnose's findings would name it)"
+
+
+def fleet(routers=20):
+    plans = {}
+    for number in range(1, routers + 1):
+        host = "owrt-%02d" % number
+        converged = number > 3
+        skipped = {BRIDGE: NEEDS}
+        if converged:
+            skipped[BANIP] = "converged: the facts show nothing this role would change"
+        plans[host] = {"roles": [] if converged else [BANIP], "vars": {}, "skipped": skipped,
+                       "changes": {} if converged else {BANIP: ["banip.global.ban_icmplimit: 10 -> 250", "reload banIP"]}}
+    return plans
+
+
+def test_a_fleet_in_a_few_lines():
+    lines = remediate_summary_lines(fleet(), every_role=True)
+    assert lines == [
+        "every role on every host that its facts do not show converged (tunnelfix_remediate_all_roles is set): "
+        "3 host(s) get a role: owrt-01, owrt-02, owrt-03",
+        "tunnelfix.fleet.banip_icmp: runs on 3: owrt-01, owrt-02, owrt-03; skipped on 17 (converged: the facts show nothing "
+        "this role would change): owrt-04, owrt-05, owrt-06, owrt-07, owrt-08, owrt-09, owrt-10, owrt-11 and 9 more",
+        "  would change banip.global.ban_icmplimit: 10 -> 250 on 3: owrt-01, owrt-02, owrt-03",
+        "  would change reload banIP on 3: owrt-01, owrt-02, owrt-03",
+        "tunnelfix.fleet.bridge_gso_off: skipped on 20 (%s): owrt-01, owrt-02, owrt-03, owrt-04, owrt-05, owrt-06, owrt-07, "
+        "owrt-08 and 12 more" % NEEDS]
+    assert len(remediate_summary_lines(fleet(400), every_role=True)) == len(lines)
+
+
+def test_from_findings():
+    plans = {"peer": {"roles": [ROUTE], "vars": {}, "skipped": {}, "changes": {}}}
+    assert remediate_summary_lines(plans) == ["roles from the findings: 1 host(s) get a role: peer",
+                                              "tunnelfix.fleet.openwrt_mwan3_wg: runs on 1: peer"]
+    assert remediate_summary_lines({}) == ["no finding names a role: nothing to change"]
+    assert remediate_summary_lines({}, every_role=True)[0].startswith("every-role mode (tunnelfix_remediate_all_roles): no role")
+
+
+@pytest.mark.parametrize("plans", [[], {"h": []}, {"h": {"roles": "x"}}, {"h": {"skipped": []}}])
+def test_odd_plans_are_refused(plans):
+    with pytest.raises(ValueError, match="plans"):
+        remediate_summary_lines(plans)
