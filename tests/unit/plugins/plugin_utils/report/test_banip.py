@@ -26,7 +26,23 @@ def test_a_stale_rule_after_a_real_run_gets_the_hint_and_check_mode_does_not():
     assert report(after=stale)[-1].startswith("banip_icmp: ban_icmplimit is 250 in uci, but banIP's nft rule still limits ICMP to 10/s")
     assert "'/etc/init.d/banip status'" in report(after=stale)[-1]
     lines = report(after=BEFORE, check_mode=True)
-    assert len(lines) == 5 and lines[1] == "check mode: nothing was changed, so before and after are the same reading"
+    assert len(lines) == 5 and lines[1].startswith("check mode: a real run would set ban_icmplimit to 250 and reload banIP")
+
+
+@pytest.mark.parametrize("would_change", [True, None])
+def test_check_mode_shows_the_change_the_diff_shows(would_change):
+    """The field case: the diff said '250' -> '300', the report said 250 -> 250 and no reload."""
+    before = dict(BEFORE, icmplimit_per_second=250)
+    lines = banip_icmp_report(before, before, 300, True, "/etc/init.d/banip", "25/s", would_change)
+    assert lines[1] == "check mode: a real run would set ban_icmplimit to 300 and reload banIP (/etc/init.d/banip); rule and counter as read now"
+    assert lines[2] == "ban_icmplimit (packets/s): 250 -> 300 (would set)"
+
+
+@pytest.mark.parametrize("would_change", [False, None])
+def test_check_mode_on_a_converged_router_says_nothing_to_change(would_change):
+    lines = banip_icmp_report(AFTER, AFTER, 250, True, "/etc/init.d/banip", "25/s", would_change)
+    assert lines[1] == "check mode: ban_icmplimit is already 250: nothing to change"
+    assert lines[2] == "ban_icmplimit (packets/s): 250"
 
 
 def test_unknowns_are_said():
