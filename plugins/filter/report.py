@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: before_after_rows, coverage_table, diagnosis_summary, findings_table, health_check_rows, markdown_table,
-ping_summary, redact_command_words, remediate_summary, report_document, report_html (docs in the .yml twins)."""
+finding_lines, ping_summary, redact_command_words, remediate_summary, report_document, report_html (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown im
     markdown_table,
     redact_command_words,
 )
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_lines, coverage_table
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_lines, coverage_table, finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import (
     render_report_html,
@@ -61,6 +61,7 @@ class FilterModule:
             "findings_table": _checked("findings_table", findings_table, list),
             "coverage_table": _checked("coverage_table", coverage_table, dict),
             "diagnosis_summary": _checked("diagnosis_summary", coverage_lines, dict),
+            "finding_lines": _checked("finding_lines", finding_lines, list),
             "remediate_summary": _checked("remediate_summary", remediate_summary_lines, dict),
             "markdown_table": _checked("markdown_table", _markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),

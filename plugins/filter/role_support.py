@@ -22,10 +22,10 @@ def role_option_errors(options, role):
         raise AnsibleFilterError("role_option_errors: %s" % exc) from exc
 
 
-def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults):
+def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change=None):
     """banIP's facts before and after -> the role's report lines (see plugin_utils/report/banip.py)."""
     try:
-        return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults)
+        return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change)
     except ValueError as exc:
         raise AnsibleFilterError("banip_icmp_report: %s" % exc) from None
 

@@ -19,7 +19,7 @@ FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel
 
 
 def pinned_endpoints(host, view, views):
-    """One (evidence, explanation) per split-tunnel endpoint whose pinned /32 leaves by another device than the preferred one.
+    """One (evidence, explanation) per split-tunnel endpoint whose pinned /32 or /128 leaves by another device than the preferred one.
 
     Nothing when the preferred uplink's device is unknown (no guess), for full tunnels (their /32
     must stay: the default route goes into the tunnel) and for endpoints with no pinned route.
@@ -61,7 +61,7 @@ def pinned_coverage(host, view, views):
 def route_plan(view, role_vars):
     """What openwrt_mwan3_wg would change, from openwrt_facts' ``wireguard`` and ``endpoint_routes``.
 
-    Split tunnel: ``nohostroute`` set to 1 where unset, every pinned /32 of its endpoints deleted (a
+    Split tunnel: ``nohostroute`` set to 1 where unset, every pinned /32 or /128 of its endpoints deleted (a
     route a ``config route`` section asks for is kept by the role: listed here all the same, so the
     role runs and decides). Full tunnel: an existing ``nohostroute`` removed; with the hotplug script
     on, None (the facts do not read that file). None without the facts, for a named interface uci
@@ -111,8 +111,10 @@ ENDPOINT_ROUTE_PINNED = Fault(
             "points at the uplink that was up when the WireGuard interface started.",
     fix="Split tunnel: nohostroute=1 on every split-tunnel interface (or those in openwrt_mwan3_wg_interfaces) and "
         "every pinned /32 or /128 of its endpoints deleted (a peer's live endpoint, else its uci IP; one a config "
-        "route section asks for is kept), so the endpoint follows the main table (mwan3); a changed interface is brought up again with an automatic rollback. "
-        "Full tunnel: the host route stays and is re-pointed when the uplink changes (mwan3 hotplug script).",
+        "route section asks for is kept), so the endpoint follows the main table (mwan3); a changed interface is brought "
+        "up again with an automatic rollback of /etc/config/network (the uci commit and the route deletion before it are "
+        "not guarded: docs/rollback.md). Full tunnel: an existing nohostroute is removed, the host route stays and is "
+        "re-pointed when the uplink changes (mwan3 hotplug script).",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),

@@ -306,7 +306,9 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     coverage=cc_coverage,
     fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
                "retransmits or the sweep's UDP loss), that bound below %.1fx the path's rate (tunnelfix_path_bits_per_second, "
-               "else the lab's bottleneck: without a known rate, no finding), without a queue building" % (", ".join(LOSS_BASED_CC), BOUND_SLACK, PATH_SHARE),
+               "else the lab's bottleneck: without a known rate, no finding); a peer's own flow also only without a queue building "
+               "(loaded RTT against the idle ping), a hub's download from the sweep's UDP loss below the path's rate"
+               % (", ".join(LOSS_BASED_CC), BOUND_SLACK, PATH_SHARE),
     symptom="One TCP flow stays far below the path's rate on a long path with a little loss; parallel flows do better.",
     fix=_FIX,
     fix_role="tunnelfix.fleet.linux_bbr_fq",

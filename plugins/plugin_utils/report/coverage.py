@@ -57,6 +57,14 @@ def host_list(hosts, max_hosts=8) -> str:
     return shown + (" and %d more" % (len(hosts) - max_hosts) if len(hosts) > max_hosts else "")
 
 
+def finding_lines(findings) -> list:
+    """One line per finding: ``SEVERITY host finding-id (fix: fixing role, or "see the explanation"): explanation``."""
+    if not isinstance(findings, list) or not all(isinstance(f, dict) for f in findings):
+        raise ValueError("findings must be a list of findings, got %s" % type(findings).__name__)
+    return ["%s %s %s (fix: %s): %s" % (str(f.get("severity") or "-").upper(), f.get("host"), f.get("id"),
+                                        f.get("fix_role") or "see the explanation", f.get("explanation") or "") for f in findings]
+
+
 def _group_text(group, max_hosts):
     reason = " (%s)" % group["reason"] if group["reason"] and group["status"] != "clear" else ""
     return "%s %d%s: %s" % (STATUS_WORDS[group["status"]], len(group["hosts"]), reason, host_list(group["hosts"], max_hosts))

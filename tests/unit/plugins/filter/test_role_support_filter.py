@@ -39,3 +39,12 @@ def test_wireguard_unmatched():
         "wireguard_keepalive_interfaces: no configuration for wg9 on h")
     with pytest.raises(AnsibleFilterError, match="matched must be a dict with the lists interfaces and public_keys"):
         FILTERS["wireguard_unmatched"](wanted, {"interfaces": "wg0"}, "h", "/w", "/n")
+
+
+def test_banip_icmp_report_takes_what_the_role_passes():
+    """roles/banip_icmp/tasks/report.yml passes seven arguments (the last: the uci task's changed)."""
+    report = FILTERS["banip_icmp_report"]
+    facts = {"version": "1.5.6", "icmplimit_per_second": 250}
+    lines = report(facts, facts, 300, True, "/etc/init.d/banip", "25/s", True)
+    assert lines[2] == "ban_icmplimit (packets/s): 250 -> 300 (would set)"
+    assert report(facts, facts, 250, False, "/etc/init.d/banip", "25/s")[1] == "before -> after"

@@ -104,3 +104,12 @@ def test_the_report_carries_the_checks():
     assert report_document([], [], {}, checks)["checks"] == checks
     assert "What diagnose judged" in render_report_html([], [], {}, checks)
     assert "What diagnose judged" not in render_report_html([], [], {}, None)
+
+
+def test_finding_lines():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
+    assert finding_lines([{"severity": "high", "host": "owrt", "id": "f", "fix_role": None, "explanation": "why"},
+                          {"severity": "critical", "host": "peer", "id": "g", "fix_role": "r", "explanation": "x"}]) == [
+        "HIGH owrt f (fix: see the explanation): why", "CRITICAL peer g (fix: r): x"]
+    with pytest.raises(ValueError, match="findings must be a list"):
+        finding_lines({"findings": []})
