@@ -114,7 +114,7 @@ ENDPOINT_ROUTE_PINNED = Fault(
         "route section asks for is kept), so the endpoint follows the main table (mwan3); a changed interface is brought "
         "up again with an automatic rollback of /etc/config/network (the uci commit and the route deletion before it are "
         "not guarded: docs/rollback.md). Full tunnel: an existing nohostroute is removed, the host route stays and is "
-        "re-pointed when the uplink changes (mwan3 hotplug script).",
+        "re-pointed when the uplink changes by an mwan3 hotplug script (openwrt_mwan3_wg_full_tunnel_hotplug, on by default).",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),
