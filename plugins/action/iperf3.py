@@ -4,8 +4,9 @@
 
 Documentation: plugins/modules/iperf3.py (``ansible-doc tunnelfix.fleet.iperf3``). Options,
 argv, retry decisions and the result are ``_iperf3_run`` (pure); this file only runs
-``command -v iperf3`` and ``iperf3 ... -J`` over the connection and sleeps between busy retries
-here on the controller.
+``command -v iperf3`` (and ``timeout``) and ``iperf3 ... -J`` (under ``timeout`` where the target has
+it, so no client outlives its test) over the connection and sleeps between busy retries here on the
+controller.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import time
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import Iperf3Error, parse_iperf3_json
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_run import (
-    ARGUMENT_SPEC, CHECK_MODE_MSG, NOT_INSTALLED, base_result, build_argv, check_params, iperf3_path,
-    iperf3_error_msg, judged_result, parse_error_msg, retry_wait_s)
+    ARGUMENT_SPEC, CHECK_MODE_MSG, KILLED_BY_TIMEOUT, LOOKUP_SCRIPT, NOT_INSTALLED, base_result, bounded_argv, build_argv,
+    check_params, iperf3_path, iperf3_error_msg, judged_result, killed_msg, parse_error_msg, retry_wait_s)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 # iperf3 exits 1 on its own errors (JSON "error" on stdout); the output decides, not the code
@@ -38,17 +39,21 @@ class ActionModule(OpenWrtActionBase):
         minimum, error = check_params(args)
         if error:
             return dict(result, failed=True, msg=error)
-        found = self.run_command(["command", "-v", "iperf3"], ok_rcs=(0, 1, 127))
-        iperf3 = iperf3_path(found["stdout"]) if found["rc"] == 0 else None
+        found = self.run_command(["sh", "-c", LOOKUP_SCRIPT], ok_rcs=(0, 1, 127))
+        lines = found["stdout"].splitlines() if found["rc"] == 0 else []
+        iperf3 = iperf3_path(lines[0]) if lines else None
+        timeout_path = iperf3_path(lines[1]) if len(lines) > 1 else None
         if not iperf3:
             return dict(result, failed=True, msg=NOT_INSTALLED)
         if self.check_mode:
             return dict(result, skipped=True, msg=CHECK_MODE_MSG)
 
-        argv = build_argv(iperf3, args)
+        argv = bounded_argv(build_argv(iperf3, args), timeout_path, args)
         while True:
             result["attempts"] += 1
             res = self.run_command(argv, ok_rcs=ANY_RC)
+            if timeout_path and res["rc"] == KILLED_BY_TIMEOUT:
+                return dict(result, failed=True, msg=killed_msg(args), cmd=argv, rc=res["rc"])
             try:
                 measured = parse_iperf3_json(res["stdout"])
                 break

@@ -170,6 +170,13 @@ def check(case, text, rc, wall_s, arg=None):
         v.ok(rc == 2, "ansible-playbook should exit 2, got %d" % rc)
     elif case == "many":
         _check_many(v, recap, rc, arg, play_batches(text, MANY_PLAY))
+    elif case == "busy_port":
+        flat = " ".join(text.split())
+        v.ok("port %s on the hub is taken by python3 (pid" % arg in flat,
+             "the failure should name port %s and the process holding it (python3)" % arg)
+        v.ok(recap.get("peer", {}).get("failed") == 1, "peer should fail once, recap %s" % recap.get("peer"))
+        v.ok(rc == 2, "ansible-playbook should exit 2, got %d" % rc)
+        v.ok(wall_s <= 60, "wall time %.1f s: the failure should come at once, not after iperf3's 120 s timeout" % wall_s)
     else:
         raise ValueError("unknown case %r" % case)
     return v

@@ -9,15 +9,17 @@
 #     a failed canary batch stops the run; batches of 2 go on past one failure; with
 #     tunnelfix_max_fail_percentage=0 they stop; a bad tunnelfix_serial is refused by name;
 #  4. five peers (aliases of peer and owrt) measured against the one hub (iperf3_many.yml):
-#     every single flow and sweep test is a real measurement in one iperf3 run (no "server is busy").
+#     every single flow and sweep test is a real measurement in one iperf3 run (no "server is busy");
+#  5. another server on the hub's iperf3 port (python3 -m http.server on its tunnel address): the
+#     peer's single flow fails at once naming the port and the process, and no iperf3 is left running.
 # The namespace, its veth and the tarpit are removed on any exit. Leaves the lab as it found it
 # (read-only runs; iperf3 servers are one-off).
 #
-# Usage: tests/rollout/run.sh [GROUP...]   GROUP: tarpit hang batches many (default: all four)
+# Usage: tests/rollout/run.sh [GROUP...]   GROUP: tarpit hang batches many busy (default: all five)
 #        ROLLOUT_KEEP=1 keeps the logs and inventories (the directory is printed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-groups=" ${*:-tarpit hang batches many} "
+groups=" ${*:-tarpit hang batches many busy} "
 want() { [[ "$groups" == *" $1 "* ]]; }
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 lab_inventory=lab/state/inventory.yml
@@ -103,6 +105,26 @@ fi
 # the second batch waits for its turn (flows run one at a time) with its server still up.
 want many && run many "$work/many-reports" -i "$work/many.yml" tests/rollout/iperf3_many.yml -e tunnelfix_canary=1 \
   -e tunnel_measure_report_dir="$work/many-reports" -e tunnel_sweep_report_dir="$work/many-reports"
+
+if want busy; then
+  busy_port=5290
+  hub_address=$(python3 -c 'import sys, yaml; inv = yaml.safe_load(open(sys.argv[1]))
+print(inv["all"]["children"]["tunnelfix_wireguard_hubs"]["hosts"]["hub"]["tunnelfix_tunnel_address"])' "$lab_inventory")
+  squatter="python3 -m http.server --bind $hub_address $busy_port"
+  ansible -i "$lab_inventory" hub -m ansible.builtin.raw \
+    -a "setsid $squatter </dev/null >/dev/null 2>&1 & sleep 1; ss -Hltn 'sport = :$busy_port'" > "$work/busy-start.log" 2>&1
+  run busy_port "$busy_port" -i "$lab_inventory" tests/rollout/iperf3_many.yml --limit peer \
+    -e tunnel_measure_iperf3_port="$busy_port" -e tunnel_measure_report_dir="$work/busy-reports" \
+    -e tunnel_sweep_report_dir="$work/busy-reports"
+  ansible -i "$lab_inventory" hub:peer -m ansible.builtin.raw -a "pgrep -a iperf3 || true" > "$work/busy-left.log" 2>&1 || true
+  ansible -i "$lab_inventory" hub -m ansible.builtin.raw -a "pkill -f '^$squatter\$' || true" > /dev/null 2>&1 || true
+  if grep -q 'iperf3 ' "$work/busy-left.log"; then
+    echo "FAIL busy_port: an iperf3 is still running after the run:"; grep 'iperf3 ' "$work/busy-left.log"
+    failures=$((failures + 1))
+  else
+    echo "PASS busy_port: no iperf3 left running on the hub or the peer"
+  fi
+fi
 
 echo "rollout tests: $failures failed, ${SECONDS} s"
 [[ "$failures" -eq 0 ]]

@@ -116,6 +116,33 @@ def build_argv(iperf3, params):
     return argv
 
 
+# One lookup for both: iperf3's path (the first line, none: rc 1), then timeout's where it exists.
+LOOKUP_SCRIPT = "command -v iperf3 || exit 1; command -v timeout || true"
+# Beyond the test itself and its connect timeout: the server's own start and the final exchange.
+CLIENT_SLACK_S = 20
+KILLED_BY_TIMEOUT = 124  # timeout(1) exit status when it stopped the command
+
+
+def client_limit_s(params):
+    """Seconds after which the client is killed (timeout(1)): omit + duration + the connect timeout + CLIENT_SLACK_S."""
+    return params["omit_s"] + params["duration_s"] + -(-params["connect_timeout_ms"] // 1000) + CLIENT_SLACK_S
+
+
+def bounded_argv(argv, timeout_path, params):
+    """``argv`` under ``timeout LIMIT`` where the target has timeout(1) (``timeout_path``), else as it is.
+
+    A client connected to something that is not an iperf3 server (another listener on the port)
+    otherwise waits for iperf3's receive timeout (120 s) and outlives an Ansible task timeout.
+    """
+    return [timeout_path, str(client_limit_s(params))] + argv if timeout_path else argv
+
+
+def killed_msg(params):
+    """The failure when timeout(1) stopped the client."""
+    return ("iperf3 to %s:%s gave no result within %d s and was stopped: the port may be held by something that is not an "
+            "iperf3 server, or the path stalls" % (params["server"], params["port"], client_limit_s(params)))
+
+
 def iperf3_path(command_v_output):
     """The path ``command -v iperf3`` printed, or None when it names no executable file.
 

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.iperf3 import ActionModule
 
-LOOKUP = "command -v iperf3"
+LOOKUP = shlex.join(["sh", "-c", "command -v iperf3 || exit 1; command -v timeout || true"])
 FOUND = (0, "/usr/bin/iperf3\n", "")
 CLIENT = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",
                      "--connect-timeout", "5000"])
@@ -155,3 +155,29 @@ def test_bad_options_fail_without_touching_the_target(args, message):
     result = action.run(task_vars={})
     assert result["failed"] is True and message in result["msg"]
     assert action.ran == []
+
+
+TIMEOUT_FOUND = (0, "/usr/bin/iperf3\n/usr/bin/timeout\n", "")
+BOUNDED = shlex.join(["/usr/bin/timeout", "27", "/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",
+                      "--connect-timeout", "5000"])
+
+
+def test_the_client_runs_under_timeout_where_the_target_has_it(replies):
+    """2 s test + 5 s connect timeout + 20 s slack: no client outlives its test (issue 16.6)."""
+    action = FakeIperf3Action(ARGS, {LOOKUP: [TIMEOUT_FOUND], BOUNDED: [replies("tcp_forward_3.12.txt")]})
+    result = action.run(task_vars={})
+    assert not result.get("failed"), result
+    assert action.ran == [LOOKUP, BOUNDED]
+
+
+def test_a_client_stopped_by_timeout_fails_at_once_saying_why():
+    action = FakeIperf3Action(ARGS, {LOOKUP: [TIMEOUT_FOUND], BOUNDED: [(124, "", "")]})
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["attempts"] == 1 and action.slept == []
+    assert result["msg"] == ("iperf3 to 127.0.0.1:5299 gave no result within 27 s and was stopped: the port may be held by "
+                             "something that is not an iperf3 server, or the path stalls")
+
+
+def test_without_timeout_on_the_target_rc_124_is_iperf3s_own():
+    action = FakeIperf3Action(ARGS, {LOOKUP: [FOUND], CLIENT: [(124, "", "")]})
+    assert "gave no result" not in action.run(task_vars={}).get("msg", "")

@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A one-test iperf3 server that is ours alone on its port: the hub-side script and the reading of its report.
+
+``START_SCRIPT`` runs on the hub as ``sh -c START_SCRIPT sh BIND PORT LIMIT_S``. It prints one line,
+tab-separated, that ``parse_server_start`` reads:
+
+* ``busy<TAB>LISTENERS``: something already listens on the TCP port (``ss -Hltnp`` lines joined
+  with `` | ``); nothing is started.
+* ``listening<TAB>WRAPPER<TAB>LISTENER<TAB>PPID<TAB>LINE``: ``timeout LIMIT_S iperf3 --server --one-off``
+  was started (pid WRAPPER, in its own session where ``setsid`` exists) and a process LISTENER,
+  whose parent is PPID, now listens on the port (``ss`` line LINE). It is ours when LISTENER or
+  PPID is WRAPPER (timeout runs iperf3 as its child).
+* ``exited<TAB>STDERR``: the server ended before it listened (an address the hub does not have, a
+  port below 1024 without root); STDERR is its message on one line.
+* ``slow``: it did not listen within 10 s; it was stopped.
+* ``no-ss``: ``ss`` (iproute2) is missing on the hub, so the port cannot be checked; nothing is started.
+
+The listener's pid is the first ``pid=N`` of ``ss``'s ``users:`` field (``users:(("iperf3",pid=812,fd=3))``,
+ss(8) with ``-p``). Pure; ``ParseError`` for any other output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+
+# How long the script waits for the server to listen (100 x 0.1 s).
+LISTEN_WAIT_S = 10
+START_SCRIPT = r"""bind=$1 port=$2 limit=$3
+command -v ss >/dev/null 2>&1 || { echo no-ss; exit 0; }
+listeners() { ss -Hltnp "sport = :$port" 2>/dev/null | tr '\t\n' '  ' | sed 's/  */ /g; s/ $//'; }
+busy=$(listeners)
+[ -z "$busy" ] || { printf 'busy\t%s\n' "$busy"; exit 0; }
+err=$(mktemp) || exit 1
+if command -v setsid >/dev/null 2>&1; then
+  setsid timeout "$limit" iperf3 --server --one-off --bind "$bind" --port "$port" </dev/null >/dev/null 2>"$err" &
+else
+  timeout "$limit" iperf3 --server --one-off --bind "$bind" --port "$port" </dev/null >/dev/null 2>"$err" &
+fi
+wrapper=$!
+i=0
+while [ "$i" -lt 100 ]; do
+  now=$(listeners)
+  if [ -n "$now" ]; then
+    pid=$(printf '%s\n' "$now" | sed -n 's/.*pid=\([0-9][0-9]*\).*/\1/p' | head -n 1)
+    ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+    rm -f "$err"
+    printf 'listening\t%s\t%s\t%s\t%s\n' "$wrapper" "${pid:-0}" "${ppid:-0}" "$now"
+    exit 0
+  fi
+  if ! kill -0 "$wrapper" 2>/dev/null; then
+    printf 'exited\t%s\n' "$(tr '\t\n' '  ' < "$err")"; rm -f "$err"; exit 0
+  fi
+  sleep 0.1
+  i=$((i + 1))
+done
+kill "$wrapper" 2>/dev/null; rm -f "$err"; echo slow
+"""
+# Stops the server started above, only if that pid still runs our wrapper: ``sh -c STOP_SCRIPT sh PID``.
+STOP_SCRIPT = r"""grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null && kill "$1" 2>/dev/null; exit 0"""
+
+_PROCESS = re.compile(r'users:\(\("([^"]*)",pid=([0-9]+)')
+
+
+def listener_names(lines: str) -> str:
+    """``"sshd (pid 50)"`` for each process ``ss -p`` names in ``lines``, joined; the raw lines when it names none."""
+    found = ["%s (pid %s)" % match for match in _PROCESS.findall(lines)]
+    return ", ".join(dict.fromkeys(found)) or lines.strip() or "an unknown process (ss -p shows no process: not root?)"
+
+
+def parse_server_start(text: str) -> dict:
+    """START_SCRIPT's output -> ``{"state": busy|listening|exited|slow|no-ss, "ours": bool, "pid": int | None,
+    "listeners": text}``; ``pid`` is the wrapper's (what stop kills) when it listens. Raises ParseError otherwise."""
+    line = (text or "").strip().splitlines()[-1:] or [""]
+    fields = line[0].split("\t")
+    state = fields[0]
+    if state in ("slow", "no-ss") and len(fields) == 1:
+        return {"state": state, "ours": False, "pid": None, "listeners": ""}
+    if state in ("busy", "exited") and len(fields) == 2:
+        return {"state": state, "ours": False, "pid": None, "listeners": fields[1]}
+    if state == "listening" and len(fields) == 5 and all(field.isdigit() for field in fields[1:4]):
+        wrapper, listener, parent = (int(field) for field in fields[1:4])
+        return {"state": state, "ours": wrapper in (listener, parent), "pid": wrapper, "listeners": fields[4]}
+    raise ParseError("the iperf3 server's start script printed %r: expected busy, listening, exited, slow or no-ss"
+                     % (text or "")[:200])

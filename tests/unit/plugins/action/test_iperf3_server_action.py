@@ -1,0 +1,73 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""iperf3_server: the start script's report turned into a pid or a failure naming the port and the process."""
+
+import shlex
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.action.iperf3_server import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_server import START_SCRIPT, STOP_SCRIPT
+
+ARGS = {"bind": "10.44.0.1", "port": 5201, "timeout_s": 300}
+START = shlex.join(["sh", "-c", START_SCRIPT, "sh", "10.44.0.1", "5201", "300"])
+OURS = 'LISTEN 0 4096 10.44.0.1:5201 0.0.0.0:* users:(("iperf3",pid=812,fd=3))'
+OTHER = 'LISTEN 0 5 0.0.0.0:5201 0.0.0.0:* users:(("python3",pid=77,fd=3))'
+
+
+def start(batch_action, report, args=None):
+    action = batch_action(ActionModule, dict(ARGS, **(args or {})), {}, overrides={START: (0, report, "")})
+    return action, action.run(task_vars={})
+
+
+def test_ours_alone_on_the_port_returns_the_pid(batch_action):
+    action, result = start(batch_action, "listening\t811\t812\t811\t%s\n" % OURS)
+    assert not result.get("failed"), result
+    assert (result["pid"], result["port"], result["listeners"]) == (811, 5201, OURS) and action.ran == [START]
+
+
+def test_a_port_another_server_holds_fails_at_once_naming_it(batch_action):
+    action, result = start(batch_action, "busy\t%s\n" % OTHER)
+    assert result["failed"] is True and len(action.ran) == 1
+    assert result["msg"].startswith("port 5201 on the hub is taken by python3 (pid 77): another server listens there")
+
+
+def test_a_listener_that_is_not_ours_is_refused_and_ours_stopped(batch_action):
+    stop = shlex.join(["sh", "-c", STOP_SCRIPT, "sh", "811"])
+    action = batch_action(ActionModule, ARGS, {}, overrides={START: (0, "listening\t811\t77\t1\t%s\n" % OTHER, ""), stop: (0, "", "")})
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "taken by python3 (pid 77)" in result["msg"] and action.ran == [START, stop]
+
+
+@pytest.mark.parametrize("report, message", [
+    ("exited\tiperf3: error - unable to start listener for connections: Cannot assign requested address\n",
+     "iperf3 --server on 10.44.0.1:5201 ended before it listened: iperf3: error - unable to start listener"),
+    ("slow\n", "iperf3 --server on 10.44.0.1:5201 did not listen within 10 s; it was stopped"),
+    ("no-ss\n", "ss (iproute2) is not on the hub: the iperf3 port 5201 cannot be checked before the test"),
+    ("what\n", "start script printed"),
+])
+def test_other_endings_fail_saying_why(batch_action, report, message):
+    _action, result = start(batch_action, report)
+    assert result["failed"] is True and message in result["msg"]
+
+
+def test_stop_kills_only_our_pid_and_never_fails(batch_action):
+    stop = shlex.join(["sh", "-c", STOP_SCRIPT, "sh", "811"])
+    action = batch_action(ActionModule, {"state": "stopped", "pid": 811}, {}, overrides={stop: (0, "", "")})
+    assert action.run(task_vars={}) == {"changed": False, "pid": 811} and action.ran == [stop]
+
+
+def test_check_mode_starts_nothing(batch_action):
+    action = batch_action(ActionModule, ARGS, {}, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["skipped"] is True and action.ran == []
+
+
+@pytest.mark.parametrize("args, named", [
+    ({"port": 70000}, "port: 70000"), ({"port": 0}, "port: 0"), ({"timeout_s": 0}, "timeout_s: 0"),
+    ({"state": "stopped", "pid": 1}, "pid: 1"), ({"state": "stopped"}, "pid"), ({"bind": None}, "bind"),
+])
+def test_bad_input_fails_naming_the_option(batch_action, args, named):
+    merged = dict(ARGS, **args)
+    merged = {key: value for key, value in merged.items() if value is not None}
+    result = batch_action(ActionModule, merged, {}).run(task_vars={})
+    assert result["failed"] is True and named in result["msg"]
