@@ -5,9 +5,11 @@
 ``START_SCRIPT`` runs on the hub as ``sh -c START_SCRIPT sh BIND PORT LIMIT_S``. It prints one line,
 tab-separated, that ``parse_server_start`` reads:
 
-* ``busy<TAB>LISTENERS``: something already listens on the TCP port (``ss -Hltnp`` lines joined
-  with `` | ``); nothing is started.
-* ``listening<TAB>WRAPPER<TAB>LISTENER<TAB>PPID<TAB>LINE``: ``timeout LIMIT_S iperf3 --server --one-off``
+* ``busy<TAB>LISTENERS``: something listens on the TCP port and still does after 3 s (a socket
+  the previous test's server is closing goes within that); ``LISTENERS``: the ``ss -Hltnp`` lines
+  on one line; nothing is started.
+* ``listening<TAB>WRAPPER<TAB>LISTENER<TAB>PPID<TAB>LINE``, once ``ss`` names the listening process
+  (it lists a new socket a moment before it can): ``timeout LIMIT_S iperf3 --server --one-off``
   was started (pid WRAPPER, in its own session where ``setsid`` exists) and a process LISTENER,
   whose parent is PPID, now listens on the port (``ss`` line LINE). It is ours when LISTENER or
   PPID is WRAPPER (timeout runs iperf3 as its child).
@@ -32,6 +34,10 @@ START_SCRIPT = r"""bind=$1 port=$2 limit=$3
 command -v ss >/dev/null 2>&1 || { echo no-ss; exit 0; }
 listeners() { ss -Hltnp "sport = :$port" 2>/dev/null | tr '\t\n' '  ' | sed 's/  */ /g; s/ $//'; }
 busy=$(listeners)
+i=0
+while [ -n "$busy" ] && [ "$i" -lt 30 ]; do
+  sleep 0.1; i=$((i + 1)); busy=$(listeners)
+done
 [ -z "$busy" ] || { printf 'busy\t%s\n' "$busy"; exit 0; }
 err=$(mktemp) || exit 1
 if command -v setsid >/dev/null 2>&1; then
@@ -43,8 +49,9 @@ wrapper=$!
 i=0
 while [ "$i" -lt 100 ]; do
   now=$(listeners)
-  if [ -n "$now" ]; then
-    pid=$(printf '%s\n' "$now" | sed -n 's/.*pid=\([0-9][0-9]*\).*/\1/p' | head -n 1)
+  # ss lists a new socket a moment before it can name its process: wait for the pid too
+  pid=$(printf '%s\n' "$now" | sed -n 's/.*pid=\([0-9][0-9]*\).*/\1/p' | head -n 1)
+  if [ -n "$pid" ]; then
     ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
     rm -f "$err"
     printf 'listening\t%s\t%s\t%s\t%s\n' "$wrapper" "${pid:-0}" "${ppid:-0}" "$now"
@@ -58,8 +65,13 @@ while [ "$i" -lt 100 ]; do
 done
 kill "$wrapper" 2>/dev/null; rm -f "$err"; echo slow
 """
-# Stops the server started above, only if that pid still runs our wrapper: ``sh -c STOP_SCRIPT sh PID``.
-STOP_SCRIPT = r"""grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null && kill "$1" 2>/dev/null; exit 0"""
+# Stops the server started above, only if that pid still runs our wrapper, and waits (at most 3 s) until
+# it is gone, so that the next test's server finds the port free: ``sh -c STOP_SCRIPT sh PID``.
+STOP_SCRIPT = r"""grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null || exit 0
+kill "$1" 2>/dev/null
+i=0
+while grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+exit 0"""
 
 _PROCESS = re.compile(r'users:\(\("([^"]*)",pid=([0-9]+)')
 
