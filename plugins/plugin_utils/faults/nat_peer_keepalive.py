@@ -114,8 +114,9 @@ def dead_with_keepalive(host, view, views):
     in the run, its view of this host is evidence too.
     """
     out = []
-    for name in sorted(own_interfaces(view)):
-        for peer in own_interfaces(view)[name]["peers"]:
+    interfaces = own_interfaces(view)
+    for name in sorted(interfaces):
+        for peer in interfaces[name]["peers"]:
             keepalive, age = peer.get("persistent_keepalive_s"), peer.get("handshake_age_s")
             if not keepalive or (age is not None and age <= STALE_HANDSHAKE_S):
                 continue

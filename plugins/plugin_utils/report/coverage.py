@@ -51,10 +51,10 @@ def coverage_groups(checks) -> list:
 
 
 def host_list(hosts, max_hosts=8) -> str:
-    """``a, b, c`` or, past ``max_hosts``, ``a, b, ... and 12 more``."""
+    """``a, b, c`` or, past ``max_hosts``, ``a, b, ... and 12 more``; every host when ``max_hosts`` is None."""
     hosts = list(hosts)
     shown = ", ".join(hosts[:max_hosts])
-    return shown + (" and %d more" % (len(hosts) - max_hosts) if len(hosts) > max_hosts else "")
+    return shown + (" and %d more" % (len(hosts) - max_hosts) if max_hosts is not None and len(hosts) > max_hosts else "")
 
 
 def finding_lines(findings) -> list:
@@ -104,21 +104,29 @@ def coverage_lines(document, max_hosts=8) -> list:
     return lines
 
 
-def coverage_table(checks, max_hosts=20) -> str:
-    """The Markdown table of ``checks``: one row per fault, its found, not checked (with reasons) and clear hosts."""
-    lines = ["| finding | found | not checked | clear |", "|---|---|---|---|"]
+def coverage_rows(checks, max_hosts=None) -> list:
+    """One row per fault for a table: ``(fault id, found texts, not checked texts, clear count or None)``.
+
+    A text is one group: ``"2: a, b"``, or with its reason ``"3 (reason): c, d, e"`` (hosts as
+    ``host_list``); the Markdown and HTML reports print the same rows, each escaped its own way.
+    """
     by_fault = {}
     for group in coverage_groups(checks):
         by_fault.setdefault(group["fault"], {}).setdefault(group["status"], []).append(group)
+    rows = []
     for fault_id, statuses in by_fault.items():
-        cells = []
-        for status in STATUS_ORDER:
-            groups = statuses.get(status) or []
-            if status == "clear":
-                cells.append(str(sum(len(group["hosts"]) for group in groups)) if groups else "-")
-            else:
-                texts = ["%d%s: %s" % (len(group["hosts"]), " (%s)" % group["reason"] if group["reason"] else "",
-                                       host_list(group["hosts"], max_hosts)) for group in groups]
-                cells.append("; ".join(texts) or "-")
-        lines.append("| %s |" % " | ".join(md_cell(cell) for cell in [fault_id] + cells))
+        texts = [["%d%s: %s" % (len(group["hosts"]), " (%s)" % group["reason"] if group["reason"] else "",
+                                host_list(group["hosts"], max_hosts)) for group in statuses.get(status) or []]
+                 for status in ("found", "not_checked")]
+        clear = statuses.get("clear")
+        rows.append((fault_id, texts[0], texts[1], sum(len(group["hosts"]) for group in clear) if clear else None))
+    return rows
+
+
+def coverage_table(checks, max_hosts=20) -> str:
+    """The Markdown table of ``checks``: one row per fault, its found, not checked (with reasons) and clear hosts."""
+    lines = ["| finding | found | not checked | clear |", "|---|---|---|---|"]
+    for fault_id, found, unchecked, clear in coverage_rows(checks, max_hosts):
+        cells = [fault_id, "; ".join(found) or "-", "; ".join(unchecked) or "-", "-" if clear is None else str(clear)]
+        lines.append("| %s |" % " | ".join(md_cell(cell) for cell in cells))
     return "\n".join(lines) + "\n"

@@ -39,7 +39,7 @@ import math
 from html import escape
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import STATUS_ORDER, check_checks, coverage_groups
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import check_checks, coverage_rows
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import outcome_text
 
 SCHEMA_VERSION = 1
@@ -246,20 +246,10 @@ def _coverage_section(checks):
     out = ["<section class=\"coverage\"><h2>What diagnose judged</h2>",
            "<p>Per fault, the hosts of this run: found, not checked (and why), clear. A not-checked fault is not a clean one.</p>",
            "<table><thead><tr><th>finding</th><th>found</th><th>not checked</th><th>clear</th></tr></thead><tbody>"]
-    by_fault = {}
-    for group in coverage_groups(checks):
-        by_fault.setdefault(group["fault"], {}).setdefault(group["status"], []).append(group)
-    for fault_id, statuses in by_fault.items():
-        cells = []
-        for status in STATUS_ORDER:
-            groups = statuses.get(status) or []
-            if status == "clear":
-                cells.append(_e(sum(len(group["hosts"]) for group in groups)) if groups else "-")
-            else:
-                cells.append("<br>".join("%d%s: %s" % (len(group["hosts"]), " (%s)" % _e(group["reason"]) if group["reason"] else "",
-                                                       _e(", ".join(group["hosts"]))) for group in groups) or "-")
+    for fault_id, found, unchecked, clear in coverage_rows(checks):
+        cells = ["<br>".join(_e(text) for text in texts) or "-" for texts in (found, unchecked)]
         out.append('<tr data-coverage="%s"><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>'
-                   % (_e(fault_id), _breakable(fault_id), cells[0], cells[1], cells[2]))
+                   % (_e(fault_id), _breakable(fault_id), cells[0], cells[1], "-" if clear is None else _e(clear)))
     return out + ["</tbody></table></section>"]
 
 
