@@ -233,7 +233,7 @@ def run_phase(name, argv, hosts, log_dir):
     env = dict(os.environ, ANSIBLE_SSH_CONTROL_PATH_DIR=control_dir, ANSIBLE_NOCOLOR="1",
                ANSIBLE_FORCE_COLOR="0", ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                # Per-task wall time in the log (TASKS RECAP): where the controller's time goes.
-               ANSIBLE_CALLBACKS_ENABLED="ansible.posix.profile_tasks",
+               ANSIBLE_CALLBACKS_ENABLED="ansible.posix.profile_tasks,tunnelfix.fleet.fleet_summary",
                PROFILE_TASKS_TASK_OUTPUT_LIMIT="12", PROFILE_TASKS_SORT_ORDER="descending")
     log_path = os.path.join(log_dir, f"{name}.log")
     reset_counts()

@@ -58,3 +58,9 @@ def test_a_host_without_a_finding_is_not_in_the_fixing_play(tmp_path):
     assert "nohost" in fixing and "clean" not in fixing, res.stdout[-3000:]
     assert "roles from the findings: 1 host(s) get a role: nohost" in res.stdout
     assert "tunnelfix.fleet.linux_bbr_fq: runs on 1: nohost" in res.stdout
+    # The end summary (callback fleet_summary, enabled in ansible.cfg): per finding id, the unreachable host, next steps.
+    summary = res.stdout.split("TUNNELFIX SUMMARY", 1)[1].splitlines()
+    assert "  buffer_below_bdp: 1 host: nohost" in summary
+    assert "unreachable: 1 host: nohost" in summary
+    assert any(line.startswith("next for the others: ansible-playbook -i inventory.yml ") and line.split("   #")[0].endswith(
+        "playbooks/remediate.yml") for line in summary), summary

@@ -1,0 +1,298 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The summary that ends every tunnelfix playbook: findings per id, changes per role, failures and why, notices once
+for the fleet, and the next command. Pure; the callback ``tunnelfix.fleet.fleet_summary`` collects, this renders.
+
+Two parts:
+
+* ``stage_summary(stage, data, check_mode)``: what a playbook's last controller play publishes as the fact
+  ``tunnelfix_run_summary`` (filter ``run_summary``)::
+
+      {"stage": "diagnose" | "remediate" | "verify",
+       "sections": [{"heading": str, "groups": [{"label": str, "hosts": [host, ...]}]}],
+       "next": {"playbook": "remediate" | "verify" | None, "check": bool, "why": str}}
+
+* ``RunTally``: what the callback saw (failures, unreachable hosts, changes per role, notices, stage summaries);
+  ``summary_lines(tally, invocation)`` renders it. ``invocation`` is how the playbook was started::
+
+      {"playbook": "playbooks/diagnose.yml" or "tunnelfix.fleet.diagnose", "inventory": [path, ...],
+       "limit": str or None, "check": bool}
+
+Host lists are compact: consecutive names that differ only in a trailing number become Ansible's inventory range
+notation (``tfb-lnx-[01:20]``). ValueError names an input of the wrong shape.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+STAGES = ("diagnose", "remediate", "verify")
+# First line of a failure message kept in the summary; the task's own output above has all of it.
+MESSAGE_CHARS = 300
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def compact_hosts(hosts) -> str:
+    """``a, web-[01:03], z``: runs of names that share a prefix and have consecutive trailing numbers of one width
+    (``web-01, web-02, web-03``) in Ansible's inventory range notation; other names as they are, in the given order."""
+    hosts = [str(host) for host in hosts]
+    parts, index = [], 0
+    while index < len(hosts):
+        match = _NUMBERED.match(hosts[index])
+        end = index
+        if match:
+            prefix, number = match.group(1), match.group(2)
+            while end + 1 < len(hosts):
+                following = _NUMBERED.match(hosts[end + 1])
+                if not following or following.group(1) != prefix or len(following.group(2)) != len(number) \
+                        or int(following.group(2)) != int(number) + (end + 1 - index):
+                    break
+                end += 1
+        if end - index >= 2:
+            parts.append("%s[%s:%s]" % (match.group(1), match.group(2), _NUMBERED.match(hosts[end]).group(2)))
+        else:
+            parts.extend(hosts[index:end + 1])
+        index = end + 1
+    return ", ".join(parts)
+
+
+def _batch_size(value, total):
+    """A serial entry as a host count: ``"25%"`` of ``total`` rounded down but at least 1, else the integer."""
+    text = str(value).strip()
+    if text.endswith("%"):
+        return max(1, int(float(text[:-1]) * total / 100))
+    return int(text)
+
+
+def serial_batches(hosts_all, serial) -> list:
+    """The batches a play with ``serial`` runs ``hosts_all`` in, as ansible-core's PlaybookExecutor cuts them: each
+    entry of ``serial`` (a size or ``"N%"`` of all the play's hosts, at least 1) in turn, the last one repeated; a size
+    of 0 or less takes every remaining host. ``serial`` may be one value or a list; empty = one batch."""
+    hosts = [str(host) for host in hosts_all]
+    sizes = list(serial) if isinstance(serial, (list, tuple)) else [serial]
+    sizes = sizes or [0]
+    batches, index, total = [], 0, len(hosts)
+    while hosts:
+        try:
+            size = _batch_size(sizes[min(index, len(sizes) - 1)], total)
+        except ValueError:
+            raise ValueError("serial must be sizes or \"N%%\" values, got %r" % (serial,)) from None
+        if size <= 0:
+            batches.append(hosts)
+            break
+        batches.append(hosts[:size])
+        hosts = hosts[size:]
+        index += 1
+    return batches
+
+
+def batch_progress(batch, hosts_all, serial) -> str:
+    """``batch 2/5 of the play's 40 hosts: 8 hosts: tfb-lnx-[06:13]`` for the batch holding the hosts of ``batch``
+    (ansible_play_batch: the batch's hosts still active), ``hosts_all`` (ansible_play_hosts_all) cut by ``serial``."""
+    batches = serial_batches(hosts_all, serial)
+    active = [str(host) for host in batch]
+    for number, hosts in enumerate(batches, 1):
+        if any(host in hosts for host in active):
+            return "batch %d/%d of the play's %s: %s" % (number, len(batches), _count(len(list(hosts_all))), _hosts_text(hosts, keep_order=True))
+    raise ValueError("no batch of %r holds %r" % (list(hosts_all), active))
+
+
+def _group(label, hosts):
+    return {"label": str(label), "hosts": sorted(set(hosts))}
+
+
+def _groups_by(entries, key_of):
+    grouped = {}
+    for entry in entries:
+        grouped.setdefault(key_of(entry), []).append(entry["host"])
+    return [_group(label, hosts) for label, hosts in sorted(grouped.items())]
+
+
+def _diagnose(document, check_mode):
+    if not isinstance(document, dict) or not isinstance(document.get("findings"), list) \
+            or not isinstance(document.get("checks", {}), dict):
+        raise ValueError("diagnose's summary needs reports/findings.json's document {format, hosts, checks, findings}")
+    findings = document["findings"]
+    not_checked = [{"host": host, "label": "%s (%s)" % (fault_id, entry.get("reason") or "no reason given")}
+                   for host, entries in document.get("checks", {}).items() for fault_id, entry in entries.items()
+                   if entry.get("status") == "not_checked"]
+    sections = [{"heading": "found (hosts per finding id)", "groups": _groups_by(findings, lambda f: f["id"])}]
+    if not_checked:
+        sections.append({"heading": "not checked (per fault, why)", "groups": _groups_by(not_checked, lambda e: e["label"])})
+    if any(f.get("fix_role") for f in findings):
+        step = {"playbook": "remediate", "check": True, "why": "see what the fixes would change, then run it without --check"}
+    elif findings:
+        step = {"playbook": None, "check": False, "why": "no role fixes these findings: their explanations say what to do"}
+    else:
+        step = {"playbook": None, "check": False, "why": "nothing found" + (
+            "; a fault not checked is not a clean one" if not_checked else "")}
+    return sections, step
+
+
+def _remediate(data, check_mode):
+    if not isinstance(data, dict) or not isinstance(data.get("plans"), dict):
+        raise ValueError("remediate's summary needs {findings: findings.json's document or none, plans: remediate_plans}")
+    document = data.get("findings") or []
+    findings = (document.get("findings") or []) if isinstance(document, dict) else document   # findings/2 or findings/1
+    chosen = sorted(host for host, plan in data["plans"].items() if (plan or {}).get("roles"))
+    sections = [{"heading": "findings it fixes (hosts per finding id)",
+                 "groups": _groups_by([f for f in findings if f.get("fix_role") and f.get("host") in chosen], lambda f: f["id"])}]
+    if not chosen:
+        return sections, {"playbook": None, "check": False, "why": "no host needed a role"}
+    if check_mode:
+        return sections, {"playbook": "remediate", "check": False, "why": "apply the changes listed above"}
+    return sections, {"playbook": "verify", "check": False, "why": "re-run the rules and measure again: each finding fixed or still_present"}
+
+
+def _verify(outcomes, check_mode):
+    if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
+        raise ValueError("verify's summary needs finding_outcomes' list [{host, id, outcome, rechecked}]")
+    sections = [{"heading": "%s (hosts per finding id)" % outcome.replace("_", " "),
+                 "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome], lambda o: o["id"])}
+                for outcome in ("fixed", "still_present", "new")]
+    sections = [section for section in sections if section["groups"]] or [{"heading": "no finding to verify", "groups": []}]
+    if any(o["outcome"] in ("still_present", "new") for o in outcomes):
+        return sections, {"playbook": None, "check": False,
+                          "why": "reports/outcomes.json has the evidence of what is still found; reports/report.md the before and after"}
+    return sections, {"playbook": None, "check": False, "why": "every finding is fixed" if outcomes else "nothing was found to fix"}
+
+
+_STAGE_SUMMARIES = {"diagnose": _diagnose, "remediate": _remediate, "verify": _verify}
+
+
+def stage_summary(data, stage, check_mode=False) -> dict:
+    """The fact ``tunnelfix_run_summary`` of one playbook (module doc). ``data``: diagnose - findings.json's document;
+    remediate - ``{findings, plans}``; verify - finding_outcomes' list."""
+    if stage not in _STAGE_SUMMARIES:
+        raise ValueError("stage must be one of %s, got %r" % (", ".join(STAGES), stage))
+    sections, step = _STAGE_SUMMARIES[stage](data, bool(check_mode))
+    return {"stage": stage, "sections": sections, "next": step}
+
+
+class RunTally:
+    """What one ``ansible-playbook`` run did, per host: ``failed`` and ``unreachable`` ({host: (task, message)}),
+    ``changed`` ({role: [host]}), ``notices`` ({message: [host]}), ``stages`` (stage summaries in arrival order)."""
+
+    def __init__(self):
+        self.failed = {}
+        self.unreachable = {}
+        self.changed = {}
+        self.notices = {}
+        self.stages = []
+
+    def record_failure(self, host, task, message, unreachable=False):
+        """The last failure of ``host`` wins (a later task's failure is the one that stopped it)."""
+        first_line = (str(message or "").strip().splitlines() or ["no message"])[0]
+        if len(first_line) > MESSAGE_CHARS:
+            first_line = first_line[:MESSAGE_CHARS - 3] + "..."
+        (self.unreachable if unreachable else self.failed)[str(host)] = (str(task), first_line)
+
+    def record_change(self, host, role):
+        hosts = self.changed.setdefault(str(role), [])
+        if str(host) not in hosts:
+            hosts.append(str(host))
+
+    def record_notices(self, host, messages):
+        for message in messages or []:
+            hosts = self.notices.setdefault(str(message), [])
+            if str(host) not in hosts:
+                hosts.append(str(host))
+
+    def record_stage(self, summary):
+        if not isinstance(summary, dict) or summary.get("stage") not in STAGES:
+            raise ValueError("a stage summary must be run_summary's {stage, sections, next}, got %r" % (summary,))
+        self.stages = [s for s in self.stages if s["stage"] != summary["stage"]] + [summary]
+
+    def forget_failures_of(self, hosts):
+        """Drop the failures of hosts whose failures were rescued or ignored in the end (the play recap's view)."""
+        for host in hosts:
+            self.failed.pop(host, None)
+
+
+def _count(number):
+    return "%d host%s" % (number, "" if number == 1 else "s")
+
+
+def _hosts_text(hosts, keep_order=False):
+    return "%s: %s" % (_count(len(hosts)), compact_hosts(hosts if keep_order else sorted(hosts)))
+
+
+def next_command(invocation, playbook, check=False, limit=None) -> str:
+    """``ansible-playbook -i INV [--limit ...] NEXT [--check --diff]``: ``NEXT`` in the form the run was started with
+    (``tunnelfix.fleet.NAME`` or a path whose file name is replaced); the run's --limit is kept unless ``limit``."""
+    started = str(invocation.get("playbook") or "")
+    if re.match(r"^tunnelfix\.fleet\.\w+$", started) or not started:
+        target = "tunnelfix.fleet.%s" % playbook
+    else:
+        head, _sep, _tail = started.rpartition("/")
+        target = ("%s/%s.yml" % (head, playbook)) if head else "%s.yml" % playbook
+    words = ["ansible-playbook"]
+    for inventory in invocation.get("inventory") or []:
+        words += ["-i", _quote(inventory)]
+    limit = limit if limit is not None else invocation.get("limit")
+    if limit:
+        words += ["--limit", _quote(limit)]
+    words.append(target)
+    if check:
+        words += ["--check", "--diff"]
+    return " ".join(words)
+
+
+def _quote(word):
+    word = str(word)
+    return word if re.match(r"^[\w@%+=:,./-]+$", word) else "'%s'" % word.replace("'", "'\"'\"'")
+
+
+def summary_lines(tally, invocation) -> list:
+    """The end-of-run summary (module doc): one block, whatever the fleet's size - a line per finding id, role,
+    distinct notice and failed host."""
+    lines = []
+    check = bool(invocation.get("check"))
+    for stage in tally.stages:
+        for section in stage["sections"]:
+            if not section["groups"]:
+                lines.append("%s %s: none" % (stage["stage"], section["heading"]))
+                continue
+            lines.append("%s %s:" % (stage["stage"], section["heading"]))
+            lines.extend("  %s: %s" % (group["label"], _hosts_text(group["hosts"])) for group in section["groups"])
+    verb = "would change (check mode)" if check else "changed"
+    if tally.changed:
+        lines.append("%s, per role:" % verb)
+        lines.extend("  %s: %s" % (role, _hosts_text(hosts)) for role, hosts in sorted(tally.changed.items()))
+    else:
+        lines.append("%s: nothing" % verb)
+    if tally.notices:
+        lines.append("notices (once for the fleet):")
+        lines.extend("  %s (%s)" % (message, _hosts_text(hosts)) for message, hosts in tally.notices.items())
+    for title, entries in (("failed", tally.failed), ("unreachable", tally.unreachable)):
+        if entries:
+            lines.append("%s: %s" % (title, _hosts_text(list(entries))))
+            lines.extend("  %s: [%s] %s" % (host, task, message) for host, (task, message) in sorted(entries.items()))
+    lines.extend(_next_lines(tally, invocation))
+    return lines
+
+
+def _playbook_name(started):
+    """``diagnose`` from ``tunnelfix.fleet.diagnose`` or ``path/to/diagnose.yml``; ``site`` when unknown."""
+    started = str(started or "")
+    if started.startswith("tunnelfix.fleet."):
+        return started.rpartition(".")[2]
+    return re.sub(r"\.ya?ml$", "", started.rpartition("/")[2]) or "site"
+
+
+def _next_lines(tally, invocation):
+    lines = []
+    troubled = sorted(set(tally.failed) | set(tally.unreachable))
+    step = tally.stages[-1]["next"] if tally.stages else None
+    if troubled:
+        again = ",".join(troubled + ["localhost"])
+        name = _playbook_name(invocation.get("playbook"))
+        lines.append("next: fix what failed above, then run again on those hosts: %s" % next_command(
+            invocation, name, check=bool(invocation.get("check")), limit=again))
+    if step and step.get("playbook"):
+        lines.append("next%s: %s   # %s" % (" for the others" if troubled else "", next_command(
+            invocation, step["playbook"], check=step.get("check", False)), step.get("why", "")))
+    elif step:
+        lines.append("next: %s" % step.get("why", "nothing to do"))
+    return lines
