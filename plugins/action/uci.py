@@ -12,10 +12,11 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     parse_sha256sum, secret_digest, uci_secret_digest_argv)
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
-    is_secret_value, parse_uci_show, uci_quote)
+    is_secret_value, parse_uci_show, redact_key_shapes, uci_quote)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.uci_plan import (
-    LIST_MODES, STATES, check_uci_params, plan_uci_change)
+    LIST_MODES, STATES, check_uci_params, plan_uci_change, readback_mismatch)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 
@@ -94,25 +95,32 @@ class ActionModule(OpenWrtActionBase):
         if not plan["changed"] or self.check_mode:
             return result
 
+        said = []  # what `uci batch` printed: it exits 0 even when its line failed
         for argv, shown in zip(plan["commands"], plan["commands_redacted"]):
             if argv == shown:
                 self.run_command(argv)
             else:  # a secret value: on stdin of uci batch, never on a command line
-                self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
-                                 shown="uci batch <<< %s" % " ".join(shown[1:]))
-        # Read back before committing: a write that did not take effect (for example a connection
-        # that does not pass stdin to `uci batch`, as podman exec without -i) must not pass as changed.
+                res = self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
+                                       shown="uci batch <<< %s" % " ".join(shown[1:]))
+                if res["stderr"].strip():
+                    said.append(redact_key_shapes(None, " ".join(res["stderr"].split())))
+        # Read back before committing: only the value read back tells whether a write took (`uci batch`
+        # exits 0 whatever failed; a connection may not pass stdin, as podman exec without -i).
         staged = self.parse_output(self.read_config(config), _show)
-        if self.plan(staged, args)["changed"]:
+        try:
+            took = not self.plan(staged, args)["changed"]
+        except ParseError:  # the section is gone
+            took = False
+        if not took:
             # Take back what this task staged, so a later commit of the same config cannot commit it.
             target = "%s.%s%s" % (config, plan["section"], "." + args["option"] if args.get("option") else "")
             self.run_command(["uci", "revert", target], ok_rcs=(0, 1))
             raise AnsibleActionFail(
-                "uci: %s.%s%s does not hold the new value after %s; nothing was committed and the staged change "
-                "was reverted (if the value "
-                "is a secret it went on the stdin of 'uci batch': use a connection that passes stdin, "
-                "such as ssh)" % (config, plan["section"], "." + args["option"] if args.get("option") else "",
-                                  "; ".join(result["commands"])))
+                "uci: %s does not hold the new value after %s: %s%s; nothing was committed and the staged change "
+                "was reverted (if the value is a secret it went on the stdin of 'uci batch': use a connection "
+                "that passes stdin, such as ssh)"
+                % (target, "; ".join(result["commands"]), readback_mismatch(staged, args) or "read back differs",
+                   "; uci batch said: %s" % " / ".join(said) if said else ""))
         if args["commit"]:
             self.run_command(["uci", "commit", config])
             result["committed"] = True

@@ -20,11 +20,15 @@ description:
     list from a plain option, so both count as equal to the same single value.
   - Runs C(uci set), C(uci delete), C(uci add_list) or C(uci del_list), then C(uci commit CONFIG)
     when something changed and O(commit=true). It does not reload any service.
-  - The diff shows the section as C(uci show) prints it, with secrets (C(private_key),
+  - The diff shows the section as C(uci show CONFIG) prints it, with secrets (C(private_key),
     C(preshared_key), C(key), C(password) and similar) replaced by C(<redacted>); a secret that
     changes shows C(<redacted, changed>). Returned commands are redacted the same way.
   - A secret value is written with C(uci batch) reading the command from standard input, never on
     a command line, so it stays out of C(-vvv) logs and the router's process list.
+  - Before C(uci commit) it reads the config back, because C(uci batch) exits 0 even when its line fails
+    (it only prints the error) and a connection may not pass standard input. A value that did not take
+    fails the task naming the option, the value found and the value wanted (secrets shown as
+    C(<redacted>)) and what C(uci batch) printed; what the task staged is reverted, nothing is committed.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
 extends_documentation_fragment:
@@ -142,7 +146,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 section:
-  description: The section's name as C(uci show) prints it (C(@type[N]) for anonymous ones); None when nothing matched with O(state=absent).
+  description: >-
+    The section's name as C(uci show CONFIG) prints it (C(@type[N]) for anonymous ones); None when nothing matched with
+    O(state=absent).
   returned: always
   type: str
   sample: "@wireguard_wg0[0]"

@@ -69,7 +69,7 @@ check "show one option" 0 "network.wg0.proto='wireguard'" "" 'uci show network.w
 check "get an option, unquoted" 0 "wireguard" "" 'uci get network.wg0.proto'
 check "get a section gives its type" 0 "interface" "" 'uci get network.wg0'
 check "show anonymous sections as @type[N], named ones by name" 0 "network.@wireguard_wg0[0]=wireguard_wg0${NL}network.dc=wireguard_wg0" "" 'uci show network | grep "=wireguard_wg0$"'
-check "show a list, items quoted" 0 "network.@wireguard_wg0[0].allowed_ips='10.77.0.0/24' '192.168.20.0/24'" "" 'uci show network.@wireguard_wg0[0].allowed_ips'
+check "show a list, items quoted (one option: the section's cfgXXXXXX name, as uci)" 0 "~network\.cfg[0-9a-f]{6}\.allowed_ips='10\.77\.0\.0/24' '192\.168\.20\.0/24'" "" 'uci show network.@wireguard_wg0[0].allowed_ips'
 check "get a list, items space-separated" 0 "10.77.0.0/24 192.168.20.0/24" "" 'uci get network.@wireguard_wg0[0].allowed_ips'
 check "@type[-1] is the last section of the type (named counts)" 0 "dc.example.net" "" 'uci get network.@wireguard_wg0[-1].endpoint_host'
 check "-X shows cfgXXXXXX names" 0 "~network\.cfg[0-9a-f]{6}=wireguard_wg0" "" 'uci -X show network | grep "=wireguard_wg0$" | head -n1'
@@ -82,13 +82,15 @@ check "get a missing option: Entry not found, rc 1" 1 "" "uci: Entry not found" 
 check "-q suppresses the message, rc unchanged" 1 "" "" 'uci -q get network.wg0.nohostroute'
 check "missing config: Entry not found" 1 "" "uci: Entry not found" 'uci show nosuchconfig'
 check "@type[N] out of range: Entry not found" 1 "" "uci: Entry not found" 'uci get network.@wireguard_wg0[5]'
-check "invalid name: Parse error" 1 "" "uci: Parse error" 'uci get network.wg-0.proto'
+check "invalid section name: Invalid argument" 1 "" "uci: Invalid argument" 'uci get network.wg-0.proto'
+check "invalid option name: Parse error" 1 "" "uci: Parse error" 'uci get network.wg0.pro-to'
 check "set without a value: Invalid argument" 1 "" "uci: Invalid argument" 'uci set network.wg0.mtu'
 check "set in a missing section: Invalid argument" 1 "" "uci: Invalid argument" 'uci set network.nosuch.mtu=1420'
 check "delete a missing option: Entry not found" 1 "" "uci: Entry not found" 'uci delete network.wg0.nosuch'
 check "broken config file: Parse error naming the line" 1 "" "uci: Parse error (invalid command) at line 3, byte 1" \
   'printf "\nconfig foo\n\tbogus x\n" > /etc/config/broken; uci show broken; rc=$?; rm -f /etc/config/broken; exit $rc'
-check "no command: usage, rc 255" 255 "" "~Usage: uci .*" 'uci'
+check "no command: usage, rc 0 (as uci)" 0 "" "~Usage: uci .*" 'uci'
+check "unknown command: usage, rc 255" 255 "" "~Usage: uci .*" 'uci bogus'
 
 echo "== uci: staging, changes, commit, revert"
 check "set stages, prints nothing" 0 "" "" "${reset}; uci set network.wg0.nohostroute=1"
@@ -97,8 +99,8 @@ check "get reflects the staged value" 0 "1" "" 'uci get network.wg0.nohostroute'
 check "the file is not written before commit" 1 "0" "" 'grep -c nohostroute /etc/config/network'
 check "the delta is in /tmp/.uci/network" 0 "network.wg0.nohostroute='1'" "" 'cat /tmp/.uci/network'
 check "revert drops the staged change" 1 "" "" 'uci revert network && uci changes network && uci -q get network.wg0.nohostroute'
-check "commit writes the file and clears the delta" 0 "	option nohostroute '1'${NL}0" "" \
-  'uci set network.wg0.nohostroute=1 && uci commit network && grep nohostroute /etc/config/network && uci changes | wc -l && test ! -e /tmp/.uci/network'
+check "commit writes the file and leaves an empty delta file (as uci)" 0 "	option nohostroute '1'${NL}0" "" \
+  'uci set network.wg0.nohostroute=1 && uci commit network && grep nohostroute /etc/config/network && uci changes | wc -l && test -e /tmp/.uci/network && test ! -s /tmp/.uci/network'
 check "committed file starts like OpenWrt's (blank line, config ...)" 0 "${NL}config interface 'loopback'" "" 'head -n2 /etc/config/network'
 check "commit keeps anonymous sections anonymous" 0 "config wireguard_wg0${NL}config wireguard_wg0 'dc'" "" 'grep "^config wireguard_wg0" /etc/config/network'
 check "delete an option is staged as -config.section.option" 0 "-network.wg0.nohostroute" "" 'uci delete network.wg0.nohostroute && uci changes network'
@@ -108,7 +110,8 @@ check "set to an empty value deletes the option" 0 "-network.lan.description" ""
 
 echo "== uci: sections and lists"
 check "add prints the new cfgXXXXXX name" 0 "~cfg[0-9a-f]{6}" "" "${reset}; uci add network wireguard_wg0"
-check "the added section is @type[-1] and shows as @type[2]" 0 "network.@wireguard_wg0[2]=wireguard_wg0" "" 'uci show network.@wireguard_wg0[-1]'
+check "the added section is @type[-1] and shows as @type[2] in the whole config" 0 "network.@wireguard_wg0[2]=wireguard_wg0" "" 'uci show network | grep "=wireguard_wg0$" | tail -n1'
+check "show of the added section alone names it cfgXXXXXX" 0 "~network\.cfg[0-9a-f]{6}=wireguard_wg0" "" 'uci show network.@wireguard_wg0[-1]'
 check "changes shows the add as config.cfgXXXXXX='type'" 0 "~network\.cfg[0-9a-f]{6}='wireguard_wg0'" "" 'uci changes network'
 check "set an option on @type[-1]" 0 "new-peer" "" 'uci set network.@wireguard_wg0[-1].description=new-peer && uci get network.@wireguard_wg0[2].description'
 check "add_list appends and is staged with +=" 0 "10.77.0.2/24 10.77.1.2/24${NL}network.wg0.addresses+='10.77.1.2/24'" "" \
@@ -122,16 +125,18 @@ check "rename a section (changes: config.old='new')" 0 "dc${NL}network.dc='dc2'"
 check "rename an option" 0 "51820" "" "${reset}; uci rename network.wg0.listen_port=port && uci get network.wg0.port"
 check "set a new named section" 0 "network.wg1=interface${NL}network.wg1.proto='wireguard'" "" "${reset}; uci set network.wg1=interface && uci set network.wg1.proto=wireguard && uci show network.wg1"
 
-echo "== uci: batch, -c, -P"
+echo "== uci: batch, -c, -t, -P"
 check "batch reads commands from stdin (quoted secret on stdin)" 0 "1420${NL}K'Q=" "" \
   "${reset}; printf '%s\n' \"set network.wg0.mtu='1420'\" \"set 'network.wg0.private_key=K'\\\\''Q='\" | uci batch && uci get network.wg0.mtu && uci get network.wg0.private_key"
 check "batch with commit inside commits" 0 "	option mtu '1400'" "" "${reset}; printf 'set network.wg0.mtu=1400\ncommit network\n' | uci batch && grep mtu /etc/config/network"
-check "batch: a bad line is reported, the other lines still run, rc 1" 1 "2" "uci: Invalid argument${NL}uci: Invalid argument" \
+check "batch: a bad line is reported, the other lines still run, rc 0 (as uci)" 0 "2" "Unknown command${NL}uci: Invalid argument" \
   "${reset}; printf 'set network.wg0.mtu=1\nbogus\nset network.nosuch.x=1\nset network.wg0.mtu=2\n' | uci batch; rc=\$?; uci get network.wg0.mtu; exit \$rc"
 check "-c uses another config dir" 1 "1${NL}0" "" \
-  "${reset}; mkdir -p /tmp/alt && cp /etc/config/network /tmp/alt/ && uci -c /tmp/alt -P /tmp/altsave set network.wg0.nohostroute=1 && uci -c /tmp/alt -P /tmp/altsave commit network && uci -c /tmp/alt get network.wg0.nohostroute && grep -c nohostroute /etc/config/network"
+  "${reset}; mkdir -p /tmp/alt && cp /etc/config/network /tmp/alt/ && uci -c /tmp/alt -t /tmp/altsave set network.wg0.nohostroute=1 && uci -c /tmp/alt -t /tmp/altsave commit network && uci -c /tmp/alt get network.wg0.nohostroute && grep -c nohostroute /etc/config/network"
 check "-P keeps the delta in another save dir" 0 "network.wg0.mtu='1280'${NL}0${NL}network" "" \
   "${reset}; uci -P /tmp/p set network.wg0.mtu=1280 && uci -P /tmp/p changes && uci changes | wc -l && ls /tmp/p"
+check "-P: commit does nothing (as uci)" 1 "network.wg0.mtu='1280'${NL}0" "" \
+  'uci -P /tmp/p commit network && uci -P /tmp/p changes && grep -c mtu /etc/config/network'
 
 echo "== init-script stand-ins"
 check "mwan3 interfaces prints the status" 0 "~Interface status:${NL} interface wan is online[^${NL}]*${NL} interface wanb is online[^${NL}]*" "" 'mwan3 interfaces'

@@ -15,7 +15,7 @@ import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
-    REDACTED, format_uci_section, is_secret_option, is_secret_value, redact_uci, resolve_section)
+    REDACTED, format_uci_section, is_secret_option, is_secret_value, redact_uci, resolve_section, uci_quote)
 
 REDACTED_CHANGED = "<redacted, changed>"
 STATES = ("present", "absent")
@@ -278,7 +278,47 @@ def _result(config, ref, name, commands, before, after):
         "diff": {
             "before": format_uci_section(config, name, shown_before),
             "after": format_uci_section(config, name, shown_after),
-            "before_header": "uci show %s.%s" % (config, ref),
-            "after_header": "uci show %s.%s" % (config, ref),
+            # the lines of `uci show CONFIG`: `uci show CONFIG.@type[N]` would name the section cfgXXXXXX
+            "before_header": "uci show %s, section %s" % (config, ref),
+            "after_header": "uci show %s, section %s" % (config, ref),
         },
     }
+
+
+def _value_text(value):
+    if value is None:
+        return "not set"
+    if value in (REDACTED, REDACTED_CHANGED):
+        return REDACTED
+    return uci_quote(value)
+
+
+def readback_mismatch(parsed: dict, params: dict) -> str | None:
+    """What a config read back after a write holds where the task's change did not take; None if it took.
+
+    ``parsed`` is ``parse_uci_show(text, keep_secrets=True)`` of ``uci -q show CONFIG`` read after the
+    ``uci`` commands (secrets already redacted on the router), ``params`` the action's options.
+    ``uci batch`` exits 0 even when its line failed, so this, not an exit status, tells whether a
+    write took. Example: mtu still 1500 after a ``uci set network.wg0.mtu=1420`` that failed →
+    ``"network.wg0.mtu is '1500', wanted '1420'"``; a secret → ``"network.wg0.private_key is
+    <redacted>, wanted <redacted> (another value, not shown)"``; the section gone → ``"section 'wg0'
+    does not exist in network; give type to create it"``.
+    """
+    try:
+        plan = plan_uci_change(parsed, params)
+    except ParseError as exc:
+        return str(exc)
+    if not plan["changed"]:
+        return None
+    config, option = params["config"], params.get("option")
+    before, after = plan["before"], plan["after"]
+    if option is None:
+        where = "section %s.%s" % (config, plan["section"])
+        found = "is missing" if before is None else "has type %s" % uci_quote(before["type"])
+        wanted = "deleted" if after is None else "of type %s" % uci_quote(after["type"])
+        return "%s %s, wanted %s" % (where, found, wanted)
+    found = None if before is None else before["options"].get(option)
+    wanted = None if after is None else after["options"].get(option)
+    found, wanted = _value_text(found), _value_text(wanted)
+    note = " (another value, not shown)" if found == wanted else ""   # a secret, or a key-shaped part
+    return "%s.%s.%s is %s, wanted %s%s" % (config, plan["section"], option, found, wanted, note)

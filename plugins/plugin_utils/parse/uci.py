@@ -7,11 +7,12 @@ Pure functions, no I/O. The formats, as the uci CLI prints them:
 - ``uci show [config]``: one line per section (``config.section=type``, type unquoted) followed by
   one line per option (``config.section.option='value'``). Values are single-quoted; a quote
   inside a value is written ``'\\''``; a list option is printed as its items, each quoted,
-  separated by one space (``-d`` changes the separator; not supported here). By default anonymous
-  sections are printed as ``@type[N]``, N counting every section of that type, named or not, in
-  file order; with ``-X`` they are printed under their internal name ``cfgXXXXXX`` (``cfg`` and six
-  hex digits). ``uci show`` includes changes staged in the save directory (/tmp/.uci) but not yet
-  committed.
+  separated by one space (``-d`` changes the separator; not supported here). ``uci show CONFIG``
+  (and ``uci show`` of every config) prints anonymous sections as ``@type[N]``, N counting every
+  section of that type, named or not, in file order; with ``-X`` under their internal name
+  ``cfgXXXXXX`` (``cfg`` and six hex digits). ``uci show CONFIG.SECTION[.OPTION]`` always prints
+  the internal name, even when SECTION is given as ``@type[N]``. ``uci show`` includes changes
+  staged in the save directory (/tmp/.uci) but not yet committed.
 - ``uci changes [config]``: the staged changes, one per line: ``config.section.option='v'`` (set),
   ``config.section='type'`` (section added, renamed or moved), ``-config.section[.option]``
   (delete), ``config.section.option+='v'`` (add_list), ``config.section.option-='v'`` (del_list).

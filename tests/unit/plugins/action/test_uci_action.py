@@ -174,18 +174,64 @@ def test_secret_goes_on_stdin_of_uci_batch(network):
     assert result["commands"] == ["uci set network.wg0.private_key=<redacted>"]
 
 
-def test_failed_command_reports_cmd_rc_stderr_redacted(network):
+def test_uci_batch_that_cannot_run_reports_cmd_rc_stderr_redacted(network):
+    # uci batch exits 0 even when its line fails (the read-back catches that, below); a non-zero exit
+    # means it did not run at all
     answers = dict(network)
-    answers[("uci batch", b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"="))] = (1, "", "uci: Invalid argument\n")
+    answers[("uci batch", b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"="))] = (127, "", "sh: uci: not found\n")
     action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
                            answers)
     result = action.run(task_vars={})
     assert result["failed"] is True
     assert result["cmd"] == "uci batch <<< set network.wg0.private_key=<redacted>"
-    assert result["rc"] == 1 and result["stderr"] == "uci: Invalid argument\n"
-    assert "uci: Invalid argument" in result["msg"]
+    assert result["rc"] == 127 and result["stderr"] == "sh: uci: not found\n"
+    assert "uci: not found" in result["msg"]
     assert "N" * 43 not in repr(result)
     assert "uci commit network" not in action.ran
+
+
+@pytest.mark.parametrize("stderr_case", ["set_in_missing_section.txt", "invalid_option_name.txt"])
+def test_failed_uci_batch_line_exits_0_and_is_caught_by_reading_back(network, load_fixture, stderr_case):
+    """uci batch reports a failing line on stderr and exits 0: the value read back decides, and the
+    failure names the option, the values (redacted) and what uci batch said."""
+    said = load_fixture("uci_batch_stderr", stderr_case)
+    answers = dict(network)
+    answers[("uci batch", b"set 'network.wg0.private_key=%s'\n" % (b"N" * 43 + b"="))] = (0, "", said)
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+                           answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "uci: network.wg0.private_key does not hold the new value after uci set network.wg0.private_key=<redacted>: "
+        "network.wg0.private_key is <redacted>, wanted <redacted> (another value, not shown); uci batch said: %s; "
+        "nothing was committed and the staged change was reverted (if the value is a secret it went on the stdin of "
+        "'uci batch': use a connection that passes stdin, such as ssh)" % said.strip())
+    assert action.ran[-1] == "uci revert network.wg0.private_key" and "uci commit network" not in action.ran
+    assert "N" * 43 not in repr(result) and K not in repr(result)
+
+
+def test_plain_value_that_did_not_take_fails_naming_option_and_value(network):
+    action = FakeUciAction({"config": "network", "section": "@wireguard_wg0[0]", "option": "persistent_keepalive",
+                            "value": 5}, network)       # the read-back still shows 25
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert ("uci: network.@wireguard_wg0[0].persistent_keepalive does not hold the new value after "
+            "uci set network.@wireguard_wg0[0].persistent_keepalive=5: "
+            "network.@wireguard_wg0[0].persistent_keepalive is '25', wanted '5'; nothing was committed") in result["msg"]
+    assert action.ran[-1] == "uci revert 'network.@wireguard_wg0[0].persistent_keepalive'"
+
+
+def test_section_gone_at_read_back_fails_and_reverts(network):
+    original = network["uci -q show network"][1]
+    gone = "".join(line for line in original.splitlines(keepends=True) if not line.startswith("network.wg0"))
+    answers = dict(network)
+    answers["uci -q show network"] = [network["uci -q show network"], (0, gone, "")]
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert "network.wg0.mtu does not hold the new value after uci set network.wg0.mtu=1420: section 'wg0' does not " \
+           "exist in network" in result["msg"]
+    assert action.ran[-1] == "uci revert network.wg0.mtu" and "uci commit network" not in action.ran
 
 
 def test_unreadable_show_output_names_the_command():

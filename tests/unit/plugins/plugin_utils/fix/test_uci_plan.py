@@ -9,6 +9,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.uci_plan impor
     REDACTED_CHANGED,
     normalize_uci_value,
     plan_uci_change,
+    readback_mismatch,
 )
 
 K = "K" * 43 + "="
@@ -118,7 +119,8 @@ def test_plan_before_after_of_the_section(load_fixture):
         {k: v for k, v in plan["before"]["options"].items() if k != "persistent_keepalive"}
     assert "network.@wireguard_wg0[0].persistent_keepalive='25'" in plan["diff"]["before"]
     assert "network.@wireguard_wg0[0].persistent_keepalive='5'" in plan["diff"]["after"]
-    assert plan["diff"]["before_header"] == "uci show network.@wireguard_wg0[0]"
+    # the lines are those of `uci show network`; `uci show network.@wireguard_wg0[0]` names the section cfgXXXXXX
+    assert plan["diff"]["before_header"] == "uci show network, section @wireguard_wg0[0]"
 
 
 def test_plan_deleting_a_section_shows_it_gone(load_fixture):
@@ -237,3 +239,44 @@ def test_line_breaks_are_refused_up_front(load_fixture, option, value, shown):
     with pytest.raises(ParseError, match="one line") as err:
         _plan(load_fixture, "case01_network.txt", config="network", section="wg0", option=option, value=value)
     assert shown in str(err.value) and "N" * 20 not in str(err.value)
+
+
+# readback_mismatch: the config read back after the uci commands (router-redacted: secrets are
+# <redacted>, as uci_show_redacted_argv prints them), the action's options → what did not take.
+READBACK_CASES = [
+    # the write took: nothing to say
+    ("case01_fixed_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "value": "1"}, None),
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[0]", "option": "persistent_keepalive",
+                            "value": "25"}, None),
+    # it did not: the option and the value, found and wanted
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "value": "1"},
+     "network.wg0.nohostroute is not set, wanted '1'"),
+    ("case01_network.txt", {"config": "network", "section": "@wireguard_wg0[0]", "option": "persistent_keepalive",
+                            "value": "5"}, "network.@wireguard_wg0[0].persistent_keepalive is '25', wanted '5'"),
+    ("case04_network.txt", {"config": "network", "section": "wg0", "option": "nohostroute", "state": "absent"},
+     "network.wg0.nohostroute is '1', wanted not set"),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "option": "allowed_ips",
+                               "value": ["10.30.0.3/32", "10.30.3.0/24"]},
+     "network.dc.allowed_ips is '10.30.0.3/32', wanted '10.30.0.3/32' '10.30.3.0/24'"),
+    # a secret, and a key-shaped value under another name: never shown
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "private_key", "value": "N" * 43 + "="},
+     "network.wg0.private_key is <redacted>, wanted <redacted> (another value, not shown)"),
+    ("case01_network.txt", {"config": "network", "section": "wg0", "option": "description", "value": "psk " + "Q" * 43 + "="},
+     "network.wg0.description is not set, wanted 'psk <redacted>'"),
+    # sections: not created, not deleted, gone
+    ("case01_network.txt", {"config": "network", "section": "ep_main", "type": "route"},
+     "section network.ep_main is missing, wanted of type 'route'"),
+    ("case11_network_wg.txt", {"config": "network", "section": "dc", "state": "absent"},
+     "section network.dc has type 'wireguard_wg0', wanted deleted"),
+    ("case01_network.txt", {"config": "network", "section": "wg9", "option": "mtu", "value": "1420"},
+     "section 'wg9' does not exist in network; give type to create it"),
+]
+
+
+@pytest.mark.parametrize("case, params, expected", READBACK_CASES)
+def test_readback_mismatch_names_the_option_and_value(load_fixture, case, params, expected):
+    parsed = parse_uci_show(load_fixture("uci_show", case))  # secrets redacted, as the router prints them
+    message = readback_mismatch(parsed, params)
+    assert message == expected
+    for secret in (K, "N" * 43 + "=", "Q" * 43 + "="):
+        assert secret not in repr(message)

@@ -343,16 +343,18 @@ def test_non_text_is_refused_naming_its_type(parser):
 
 
 def test_show_of_one_anonymous_section_keeps_its_index():
-    # uci show network.@wireguard_wg0[1]
+    # the lines of one section in `uci show network` (`uci show network.@wireguard_wg0[1]` itself
+    # prints the section's cfgXXXXXX name: the cfg row below)
     text = "network.@wireguard_wg0[1]=wireguard_wg0\nnetwork.@wireguard_wg0[1].endpoint_host='dc.example.net'\n"
     assert parse_uci_show(text) == {"network": {"@wireguard_wg0[1]": _section(
         "wireguard_wg0", True, 1, {"endpoint_host": "dc.example.net"})}}
 
 
 @pytest.mark.parametrize("text, name, stype, anonymous, index", [
-    # uci show network.@wireguard_wg0[1].endpoint_host: the reference tells the type and index
+    # one option line of `uci show network`: the reference tells the type and index
     ("network.@wireguard_wg0[1].endpoint_host='dc.example.net'\n", "@wireguard_wg0[1]", "wireguard_wg0", True, 1),
-    ("network.cfg0a1b2c.endpoint_host='dc.example.net'\n", "cfg0a1b2c", None, True, -1),   # uci -X show ...
+    # uci show network.@wireguard_wg0[1].endpoint_host (and uci -X show network): the internal name
+    ("network.cfg0a1b2c.endpoint_host='dc.example.net'\n", "cfg0a1b2c", None, True, -1),
     ("network.dc.endpoint_host='dc.example.net'\n", "dc", None, False, -1),
 ])
 def test_show_of_one_option_without_its_section_line(text, name, stype, anonymous, index):
