@@ -166,20 +166,10 @@ def build_argv(iperf3, params, version=None):
 
 
 # One lookup for all: iperf3's path (the first line, none: rc 1), timeout's (an empty line where it is
-# missing), then what ``iperf3 --version`` prints (its first line names the version).
-LOOKUP_SCRIPT = 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; "$p" --version 2>&1'
+# missing), then what ``iperf3 --version`` prints (its first line names the version; its exit status
+# is not the lookup's).
+LOOKUP_SCRIPT = 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; "$p" --version 2>&1 || true'
 
-
-def parse_lookup(stdout):
-    """LOOKUP_SCRIPT's output → ``{"iperf3": path | None, "timeout": path | None, "version": "3.12" | None}``.
-
-    ``"/usr/bin/iperf3\n/usr/bin/timeout\niperf 3.12 (cJSON 1.7.15)\nLinux hub ...\n"`` →
-    ``{"iperf3": "/usr/bin/iperf3", "timeout": "/usr/bin/timeout", "version": "3.12"}``; an empty
-    second line is a host without timeout(1); a version line that names none (an alias that could
-    not run) → version None. Never raises.
-    """
-    lines = (stdout or "").splitlines() + ["", "", ""]
-    return {"iperf3": iperf3_path(lines[0]), "timeout": iperf3_path(lines[1]), "version": iperf3_version(lines[2])}
 # Beyond the test itself and its connect timeout: the server's own start and the final exchange.
 CLIENT_SLACK_S = 20
 KILLED_BY_TIMEOUT = 124  # timeout(1) exit status when it stopped the command
@@ -214,6 +204,18 @@ def iperf3_path(command_v_output):
     lines = (command_v_output or "").strip().splitlines()
     path = lines[0].strip() if lines else ""
     return path if path.startswith("/") else None
+
+
+def parse_lookup(stdout):
+    """LOOKUP_SCRIPT's output → ``{"iperf3": path | None, "timeout": path | None, "version": "3.12" | None}``.
+
+    ``"/usr/bin/iperf3\n/usr/bin/timeout\niperf 3.12 (cJSON 1.7.15)\nLinux hub ...\n"`` →
+    ``{"iperf3": "/usr/bin/iperf3", "timeout": "/usr/bin/timeout", "version": "3.12"}``; an empty
+    second line is a host without timeout(1); a version line that names none (an alias that could
+    not run) → version None. Never raises.
+    """
+    lines = (stdout or "").splitlines() + ["", "", ""]
+    return {"iperf3": iperf3_path(lines[0]), "timeout": iperf3_path(lines[1]), "version": iperf3_version(lines[2])}
 
 
 def base_result(params):

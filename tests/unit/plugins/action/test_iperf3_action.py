@@ -13,8 +13,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.iperf3 import ActionModule
 
-LOOKUP = shlex.join(["sh", "-c", 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; '
-                                  '"$p" --version 2>&1'])
+LOOKUP = shlex.join(["sh", "-c", 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; "$p" --version 2>&1 || true'])
 VERSION = "iperf 3.12 (cJSON 1.7.15)\nLinux peer 6.1.0-28-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 x86_64\n"
 FOUND = (0, "/usr/bin/iperf3\n\n" + VERSION, "")
 CLIENT = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",

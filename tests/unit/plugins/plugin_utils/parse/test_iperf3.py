@@ -683,8 +683,8 @@ def test_a_stuck_server_is_seen_in_the_servers_own_intervals(load_fixture):
 
 @pytest.mark.parametrize("token, printed", [("-nan", "-nan"), ("nan", "nan"), ("inf", "inf"), ("-inf", "-inf")])
 def test_bare_nan_and_inf_are_read_and_named(load_fixture, token, printed):
-    text = load_fixture("iperf3_json", "udp_forward_3.12.txt").replace('"jitter_ms":\t0.0156544630605268',
-                                                                        '"jitter_ms":\t%s' % token)
+    text = load_fixture("iperf3_json", "udp_forward_3.12.txt")
+    text = text.replace('"jitter_ms":\t0.0156544630605268', '"jitter_ms":\t%s' % token)
     result = parse_iperf3_json(text)
     assert result["valid"] is False
     assert result["invalid_reason"].startswith("the output has %s where numbers belong (iperf3 before 3.1.2" % printed)
