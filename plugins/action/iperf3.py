@@ -3,10 +3,10 @@
 """Run an iperf3 client test with no Python on the target (OpenWrt), parse and judge it on the controller.
 
 Documentation: plugins/modules/iperf3.py (``ansible-doc tunnelfix.fleet.iperf3``). Options,
-argv, retry decisions and the result are ``_iperf3_run`` (pure); this file only runs
-``command -v iperf3`` (and ``timeout``) and ``iperf3 ... -J`` (under ``timeout`` where the target has
-it, so no client outlives its test) over the connection and sleeps between busy retries here on the
-controller.
+argv, retry decisions and the result are ``_iperf3_run`` (pure); this file only runs one lookup
+(``command -v iperf3`` and ``timeout``, ``iperf3 --version``) and ``iperf3 ... -J`` (under ``timeout``
+where the target has it, so no client outlives its test) over the connection and sleeps between busy
+retries here on the controller.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import Iperf3Error, parse_iperf3_json
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_run import (
     ARGUMENT_SPEC, CHECK_MODE_MSG, KILLED_BY_TIMEOUT, LOOKUP_SCRIPT, NOT_INSTALLED, base_result, bounded_argv, build_argv,
-    check_params, iperf3_path, iperf3_error_msg, judged_result, killed_msg, parse_error_msg, retry_wait_s)
+    check_params, iperf3_error_msg, judged_result, killed_msg, parse_error_msg, parse_lookup, retry_wait_s)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 # iperf3 exits 1 on its own errors (JSON "error" on stdout); the output decides, not the code
@@ -40,15 +40,15 @@ class ActionModule(OpenWrtActionBase):
         if error:
             return dict(result, failed=True, msg=error)
         found = self.run_command(["sh", "-c", LOOKUP_SCRIPT], ok_rcs=(0, 1, 127))
-        lines = found["stdout"].splitlines() if found["rc"] == 0 else []
-        iperf3 = iperf3_path(lines[0]) if lines else None
-        timeout_path = iperf3_path(lines[1]) if len(lines) > 1 else None
+        lookup = parse_lookup(found["stdout"] if found["rc"] == 0 else "")
+        iperf3, timeout_path = lookup["iperf3"], lookup["timeout"]
         if not iperf3:
             return dict(result, failed=True, msg=NOT_INSTALLED)
         if self.check_mode:
             return dict(result, skipped=True, msg=CHECK_MODE_MSG)
 
-        argv = bounded_argv(build_argv(iperf3, args), timeout_path, args)
+        argv = bounded_argv(build_argv(iperf3, args, lookup["version"]), timeout_path, args)
+        result["udp_counters_64bit"] = "--udp-counters-64bit" in argv
         while True:
             result["attempts"] += 1
             res = self.run_command(argv, ok_rcs=ANY_RC)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_server import (
-    LISTEN_WAIT_S, START_SCRIPT, STOP_SCRIPT, listener_names, parse_server_start)
+    LISTEN_WAIT_S, START_SCRIPT, STOP_SCRIPT, exit_message, listener_names, parse_server_start)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 
@@ -43,7 +43,7 @@ class ActionModule(OpenWrtActionBase):
         if self.check_mode:
             return {"changed": False, "skipped": True, "msg": "check mode: no iperf3 server is started"}
         res = self.run_command(["sh", "-c", START_SCRIPT, "sh", args["bind"], str(port), str(limit)],
-                               shown="sh -c '<start iperf3 --server --one-off on %s:%d>'" % (args["bind"], port))
+                               shown="sh -c '<start iperf3 --server --one-off --json on %s:%d>'" % (args["bind"], port))
         report = self.parse_output(res, parse_server_start)
         where = "%s:%d" % (args["bind"], port)
         if report["state"] == "busy" or (report["state"] == "listening" and not report["ours"]):
@@ -54,7 +54,8 @@ class ActionModule(OpenWrtActionBase):
                 "it, not our iperf3; stop it or move this run's iperf3 ports (tunnel_measure_iperf3_port, "
                 "tunnel_sweep_iperf3_port)" % (port, listener_names(report["listeners"])))
         if report["state"] == "exited":
-            raise AnsibleActionFail("iperf3 --server on %s ended before it listened: %s" % (where, report["listeners"] or "no message"))
+            raise AnsibleActionFail("iperf3 --server on %s ended before it listened: %s"
+                                    % (where, exit_message(report["listeners"]) or "no message"))
         if report["state"] == "slow":
             raise AnsibleActionFail("iperf3 --server on %s did not listen within %d s; it was stopped" % (where, LISTEN_WAIT_S))
         if report["state"] == "no-ss":

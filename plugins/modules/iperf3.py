@@ -15,7 +15,8 @@ description:
     client's JSON carries both sides' numbers; see iperf3 issue 1410).
   - Python-free, so it works on OpenWrt routers (BusyBox) as well as on Linux hosts. It is an
     action plugin that runs C(command -v iperf3) and the iperf3 client as plain commands over
-    the connection and parses and judges the JSON on the controller.
+    the connection and parses and judges the JSON on the controller. It looks up C(iperf3), C(timeout) and
+    C(iperf3 --version) in one execution, then runs the test in one more (per busy retry).
   - Returns receiver and sender bits_per_second, retransmits (null when iperf3 does not report
     them, never 0), UDP lost_percent and jitter_ms, the congestion control used and the iperf3
     version.
@@ -23,6 +24,22 @@ description:
     transient control-channel errors are retried with exponential backoff and random jitter, so
     a fleet does not retry in lock-step.
   - An iperf3 JSON C(error) is a failure with iperf3's message, never a 0 bit/s result.
+  - With iperf3 3.1 or later on the target the client asks for the server's own output (C(--get-server-output)). From
+    a server run with C(--json) (M(tunnelfix.fleet.iperf3_server) does) that is its JSON, whose counts and version are
+    returned (RV(server_version), RV(server_lost_packets), RV(server_packets)).
+  - A result that cannot be true is returned with RV(valid) false and every reason in RV(invalid_reason), and fails any
+    threshold given - a UDP test that counted no packet, more packets lost than counted or a negative count, only the
+    first interval carrying data (a stuck server, in the client's or the server's intervals), C(nan)/C(-nan) where
+    iperf3 printed a number (named so; iperf3 before 3.1.2), loss outside 0-100, a server that reported an error, or
+    client and server counts that disagree.
+  - UDP loss is null, never 0, when iperf3 cannot vouch for it (RV(lost_unknown_reason) says why) - where the client
+    sends and the server runs iperf3 before 3.14 (or of unknown version) while the client runs 3.14 or later (the
+    client then reports the server's losses as 0; esnet/iperf issues 1984, 2055), or the client runs iperf3 before
+    3.14 with O(omit_s) (the omitted seconds' losses are counted too; esnet/iperf issue 1489). O(max_lost_percent)
+    then fails.
+  - A long UDP test gets C(--udp-counters-64bit) (iperf3 3.1 or later) when it may send more than 2^28 datagrams,
+    the rate (O(bitrate), else 1 Mbit/s; 0 is unlimited) times O(omit_s) + O(duration_s) times O(parallel), over
+    1000-byte datagrams. A 32-bit datagram count wraps after 2^31. An hour at about 600 Mbit/s per stream gets them.
   - Never reports changed.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
@@ -154,9 +171,44 @@ retransmits:
   type: int
   sample: 412
 lost_percent:
-  description: UDP datagrams lost, percent; null for TCP.
+  description:
+    - UDP datagrams lost, percent; null for TCP.
+    - Null, not 0, for UDP when iperf3 cannot vouch for the loss (see RV(lost_unknown_reason)).
   returned: success
   type: float
+lost_packets:
+  description: UDP datagrams lost (null for TCP, and when the loss is unknown).
+  returned: success
+  type: int
+packets:
+  description: UDP datagrams counted by the receiver (the server's count as the client reports it; null for TCP).
+  returned: success
+  type: int
+lost_unknown_reason:
+  description: Why a UDP loss is null although the test ran (iperf3 versions of client and server, C(--omit)); null otherwise.
+  returned: success
+  type: str
+  sample: >-
+    the server runs iperf3 3.12, which sends no omitted counts (before 3.14), and iperf3 3.16 on the client then
+    reports the loss the server counted as 0 or miscounts it (esnet/iperf#1984, #2055); the server itself counted
+    412 of 9137 datagrams lost
+server_version:
+  description: The server's iperf3 version, from its own JSON (C(--get-server-output), a server run with C(--json)); null without it.
+  returned: success
+  type: str
+  sample: "3.12"
+server_lost_packets:
+  description: UDP datagrams the server itself counted lost, when the client sent and the server's JSON came back; else null.
+  returned: success
+  type: int
+server_packets:
+  description: UDP datagrams the server itself counted, when the client sent and the server's JSON came back; else null.
+  returned: success
+  type: int
+udp_counters_64bit:
+  description: Whether the client ran with C(--udp-counters-64bit) (a long UDP test, iperf3 3.1 or later).
+  returned: when the test ran
+  type: bool
 jitter_ms:
   description: UDP jitter in milliseconds; null for TCP.
   returned: success
@@ -198,13 +250,20 @@ version:
   type: str
   sample: "3.12"
 valid:
-  description: False when the result is out of range (negative or >100 % loss, NaN, zero duration); see C(invalid_reason).
+  description:
+    - False when the result cannot be true; see RV(invalid_reason). Such a result fails any threshold given.
+    - Out of range (negative or >100 % loss, NaN, zero duration), no UDP packet counted, more lost than counted, only
+      the first interval with data (stuck server), C(nan)/C(-nan) in the output, a server error, client and server
+      counts that disagree, or the server's own JSON parsed as a client's.
   returned: success
   type: bool
 invalid_reason:
-  description: Why C(valid) is false, or null.
+  description: Why C(valid) is false, every reason joined with "; ", or null.
   returned: success
   type: str
+  sample: >-
+    only the first of the client's 10 intervals carried data (0.00-1.00 s, 131072 bytes), every later one 0 bytes: a
+    stuck server (esnet/iperf#1363) or a path that stopped, so the average is no rate
 attempts:
   description: Test runs made, including busy retries.
   returned: always
@@ -227,7 +286,7 @@ cmd:
   returned: when iperf3 reported an error or printed no usable JSON
   type: list
   elements: str
-  sample: [/usr/bin/iperf3, -c, 10.44.0.1, -p, "5201", -J, -t, "10", -P, "1", --connect-timeout, "5000"]
+  sample: [/usr/bin/iperf3, -c, 10.44.0.1, -p, "5201", -J, -t, "10", -P, "1", --connect-timeout, "5000", --get-server-output]
 rc:
   description: Exit code of the iperf3 client that failed.
   returned: when iperf3 reported an error or printed no usable JSON

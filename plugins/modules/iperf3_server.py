@@ -14,9 +14,11 @@ description:
   - O(state=started) checks with C(ss -Hltnp) that nothing listens on O(port); when something does, it fails at once
     naming the port and the process, and starts nothing - a client would otherwise measure, or hang on, that other
     server.
-  - Else it starts C(timeout TIMEOUT_S iperf3 --server --one-off --bind BIND --port PORT) in the background (in its own
-    session where C(setsid) exists) and waits up to 10 s until the port listens, then checks that the listener is that
-    iperf3 (its pid, or its parent's, is the one started). Returns C(pid), which O(state=stopped) takes.
+  - Else it starts C(timeout TIMEOUT_S iperf3 --server --one-off --json --bind BIND --port PORT) in the background (in
+    its own session where C(setsid) exists) and waits up to 10 s until the port listens, then checks that the listener
+    is that iperf3 (its pid, or its parent's, is the one started). Returns C(pid), which O(state=stopped) takes.
+  - With C(--json) a client run with C(--get-server-output) (M(tunnelfix.fleet.iperf3) does) receives the server's own
+    JSON, with its counts and its iperf3 version. A server that ends before it listens fails naming iperf3's error.
   - O(state=stopped) ends that server if it still runs (it ends by itself after one test or O(timeout_s)); never fails
     for a server that is gone.
   - One remote execution each; Python is not needed on the hub.

@@ -16,7 +16,9 @@ def judge_iperf3(measured, min_bits_per_second=None, max_lost_percent=None, max_
     names the metric, the measured value and the required value, for example
     ``"receiver bits_per_second 3.10 Mbit/s (3100000) is below the required 32.0 Mbit/s
     (32000000)"``. An invalid result (see ``valid``) fails any threshold instead of being
-    judged, so a broken measurement never passes or fails a fix by accident.
+    judged, so a broken measurement never passes or fails a fix by accident. A UDP loss iperf3
+    cannot vouch for (``lost_unknown_reason`` set, ``lost_percent`` None) fails ``max_lost_percent``
+    the same way: an unknown loss is not a loss of 0.
     """
     failures, warnings = [], []
     wanted = [t is not None for t in (min_bits_per_second, max_lost_percent, max_retransmits)]
@@ -31,7 +33,10 @@ def judge_iperf3(measured, min_bits_per_second=None, max_lost_percent=None, max_
             format_bits_per_second(min_bits_per_second), min_bits_per_second))
     lost = measured.get("lost_percent")
     if max_lost_percent is not None:
-        if lost is None:
+        if lost is None and measured.get("lost_unknown_reason"):
+            failures.append("lost_percent is unknown (%s), so max_lost_percent %.3g cannot be checked"
+                            % (measured["lost_unknown_reason"], max_lost_percent))
+        elif lost is None:
             warnings.append("max_lost_percent is only measured for UDP tests; not checked")
         elif lost > max_lost_percent:
             failures.append("lost_percent %.3g is above the allowed %.3g" % (lost, max_lost_percent))

@@ -19,6 +19,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate impo
 )
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_judge import judge_iperf3
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import iperf3_version, version_tuple
 
 # the longest single wait between two attempts, seconds
 MAX_BACKOFF_S = 30.0
@@ -96,11 +97,59 @@ def option_context(params):
     return " (with %s)" % ", ".join(given) if given else ""
 
 
-def build_argv(iperf3, params):
-    """The client's argv: ``iperf3 -c SERVER -p PORT -J -t S -P N --connect-timeout MS`` plus the options given."""
+# --get-server-output and --udp-counters-64bit came with iperf3 3.1 (RELNOTES.md, 3.1 2015-10-16)
+SERVER_OUTPUT_VERSION = (3, 1)
+# On the wire iperf3 numbers UDP datagrams in 32 bits unless --udp-counters-64bit, and up to 3.13 it
+# counts them in a signed 32-bit int (3.14 made them int64, esnet/iperf PR #1536): a count wraps after
+# 2**31 datagrams. A test that may send more than an eighth of that (2**28, the margin covers datagrams
+# smaller than assumed and a rate above the one asked for) gets 64-bit counters. At 1000-byte datagrams
+# that is about 597 Mbit/s for an hour per stream; a 10 s test needs more than 200 Gbit/s, or -b 0.
+LONG_UDP_DATAGRAMS = 2 ** 28
+# the datagram size assumed: iperf3 sizes them to the control connection's MSS (1460 without one), above
+# 1000 bytes through any tunnel with an MTU of 1280 or more
+ASSUMED_DATAGRAM_BYTES = 1000
+# iperf3's UDP rate without -b: 1 Mbit/s (UDP_RATE, 1024 * 1024 bit/s)
+UDP_DEFAULT_BITS_PER_SECOND = 1024 * 1024
+
+
+def supports_server_output(version):
+    """Whether the local iperf3 (``"3.12"``, None when unknown) has --get-server-output and --udp-counters-64bit."""
+    known = version_tuple(version)
+    return known is not None and known >= SERVER_OUTPUT_VERSION
+
+
+def udp_counters_64bit(params, version):
+    """Whether the test gets ``--udp-counters-64bit``: a UDP test the local iperf3 (3.1+) can run with them that
+    may send more than LONG_UDP_DATAGRAMS datagrams.
+
+    Datagrams: the rate (``bitrate``, else iperf3's 1 Mbit/s; ``0`` is unlimited, so always) times
+    ``omit_s + duration_s`` times ``parallel`` over ASSUMED_DATAGRAM_BYTES. ``{"protocol": "udp",
+    "bitrate": "0", ...}`` with iperf3 3.12 → True; the same with version None → False.
+    """
+    if params["protocol"] != "udp" or not supports_server_output(version):
+        return False
+    rate = UDP_DEFAULT_BITS_PER_SECOND if params["bitrate"] is None else to_bits_per_second(params["bitrate"])
+    if rate == 0:
+        return True
+    seconds = params["omit_s"] + params["duration_s"]
+    return rate * seconds * params["parallel"] / 8 / ASSUMED_DATAGRAM_BYTES > LONG_UDP_DATAGRAMS
+
+
+def build_argv(iperf3, params, version=None):
+    """The client's argv: ``iperf3 -c SERVER -p PORT -J -t S -P N --connect-timeout MS`` plus the options given.
+
+    ``version``: the local iperf3's (from the lookup), None when unknown. With 3.1 or later the
+    client asks for the server's own output (``--get-server-output``: its counts and, from a server
+    run with ``--json``, its version) and long UDP tests get ``--udp-counters-64bit``
+    (udp_counters_64bit); an iperf3 of unknown version gets neither (one before 3.1 refuses them).
+    """
     argv = [iperf3, "-c", params["server"], "-p", str(params["port"]), "-J",
             "-t", str(params["duration_s"]), "-P", str(params["parallel"]),
             "--connect-timeout", str(params["connect_timeout_ms"])]
+    if supports_server_output(version):
+        argv.append("--get-server-output")
+    if udp_counters_64bit(params, version):
+        argv.append("--udp-counters-64bit")
     if params["omit_s"]:
         argv += ["-O", str(params["omit_s"])]
     if params["protocol"] == "udp":
@@ -116,8 +165,11 @@ def build_argv(iperf3, params):
     return argv
 
 
-# One lookup for both: iperf3's path (the first line, none: rc 1), then timeout's where it exists.
-LOOKUP_SCRIPT = "command -v iperf3 || exit 1; command -v timeout || true"
+# One lookup for all: iperf3's path (the first line, none: rc 1), timeout's (an empty line where it is
+# missing), then what ``iperf3 --version`` prints (its first line names the version; its exit status
+# is not the lookup's).
+LOOKUP_SCRIPT = 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; "$p" --version 2>&1 || true'
+
 # Beyond the test itself and its connect timeout: the server's own start and the final exchange.
 CLIENT_SLACK_S = 20
 KILLED_BY_TIMEOUT = 124  # timeout(1) exit status when it stopped the command
@@ -152,6 +204,18 @@ def iperf3_path(command_v_output):
     lines = (command_v_output or "").strip().splitlines()
     path = lines[0].strip() if lines else ""
     return path if path.startswith("/") else None
+
+
+def parse_lookup(stdout):
+    """LOOKUP_SCRIPT's output → ``{"iperf3": path | None, "timeout": path | None, "version": "3.12" | None}``.
+
+    ``"/usr/bin/iperf3\n/usr/bin/timeout\niperf 3.12 (cJSON 1.7.15)\nLinux hub ...\n"`` →
+    ``{"iperf3": "/usr/bin/iperf3", "timeout": "/usr/bin/timeout", "version": "3.12"}``; an empty
+    second line is a host without timeout(1); a version line that names none (an alias that could
+    not run) → version None. Never raises.
+    """
+    lines = (stdout or "").splitlines() + ["", "", ""]
+    return {"iperf3": iperf3_path(lines[0]), "timeout": iperf3_path(lines[1]), "version": iperf3_version(lines[2])}
 
 
 def base_result(params):

@@ -13,8 +13,11 @@ tab-separated, that ``parse_server_start`` reads:
   was started (pid WRAPPER, in its own session where ``setsid`` exists) and a process LISTENER,
   whose parent is PPID, now listens on the port (``ss`` line LINE). It is ours when LISTENER or
   PPID is WRAPPER (timeout runs iperf3 as its child).
-* ``exited<TAB>STDERR``: the server ended before it listened (an address the hub does not have, a
-  port below 1024 without root); STDERR is its message on one line.
+* ``exited<TAB>OUTPUT``: the server ended before it listened (an address the hub does not have, a
+  port below 1024 without root); OUTPUT is its stdout and stderr on one line. The server runs with
+  ``--json``, so its own view reaches a client run with ``--get-server-output`` as JSON (with its
+  version, ``_iperf3.parse_iperf3_json``), and an error found after it began its JSON is the
+  ``"error"`` member there (``exit_message`` picks it out).
 * ``slow``: it did not listen within 10 s; it was stopped.
 * ``no-ss``: ``ss`` (iproute2) is missing on the hub, so the port cannot be checked; nothing is started.
 
@@ -24,6 +27,7 @@ ss(8) with ``-p``). Pure; ``ParseError`` for any other output.
 
 from __future__ import annotations
 
+import json
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -40,10 +44,11 @@ while [ -n "$busy" ] && [ "$i" -lt 30 ]; do
 done
 [ -z "$busy" ] || { printf 'busy\t%s\n' "$busy"; exit 0; }
 err=$(mktemp) || exit 1
+out=$(mktemp) || { rm -f "$err"; exit 1; }
 if command -v setsid >/dev/null 2>&1; then
-  setsid timeout "$limit" iperf3 --server --one-off --bind "$bind" --port "$port" </dev/null >/dev/null 2>"$err" &
+  setsid timeout "$limit" iperf3 --server --one-off --json --bind "$bind" --port "$port" </dev/null >"$out" 2>"$err" &
 else
-  timeout "$limit" iperf3 --server --one-off --bind "$bind" --port "$port" </dev/null >/dev/null 2>"$err" &
+  timeout "$limit" iperf3 --server --one-off --json --bind "$bind" --port "$port" </dev/null >"$out" 2>"$err" &
 fi
 wrapper=$!
 i=0
@@ -53,17 +58,17 @@ while [ "$i" -lt 100 ]; do
   pid=$(printf '%s\n' "$now" | sed -n 's/.*pid=\([0-9][0-9]*\).*/\1/p' | head -n 1)
   if [ -n "$pid" ]; then
     ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-    rm -f "$err"
+    rm -f "$err" "$out"
     printf 'listening\t%s\t%s\t%s\t%s\n' "$wrapper" "${pid:-0}" "${ppid:-0}" "$now"
     exit 0
   fi
   if ! kill -0 "$wrapper" 2>/dev/null; then
-    printf 'exited\t%s\n' "$(tr '\t\n' '  ' < "$err")"; rm -f "$err"; exit 0
+    printf 'exited\t%s\n' "$(cat "$out" "$err" | tr '\t\n' '  ')"; rm -f "$err" "$out"; exit 0
   fi
   sleep 0.1
   i=$((i + 1))
 done
-kill "$wrapper" 2>/dev/null; rm -f "$err"; echo slow
+kill "$wrapper" 2>/dev/null; rm -f "$err" "$out"; echo slow
 """
 # Stops the server started above, only if that pid still runs our wrapper, and waits (at most 3 s) until
 # it is gone, so that the next test's server finds the port free: ``sh -c STOP_SCRIPT sh PID``.
@@ -82,10 +87,31 @@ def listener_names(lines: str) -> str:
     return ", ".join(dict.fromkeys(found)) or lines.strip() or "an unknown process (ss -p shows no process: not root?)"
 
 
+_JSON_ERROR = re.compile(r'"error":\s*"((?:[^"\\]|\\.)*)"')
+
+
+def exit_message(output: str) -> str:
+    """What a server that ended before it listened said: the ``"error"`` of its JSON, else its output as it is.
+
+    ``'{ "start": { ... }, "intervals": [], "end": { }, "error": "error - unable to start listener for
+    connections: Address already in use" } iperf3: exiting'`` (iperf3 3.12 with ``--json``) →
+    ``"error - unable to start listener for connections: Address already in use"``;
+    ``"iperf3: parameter error - ..."`` → the same text; ``""`` → ``""``.
+    """
+    match = _JSON_ERROR.search(output or "")
+    if not match:
+        return (output or "").strip()
+    try:
+        return json.loads('"%s"' % match.group(1))
+    except ValueError:
+        return match.group(1)
+
+
 def parse_server_start(text: str) -> dict:
     """START_SCRIPT's output -> ``{"state": busy|listening|exited|slow|no-ss, "ours": bool, "pid": int | None,
     "listeners": text}``; ``pid`` is the wrapper's (what stop kills) when it listens. Raises ParseError otherwise."""
-    line = (text or "").strip().splitlines()[-1:] or [""]
+    # only newlines and spaces: a server that exited silently leaves "exited<TAB>" with an empty OUTPUT
+    line = (text or "").strip(" \r\n").splitlines()[-1:] or [""]
     fields = line[0].split("\t")
     state = fields[0]
     if state in ("slow", "no-ss") and len(fields) == 1:

@@ -227,8 +227,9 @@ def sweep_result(test, iperf3_result):
     ``valid`` is False, with every reason in ``invalid_reason`` ("; "-joined), when the test did
     not run (``not run``), failed (``failed: <msg>``), iperf3 called it invalid (``iperf3:
     <its reason>``), a number is NaN/infinite/not a number, a rate, count, jitter or RTT is
-    negative, loss is outside 0-100, the receiver rate is missing, a UDP result has no loss, or
-    iperf3 ran another protocol, direction or number of streams than the test. Numbers that are
+    negative, loss is outside 0-100, the receiver rate is missing, a UDP result has no loss (``UDP
+    loss unknown: <why>`` when iperf3 could not vouch for it: an unknown loss is never 0), or iperf3
+    ran another protocol, direction or number of streams than the test. Numbers that are
     not finite are None in the entry (the reason quotes them), so the entry is plain JSON.
     Raises ValueError when ``test`` is not a sweep_plan entry or ``iperf3_result`` not a dict.
     """
@@ -264,7 +265,8 @@ def sweep_result(test, iperf3_result):
     if raw.get("bits_per_second") is None:
         reasons.append("no receiver bits_per_second")
     if test["protocol"] == "udp" and raw.get("lost_percent") is None:
-        reasons.append("no lost_percent in a UDP result")
+        unknown = raw.get("lost_unknown_reason")
+        reasons.append("UDP loss unknown: %s" % unknown if unknown else "no lost_percent in a UDP result")
     cc = raw.get("sender_congestion_control")
     entry["congestion_control"] = cc if isinstance(cc, str) and cc else None
     entry["valid"] = not reasons

@@ -7,6 +7,9 @@ The JSON shape changed between releases (esnet/iperf): UDP has ``end.sum_sent`` 
 numbers), ``--bidir`` wrote duplicate keys before 3.11 (issue #952, fixed with the
 ``*_bidir_reverse`` keys) and ``test_start.bidir`` exists from 3.13. Errors are a top-level
 ``"error"`` string with ``-J``, or an ``{"event": "error"}`` line with ``--json-stream`` (3.17+).
+With ``--get-server-output`` (3.1+) the client's JSON carries the server's own: ``server_output_json``
+(the server's whole ``-J`` document, when the server runs with ``--json``) or ``server_output_text``.
+iperf3 before 3.1.2 printed NaN as a bare ``nan``/``-nan`` (esnet/iperf#278), which is not JSON.
 
 Pure functions, no I/O.
 """
@@ -18,6 +21,7 @@ import math
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 
 # Substrings (lower case) of iperf3 error messages worth retrying after a random backoff:
 # src/iperf_error.c IEACCESSDENIED ("the server is busy running a test. try again later"),
@@ -32,6 +36,15 @@ RETRYABLE_MARKERS = (
 )
 
 _VERSION = re.compile(r"(?:iperf\s+)?(\d+(?:\.\d+)+)")
+# iperf3 3.14 (esnet/iperf PR #1498) is the first whose server sends "omitted_errors"/"omitted_packets"
+# with its results. A client from 3.14 on, given results without them (a server up to 3.13; tag 3.13's
+# send_results has neither), substitutes its own omit baseline, and the UDP loss it reports for what it
+# sent is 0 without --omit, wrong with it (esnet/iperf#1984, #2055; still so in 3.21). A client before
+# 3.14 counts the losses of the omitted seconds too (esnet/iperf#1489).
+OMITTED_COUNTS_VERSION = (3, 14)
+# C's printf("%g") of a NaN or an infinity, where a JSON number belongs (cJSON of iperf3 before 3.1.2)
+_BARE_NON_NUMBER = re.compile(r"([:\[,]\s*)(-?(?:nan|inf))(?=\s*[,}\]])")
+_AS_JSON = {"nan": "NaN", "-nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 _STDERR_LINE = re.compile(r"^iperf3: (?:error - )?(.+?)\s*$", re.MULTILINE)
 _BIDIR_ADVICE = "upgrade iperf3 to >= 3.11 or don't use --bidir"
 _SERVER_SIDE = ("this is the server's JSON, which reports zeros for the direction it did not measure "
@@ -81,6 +94,21 @@ def parse_iperf3_stderr(text):
     return {"message": match.group(1), "retryable": is_retryable_iperf3_error(match.group(1))}
 
 
+def iperf3_version(text):
+    """The version ``iperf3 --version`` or ``start.version`` names, or None.
+
+    ``"iperf 3.12 (cJSON 1.7.15)"`` → ``"3.12"``; ``"iperf 3.0.11"`` → ``"3.0.11"``; ``"3.17.1"`` →
+    ``"3.17.1"``; ``""``, None or ``"sh: iperf3: not found"`` → None.
+    """
+    match = _VERSION.match(str(text or "").strip())
+    return match.group(1) if match else None
+
+
+def version_tuple(version):
+    """``"3.17.1"`` → ``(3, 17, 1)``, for comparing with ``(3, 14)``; None (unknown) → None."""
+    return tuple(int(part) for part in version.split(".")) if version else None
+
+
 class _Object(dict):
     """A JSON object that remembers which keys it saw more than once (the last value wins)."""
 
@@ -126,7 +154,11 @@ def _reject_duplicate_results(doc):
 
 
 def _from_json_stream(text):
-    """Rebuild ``{"start", "end"}`` from ``--json-stream`` lines; None if ``text`` is not that."""
+    """Rebuild the ``-J`` document from ``--json-stream`` lines; None if ``text`` is not that.
+
+    Events (3.17+): ``start``, ``interval`` (one per interval, into ``intervals``), ``error``,
+    ``server_output_json``/``server_output_text`` (with ``--get-server-output``), ``end``.
+    """
     events = []
     for line in text.splitlines():
         if not line.strip():
@@ -142,9 +174,86 @@ def _from_json_stream(text):
     for event in events:
         if event["event"] == "error":
             raise Iperf3Error(event.get("data"))
-        if event["event"] in ("start", "end"):
+        if event["event"] in ("start", "end", "server_output_json", "server_output_text"):
             doc[event["event"]] = event.get("data")
+        elif event["event"] == "interval":
+            doc.setdefault("intervals", []).append(event.get("data"))
     return doc
+
+
+def _document(text):
+    """The client's JSON (or the one rebuilt from ``--json-stream``) and the bare ``nan``/``-nan``/``inf`` it had.
+
+    Only output that is not JSON as it stands is read with such tokens taken as NaN/infinity, so
+    a ``, nan,`` inside a string of valid JSON is never touched.
+    """
+    try:
+        return _loads(text), []
+    except json.JSONDecodeError:
+        pass
+    tokens = []
+
+    def as_json(match):
+        tokens.append(match.group(2))
+        return match.group(1) + _AS_JSON[match.group(2)]
+
+    fixed = _BARE_NON_NUMBER.sub(as_json, text)
+    if tokens:
+        try:
+            return _loads(fixed), tokens
+        except json.JSONDecodeError:
+            pass
+    doc = _from_json_stream(fixed)
+    if doc is None:
+        raise ParseError("iperf3 output is not JSON (run iperf3 with -J): %r" % text[:200]) from None
+    return doc, tokens
+
+
+def _non_finite_places(value, where=""):
+    """Paths of the NaN and infinite numbers in a parsed JSON value, in document order."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [where]
+    if isinstance(value, dict):
+        return [place for key, item in value.items()
+                for place in _non_finite_places(item, "%s.%s" % (where, key) if where else key)]
+    if isinstance(value, list):
+        return [place for index, item in enumerate(value) for place in _non_finite_places(item, "%s[%d]" % (where, index))]
+    return []
+
+
+def _not_a_number_reason(doc, tokens):
+    """Why a document with NaN or infinity in it is no measurement, naming up to three places; None without."""
+    places = _non_finite_places(doc)
+    if not places:
+        return None
+    more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""
+    printed = "/".join(dict.fromkeys(tokens)) or "NaN/Infinity"
+    why = " (iperf3 before 3.1.2 wrote not-a-number so, esnet/iperf#278)" if tokens else ""
+    return "the output has %s where numbers belong%s: %s%s" % (printed, why, ", ".join(places[:3]), more)
+
+
+def _stuck_reason(intervals, whose):
+    """The reason when only the first interval carried data and every later one 0 bytes; None otherwise.
+
+    ``intervals``: a ``-J`` document's ``intervals`` (omitted ones included, in order); each
+    direction's sum (``sum``, and ``sum_bidir_reverse`` with ``--bidir``) is checked on its own.
+    A single interval, or one later interval with a byte, is no such case.
+    """
+    if not isinstance(intervals, list):
+        return None
+    for key, direction in (("sum", ""), ("sum_bidir_reverse", " (the reverse direction of --bidir)")):
+        sums = [interval.get(key) if isinstance(interval, dict) else None for interval in intervals]
+        sizes = [summary.get("bytes") if isinstance(summary, dict) else None for summary in sums]
+        if len(sizes) < 2 or not all(is_number(size) for size in sizes):
+            continue
+        if sizes[0] > 0 and all(size == 0 for size in sizes[1:]):
+            first = sums[0]
+            span = ("%.2f-%.2f s, " % (first["start"], first["end"])
+                    if is_number(first.get("start")) and is_number(first.get("end")) else "")
+            return ("only the first of the %s %d intervals%s carried data (%s%d bytes), every later one 0 bytes: a stuck "
+                    "server (esnet/iperf#1363) or a path that stopped, so the average is no rate"
+                    % (whose, len(sizes), direction, span, sizes[0]))
+    return None
 
 
 def _number(section, key, where):
@@ -164,10 +273,10 @@ def _count(section, key, where):
     return None if value is None or math.isnan(value) else int(value)
 
 
-def _section(end, key):
+def _section(end, key, where="end"):
     value = end.get(key)
     if value is not None and not isinstance(value, dict):
-        raise ParseError("iperf3 JSON end.%s must be an object, got %s" % (key, type(value).__name__))
+        raise ParseError("iperf3 JSON %s.%s must be an object, got %s" % (where, key, type(value).__name__))
     return value
 
 
@@ -271,8 +380,77 @@ def _invalid_reasons(result, role):
         if (result.get(name) or 0) < 0:
             reasons.append("%s is %r, a negative count" % (name, result[name]))
     if result["protocol"] == "UDP" and result["packets"] == 0:
-        reasons.append("no UDP packet was counted (packets 0): its 0 %% loss and rate measure nothing")
+        reasons.append("no UDP packet was counted (packets 0): its 0 % loss and rate measure nothing")
+    lost_packets, packets = result["lost_packets"], result["packets"]
+    if lost_packets is not None and packets is not None and 0 <= packets < lost_packets:
+        reasons.append("lost_packets %d is more than packets %d: the counters cannot both be right" % (lost_packets, packets))
     return reasons
+
+
+def _server_view(doc):
+    """``(server's -J document or None, how it came: "json" | "text" | None)`` of a ``--get-server-output`` run."""
+    server = doc.get("server_output_json")
+    if server is None:
+        return None, "text" if isinstance(doc.get("server_output_text"), str) else None
+    if not isinstance(server, dict):
+        raise ParseError("iperf3 JSON server_output_json must be an object, got %s" % type(server).__name__)
+    return server, "json"
+
+
+def _server_received(server):
+    """What the server counted arriving, ``(lost_packets, packets)``, from its own ``end.sum_received``
+    (3.11+) or ``end.sum``; ``(None, None)`` without them. Its ``sum_sent`` is zeros (esnet/iperf#1410)."""
+    end = server.get("end") if isinstance(server.get("end"), dict) else {}
+    for key in ("sum_received", "sum"):
+        section = _section(end, key, "server_output_json.end")
+        if section is not None:
+            where = "server_output_json.end." + key
+            return _count(section, "lost_packets", where), _count(section, "packets", where)
+    return None, None
+
+
+def _lost_unknown_reason(result, omit_s, server_version, server_output, server_counts):
+    """Why the UDP loss the client reports cannot be trusted, or None when it can (see OMITTED_COUNTS_VERSION).
+
+    Only where the client sent (no ``-R``): there the loss is the server's count as the client
+    rendered it; with ``-R`` the client counted what arrived itself. A client before 3.14 is
+    trusted without ``--omit``; a client from 3.14 on (or naming no version) only with a server
+    from 3.14 on, which needs the server's version (its ``server_output_json``).
+    """
+    if result["protocol"] != "UDP" or result["direction"] == "server_to_client":
+        return None
+    client = version_tuple(result["version"])
+    if client is not None and client < OMITTED_COUNTS_VERSION:
+        if omit_s:
+            return ("iperf3 %s counts the UDP loss of the %s omitted second(s) too when the client sends "
+                    "(esnet/iperf#1489, fixed in 3.14)" % (result["version"], omit_s))
+        return None
+    server = version_tuple(server_version)
+    if server is not None and server >= OMITTED_COUNTS_VERSION:
+        return None
+    if server is not None:
+        said = "the server runs iperf3 %s, which sends no omitted counts (before 3.14)" % server_version
+    elif server_output == "text":
+        said = "the server's iperf3 version is unknown (it sent its output as text: run the server with --json)"
+    else:
+        said = "the server's iperf3 version is unknown (no server_output_json: run the client with --get-server-output)"
+    lost, packets = server_counts
+    counted = "" if lost is None or packets is None else "; the server itself counted %d of %d datagrams lost" % (lost, packets)
+    return ("%s, and iperf3 %s on the client then reports the loss the server counted as 0 or miscounts it "
+            "(esnet/iperf#1984, #2055)%s" % (said, result["version"] or "(version unknown)", counted))
+
+
+def _disagreement(result, server_counts):
+    """The reason when the client's UDP counts (the server's, as sent with the results) differ from the server's own."""
+    lost, packets = server_counts
+    lost_differs = lost is not None and result["lost_packets"] is not None and lost != result["lost_packets"]
+    # before 3.11 the client's end.sum counts what it sent, not what arrived: only the losses compare
+    packets_differ = (not result["approximate"] and packets is not None and result["packets"] is not None
+                      and packets != result["packets"])
+    if not (lost_differs or packets_differ):
+        return None
+    return ("the client reports %s of %s datagrams lost, the server counted %s of %s: one of them miscounts"
+            % (result["lost_packets"], result["packets"], lost, packets))
 
 
 def parse_iperf3_json(text: str) -> dict:
@@ -305,13 +483,27 @@ def parse_iperf3_json(text: str) -> dict:
          "approximate": False,   # True: UDP from end.sum only (iperf3 < 3.11), receiver derived
          "bidir_reverse_receiver_bits_per_second": None,   # --bidir: server-to-client direction
          "bidir_reverse_sender_bits_per_second": None, "bidir_reverse_retransmits": None,
+         "server_version": None,             # the server's start.version ("3.12") from its own JSON
+                                             # (--get-server-output, a server run with --json)
+         "server_lost_packets": None, "server_packets": None,  # UDP, client sending: what the server
+                                             # itself counted arriving (its own end section)
+         "lost_unknown_reason": None,        # UDP: why lost_percent/lost_packets are None (not 0)
          "valid": True, "invalid_reason": None}
 
     Rules: TCP goodput is ``end.sum_received``; UDP uses ``end.sum_received`` when present,
     else derives ``bytes * 8 / seconds * (1 - lost_percent / 100)`` from ``end.sum`` and sets
-    ``approximate``. ``valid`` is False (``invalid_reason`` says why) for lost_percent outside
-    0-100, a negative/NaN/infinite bit rate, a duration of 0, a negative count, a UDP test that
-    counted no packet, or a server-side JSON.
+    ``approximate``. ``valid`` is False (``invalid_reason`` says why, every reason "; "-joined)
+    for lost_percent outside 0-100, a negative/NaN/infinite bit rate, a duration of 0, a negative
+    count, a UDP test that counted no packet (packets 0), more lost_packets than packets, NaN or
+    infinity anywhere in the output (a bare ``nan``/``-nan`` is named as such), only the first
+    interval carrying data (the client's or the server's intervals: a stuck server), a server
+    that reported an error, client and server counts that disagree, or a server-side JSON.
+
+    UDP loss is unknown (``lost_percent`` and ``lost_packets`` None, ``lost_unknown_reason`` set,
+    the result still valid) where the client sent and either its iperf3 is before 3.14 and
+    ``--omit`` was used, or it is 3.14 or later and the server is before 3.14 or of unknown
+    version (see OMITTED_COUNTS_VERSION). Where the loss is trusted and the server's own counts
+    are there, they must equal the client's.
 
     Raises Iperf3Error (a ParseError) for a top-level ``"error"`` or a json-stream error event,
     with ``retryable`` set (busy server: True; connection refused: False). Raises ParseError for
@@ -323,12 +515,7 @@ def parse_iperf3_json(text: str) -> dict:
         raise ParseError("iperf3 output must be text, got %s" % type(text).__name__)
     if not text.strip():
         raise ParseError("iperf3 printed nothing on stdout (was it run with -J? see its stderr)")
-    try:
-        doc = _loads(text)
-    except json.JSONDecodeError:
-        doc = _from_json_stream(text)
-        if doc is None:
-            raise ParseError("iperf3 output is not JSON (run iperf3 with -J): %r" % text[:200]) from None
+    doc, tokens = _document(text)
     if not isinstance(doc, dict):
         raise ParseError("iperf3 JSON must be an object, got %s" % type(doc).__name__)
     if "error" in doc:
@@ -340,7 +527,6 @@ def parse_iperf3_json(text: str) -> dict:
         raise ParseError("iperf3 JSON has no end results: the test did not finish")
     test_start = start.get("test_start") if isinstance(start.get("test_start"), dict) else {}
 
-    version_match = _VERSION.match(str(start.get("version", "")))
     protocol = str(test_start.get("protocol") or "").upper()
     if not protocol:
         protocol = "UDP" if isinstance(end.get("sum"), dict) and "jitter_ms" in end["sum"] else "TCP"
@@ -353,7 +539,7 @@ def parse_iperf3_json(text: str) -> dict:
         num_streams = len(end["streams"])
 
     result = {
-        "version": version_match.group(1) if version_match else None,
+        "version": iperf3_version(start.get("version")),
         "protocol": protocol,
         "reverse": reverse,
         "bidir": bidir,
@@ -382,7 +568,29 @@ def parse_iperf3_json(text: str) -> dict:
     result["bidir_reverse_sender_bits_per_second"] = _number(
         reverse_sent, "bits_per_second", "end.sum_sent_bidir_reverse")
     result["bidir_reverse_retransmits"] = _count(reverse_sent, "retransmits", "end.sum_sent_bidir_reverse")
+
+    server, server_output = _server_view(doc)
+    server_start = server.get("start") if server and isinstance(server.get("start"), dict) else {}
+    result["server_version"] = iperf3_version(server_start.get("version"))
+    client_sent = protocol == "UDP" and result["direction"] != "server_to_client"
+    server_counts = _server_received(server) if server and client_sent else (None, None)
+    result["server_lost_packets"], result["server_packets"] = server_counts
+    omit_s = test_start.get("omit") if is_number(test_start.get("omit")) else 0
+    lost_unknown = _lost_unknown_reason(result, omit_s, result["server_version"], server_output, server_counts)
+
     reasons = _invalid_reasons(result, role)
+    reasons.append(_not_a_number_reason(doc, tokens))
+    reasons.append(_stuck_reason(doc.get("intervals"), "%s's" % role))
+    if server:
+        reasons.append(_stuck_reason(server.get("intervals"), "server's"))
+        if server.get("error"):
+            reasons.append("the server reported an error: %s" % server["error"])
+        if client_sent and not lost_unknown:
+            reasons.append(_disagreement(result, server_counts))
+    reasons = [reason for reason in reasons if reason]
+    result["lost_unknown_reason"] = lost_unknown
+    if lost_unknown:
+        result["lost_percent"] = result["lost_packets"] = None
     result["valid"] = not reasons
     result["invalid_reason"] = "; ".join(reasons) or None
     return result

@@ -13,10 +13,11 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.iperf3 import ActionModule
 
-LOOKUP = shlex.join(["sh", "-c", "command -v iperf3 || exit 1; command -v timeout || true"])
-FOUND = (0, "/usr/bin/iperf3\n", "")
+LOOKUP = shlex.join(["sh", "-c", 'p=$(command -v iperf3) || exit 1; echo "$p"; command -v timeout || echo; "$p" --version 2>&1 || true'])
+VERSION = "iperf 3.12 (cJSON 1.7.15)\nLinux peer 6.1.0-28-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 x86_64\n"
+FOUND = (0, "/usr/bin/iperf3\n\n" + VERSION, "")
 CLIENT = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",
-                     "--connect-timeout", "5000"])
+                     "--connect-timeout", "5000", "--get-server-output"])
 
 
 class FakeIperf3Action(ActionModule):
@@ -157,9 +158,9 @@ def test_bad_options_fail_without_touching_the_target(args, message):
     assert action.ran == []
 
 
-TIMEOUT_FOUND = (0, "/usr/bin/iperf3\n/usr/bin/timeout\n", "")
+TIMEOUT_FOUND = (0, "/usr/bin/iperf3\n/usr/bin/timeout\n" + VERSION, "")
 BOUNDED = shlex.join(["/usr/bin/timeout", "27", "/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",
-                      "--connect-timeout", "5000"])
+                      "--connect-timeout", "5000", "--get-server-output"])
 
 
 def test_the_client_runs_under_timeout_where_the_target_has_it(replies):
@@ -181,3 +182,51 @@ def test_a_client_stopped_by_timeout_fails_at_once_saying_why():
 def test_without_timeout_on_the_target_rc_124_is_iperf3s_own():
     action = FakeIperf3Action(ARGS, {LOOKUP: [FOUND], CLIENT: [(124, "", "")]})
     assert "gave no result" not in action.run(task_vars={}).get("msg", "")
+
+
+UDP_ARGS = dict(ARGS, protocol="udp", bitrate="20M", duration_s=5)
+UDP_CLIENT = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "5", "-P", "1",
+                         "--connect-timeout", "5000", "--get-server-output", "-u", "-b", "20000000"])
+
+
+def test_one_lookup_asks_for_the_servers_view_and_it_is_parsed(replies):
+    """Still two executions: the lookup (path, timeout, version) and the test."""
+    action = FakeIperf3Action(UDP_ARGS, {LOOKUP: [FOUND],
+                                         UDP_CLIENT: [replies("udp_forward_server_output_3.16.txt")]})
+    result = action.run(task_vars={})
+    assert action.ran == [LOOKUP, UDP_CLIENT] and "failed" not in result
+    assert (result["server_version"], result["server_lost_packets"], result["lost_packets"]) == ("3.16", 412, 412)
+    assert result["udp_counters_64bit"] is False
+
+
+def test_an_unknown_udp_loss_is_null_and_fails_a_loss_threshold(replies):
+    action = FakeIperf3Action(dict(UDP_ARGS, max_lost_percent=1),
+                              {LOOKUP: [FOUND], UDP_CLIENT: [replies("udp_forward_server_output_client_3.16_server_3.12.txt")]})
+    result = action.run(task_vars={})
+    assert result["lost_percent"] is None and result["valid"] is True
+    assert result["failed"] is True and "lost_percent is unknown (the server runs iperf3 3.12" in result["msg"]
+
+
+def test_a_long_udp_test_gets_64_bit_counters(replies):
+    args = dict(UDP_ARGS, bitrate="0", duration_s=3600)
+    client = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "3600", "-P", "1",
+                         "--connect-timeout", "5000", "--get-server-output", "--udp-counters-64bit", "-u", "-b", "0"])
+    action = FakeIperf3Action(args, {LOOKUP: [FOUND], client: [replies("udp_forward_3.12.txt")]})
+    result = action.run(task_vars={})
+    assert action.ran == [LOOKUP, client] and result["udp_counters_64bit"] is True
+
+
+def test_an_iperf3_that_names_no_version_gets_neither_option(replies):
+    plain = shlex.join(["/usr/bin/iperf3", "-c", "127.0.0.1", "-p", "5299", "-J", "-t", "2", "-P", "1",
+                        "--connect-timeout", "5000"])
+    action = FakeIperf3Action(ARGS, {LOOKUP: [(0, "/usr/bin/iperf3\n\n", "")], plain: [replies("tcp_forward_3.12.txt")]})
+    result = action.run(task_vars={})
+    assert action.ran == [LOOKUP, plain] and "failed" not in result and result["udp_counters_64bit"] is False
+
+
+def test_a_stuck_server_is_an_invalid_result_that_fails_a_floor(replies):
+    action = FakeIperf3Action(dict(ARGS, reverse=True, min_bits_per_second="1k"),
+                              {LOOKUP: [FOUND], CLIENT + " -R": [replies("tcp_reverse_server_stuck_3.11.txt")]})
+    result = action.run(task_vars={})
+    assert result["valid"] is False and "a stuck server" in result["invalid_reason"]
+    assert result["failed"] is True and "result is invalid (only the first of the client's 10 intervals" in result["msg"]

@@ -41,6 +41,13 @@ def test_a_listener_that_is_not_ours_is_refused_and_ours_stopped(batch_action):
 @pytest.mark.parametrize("report, message", [
     ("exited\tiperf3: error - unable to start listener for connections: Cannot assign requested address\n",
      "iperf3 --server on 10.44.0.1:5201 ended before it listened: iperf3: error - unable to start listener"),
+    # run with --json, iperf3 3.12 puts the error in its JSON on stdout and says only "exiting" on stderr
+    ('exited\t{  "start": {   "connected": [],   "version": "iperf 3.12",   "system_info": "Linux hub 6.1.0-28-amd64 '
+     '#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22) x86_64"  },  "intervals": [],  "end": {  },  "error": "error - '
+     'unable to start listener for connections: Cannot assign requested address" } iperf3: exiting \n',
+     "iperf3 --server on 10.44.0.1:5201 ended before it listened: error - unable to start listener for connections: "
+     "Cannot assign requested address"),
+    ("exited\t\n", "iperf3 --server on 10.44.0.1:5201 ended before it listened: no message"),
     ("slow\n", "iperf3 --server on 10.44.0.1:5201 did not listen within 10 s; it was stopped"),
     ("no-ss\n", "ss (iproute2) is not on the hub: the iperf3 port 5201 cannot be checked before the test"),
     ("what\n", "start script printed"),

@@ -34,3 +34,23 @@ def test_missing_retransmits_warn_instead_of_passing_as_zero():
     verdict = judge_iperf3(UDP, max_retransmits=0)
     assert verdict["failures"] == []
     assert "did not report retransmits" in verdict["warnings"][0]
+
+
+UNKNOWN_LOSS = dict(UDP, lost_percent=None, lost_unknown_reason="the server runs iperf3 3.12, which sends no omitted counts")
+
+
+@pytest.mark.parametrize("measured, failed, warned", [
+    (UNKNOWN_LOSS, True, False),            # unknown is not 0: a loss threshold cannot pass on it
+    (dict(UDP, lost_percent=0.0), False, False),
+    (TCP, False, True),                     # TCP has no loss at all: a warning, as before
+])
+def test_an_unknown_udp_loss_fails_max_lost_percent(measured, failed, warned):
+    verdict = judge_iperf3(measured, max_lost_percent=1)
+    assert bool(verdict["failures"]) is failed and bool(verdict["warnings"]) is warned
+    if failed:
+        assert verdict["failures"] == ["lost_percent is unknown (the server runs iperf3 3.12, which sends no omitted "
+                                       "counts), so max_lost_percent 1 cannot be checked"]
+
+
+def test_an_unknown_udp_loss_is_not_judged_without_a_loss_threshold():
+    assert judge_iperf3(UNKNOWN_LOSS, min_bits_per_second=1e6) == {"failures": [], "warnings": []}

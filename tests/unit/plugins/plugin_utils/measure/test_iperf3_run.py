@@ -5,8 +5,9 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import Iperf3Error, parse_iperf3_json
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_run import (
-    ARGUMENT_SPEC, MAX_BACKOFF_S, backoff_ceiling_s, base_result, build_argv, check_params, iperf3_error_msg,
-    iperf3_path, judged_result, option_context, parse_error_msg, retry_wait_s)
+    ARGUMENT_SPEC, ASSUMED_DATAGRAM_BYTES, LONG_UDP_DATAGRAMS, MAX_BACKOFF_S, backoff_ceiling_s, base_result, build_argv,
+    check_params, iperf3_error_msg, iperf3_path, judged_result, option_context, parse_error_msg, parse_lookup,
+    retry_wait_s, udp_counters_64bit)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
 DEFAULTS = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
@@ -181,3 +182,62 @@ def test_server_host_or_literal_is_accepted(server):
 def test_a_threshold_beyond_any_float_names_the_option():
     _minimum, error = check_params(params(min_bits_per_second=10 ** 400))
     assert error is not None and "min_bits_per_second" in error
+
+
+@pytest.mark.parametrize("stdout, expected", [
+    ("/usr/bin/iperf3\n/usr/bin/timeout\niperf 3.12 (cJSON 1.7.15)\nLinux hub 6.1.0 x86_64\n",
+     {"iperf3": "/usr/bin/iperf3", "timeout": "/usr/bin/timeout", "version": "3.12"}),
+    # OpenWrt without coreutils-timeout: an empty second line
+    ("/usr/bin/iperf3\n\niperf 3.17.1 (cJSON 1.7.15)\n", {"iperf3": "/usr/bin/iperf3", "timeout": None, "version": "3.17.1"}),
+    ("/usr/bin/iperf3\n\niperf 3.0.11\n", {"iperf3": "/usr/bin/iperf3", "timeout": None, "version": "3.0.11"}),
+    # an alias: no path, and what running it printed names no version
+    ("alias iperf3='iperf3 -f m'\n\nsh: alias iperf3='iperf3 -f m': not found\n",
+     {"iperf3": None, "timeout": None, "version": None}),
+    ("/usr/bin/iperf3\n", {"iperf3": "/usr/bin/iperf3", "timeout": None, "version": None}),
+    ("", {"iperf3": None, "timeout": None, "version": None}),
+    (None, {"iperf3": None, "timeout": None, "version": None}),
+])
+def test_parse_lookup(stdout, expected):
+    assert parse_lookup(stdout) == expected
+
+
+@pytest.mark.parametrize("version, asks", [("3.12", True), ("3.1", True), ("3.0.11", False), (None, False)])
+def test_the_client_asks_for_the_servers_output_where_iperf3_has_it(version, asks):
+    assert ("--get-server-output" in build_argv("/usr/bin/iperf3", params(), version)) is asks
+
+
+def _udp(bitrate, duration_s=3600, omit_s=0, parallel=1):
+    return params(protocol="udp", bitrate=bitrate, duration_s=duration_s, omit_s=omit_s, parallel=parallel)
+
+
+# the rate at which a test of 3600 s and 1 stream sends exactly LONG_UDP_DATAGRAMS datagrams
+AT_THRESHOLD = LONG_UDP_DATAGRAMS * 8 * ASSUMED_DATAGRAM_BYTES // 3600
+
+
+@pytest.mark.parametrize("overrides, version, wide", [
+    (_udp(AT_THRESHOLD), "3.12", False),                      # exactly 2**28 datagrams: 32 bits will do
+    (_udp(AT_THRESHOLD + 1), "3.12", True),                   # one bit/s more
+    (_udp(AT_THRESHOLD // 2, parallel=2), "3.12", False),
+    (_udp(AT_THRESHOLD // 2 + 1, parallel=2), "3.12", True),  # streams count (3.12 sums them in an int)
+    (_udp(AT_THRESHOLD, duration_s=3599, omit_s=1), "3.12", False),
+    (_udp(AT_THRESHOLD + 1, duration_s=3599, omit_s=1), "3.12", True),   # omitted seconds send too
+    (_udp("0", duration_s=1), "3.12", True),                  # -b 0: unlimited
+    (_udp(None), "3.12", False),                              # iperf3's 1 Mbit/s for an hour
+    (_udp("200G", duration_s=10), "3.12", False),
+    (_udp("250G", duration_s=10), "3.12", True),
+    (_udp(AT_THRESHOLD + 1), "3.1", True),
+    (_udp(AT_THRESHOLD + 1), "3.0.11", False),                # before 3.1: no such option
+    (_udp("0"), None, False),                                 # unknown version: not risked
+    (dict(_udp("0"), protocol="tcp"), "3.12", False),
+])
+def test_udp_counters_64bit_on_long_udp_tests_only(overrides, version, wide):
+    assert udp_counters_64bit(overrides, version) is wide
+    assert ("--udp-counters-64bit" in build_argv("/usr/bin/iperf3", overrides, version)) is wide
+
+
+def test_judged_result_fails_an_unknown_udp_loss_against_max_lost_percent(load_fixture):
+    measured = parse_iperf3_json(load_fixture("iperf3_json", "udp_forward_server_output_client_3.16_server_3.12.txt"))
+    out = judged_result(dict(base_result(params()), attempts=1), measured, None,
+                        params(protocol="udp", max_lost_percent=2.0))
+    assert out["failed"] is True and out["lost_percent"] is None and out["server_version"] == "3.12"
+    assert "lost_percent is unknown (the server runs iperf3 3.12" in out["msg"]

@@ -4,7 +4,8 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_server import listener_names, parse_server_start
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_server import (
+    START_SCRIPT, exit_message, listener_names, parse_server_start)
 
 SSHD = 'LISTEN 0 128 0.0.0.0:5201 0.0.0.0:* users:(("nc",pid=50,fd=3))'
 OURS = 'LISTEN 0 4096 10.44.0.1:5201 0.0.0.0:* users:(("iperf3",pid=812,fd=3))'
@@ -39,3 +40,28 @@ def test_listener_names_without_process_info():
     assert listener_names("LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*") == "LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*"
     assert listener_names("").startswith("an unknown process")
     assert listener_names(SSHD + " | " + SSHD) == "nc (pid 50)"
+
+
+# iperf3 3.12 --server --json that cannot listen (recorded on loopback, flattened as START_SCRIPT prints it)
+JSON_EXIT = ('{  "start": {   "connected": [],   "version": "iperf 3.12",   "system_info": "Linux vm 6.18.44-fc-v857 #1 '
+             'SMP PREEMPT_DYNAMIC @0 x86_64"  },  "intervals": [],  "end": {  },  "error": "error - unable to start listener '
+             'for connections: Cannot assign requested address" } iperf3: exiting ')
+
+
+@pytest.mark.parametrize("output, message", [
+    (JSON_EXIT, "error - unable to start listener for connections: Cannot assign requested address"),
+    ('{ "error": "error - a \\"quoted\\" name" }', 'error - a "quoted" name'),
+    ("iperf3: parameter error - some option\n", "iperf3: parameter error - some option"),
+    ("", ""),
+    (None, ""),
+])
+def test_exit_message_is_the_json_error_else_the_output(output, message):
+    assert exit_message(output) == message
+
+
+def test_the_server_runs_with_json_and_keeps_its_output_for_the_exit_message():
+    """--json: a client's --get-server-output then carries the server's JSON (its counts and version)."""
+    assert START_SCRIPT.count("iperf3 --server --one-off --json ") == 2
+    assert START_SCRIPT.count('>"$out" 2>"$err" &') == 2
+    assert 'cat "$out" "$err"' in START_SCRIPT
+    assert 'rm -f "$err"\n' not in START_SCRIPT and START_SCRIPT.count('rm -f "$err" "$out"') == 3

@@ -178,6 +178,8 @@ HAND_CASES = [
     ("udp_10M_upload", dict(GOOD_UDP, lost_percent=-0.1), "lost_percent is -0.1, outside 0-100"),
     ("udp_10M_upload", dict(GOOD_UDP, lost_percent=float("nan")), "lost_percent is nan, not a finite number"),
     ("udp_10M_upload", dict(GOOD_UDP, lost_percent=None), "no lost_percent in a UDP result"),
+    ("udp_10M_upload", dict(GOOD_UDP, lost_percent=None, lost_unknown_reason="the server runs iperf3 3.12"),
+     "UDP loss unknown: the server runs iperf3 3.12"),
     ("udp_10M_upload", dict(GOOD_UDP, jitter_ms=-2.0), "jitter_ms is -2.0, negative"),
     ("udp_10M_upload", dict(GOOD_UDP, lost_percent=100.0, bits_per_second=0.0), None),   # the edges are valid
     # several reasons at once, in a fixed order; what iperf3 already said is not repeated (lab run,
@@ -439,3 +441,33 @@ def test_rows_errors_name_the_argument_and_host(before, after, path_by_host, mes
     with pytest.raises(ValueError) as err:
         sweep_rows(before, after, path_by_host)
     assert message in str(err.value)
+
+
+# --- results that lie (issue 17.10) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("case, valid, lost_percent, reason", [
+    # a 3.16 client against a 3.12 server: iperf3 says 0 lost, the server counted 412 of 9137
+    ("udp_forward_server_output_client_3.16_server_3.12.txt", False, None,
+     "UDP loss unknown: the server runs iperf3 3.12, which sends no omitted counts (before 3.14)"),
+    ("udp_forward_server_output_3.16.txt", True, approx(100 * 412 / 9137), None),
+    ("udp_forward_nothing_arrived_3.12.txt", False, 0.0, "iperf3: no UDP packet was counted (packets 0)"),
+])
+def test_a_udp_loss_that_lies_never_reaches_the_verdict(load_fixture, case, valid, lost_percent, reason):
+    entry = sweep_result(_test("udp_20M_upload", rates=["20M"]), parse_iperf3_json(load_fixture("iperf3_json", case)))
+    assert entry["valid"] is valid and entry["lost_percent"] == lost_percent
+    assert (entry["invalid_reason"] or "").startswith(reason or "")
+    conclusion = sweep_conclusion(_tcp(30e6, 31e6, 31e6, 32e6) + [entry], "40M")
+    # 4.5 % lost at 20M on a 40M path is UDP loss below the path, only when iperf3 can vouch for it
+    assert ("udp_loss_below_path" in conclusion["rules"]) is valid
+    assert (entry["name"] in [excluded["name"] for excluded in conclusion["excluded"]]) is not valid
+    if not valid:
+        assert "Left out as invalid: udp_20M_upload (%s" % reason in conclusion["explanation"]
+
+
+def test_a_stuck_server_never_reaches_the_verdict(load_fixture):
+    entry = sweep_result(_test("tcp_single_download"),
+                         parse_iperf3_json(load_fixture("iperf3_json", "tcp_reverse_server_stuck_3.11.txt")))
+    assert entry["valid"] is False
+    assert entry["invalid_reason"].startswith("iperf3: only the first of the client's 10 intervals carried data")
+    conclusion = sweep_conclusion([entry], "40M")
+    assert conclusion["single_download_bits_per_second"] is None and conclusion["verdict"] == "inconclusive"

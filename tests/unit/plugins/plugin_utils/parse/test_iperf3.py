@@ -9,9 +9,11 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import (
     Iperf3Error,
+    iperf3_version,
     is_retryable_iperf3_error,
     parse_iperf3_json,
     parse_iperf3_stderr,
+    version_tuple,
 )
 
 approx = pytest.approx
@@ -411,7 +413,8 @@ def test_every_result_has_the_documented_keys(load_fixture, case):
         "sender_bits_per_second", "retransmits", "lost_percent", "jitter_ms", "lost_packets", "packets",
         "sender_congestion_control", "receiver_congestion_control", "mean_rtt_ms", "approximate",
         "bidir_reverse_receiver_bits_per_second", "bidir_reverse_sender_bits_per_second",
-        "bidir_reverse_retransmits", "valid", "invalid_reason"}
+        "bidir_reverse_retransmits", "server_version", "server_lost_packets", "server_packets",
+        "lost_unknown_reason", "valid", "invalid_reason"}
 
 
 def test_udp_result_has_no_tcp_values(load_fixture):
@@ -571,3 +574,299 @@ def test_an_infinite_count_is_a_parse_error():
     text = _udp_doc(10).replace('"lost_packets": 0', '"lost_packets": Infinity')
     with pytest.raises(ParseError, match="lost_packets must be a finite count"):
         parse_iperf3_json(text)
+
+
+# --- results that lie (issue 17.10): named invalid reasons, the server's own view, UDP loss unknown ------------------
+
+# hand-made in the shapes of the iperf3 sources (tags 3.0.11, 3.11, 3.12, 3.16; see fixtures/README.md)
+LYING_CASES = [
+    # the datagrams were dropped after the UDP connect: 0 packets, "0 %" loss
+    ("udp_forward_nothing_arrived_3.12.txt", ["no UDP packet was counted (packets 0)"]),
+    # --omit with iperf3 <= 3.13 counts the omitted second's losses too (esnet/iperf#1489; the lab's owrt saw 113 %)
+    ("udp_forward_omit_loss_over_100_3.12.txt", ["lost_packets 18624 is more than packets 16430",
+                                                 "lost_percent is 113.23645649662552, outside 0-100"]),
+    # a server stuck since a -k test (esnet/iperf#1363): one 128 KByte block, then nine empty intervals
+    ("tcp_reverse_server_stuck_3.11.txt", ["only the first of the client's 10 intervals carried data (0.00-1.00 s, "
+                                           "131072 bytes), every later one 0 bytes: a stuck server"]),
+    # iperf3 3.0.11 printed 0/0 as -nan: not JSON, and named as such (not "run iperf3 with -J")
+    ("udp_reverse_nan_intervals_3.0.11.txt", ["the output has -nan where numbers belong (iperf3 before 3.1.2",
+                                              "intervals[3].streams[0].lost_percent, intervals[3].sum.lost_percent, "
+                                              "intervals[4].streams[0].lost_percent and 1 more"]),
+]
+
+
+@pytest.mark.parametrize("case, reasons", LYING_CASES)
+def test_results_that_lie_are_invalid_and_name_why(load_fixture, case, reasons):
+    result = parse_iperf3_json(load_fixture("iperf3_json", case))
+    assert result["valid"] is False
+    for reason in reasons:
+        assert reason in result["invalid_reason"]
+
+
+def _lost_packets(count):
+    def change(doc):
+        doc["end"]["sum_received"]["lost_packets"] = count
+    return change
+
+
+@pytest.mark.parametrize("lost, valid", [
+    (13703, True),      # every datagram lost: 100 %, still a count
+    (13704, False),     # one more lost than counted
+    (0, True),
+    (-1, False),        # a negative count
+])
+def test_lost_packets_between_0_and_packets(load_fixture, lost, valid):
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_3.12.txt", _lost_packets(lost)))
+    assert result["valid"] is valid
+    if lost > 13703:
+        assert "lost_packets 13704 is more than packets 13703" in result["invalid_reason"]
+    if lost < 0:
+        assert "lost_packets is -1, a negative count" in result["invalid_reason"]
+
+
+@pytest.mark.parametrize("packets, valid", [(0, False), (1, True)])
+def test_udp_packets_0_is_invalid_1_is_not(load_fixture, packets, valid):
+    def change(doc):
+        doc["end"]["sum_received"]["packets"] = packets
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_nothing_arrived_3.12.txt", change))
+    assert result["valid"] is valid
+    assert ("no UDP packet was counted" in (result["invalid_reason"] or "")) is not valid
+
+
+def _interval_bytes(sizes, key="sum"):
+    def change(doc):
+        for interval, size in zip(doc["intervals"], sizes):
+            interval[key]["bytes"] = size
+        del doc["intervals"][len(sizes):]
+    return change
+
+
+@pytest.mark.parametrize("sizes, stuck", [
+    ([131072] + [0] * 9, True),
+    ([131072, 0], True),                  # the shortest case: two intervals
+    ([131072, 1] + [0] * 8, False),       # a byte arrived later: slow, not stuck
+    ([131072] + [0] * 8 + [1], False),    # data again at the end
+    ([131072], False),                    # one interval tells nothing
+    ([0] * 10, False),                    # nothing at all is no "first interval only"
+    ([0, 131072] + [0] * 8, False),
+])
+def test_only_the_first_interval_with_data_is_a_stuck_server(load_fixture, sizes, stuck):
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_reverse_server_stuck_3.11.txt", _interval_bytes(sizes)))
+    assert ("a stuck server" in (result["invalid_reason"] or "")) is stuck
+
+
+def test_omitted_intervals_count_as_intervals(load_fixture):
+    """Data during the omitted second only, none measured: stuck too (the average would be 0 bit/s or near)."""
+    def change(doc):
+        for interval in doc["intervals"]:
+            interval["sum"]["bytes"] = 0
+        doc["intervals"][0]["sum"]["bytes"] = 4500120
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_omit_loss_over_100_3.12.txt", change))
+    assert "only the first of the client's 6 intervals carried data" in result["invalid_reason"]
+
+
+def test_a_stuck_reverse_direction_of_bidir_is_named(load_fixture):
+    def change(doc):
+        for index, interval in enumerate(doc["intervals"]):
+            interval["sum_bidir_reverse"]["bytes"] = 65536 if index == 0 else 0
+    result = parse_iperf3_json(mutated(load_fixture, "tcp_bidir_3.12.txt", change))
+    assert "intervals (the reverse direction of --bidir) carried data" in result["invalid_reason"]
+
+
+def test_a_stuck_server_is_seen_in_the_servers_own_intervals(load_fixture):
+    def change(doc):
+        for index, interval in enumerate(doc["server_output_json"]["intervals"]):
+            interval["sum"]["bytes"] = 2391768 if index == 0 else 0
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", change))
+    assert "only the first of the server's 5 intervals carried data" in result["invalid_reason"]
+
+
+@pytest.mark.parametrize("token, printed", [("-nan", "-nan"), ("nan", "nan"), ("inf", "inf"), ("-inf", "-inf")])
+def test_bare_nan_and_inf_are_read_and_named(load_fixture, token, printed):
+    text = load_fixture("iperf3_json", "udp_forward_3.12.txt")
+    text = text.replace('"jitter_ms":\t0.0156544630605268', '"jitter_ms":\t%s' % token)
+    result = parse_iperf3_json(text)
+    assert result["valid"] is False
+    assert result["invalid_reason"].startswith("the output has %s where numbers belong (iperf3 before 3.1.2" % printed)
+    assert "end.streams[0].udp.jitter_ms, end.sum.jitter_ms, end.sum_received.jitter_ms" in result["invalid_reason"]
+
+
+def test_nan_inside_a_string_of_valid_json_is_left_alone(load_fixture):
+    text = load_fixture("iperf3_json", "udp_forward_3.12.txt").replace(
+        '"system_info":\t"Linux vm', '"system_info":\t"Linux [nan, nan] vm')
+    result = parse_iperf3_json(text)
+    assert result["valid"] is True
+
+
+def test_plain_text_with_nan_is_still_not_json(load_fixture):
+    text = ("[  4]   1.00-2.00   sec  0.00 Bytes  0.00 bits/sec  0.000 ms  0/0 (nan%)  \n"
+            "[  4]   0.00-10.00  sec  112 KBytes  92.0 Kbits/sec  0.000 ms  0/14 (0%)  \n")
+    with pytest.raises(ParseError, match=r"is not JSON \(run iperf3 with -J\)"):
+        parse_iperf3_json(text)
+
+
+def test_nan_in_a_json_stream_is_named_too(load_fixture):
+    doc = json.loads(load_fixture("iperf3_json", "udp_forward_3.12.txt"))
+    stream = _stream_lines(doc).replace('"jitter_ms": 0.0156544630605268', '"jitter_ms": -nan', 1)
+    assert "the output has -nan where numbers belong" in parse_iperf3_json(stream)["invalid_reason"]
+
+
+def _set_versions(client=None, server=None, reverse=None, omit=None):
+    def change(doc):
+        if client:
+            doc["start"]["version"] = "iperf " + client
+        if server:
+            doc["server_output_json"]["start"]["version"] = "iperf " + server
+        if reverse is not None:
+            doc["start"]["test_start"]["reverse"] = reverse
+        if omit is not None:
+            doc["start"]["test_start"]["omit"] = omit
+    return change
+
+
+# (fixture, change, lost_percent expected: a number, or None = unknown), each side of OMITTED_COUNTS_VERSION
+LOSS_TRUST_CASES = [
+    # a 3.16 client with a 3.12 server renders the server's 412 lost as 0
+    ("udp_forward_server_output_client_3.16_server_3.12.txt", None, None),
+    ("udp_forward_server_output_3.16.txt", None, approx(100 * 412 / 9137)),
+    ("udp_forward_server_output_3.16.txt", _set_versions(server="3.13"), None),      # 3.13 sends no omitted counts
+    ("udp_forward_server_output_3.16.txt", _set_versions(server="3.14"), approx(100 * 412 / 9137)),
+    ("udp_forward_server_output_3.16.txt", _set_versions(server="3.13", client="3.13"), approx(100 * 412 / 9137)),
+    ("udp_forward_server_output_3.16.txt", _set_versions(server="3.12", client="3.14"), None),
+    ("udp_forward_server_output_3.16.txt", drop(["server_output_json"]), None),       # server version unknown
+    ("udp_forward_server_output_text_3.16.txt", None, None),                          # a server without --json
+    # -R: the client counted what arrived itself, whatever the server
+    ("udp_forward_server_output_client_3.16_server_3.12.txt", _set_versions(reverse=1), 0.0),
+    # before 3.14 the client is trusted without --omit (no server output needed), not with it (esnet/iperf#1489)
+    ("udp_forward_3.12.txt", None, 0.0),
+    ("udp_forward_3.12.txt", _set_versions(omit=1), None),
+    ("udp_forward_3.12.txt", _set_versions(client="3.13", omit=1), None),
+    ("udp_reverse_3.12.txt", _set_versions(omit=1), 0.0),
+]
+
+
+@pytest.mark.parametrize("case, change, lost_percent", LOSS_TRUST_CASES)
+def test_udp_loss_the_client_cannot_vouch_for_is_unknown_never_0(load_fixture, case, change, lost_percent):
+    text = load_fixture("iperf3_json", case)
+    result = parse_iperf3_json(mutated(load_fixture, case, change) if change else text)
+    assert result["lost_percent"] == lost_percent
+    if lost_percent is None:
+        assert result["lost_packets"] is None and result["lost_unknown_reason"]
+    else:
+        assert result["lost_unknown_reason"] is None and result["lost_packets"] is not None
+    assert result["valid"] is True   # an unknown loss does not make the rate a lie
+
+
+@pytest.mark.parametrize("case, said", [
+    ("udp_forward_server_output_client_3.16_server_3.12.txt",
+     "the server runs iperf3 3.12, which sends no omitted counts (before 3.14), and iperf3 3.16 on the client then "
+     "reports the loss the server counted as 0 or miscounts it (esnet/iperf#1984, #2055); the server itself counted "
+     "412 of 9137 datagrams lost"),
+    ("udp_forward_server_output_text_3.16.txt", "the server's iperf3 version is unknown (it sent its output as text: "
+                                                "run the server with --json)"),
+])
+def test_unknown_loss_says_why(load_fixture, case, said):
+    assert said in parse_iperf3_json(load_fixture("iperf3_json", case))["lost_unknown_reason"]
+
+
+def test_the_servers_own_view_is_parsed(load_fixture):
+    result = parse_iperf3_json(load_fixture("iperf3_json", "udp_forward_server_output_client_3.16_server_3.12.txt"))
+    assert (result["version"], result["server_version"]) == ("3.16", "3.12")
+    assert (result["server_lost_packets"], result["server_packets"], result["packets"]) == (412, 9137, 9137)
+    # the rate is the server's received bytes either way
+    assert result["receiver_bits_per_second"] == approx(8725 * 1368 * 8 / 5.004561)
+
+
+@pytest.mark.parametrize("case", ["udp_forward_3.12.txt", "udp_forward_server_output_text_3.16.txt", "tcp_forward_3.12.txt"])
+def test_without_the_servers_json_its_view_is_unknown(load_fixture, case):
+    result = parse_iperf3_json(load_fixture("iperf3_json", case))
+    assert (result["server_version"], result["server_lost_packets"], result["server_packets"]) == (None, None, None)
+
+
+def test_a_reverse_test_has_no_server_receive_counts(load_fixture):
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", _set_versions(reverse=1)))
+    assert result["server_version"] == "3.16" and (result["server_lost_packets"], result["server_packets"]) == (None, None)
+
+
+def _server_counts(lost=None, packets=None):
+    def change(doc):
+        summary = doc["server_output_json"]["end"]["sum_received"]
+        if lost is not None:
+            summary["lost_packets"] = lost
+        if packets is not None:
+            summary["packets"] = packets
+    return change
+
+
+@pytest.mark.parametrize("change, disagree", [
+    (_server_counts(), False),
+    (_server_counts(lost=411), True),
+    (_server_counts(packets=9138), True),
+    (_server_counts(lost=413, packets=9138), True),
+])
+def test_client_and_server_counts_must_agree_where_the_loss_is_trusted(load_fixture, change, disagree):
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", change))
+    assert result["valid"] is not disagree
+    assert ("the client reports 412 of 9137 datagrams lost, the server counted" in (result["invalid_reason"] or "")) \
+        is disagree
+
+
+def test_a_client_before_3_14_that_says_0_lost_is_caught_by_the_servers_count(load_fixture):
+    """Its loss is trusted, so the server's 412 against its 0 is a disagreement, not an unknown."""
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_client_3.16_server_3.12.txt",
+                                       _set_versions(client="3.13")))
+    assert result["valid"] is False
+    assert "the client reports 0 of 9137 datagrams lost, the server counted 412 of 9137" in result["invalid_reason"]
+
+
+def test_before_3_11_only_the_losses_are_compared(load_fixture):
+    """A client before 3.11 has only end.sum, whose packets are what it sent: not the server's count."""
+    def change(doc):
+        _set_versions(client="3.9")(doc)
+        end = doc["end"]
+        end["sum"]["lost_packets"], end["sum"]["packets"] = 412, 9200
+        del end["sum_sent"], end["sum_received"]
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", change))
+    assert result["approximate"] is True and result["valid"] is True, result["invalid_reason"]
+
+
+def test_a_server_that_reported_an_error_makes_the_result_invalid(load_fixture):
+    def change(doc):
+        doc["server_output_json"]["error"] = "error - the client has unexpectedly closed the connection"
+    result = parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", change))
+    assert "the server reported an error: error - the client has unexpectedly closed the connection" \
+        in result["invalid_reason"]
+
+
+@pytest.mark.parametrize("value", [[1], "text"])
+def test_server_output_json_that_is_not_an_object_is_refused(load_fixture, value):
+    with pytest.raises(ParseError, match="server_output_json must be an object"):
+        parse_iperf3_json(mutated(load_fixture, "udp_forward_server_output_3.16.txt", set_in(["server_output_json"], value)))
+
+
+def test_json_stream_carries_intervals_and_the_servers_output(load_fixture):
+    # --json-stream (3.17+) sends server_output_json as its own event before "end"
+    text = load_fixture("iperf3_json", "udp_forward_server_output_client_3.16_server_3.12.txt")
+    doc = json.loads(text)
+    lines = [json.dumps({"event": "start", "data": doc["start"]})]
+    lines += [json.dumps({"event": "interval", "data": interval}) for interval in doc["intervals"]]
+    lines += [json.dumps({"event": "server_output_json", "data": doc["server_output_json"]}),
+              json.dumps({"event": "end", "data": doc["end"]})]
+    assert parse_iperf3_json("\n".join(lines) + "\n") == parse_iperf3_json(text)
+    stuck = load_fixture("iperf3_json", "tcp_reverse_server_stuck_3.11.txt")
+    assert parse_iperf3_json(_stream_lines(json.loads(stuck))) == parse_iperf3_json(stuck)
+
+
+@pytest.mark.parametrize("text, version", [
+    ("iperf 3.12 (cJSON 1.7.15)", "3.12"), ("iperf 3.0.11", "3.0.11"), ("3.17.1", "3.17.1"),
+    ("  iperf 3.16\n", "3.16"), ("", None), (None, None), ("sh: iperf3: not found", None),
+])
+def test_iperf3_version(text, version):
+    assert iperf3_version(text) == version
+
+
+@pytest.mark.parametrize("version, expected", [("3.17.1", (3, 17, 1)), ("3.14", (3, 14)), (None, None), ("", None)])
+def test_version_tuple(version, expected):
+    assert version_tuple(version) == expected
+    if expected:
+        assert (expected >= (3, 14)) is (version in ("3.17.1", "3.14"))

@@ -202,3 +202,15 @@ def test_findings_table_shows_verifys_outcome_when_there_is_one():
     assert table.splitlines()[0] == "| host | severity | finding | fixed by | after verify |"
     assert table.splitlines()[2].endswith("| fixed |")
     assert table.splitlines()[3].endswith("| still_present (not re-checked) |")
+
+
+def test_the_single_flow_record_keeps_what_the_report_shows_of_an_invalid_result():
+    """tunnel_measure's record carries iperf3's invalid_reason, so before-after.md names why (not "out of range")."""
+    from pathlib import Path
+
+    import yaml
+
+    record_yml = Path(__file__).resolve().parents[5] / "roles" / "tunnel_measure" / "tasks" / "record.yml"
+    record = yaml.safe_load(record_yml.read_text())[0]["ansible.builtin.set_fact"]["tunnel_measure_record"]["iperf3"]
+    assert {"bits_per_second", "valid", "invalid_reason", "failed", "msg"} <= set(record)
+    assert "invalid_reason" in record["invalid_reason"]
