@@ -18,7 +18,7 @@ from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import Act
 from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule as TunnelFacts
 
 ROUTER_GROUP = "tunnelfix_openwrt"
-ROUTER_ONLY_OPTIONS = ("preferred_uplink",)
+ROUTER_ONLY_OPTIONS = ("preferred_uplink", "metered_uplinks")
 
 
 def facts_action_of(group_names):

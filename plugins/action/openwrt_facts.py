@@ -25,6 +25,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import (
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
@@ -35,10 +36,10 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, ROUTE_GET_JSON, ROUTE_GET_TEXT,
+    BRIDGE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
     NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import uplink_device
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import find_uplinks, metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
@@ -84,7 +85,8 @@ def batch_steps(subsets) -> list:
         steps += [uci_step("network"), Step(WG_DUMP_NAME, WG_DUMP)]
     if "endpoint_routes" in subsets:
         steps += route_table_steps()
-        steps += [ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+        steps += [ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT)),
+                  step_of(LINK_COUNTERS)]
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
                   ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
@@ -102,6 +104,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
         "label": {"type": "str"},
         "preferred_uplink": {"type": "str"},
+        "metered_uplinks": {"type": "list", "elements": "str", "default": []},
     }
 
     def run_openwrt(self, args, task_vars):
@@ -110,6 +113,10 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         if given is not None and (not isinstance(given, str) or not is_interface_name(uplink)):
             raise AnsibleActionFail("preferred_uplink: %r is not a uci interface or device name (1-15 letters, digits or _.:@=+-)"
                                     % (given,))
+        for name in args["metered_uplinks"]:
+            if not is_interface_name(name):
+                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (1-15 letters, digits or "
+                                        "_.:@=+-)" % (name,))
         steps = batch_steps(subsets)
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
         facts = {}
@@ -122,7 +129,8 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             if "wireguard" in subsets:
                 facts["wireguard"] = wireguard
             if "endpoint_routes" in subsets:
-                facts["endpoint_routes"] = self.gather_endpoint_routes(wireguard["interfaces"])
+                facts["endpoint_routes"] = self.gather_endpoint_routes(wireguard["interfaces"], network,
+                                                                       uplink_device(network, uplink), args["metered_uplinks"])
                 if uplink:
                     facts["endpoint_routes"]["preferred_uplink_device"] = uplink_device(network, uplink)
         if "bridges" in subsets:
@@ -194,9 +202,16 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         return network, {"wg_installed": installed, "live": bool(live), "note": note,
                          "interfaces": merge_wireguard(network, live)}
 
-    def gather_endpoint_routes(self, interfaces):
+    def gather_endpoint_routes(self, interfaces, network, preferred_device, metered):
+        """The endpoints' routes (netifd's pinned ones apart from the user's), and the uplinks with their byte counters.
+
+        ``uplinks`` (``find_uplinks``: which are metered, from ``metered``) is None when there is no
+        endpoint to look up; ``uplinks_note`` says why the counters are unknown (no ``ip -s -j``);
+        ``metered_unmatched`` the names in ``metered`` that are no uplink's.
+        """
         wanted = endpoint_targets(interfaces)
-        facts = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"]}
+        facts = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"], "uplinks": None,
+                 "uplinks_note": None, "metered_unmatched": []}
         if not wanted["targets"]:
             return facts
         routes, source = self.routes_table_all()
@@ -207,8 +222,24 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             if target["address"] not in looked_up:  # one ip route get per address
                 looked_up[target["address"]] = self.route_get(target["address"], json_ok)
             used, error = looked_up[target["address"]]
-            facts["endpoints"].append(endpoint_route_facts(target, used, routes, error))
+            facts["endpoints"].append(endpoint_route_facts(target, used, routes, error, network))
+        counters, facts["uplinks_note"] = self.link_counters()
+        found = find_uplinks(network, routes, preferred_device, metered)
+        facts["uplinks"] = [dict(uplink, **counters.get(uplink["device"], {"rx_bytes": None, "tx_bytes": None}))
+                            for uplink in found]
+        facts["metered_unmatched"] = metered_unmatched(network, found, metered)
         return facts
+
+    def link_counters(self):
+        """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
+        res = self.step(LINK_COUNTERS, ok_rcs=range(256))
+        if res["rc"] != 0:
+            return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
+                res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])
+        try:
+            return parse_link_counters(res["stdout"]), None
+        except ParseError as exc:  # an ip that ignores -s -j prints text
+            return {}, "%s: byte counters unknown" % str(exc)[:200]
 
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""

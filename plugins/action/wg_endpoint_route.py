@@ -16,6 +16,9 @@ change and ``network`` holds staged changes the action did not make, it fails na
 mode too, unless ``commit_staged``. When something must change (not in check mode), the uci
 commands, ``uci commit network``, the route deletions and the lookups after them run in one more;
 the results are checked in order and the first failure is reported. A result the batch lacks is read with a command of its own.
+A route a ``config route`` section asks for is the user's: kept, and reported in ``conflicts`` when it
+sends an endpoint over another uplink than the preferred one. When every uplink is in ``metered_uplinks``
+nothing changes and ``refused`` says why (the role fails on it).
 """
 
 from __future__ import annotations
@@ -33,21 +36,17 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    plan_wg_endpoint_routes, uplink_device, wireguard_interfaces)
+    metered_unmatched, plan_wg_endpoint_routes, short_route, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
-_ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 SHOW_NAME = "uci -q show network"
 CHANGES_NAME = "uci changes network"
 BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
-
-
-def _short(route):
-    return {key: route.get(key) for key in _ROUTE_KEYS}
 
 
 def read_steps() -> list:
@@ -75,6 +74,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         "preferred_uplink": {"type": "str"},
         "connection_address": {"type": "str"},
         "commit_staged": {"type": "bool", "default": False},
+        "metered_uplinks": {"type": "list", "elements": "str", "default": []},
     }
 
     batch: dict = {}  # the results of the latest run_batch
@@ -83,6 +83,10 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         for name in args["interfaces"]:  # before any command runs on the router
             if not _UCI_SECTION_NAME.fullmatch(name or ""):
                 raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
+        for name in args["metered_uplinks"]:
+            if not is_interface_name(name):
+                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (1-15 letters, digits or "
+                                        "_.:@=+-)" % (name,))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:
@@ -95,13 +99,15 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             targets = endpoint_targets(merge_wireguard(network, live))["targets"]
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets=targets)
+        preferred = uplink_device(network, args["preferred_uplink"])
+        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets=targets,
+                                       preferred_device=preferred, metered=args["metered_uplinks"])
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():
             shown = dict(entry)
-            shown["delete_routes"] = [_short(r) for r in entry["delete_routes"]]
-            shown["kept_routes"] = [_short(r) for r in entry["kept_routes"]]
+            shown["delete_routes"] = [short_route(r) for r in entry["delete_routes"]]
+            shown["kept_routes"] = [short_route(r) for r in entry["kept_routes"]]
             interfaces[name] = shown
         result = {
             "changed": plan["changed"],
@@ -110,10 +116,15 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             "wireguard_interfaces": sorted(wireguard_interfaces(network)),
             "full_tunnel_endpoints": plan["full_tunnel_endpoints"],
             "routes_source": routes_cmd,
-            "preferred_device": uplink_device(network, args["preferred_uplink"]),
+            "preferred_device": preferred,
+            "uplinks": plan["uplinks"],
+            "refused": plan["refused"],
             "committed": False,
         }
         refused = [e["refused"] for e in plan["interfaces"].values() if e["refused"]]
+        refused += ["metered_uplinks: %r is no uplink's uci interface or device (uplinks: %s); a modem interface's device is "
+                    "named at run time, list the device (wwan0)" % (name, ", ".join(u["device"] for u in plan["uplinks"]) or "none")
+                    for name in metered_unmatched(network, plan["uplinks"], args["metered_uplinks"])]
         if refused:
             result["warnings"] = refused
         if self.diff_mode:

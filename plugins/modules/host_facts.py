@@ -29,6 +29,13 @@ options:
       - Routers only, passed to M(tunnelfix.fleet.openwrt_facts) (see its option of the same name); left out on
         other hosts.
     type: str
+  metered_uplinks:
+    description:
+      - Routers only, passed to M(tunnelfix.fleet.openwrt_facts) (see its option of the same name); left out on
+        other hosts.
+    type: list
+    elements: str
+    default: []
 notes:
   - The platform is the inventory's, not probed. M(tunnelfix.fleet.host_platform) probes a host instead.
   - Supports check mode; never changes anything.

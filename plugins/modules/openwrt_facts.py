@@ -44,8 +44,11 @@ description:
   - C(endpoint_routes) - for each peer endpoint (the live one from C(wg), else a uci C(endpoint_host)
     that is an IP literal, C([v6]:port) accepted) the route C(ip -j route get) picks (device,
     gateway, source) and every pinned non-kernel host route (/32, /128) to it in C(ip -j route
-    show table all). Text C(ip route) is used when C(ip) has no C(-j). Hostnames without a live
-    endpoint are listed as unresolved (no DNS lookup).
+    show table all), apart from the C(config route) sections of uci whose target holds it (the user's routes;
+    netifd installs both alike, C(proto static)). Text C(ip route) is used when C(ip) has no C(-j). Hostnames
+    without a live endpoint are listed as unresolved (no DNS lookup). Also the uplinks (the preferred one and
+    every device with a default route in the main table), which are metered (O(metered_uplinks)) and their
+    byte counters from C(ip -s -j link show).
   - C(bridges) - every bridge and its ports from C(ip -d -j link show) and each device's offload
     features from C(ethtool -k DEV) (ports first, then the bridge), C([fixed]) marked; the
     layer-3 tunnel devices (WireGuard, TUN in tun mode, GRE, IPIP, SIT, VTI, ...) from the same
@@ -81,6 +84,14 @@ options:
         C(preferred_uplink_device), the same value M(tunnelfix.fleet.wg_endpoint_route) returns as
         C(preferred_device), from the C(network) config this call already read.
     type: str
+  metered_uplinks:
+    description:
+      - Uplinks paid by volume - logical interfaces (C(wanb), resolved to their uci C(device)) or device names.
+        The C(endpoint_routes) subset marks them C(metered) in its C(uplinks). A name that is not an interface or
+        device name fails before anything runs.
+    type: list
+    elements: str
+    default: []
 attributes:
   check_mode:
     support: full
@@ -290,9 +301,18 @@ ansible_facts:
               C(address), C(port), C(address_source) (C(live) or C(uci)), from C(ip route get)
               C(dev), C(gateway), C(src), C(table), the matched route's C(route_dst),
               C(route_protocol), C(route_metric), C(static_host_route) (bool, a non-kernel /32 or
-              /128 to the address exists), C(pinned_routes) (each C(dst), C(gateway), C(dev),
-              C(table), C(protocol), C(metric); any table), C(error) (why C(ip route get) found no
-              route, else null).
+              /128 to the address exists), C(pinned_routes) (the host routes no C(config route) section asks
+              for, netifd's - each C(dst), C(gateway), C(dev), C(table), C(protocol), C(metric); any table),
+              C(user_routes) (each C(config route) section whose target holds the address, most specific first -
+              C(section), C(target), C(interface), C(gateway), C(metric), C(table), and the kernel route it
+              C(installed), null when none), C(error) (why C(ip route get) found no route, else null).
+            - C(uplinks) (null when no endpoint was looked up) - the preferred uplink's device first, then every
+              device with a unicast default route in the main table that is not a WireGuard interface, each with
+              C(interface) (the uci interface owning it, else null), C(device), C(preferred), C(metered) (named in
+              O(metered_uplinks)), C(rx_bytes) and C(tx_bytes) (the kernel's counters since the device came up,
+              null when unknown); C(uplinks_note) says why the counters are unknown (an C(ip) without C(-s -j)),
+              else null; C(metered_unmatched) the names of O(metered_uplinks) that are no uplink's interface or
+              device (a modem interface's device is named at run time - list the device, C(wwan0)).
             - C(preferred_uplink_device) (only when O(preferred_uplink) is given) - the device of
               the preferred uplink. For a logical interface it is its uci C(device) (or C(ifname)),
               else the value itself.
@@ -322,7 +342,13 @@ ansible_facts:
                 static_host_route: true
                 pinned_routes:
                   - {dst: 203.0.113.10, gateway: 198.51.100.1, dev: wwan0, table: main, protocol: static, metric: 20}
+                user_routes: []
                 error: null
+            uplinks:
+              - {interface: wan, device: eth1, preferred: true, metered: false, rx_bytes: 1838, tx_bytes: 1838}
+              - {interface: wanb, device: wwan0, preferred: false, metered: true, rx_bytes: 21468, tx_bytes: 21468}
+            uplinks_note: null
+            metered_unmatched: []
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no

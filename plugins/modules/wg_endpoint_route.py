@@ -19,10 +19,22 @@ description:
     hostname with no live endpoint is listed under C(unresolved) and skipped.
   - What changes, per interface (RV(interfaces)) - a split tunnel gets C(nohostroute=1) where it is unset and
     every pinned host route (a /32 or /128 that is not the kernel's, any table) to its endpoints deleted,
-    except one a C(config route) section asks for (listed under C(kept_routes)); a full tunnel keeps its routes
-    and loses an existing C(nohostroute). Nothing changes when C(nohostroute) is set and no pinned route is
-    left. The role then brings a changed interface up again with an automatic rollback, and for a full tunnel
-    installs the mwan3 hotplug script that re-points the endpoint's host route when mwan3 switches uplinks.
+    except one a C(config route) section asks for (the user's, listed under C(kept_routes)); a full tunnel keeps
+    its routes and loses an existing C(nohostroute). Nothing changes when C(nohostroute) is set and no pinned
+    route is left. The role then brings a changed interface up again with an automatic rollback, and for a full
+    tunnel installs the mwan3 hotplug script that re-points the endpoint's host route when mwan3 switches uplinks.
+  - netifd installs its own host route and a user's C(config route) alike (C(proto static)), so uci tells them
+    apart - a kernel route is the user's when a C(config route) (C(route6)) section has its destination prefix
+    (C(target), C(netmask)) and, where the section names them, its C(gateway), C(metric) (else its interface's),
+    C(table) and the device of its C(interface). Every section whose target holds an endpoint is listed under
+    C(user_routes); the one that carries the endpoint once netifd's routes are gone (the most specific installed
+    route of the main table) is listed under C(conflicts) when it leaves through another device than
+    O(preferred_uplink)'s - kept all the same, the user's to change.
+  - When every uplink (RV(uplinks) - the preferred uplink and every device with a default route in the main
+    table, WireGuard interfaces left out) is named in O(metered_uplinks) and something would change, nothing
+    changes and RV(refused) says why; the action does not fail, the role does. A name of O(metered_uplinks) that
+    is no uplink's interface or device gives a warning (a modem interface's device is named at run time - list the
+    device, C(wwan0)).
   - One remote execution when nothing changes, two when something does. All reads run in one POSIX sh
     script (BusyBox ash, dash, bash) framed by marker lines; the endpoint addresses for C(ip route get)
     (every uci C(endpoint_host) and every live endpoint) are listed by the same script. C(uci show) redacts secret
@@ -56,6 +68,14 @@ options:
   connection_address:
     description: Address Ansible connects to; sets C(over_tunnel) per interface when it is inside the tunnel's addresses or routed allowed_ips.
     type: str
+  metered_uplinks:
+    description:
+      - Uplinks paid by volume - logical interfaces (C(wanb), resolved to their device) or device names. When every
+        uplink is one of them, no uplink is picked for the endpoints (see RV(refused)). A name that is not an
+        interface or device name fails before any command runs.
+    type: list
+    elements: str
+    default: []
 attributes:
   check_mode:
     support: full
@@ -76,7 +96,12 @@ EXAMPLES = r"""
 
 RETURN = r"""
 interfaces:
-  description: Per interface the decision.
+  description:
+    - Per interface the decision. C(delete_routes) are netifd's pinned host routes, C(kept_routes) the host routes a
+      C(config route) section asks for, C(user_routes) every such section whose target holds an endpoint (with the
+      kernel route it C(installed), null when none), C(conflicts) the one per endpoint that still sends it through
+      another device than the preferred uplink's (C(section), C(target), C(interface), C(dev), C(gateway),
+      C(message), C(endpoint)).
   returned: always
   type: dict
   sample:
@@ -87,7 +112,17 @@ interfaces:
       endpoints: [203.0.113.10]
       unresolved: []
       delete_routes: [{dst: 203.0.113.10, gateway: 198.51.100.1, dev: wwan0, table: main, protocol: static, metric: 20}]
-      kept_routes: []
+      kept_routes: [{dst: 203.0.113.10, gateway: 192.0.2.1, dev: eth1, table: main, protocol: static, metric: 30}]
+      user_routes:
+        - section: wg_endpoint
+          target: 203.0.113.10/32
+          interface: wan
+          gateway: 192.0.2.1
+          metric: 30
+          table: null
+          installed: {dst: 203.0.113.10, gateway: 192.0.2.1, dev: eth1, table: main, protocol: static, metric: 30}
+          endpoint: 203.0.113.10
+      conflicts: []
       over_tunnel: false
       changed: true
       refused: null
@@ -119,6 +154,24 @@ preferred_device:
   returned: always
   type: str
   sample: eth1
+uplinks:
+  description:
+    - The router's uplinks - the preferred uplink's device first, then every device with a unicast default route in
+      the main table that is not a WireGuard interface - with the uci interface that owns the device (null when none
+      does) and whether it is in O(metered_uplinks).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {interface: wan, device: eth1, preferred: true, metered: false}
+    - {interface: wanb, device: wwan0, preferred: false, metered: true}
+refused:
+  description:
+    - Why nothing was changed although something would have - every uplink is metered, so no uplink is picked for
+      the endpoints. Null otherwise.
+  returned: always
+  type: str
+  sample: null
 committed:
   description: Whether C(uci commit network) ran.
   returned: always

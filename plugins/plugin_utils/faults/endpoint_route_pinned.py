@@ -5,41 +5,90 @@
 netifd adds a /32 to each endpoint when the interface starts, through whichever uplink is best at
 that moment, and never moves it when mwan3 switches back: the tunnel rides the backup (in the field
 2 Mbit/s; 127 Mbit/s after the fix). Reads openwrt_facts' ``endpoint_routes`` (``ip route show table
-all``, read by plugin_utils/remote/route_reader.py, the reader the fix's action uses too) and
-``wireguard`` (split or full tunnel), and the device of the preferred uplink.
+all``, read by plugins/plugin_utils/remote/route_reader.py, the reader the fix's action uses too;
+netifd's pinned routes apart from the ones a ``config route`` section asks for, the user's; the
+uplinks, which are metered, and their byte counters) and ``wireguard`` (split or full tunnel), and
+the device of the preferred uplink.
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, name_list, not_checked, role_setting, wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import metered_refusal, user_route_conflict
 
 # openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
 FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel_hotplug": True}
+# the inventory's metered uplinks (playbooks/facts.yml hands them to openwrt_facts, the role to wg_endpoint_route)
+METERED_OPTION = "openwrt_mwan3_wg_metered_uplinks"
+
+
+def _uplinks(routes):
+    """openwrt_facts' uplinks (a list of dicts), or None when the facts did not read them."""
+    found = routes.get("uplinks")
+    return [uplink for uplink in found if isinstance(uplink, dict)] if isinstance(found, list) else None
+
+
+def _metered_text(dev, uplinks):
+    """The explanation's sentences on metered uplinks for an endpoint reached through ``dev`` ('' when it is not metered)."""
+    uplink = next((entry for entry in uplinks or [] if entry.get("device") == dev), None)
+    if not uplink or not uplink.get("metered"):
+        return ""
+    counted = ", ".join("%s RX %s TX %s bytes" % (entry.get("device"), _count(entry.get("rx_bytes")), _count(entry.get("tx_bytes")))
+                        for entry in uplinks)
+    text = (" %s is marked metered (%s): the tunnel's traffic is paid for there (counters since each uplink came up: %s)."
+            % (dev, METERED_OPTION, counted))
+    if metered_refusal(uplinks):
+        text += (" Every uplink is marked metered, so the fix refuses to pick one: leave the uplink the tunnel may use out "
+                 "of %s." % METERED_OPTION)
+    return text
+
+
+def _count(value):
+    return "unknown" if value is None else value
 
 
 def pinned_endpoints(host, view, views):
-    """One (evidence, explanation) per split-tunnel endpoint whose pinned /32 or /128 leaves by another device than the preferred one.
+    """One (evidence, explanation) per split-tunnel endpoint reached through another device than the preferred one,
+    because of netifd's pinned /32 or /128 or of a ``config route`` of the user's (a conflict: the fix keeps it).
 
     Nothing when the preferred uplink's device is unknown (no guess), for full tunnels (their /32
-    must stay: the default route goes into the tunnel) and for endpoints with no pinned route.
+    must stay: the default route goes into the tunnel) and for endpoints with neither.
     """
     facts = view.get("openwrt") or {}
+    routes = facts.get("endpoint_routes") or {}
     preferred = view.get("preferred_uplink_device")
     interfaces = wireguard_interfaces(facts)
+    uplinks = _uplinks(routes)
     out = []
-    for endpoint in (facts.get("endpoint_routes") or {}).get("endpoints") or []:
+    for endpoint in routes.get("endpoints") or []:
         iface = interfaces.get(endpoint.get("interface")) or {}
         pinned = endpoint.get("pinned_routes") or []
-        if not pinned or not preferred or iface.get("tunnel") != "split" or endpoint.get("dev") == preferred:
+        conflict = user_route_conflict(endpoint.get("user_routes"), endpoint.get("address"), preferred)
+        if not (pinned or conflict) or not preferred or iface.get("tunnel") != "split" or endpoint.get("dev") == preferred:
             continue
-        out.append(({
-            "interface": endpoint.get("interface"), "endpoint": endpoint.get("address"), "dev": endpoint.get("dev"),
-            "gateway": endpoint.get("gateway"), "preferred_uplink_device": preferred, "pinned_routes": pinned}, """
-            The WireGuard endpoint %s of %s is reached through %s, not the preferred uplink %s, because of a static
-            host route. netifd adds that route when the interface starts, through whichever uplink is best at that
-            moment, and never moves it when mwan3 switches back. For a split tunnel set nohostroute=1 and delete
-            the pinned route.""" % (endpoint.get("address"), endpoint.get("interface"), endpoint.get("dev"), preferred)))
+        dev = endpoint.get("dev")
+        uplink = next((entry for entry in uplinks or [] if entry.get("device") == dev), None)
+        evidence = {
+            "interface": endpoint.get("interface"), "endpoint": endpoint.get("address"), "dev": dev,
+            "gateway": endpoint.get("gateway"), "preferred_uplink_device": preferred, "pinned_routes": pinned,
+            "user_route_conflict": conflict,
+            "metered_uplink": None if uplinks is None else bool(uplink and uplink.get("metered")),
+            "uplinks": uplinks}
+        text = "The WireGuard endpoint %s of %s is reached through %s, not the preferred uplink %s, " % (
+            endpoint.get("address"), endpoint.get("interface"), dev, preferred)
+        if pinned:
+            text += """because of a static host route. netifd adds that route when the interface starts, through
+                whichever uplink is best at that moment, and never moves it when mwan3 switches back. For a split tunnel
+                set nohostroute=1 and delete the pinned route."""
+            if conflict:
+                text += " That alone will not move it: %s." % conflict["message"]
+        else:
+            text += "because of a route you configured: %s." % conflict["message"]
+        text += _metered_text(dev, uplinks)
+        text += (" mwan3 rules do not steer the router's own WireGuard packets (they are generated on the router, not "
+                 "forwarded), so adding mwan3 rules will not help: the route has to change.")
+        out.append((evidence, text))
     return out
 
 
@@ -61,11 +110,12 @@ def pinned_coverage(host, view, views):
 def route_plan(view, role_vars):
     """What openwrt_mwan3_wg would change, from openwrt_facts' ``wireguard`` and ``endpoint_routes``.
 
-    Split tunnel: ``nohostroute`` set to 1 where unset, every pinned /32 or /128 of its endpoints deleted (a
-    route a ``config route`` section asks for is kept by the role: listed here all the same, so the
-    role runs and decides). Full tunnel: an existing ``nohostroute`` removed; with the hotplug script
-    on, None (the facts do not read that file). None without the facts, for a named interface uci
-    does not have (the role fails naming it) or a tunnel of unknown kind.
+    Split tunnel: ``nohostroute`` set to 1 where unset, every pinned /32 or /128 of its endpoints deleted
+    (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role
+    keeps). Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the
+    facts do not read that file). None without the facts, for a named interface uci does not have
+    (the role fails naming it), a tunnel of unknown kind, or when something would change and every
+    uplink is metered (the role refuses, saying why).
     """
     facts = view.get("openwrt") or {}
     routes = facts.get("endpoint_routes")
@@ -92,6 +142,8 @@ def route_plan(view, role_vars):
                 return None
         else:
             return None
+    if changes and metered_refusal(_uplinks(routes)):
+        return None
     return changes
 
 
@@ -104,14 +156,18 @@ ENDPOINT_ROUTE_PINNED = Fault(
     reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
     rule=pinned_endpoints,
     coverage=pinned_coverage,
-    fires_when="a split tunnel's endpoint has a pinned host route (a /32 or /128 that is not the kernel's, in any "
-               "table) and ip route get sends it through another device than the preferred uplink's "
-               "(openwrt_mwan3_wg_preferred_uplink, default wan, resolved to its uci device)",
+    fires_when="a split tunnel's endpoint has a pinned host route (a /32 or /128 that is not the kernel's and that no "
+               "config route section asks for, in any table) or a config route of the user's that sends it over another "
+               "uplink (a conflict), and ip route get sends it through another device than the preferred uplink's "
+               "(openwrt_mwan3_wg_preferred_uplink, default wan, resolved to its uci device). The finding says when that "
+               "device is a metered uplink (openwrt_mwan3_wg_metered_uplinks) and carries the uplinks' byte counters",
     symptom="The tunnel is slow (the backup's rate) although the main uplink is back: the endpoint's /32 still "
             "points at the uplink that was up when the WireGuard interface started.",
     fix="Split tunnel: nohostroute=1 on every split-tunnel interface (or those in openwrt_mwan3_wg_interfaces) and "
-        "every pinned /32 or /128 of its endpoints deleted (a peer's live endpoint, else its uci IP; one a config "
-        "route section asks for is kept), so the endpoint follows the main table (mwan3); a changed interface is brought "
+        "every pinned /32 or /128 of its endpoints deleted (a peer's live endpoint, else its uci IP), so the endpoint "
+        "follows the main table (mwan3). A route a config route section asks for is the user's: kept, and when it still "
+        "sends the endpoint over another uplink the role's final check fails naming the section. When every uplink is "
+        "in openwrt_mwan3_wg_metered_uplinks the role changes nothing and fails saying so. A changed interface is brought "
         "up again with an automatic rollback of /etc/config/network (the uci commit and the route deletion before it are "
         "not guarded: docs/rollback.md). Full tunnel: an existing nohostroute is removed, the host route stays and is "
         "re-pointed when the uplink changes by an mwan3 hotplug script (openwrt_mwan3_wg_full_tunnel_hotplug, on by default).",

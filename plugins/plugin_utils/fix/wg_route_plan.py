@@ -12,6 +12,12 @@ the moment the interface starts, attached to the *uplink*, so it outlives ``ifdo
 mwan3 failovers. For a split tunnel the host route is not needed: set ``nohostroute`` and delete
 the stale route. For a full tunnel (the endpoint is inside the routed ``allowed_ips``) it is
 required: without it the tunnel's own UDP packets are routed into the tunnel (a routing loop).
+
+A user's ``config route`` to the endpoint (the /32 or a prefix holding it) is installed by netifd
+too, ``proto static`` like its own host route: only uci tells them apart (``route_section``). The
+user's route is kept, never deleted; when it still sends the endpoint over another uplink it is a
+conflict (``user_route_conflict``), reported for the user to resolve. ``find_uplinks`` and
+``metered_refusal`` say which uplinks there are and when every one is metered (no uplink to pick).
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from __future__ import annotations
 import ipaddress
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_bool
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_bool, parse_uci_int
 
+_SHORT_ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
 # allowed_ips that send everything into the tunnel when routed
 _DEFAULT_COVERING = ("0.0.0.0/0", "::/0")
 _SPLIT_DEFAULT_HALVES = (("0.0.0.0/1", "128.0.0.0/1"), ("::/1", "8000::/1"))
@@ -123,36 +130,238 @@ def classify_tunnel(peers) -> dict:
     return {"tunnel": "split", "reason": None, "routed": routed}
 
 
-def configured_static_routes(network: dict) -> set:
-    """Host addresses that ``config route`` sections of ``network`` route on purpose (kept, never deleted)."""
-    kept = set()
-    for section in network.values():
+# protos whose layer-3 device netifd names PROTO-INTERFACE (pppoe-wan); others (qmi, ncm, mbim, ...) name it at run time
+_PPP_PROTOS = ("ppp", "pppoe", "pppoa", "pptp", "l2tp", "3g")
+# protos whose layer-3 device is the uci device option itself
+_DEVICE_PROTOS = (None, "static", "dhcp", "dhcpv6", "none")
+_MAIN_TABLES = (None, "main", "254")
+
+
+def short_route(route):
+    """A route as the results show it: ``dst``, ``gateway``, ``dev``, ``table``, ``protocol``, ``metric`` (None stays None)."""
+    return None if route is None else {key: route.get(key) for key in _SHORT_ROUTE_KEYS}
+
+
+def interface_devices(network: dict, name):
+    """The layer-3 device names of uci interface ``name``, or None when the config cannot tell.
+
+    ``static``/``dhcp`` (and no proto): its ``device`` (or ``ifname``), ``wan`` → ``{"eth1"}``;
+    ``pppoe`` and the other ppp protos: ``pppoe-wan`` (netifd's name); a modem proto (``qmi``,
+    ``ncm``, ``mbim``, ...) or a ``/dev/...`` device: None, its device is only known at run time.
+    """
+    section = network.get(name) if name else None
+    if not section or section.get("type") != "interface":
+        return None
+    options = section.get("options", {})
+    proto = options.get("proto")
+    if proto in _PPP_PROTOS:
+        return {"%s-%s" % (proto, name)}
+    device = options.get("device") or options.get("ifname")
+    if proto not in _DEVICE_PROTOS or not isinstance(device, str) or not device or device.startswith("/"):
+        return None
+    return {device}
+
+
+def configured_routes(network: dict) -> list:
+    """The ``config route`` and ``config route6`` sections of ``network`` that netifd installs, in file order.
+
+    ``network.wg_endpoint=route`` with ``interface='wan'``, ``target='203.0.113.10'``,
+    ``netmask='255.255.255.255'``, ``gateway='192.0.2.1'``, ``metric='30'`` →
+    ``[{"section": "wg_endpoint", "target": "203.0.113.10/32", "interface": "wan", "gateway": "192.0.2.1",
+    "metric": 30, "table": None}]``.
+
+    The target is ``target`` with ``netmask`` (dotted or a length) or a prefix; without either a host
+    route, as netifd reads it (interface_ip_add_route). ``metric`` is the section's, else its
+    interface's (netifd's interface_set_route_info), else None. A ``disabled`` section and one netifd
+    cannot read (no or a bad target) are left out, as netifd leaves them out. Raises ParseError naming
+    the option for a metric that is not a whole number.
+    """
+    found = []
+    for name, section in network.items():
         if section.get("type") not in ("route", "route6"):
             continue
-        target = section.get("options", {}).get("target")
-        netmask = section.get("options", {}).get("netmask")
-        spec = target if netmask is None or "/" in str(target) else "%s/%s" % (target, netmask)
+        options = section.get("options", {})
+        if parse_uci_bool(options.get("disabled"), "network.%s.disabled" % name):
+            continue
+        target, netmask = options.get("target"), options.get("netmask")
+        if not isinstance(target, str) or not target:
+            continue
+        spec = target if netmask is None or "/" in target else "%s/%s" % (target, netmask)
         try:
-            net = ipaddress.ip_network(str(spec), strict=False)
+            net = ipaddress.ip_network(spec, strict=False)
         except ValueError:
             continue
-        if net.num_addresses == 1:
-            kept.add(str(net.network_address))
-    return kept
+        if (section["type"] == "route6") != (net.version == 6):
+            continue
+        interface = options.get("interface")
+        metric = parse_uci_int(options.get("metric"), "network.%s.metric" % name)
+        if metric is None and isinstance(interface, str) and (network.get(interface) or {}).get("type") == "interface":
+            metric = parse_uci_int(network[interface].get("options", {}).get("metric"), "network.%s.metric" % interface)
+        found.append({"section": name, "target": str(net), "interface": interface if isinstance(interface, str) else None,
+                      "gateway": options.get("gateway") if isinstance(options.get("gateway"), str) else None,
+                      "metric": metric, "table": options.get("table") if isinstance(options.get("table"), str) else None})
+    return found
 
 
-def find_pinned_routes(routes, address) -> list:
+def _same_address(first, second):
+    try:
+        return ipaddress.ip_address(first) == ipaddress.ip_address(second)
+    except ValueError:
+        return False
+
+
+def _same_metric(expected, printed, version):
+    """netifd's metric 0 is the kernel's default: printed as none (IPv4) or 1024 (IPv6)."""
+    defaults = (None, 0, 1024) if version == 6 else (None, 0)
+    if expected in (None, 0):
+        return printed in defaults
+    return printed == expected
+
+
+def route_section(route, sections, network):
+    """The ``configured_routes`` entry that installed ``route`` (a parsed kernel route), or None: a route no ``config route`` asks for.
+
+    netifd installs a user's route and its own host route to an endpoint alike (``proto static``), so
+    uci is what tells them apart: same destination prefix, and the section's gateway, metric (its
+    own or its interface's), table and its interface's device where uci names them. A route of the
+    ``kernel`` protocol is never a section's.
+    """
+    if route.get("protocol") == "kernel" or route.get("type", "unicast") != "unicast":
+        return None
+    dst = route.get("dst")
+    try:
+        net = ipaddress.ip_network("0.0.0.0/0" if dst == "default" and route.get("family") != "inet6"
+                                   else "::/0" if dst == "default" else dst, strict=False)
+    except (TypeError, ValueError):
+        return None
+    for section in sections:
+        if ipaddress.ip_network(section["target"]) != net:
+            continue
+        if section["gateway"] and not _same_address(section["gateway"], route.get("gateway") or ""):
+            continue
+        if not _same_metric(section["metric"], route.get("metric"), net.version):
+            continue
+        if section["table"] not in _MAIN_TABLES and str(route.get("table")) != section["table"]:
+            continue
+        devices = interface_devices(network, section["interface"])
+        if devices is not None and route.get("dev") not in devices:
+            continue
+        return section
+    return None
+
+
+def user_routes_to(network: dict, routes, address, sections=None) -> list:
+    """The configured routes (``configured_routes``) whose target holds ``address``, most specific first.
+
+    Each is the section's entry plus ``installed``: the kernel route it put in place
+    (``short_route``), or None (its interface is down, or the route was deleted by hand). A
+    default route (``0.0.0.0/0``) is not a route to the endpoint and is left out. ``address`` must
+    be an IP address (ParseError otherwise).
+    """
+    wanted = endpoint_address(address)
+    if wanted is None:
+        raise ParseError("user_routes_to: %r is not an IP address" % (address,))
+    sections = configured_routes(network) if sections is None else sections
+    found = []
+    for section in sections:
+        net = ipaddress.ip_network(section["target"])
+        if net.version != wanted.version or net.prefixlen == 0 or wanted not in net:
+            continue
+        installed = next((route for route in routes if route_section(route, [section], network) is section), None)
+        found.append(dict(section, installed=short_route(installed)))
+    return sorted(found, key=lambda entry: -ipaddress.ip_network(entry["target"]).prefixlen)
+
+
+def user_route_conflict(user_routes, address, preferred_device):
+    """The configured route that carries ``address`` once netifd's host routes are gone, when it leaves through another device.
+
+    ``user_routes``: ``user_routes_to`` of the address. Only installed routes of the main table count
+    (the router's own packets follow it): the most specific wins, then the lowest metric. Returns
+    ``{"section", "target", "interface", "dev", "gateway", "message"}`` when that route's device is not
+    ``preferred_device``; None when the preferred device is unknown, no configured route is installed,
+    or the winner uses the preferred device.
+    """
+    if not preferred_device:
+        return None
+    installed = [entry for entry in user_routes or [] if entry.get("installed")
+                 and entry["installed"].get("table") in _MAIN_TABLES]
+    if not installed:
+        return None
+    winner = min(installed, key=lambda entry: (-ipaddress.ip_network(entry["target"]).prefixlen,
+                                               entry["installed"].get("metric") or 0))
+    dev = winner["installed"].get("dev")
+    if dev == preferred_device:
+        return None
+    message = ("the config route section %s (target %s%s) sends %s through %s, not the preferred uplink %s: a route "
+               "you configured, kept as it is; point it at the preferred uplink or delete it (uci delete network.%s)"
+               % (winner["section"], winner["target"],
+                  ", interface %s" % winner["interface"] if winner.get("interface") else "", address, dev,
+                  preferred_device, winner["section"]))
+    return {"section": winner["section"], "target": winner["target"], "interface": winner.get("interface"),
+            "dev": dev, "gateway": winner["installed"].get("gateway"), "message": message}
+
+
+def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
+    """The router's uplinks and which are metered: the preferred uplink's device first, then every other
+    device with a unicast default route in the main table that is not a WireGuard interface, once each.
+
+    ``metered``: uci interface or device names (``["wanb"]``), each resolved as ``uplink_device``
+    does. With case 01's config and routes, ``find_uplinks(network, routes, "eth1", ["wanb"])`` →
+    ``[{"interface": "wan", "device": "eth1", "preferred": True, "metered": False},
+    {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True}]``.
+    ``interface`` is the uci interface whose device it is (None when none is).
+    """
+    tunnels = set(wireguard_interfaces(network))
+    devices = [preferred_device] if preferred_device else []
+    for route in routes:
+        if (route.get("type", "unicast") == "unicast" and route.get("dst") in ("default", "0.0.0.0/0", "::/0")
+                and route.get("table") in _MAIN_TABLES and route.get("dev") and route["dev"] not in tunnels
+                and route["dev"] not in devices):
+            devices.append(route["dev"])
+    names = {}
+    for name, section in network.items():
+        if section.get("type") == "interface" and name != "loopback" and name not in tunnels:
+            for device in interface_devices(network, name) or {uplink_device(network, name)}:
+                names.setdefault(device, name)
+    metered_devices = {uplink_device(network, name) for name in metered or ()}
+    return [{"interface": names.get(device), "device": device, "preferred": device == preferred_device,
+             "metered": device in metered_devices or names.get(device) in set(metered or ())} for device in devices]
+
+
+def metered_unmatched(network: dict, found_uplinks, metered) -> list:
+    """The names in ``metered`` that are no uplink's interface or device (a typo, an uplink that is down, a modem
+    interface whose device netifd names at run time: list its device, ``wwan0``), in the order given."""
+    return [name for name in metered or () if not any(
+        uplink["interface"] == name or uplink["device"] in (name, uplink_device(network, name)) for uplink in found_uplinks)]
+
+
+def metered_refusal(found_uplinks):
+    """Why no uplink may be picked for the endpoints: every one of ``found_uplinks`` (``find_uplinks``) is metered; else None (also with none)."""
+    if not found_uplinks or not all(uplink["metered"] for uplink in found_uplinks):
+        return None
+    return ("every uplink of this router is metered (%s): refusing to pick one for the WireGuard endpoints; leave the "
+            "uplink the tunnel may use out of the metered ones (and make it the preferred uplink)"
+            % ", ".join("%s: %s" % (uplink["interface"], uplink["device"]) if uplink["interface"] else uplink["device"]
+                        for uplink in found_uplinks))
+
+
+def find_pinned_routes(routes, address, network=None) -> list:
     """Return every unicast, non-kernel host route (/32, /128) to ``address`` with a device, any table.
 
-    The result is what ``route_delete_argv`` turns into an exact ``ip route del``: destination,
-    gateway, device (and table when not main) as listed.
+    With ``network`` (the parsed uci config) the routes a ``config route`` section asks for
+    (``route_section``) are left out: what remains is netifd's pinned host route (or one added by
+    hand), never the user's. The result is what ``route_delete_argv`` turns into an exact
+    ``ip route del``: destination, gateway, device (and table when not main) as listed.
     """
     wanted = endpoint_address(address)
     if wanted is None:
         raise ParseError("find_pinned_routes: %r is not an IP address" % (address,))
+    sections = configured_routes(network) if network else []
     found = []
     for route in routes:
         if route.get("type", "unicast") != "unicast" or route.get("protocol") == "kernel" or not route.get("dev"):
+            continue
+        if sections and route_section(route, sections, network) is not None:
             continue
         try:
             net = ipaddress.ip_network(route.get("dst", ""), strict=False)
@@ -220,7 +429,8 @@ def _endpoints(info, name, targets):
     return endpoints, unresolved
 
 
-def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, *, targets) -> dict:
+def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, *, targets,
+                            preferred_device=None, metered=()) -> dict:
     """Decide what to do for each WireGuard interface.
 
     ``network`` is ``parse_uci_show(text)["network"]``, ``routes`` parsed routes (table all),
@@ -232,24 +442,33 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
                                 "endpoints": ["203.0.113.10"], "unresolved": [],
                                 "delete_routes": [{"dst": "203.0.113.10", "gateway": "198.51.100.1",
                                                    "dev": "wwan0", ...}],
-                                "kept_routes": [], "over_tunnel": False, "changed": True,
-                                "refused": None}},
+                                "kept_routes": [],      # host routes a config route section asks for
+                                "user_routes": [],      # user_routes_to of each endpoint, plus "endpoint"
+                                "conflicts": [],        # user_route_conflict of each endpoint, plus "endpoint"
+                                "over_tunnel": False, "changed": True, "refused": None}},
          "uci_commands": [["uci", "set", "network.wg0.nohostroute=1"]],
          "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]],
          "full_tunnel_endpoints": [],   # [{"interface", "endpoint"}] for the hotplug script
+         "uplinks": [...],              # find_uplinks(network, routes, preferred_device, metered)
+         "refused": None,               # metered_refusal: why nothing changes
          "changed": True,
          "diff": {"before": "...", "after": "..."}}
 
-    Split tunnel: ``nohostroute=1`` and every pinned host route to its endpoints deleted (those a
-    ``config route`` section asks for are kept). Full tunnel: ``refused`` explains why nohostroute
-    would loop; an existing ``nohostroute=1`` is removed (the host route is required); no route is
-    deleted. Endpoint hostnames are listed in ``unresolved`` and skipped.
+    Split tunnel: ``nohostroute=1`` and every pinned host route to its endpoints deleted, netifd's:
+    one a ``config route`` section asks for (``route_section``) is the user's and kept. A configured
+    route that would still send an endpoint through another device than ``preferred_device`` is
+    listed in ``conflicts`` (kept all the same: the user's to change). Full tunnel: ``refused``
+    explains why nohostroute would loop; an existing ``nohostroute=1`` is removed (the host route is
+    required); no route is deleted. Endpoint hostnames are listed in ``unresolved`` and skipped.
+    When something would change and every uplink is ``metered`` (uci interface or device names),
+    nothing changes: the plan's ``refused`` says why (no uplink to pick).
 
     ``targets``: the endpoints openwrt_facts looks up (parse/openwrt_endpoints.endpoint_targets of
     the uci and live state: a peer's live endpoint, else its uci IP literal; the one rule that picks
     endpoints), so the fix acts on the endpoints the finding saw, a peer configured by hostname or
     roamed to another address included; a hostname with no live endpoint stays ``unresolved``.
-    Raises ParseError for a requested interface that is not a ``proto wireguard`` interface.
+    Raises ParseError for a requested interface that is not a ``proto wireguard`` interface, or a
+    ``config route`` metric that is not a whole number.
     """
     found = wireguard_interfaces(network)
     wanted = list(interfaces or [])
@@ -258,9 +477,9 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
             raise ParseError("interfaces: %r is not a proto wireguard interface in /etc/config/network (found: %s)"
                              % (name, ", ".join(sorted(found)) or "none"))
     names = wanted or sorted(found)
-    kept_on_purpose = configured_static_routes(network)
+    sections = configured_routes(network)
     plan = {"interfaces": {}, "uci_commands": [], "route_commands": [], "full_tunnel_endpoints": [],
-            "changed": False}
+            "uplinks": find_uplinks(network, routes, preferred_device, metered), "refused": None, "changed": False}
     before, after = [], []
     for name in names:
         info = found[name]
@@ -268,7 +487,8 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
         endpoints, unresolved = _endpoints(info, name, targets)
         entry = {"tunnel": kind["tunnel"], "reason": kind["reason"], "nohostroute": info["nohostroute"],
                  "endpoints": endpoints, "unresolved": unresolved, "delete_routes": [], "kept_routes": [],
-                 "over_tunnel": over_tunnel(info, connection_address), "changed": False, "refused": None}
+                 "user_routes": [], "conflicts": [], "over_tunnel": over_tunnel(info, connection_address),
+                 "changed": False, "refused": None}
         option = "network.%s.nohostroute" % name
         if kind["tunnel"] == "split":
             before.append("%s=%s" % (option, "'1'" if info["nohostroute"] else "(unset)"))
@@ -280,13 +500,18 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
                 for route in find_pinned_routes(routes, endpoint):
                     line = "route %s" % _route_line(route)
                     before.append(line)
-                    if endpoint in kept_on_purpose:
+                    if route_section(route, sections, network) is not None:
                         entry["kept_routes"].append(route)
                         after.append(line)
                         continue
                     entry["delete_routes"].append(route)
                     plan["route_commands"].append(route_delete_argv(route))
                     entry["changed"] = True
+                users = user_routes_to(network, routes, endpoint, sections)
+                entry["user_routes"].extend(dict(user, endpoint=endpoint) for user in users)
+                conflict = user_route_conflict(users, endpoint, preferred_device)
+                if conflict:
+                    entry["conflicts"].append(dict(conflict, endpoint=endpoint))
         else:
             entry["refused"] = (
                 "nohostroute refused for %s: %s, so without the endpoint host route the tunnel's own "
@@ -300,6 +525,12 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
             plan["full_tunnel_endpoints"].extend({"interface": name, "endpoint": e} for e in endpoints)
         plan["changed"] = plan["changed"] or entry["changed"]
         plan["interfaces"][name] = entry
+    refusal = metered_refusal(plan["uplinks"]) if plan["changed"] else None
+    if refusal:
+        plan.update(refused=refusal, uci_commands=[], route_commands=[], changed=False)
+        for entry in plan["interfaces"].values():
+            entry.update(changed=False, delete_routes=[])
+        after = list(before)
     plan["diff"] = {"before": "\n".join(before) + ("\n" if before else ""),
                     "after": "\n".join(after) + ("\n" if after else "")}
     return plan

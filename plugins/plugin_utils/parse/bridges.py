@@ -24,25 +24,25 @@ def _linkinfo(link):
     return info if isinstance(info, dict) else {}
 
 
-def load_ip_links(text: str) -> list:
+def load_ip_links(text: str, command: str = "ip -d -j link show") -> list:
     """The link objects of ``ip -d -j link show`` (or ``ip -j link show``), checked.
 
     ``'[{"ifindex": 1, "ifname": "lo", "mtu": 65536, ...}]'`` → the list of dicts as printed;
     empty text or ``[]`` → ``[]``. Format: iproute2's JSON output (``-j``, iproute2 >= 4.13),
     one object per device, each with ``ifname``.
 
-    Raises ParseError for text that is not a JSON list of objects with an ``ifname`` (an ``ip``
+    Raises ParseError, naming ``command`` (the listing it came from, ``ip -s -j link show`` for
+    _link_counters), for text that is not a JSON list of objects with an ``ifname`` (an ``ip``
     without ``-j``, BusyBox's for one, prints text or usage).
     """
     if not isinstance(text, str):
-        raise ParseError("ip -d -j link show output must be text, got %s" % type(text).__name__)
+        raise ParseError("%s output must be text, got %s" % (command, type(text).__name__))
     try:
         links = json.loads(text) if text.strip() else []
     except json.JSONDecodeError:
-        raise ParseError("ip -d -j link show output is not JSON (is `-j` supported by this ip?): %r"
-                         % text[:200]) from None
+        raise ParseError("%s output is not JSON (is `-j` supported by this ip?): %r" % (command, text[:200])) from None
     if not isinstance(links, list) or not all(isinstance(link, dict) and link.get("ifname") for link in links):
-        raise ParseError("ip -d -j link show output must be a JSON list of links with an 'ifname'")
+        raise ParseError("%s output must be a JSON list of links with an 'ifname'" % command)
     return links
 
 

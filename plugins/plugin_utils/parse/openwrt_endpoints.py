@@ -13,9 +13,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    endpoint_address, find_pinned_routes)
-
-_SHORT_ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
+    configured_routes, endpoint_address, find_pinned_routes, short_route, user_routes_to)
 
 
 def split_endpoint_host(value):
@@ -82,16 +80,13 @@ def endpoint_targets(interfaces: dict) -> dict:
     return {"targets": targets, "unresolved": unresolved}
 
 
-def _short(route):
-    return None if route is None else {key: route.get(key) for key in _SHORT_ROUTE_KEYS}
-
-
-def endpoint_route_facts(target: dict, used, routes: list, error=None) -> dict:
+def endpoint_route_facts(target: dict, used, routes: list, error=None, network=None) -> dict:
     """The route facts of one endpoint target.
 
     ``used`` is ``parse_ip_route_get`` output for ``target["address"]`` (None when ``ip route
     get`` found no route; ``error`` then says why, e.g. ``Network is unreachable``), ``routes``
-    the parsed ``ip -j route show table all``. With the pinned case-01 route::
+    the parsed ``ip -j route show table all``, ``network`` the parsed uci network config (None: no
+    ``config route`` section, every pinned route is netifd's). With the pinned case-01 route::
 
         {"interface": "wg0", "public_key": "BBBB…B=", "section": "@wireguard_wg0[0]",
          "address": "203.0.113.10", "port": 51820, "address_source": "live",
@@ -102,20 +97,27 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None) -> dict:
          "static_host_route": True,    # a non-kernel /32 (/128) to the address exists
          "pinned_routes": [{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0",
                             "table": "main", "protocol": "static", "metric": 20}],   # every table
+         "user_routes": [],            # the config route sections holding the address
          "error": None}
 
-    Unknown values are None.
+    ``pinned_routes`` are the host routes no ``config route`` section asks for (netifd's, the ones
+    the fix deletes); ``user_routes`` the sections whose target holds the address, most specific
+    first, each with the kernel route it installed (``_wg_route_plan.user_routes_to``): a user's /32
+    is there, not in ``pinned_routes``. Unknown values are None.
     """
     entry = dict(target)
     address = target["address"]
-    pinned = [_short(route) for route in find_pinned_routes(routes, address)]
+    sections = configured_routes(network or {})
+    pinned = [short_route(route) for route in find_pinned_routes(routes, address, network)]
+    users = user_routes_to(network or {}, routes, address, sections)
     if used is None:
         entry.update(dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
-                     route_metric=None, static_host_route=bool(pinned), pinned_routes=pinned, error=error)
+                     route_metric=None, static_host_route=bool(find_pinned_routes(routes, address)), pinned_routes=pinned,
+                     user_routes=users, error=error)
         return entry
     described = describe_endpoint_route(used, routes, address)
     entry.update(dev=described["dev"], gateway=described["gateway"], src=used.get("prefsrc"),
                  table=described["table"], route_dst=described["dst"], route_protocol=described["protocol"],
                  route_metric=described["metric"], static_host_route=described["static_host_route"],
-                 pinned_routes=pinned, error=error)
+                 pinned_routes=pinned, user_routes=users, error=error)
     return entry

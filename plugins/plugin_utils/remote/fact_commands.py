@@ -22,6 +22,8 @@ ROUTES_TEXT = ["ip", "route", "show", "table", "all"]
 ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
 ROUTE_GET_TEXT = ["ip", "route", "get"]
 ETHTOOL_K = ["ethtool", "-k"]
+# every device's byte counters (the uplinks' evidence of fault 1); BusyBox ip has no -s -j
+LINK_COUNTERS = ["ip", "-s", "-j", "link", "show"]
 NOT_FOUND = 127  # POSIX shells: command not found
 
 # Address filter for endpoint lines on stdin: brackets and a port are cut off; what is not made

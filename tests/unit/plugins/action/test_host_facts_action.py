@@ -53,18 +53,21 @@ def _run(args, group_names):
     return action.run(task_vars=task_vars), connection, task_vars, task
 
 
+ROUTER_ARGS = {"preferred_uplink": "wan", "metered_uplinks": ["wanb"]}
+
+
 def test_a_router_gets_openwrt_facts_with_every_option(recorded):
-    result, connection, task_vars, task = _run({"preferred_uplink": "wan", "label": "after"}, ["tunnelfix_openwrt"])
+    result, connection, task_vars, task = _run(dict(ROUTER_ARGS, label="after"), ["tunnelfix_openwrt"])
     assert result == {"changed": False, "ansible_facts": {"tunnelfix_openwrt": {}}}
-    assert recorded == [("tunnelfix_openwrt", {"preferred_uplink": "wan", "label": "after"}, connection, task_vars)]
-    assert task.args == {"preferred_uplink": "wan", "label": "after"}
+    assert recorded == [("tunnelfix_openwrt", dict(ROUTER_ARGS, label="after"), connection, task_vars)]
+    assert task.args == dict(ROUTER_ARGS, label="after")
 
 
-def test_a_linux_host_gets_tunnel_facts_without_the_router_option(recorded):
-    result, connection, task_vars, task = _run({"preferred_uplink": "wan", "label": "before"}, ["tunnelfix_wireguard_peers"])
+def test_a_linux_host_gets_tunnel_facts_without_the_router_options(recorded):
+    result, connection, task_vars, task = _run(dict(ROUTER_ARGS, label="before"), ["tunnelfix_wireguard_peers"])
     assert result == {"changed": False, "ansible_facts": {"tunnelfix": {}}}
     assert recorded == [("tunnelfix", {"label": "before"}, connection, task_vars)]
-    assert task.args == {"preferred_uplink": "wan", "label": "before"}   # the task itself is left as it was
+    assert task.args == dict(ROUTER_ARGS, label="before")   # the task itself is left as it was
 
 
 @pytest.mark.parametrize("group_names", [["tunnelfix_wireguard_hubs"], ["tunnelfix_openwrt"]])

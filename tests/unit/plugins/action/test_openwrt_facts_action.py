@@ -20,6 +20,7 @@ DATE = "date +%s"
 ROUTE_SHOW = "ip -j route show table all"
 IP_LINKS = "ip -d -j link show"
 IP_FORWARD = "cat /proc/sys/net/ipv4/ip_forward"
+LINK_COUNTERS = "ip -s -j link show"
 BANIP = "ls -1d /etc/init.d/banip"
 NO_BANIP = (1, "", "ls: /etc/init.d/banip: No such file or directory\n")
 NO_TABLE = (1, "", "Error: No such file or directory\nlist table inet banIP\n                 ^^^^^\n")
@@ -256,6 +257,7 @@ def tunnel_router(load_fixture):
         **wg("1767225600\n", dump=load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt")),
         ROUTE_SHOW: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "endpoint_via_backup.txt"), ""),
+        LINK_COUNTERS: (0, load_fixture("ip_s_j_link_show", "two_uplinks_after_traffic.txt"), ""),
         IP_FORWARD: (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt"), ""),
         IP_LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
         BRIDGE_LS: (0, load_fixture("ls_sys_class_net_bridges", "openwrt_image_bridge_two_veth.txt"), ""),
@@ -406,12 +408,13 @@ def test_no_endpoint_to_look_up_runs_no_route_lookup(fake, load_fixture):
     action = fake({"gather_subset": ["endpoint_routes"]}, answers)
     facts = facts_of(action.run(task_vars={}))
     assert facts["endpoint_routes"] == {"routes_source": None, "endpoints": [], "unresolved": [
-        {"interface": "wg0", "public_key": "E" * 43 + "=", "section": "dc", "endpoint_host": "dc.example.net"}]}
+        {"interface": "wg0", "public_key": "E" * 43 + "=", "section": "dc", "endpoint_host": "dc.example.net"}],
+        "uplinks": None, "uplinks_note": None, "metered_unmatched": []}
     assert_one_execution(action)
     assert not [call for call in action.router.calls() if " route get " in call]  # a hostname is never looked up
 
 
-NO_IP = {ROUTE_SHOW: None, "ip -j route get 203.0.113.10": None, IP_LINKS: None}
+NO_IP = {ROUTE_SHOW: None, "ip -j route get 203.0.113.10": None, IP_LINKS: None, LINK_COUNTERS: None}
 
 
 @pytest.mark.parametrize("change, expected", [
@@ -485,3 +488,62 @@ def test_the_label_comes_back_as_given_and_only_when_given(fake, label):
     result = fake(args, NOTHING).run(task_vars={})
     assert facts_of(result)["banip"]["installed"] is False
     assert result.get("label", "absent") == (label or "absent")
+
+
+# the uplinks, metered or not, and their byte counters (issue 17, point 5) ---------------------------
+
+@pytest.mark.parametrize("metered, expected", [
+    ([], [("wan", "eth1", True, False), ("wanb", "wwan0", False, False)]),
+    (["wanb"], [("wan", "eth1", True, False), ("wanb", "wwan0", False, True)]),
+    (["eth1", "wwan0"], [("wan", "eth1", True, True), ("wanb", "wwan0", False, True)]),
+])
+def test_the_uplinks_are_read_in_the_same_execution_with_their_counters(fake, tunnel_router, metered, expected):
+    action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": "wan", "metered_uplinks": metered},
+                  tunnel_router)
+    routes = facts_of(action.run(task_vars={}))["endpoint_routes"]
+    assert [(u["interface"], u["device"], u["preferred"], u["metered"]) for u in routes["uplinks"]] == expected
+    assert [(u["rx_bytes"], u["tx_bytes"]) for u in routes["uplinks"]] == [(1838, 1838), (21468, 21468)]
+    assert routes["uplinks_note"] is None and routes["metered_unmatched"] == []
+    assert_one_execution(action)
+    assert LINK_COUNTERS in action.router.calls()
+
+
+def test_a_metered_name_that_is_no_uplink_is_listed(fake, tunnel_router):
+    action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": "wan", "metered_uplinks": ["wanb", "lte"]},
+                  tunnel_router)
+    routes = facts_of(action.run(task_vars={}))["endpoint_routes"]
+    assert routes["metered_unmatched"] == ["lte"] and [u["metered"] for u in routes["uplinks"]] == [False, True]
+
+
+def test_the_users_config_route_is_told_from_netifds_pin(fake, tunnel_router, load_fixture):
+    tunnel_router.update({
+        "uci -q show network": (0, load_fixture("uci_show", "user_route_fibre_endpoint.txt"), ""),
+        ROUTE_SHOW: (0, load_fixture("ip_j_route_show", "user_route_fibre_pinned_backup_table_all.txt"), ""),
+        "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "user_route_fibre_pinned_backup.txt"), "")})
+    action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": "wan"}, tunnel_router)
+    [endpoint] = facts_of(action.run(task_vars={}))["endpoint_routes"]["endpoints"]
+    assert [(r["gateway"], r["dev"]) for r in endpoint["pinned_routes"]] == [("198.51.100.1", "wwan0")]
+    assert [(u["section"], u["installed"]["dev"]) for u in endpoint["user_routes"]] == [("wg_endpoint", "eth1")]
+
+
+@pytest.mark.parametrize("answer, note", [
+    ("busybox", "ip -s -j link show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): "
+                "byte counters unknown"),
+    ((0, "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536\n", ""), "ip -s -j link show output is not JSON"),
+])
+def test_counters_unknown_are_none_with_a_note_not_a_failure(fake, tunnel_router, load_fixture, answer, note):
+    if answer == "busybox":  # BusyBox ip: no -s -j, its usage on stderr
+        answer = (1, "", load_fixture("ip_s_j_link_show_stderr", "busybox_ip.txt"))
+    action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": "wan"}, dict(tunnel_router, **{LINK_COUNTERS: answer}))
+    routes = facts_of(action.run(task_vars={}))["endpoint_routes"]
+    assert [(u["device"], u["rx_bytes"], u["tx_bytes"]) for u in routes["uplinks"]] == [("eth1", None, None), ("wwan0", None, None)]
+    assert routes["uplinks_note"].startswith(note)
+    assert_one_execution(action)
+
+
+@pytest.mark.parametrize("names", [["wan;reboot"], ["wanb", " wan"], ["x" * 16]])
+def test_a_bad_metered_uplink_fails_naming_the_option_before_running_anything(fake, tunnel_router, names):
+    action = fake({"gather_subset": ["endpoint_routes"], "metered_uplinks": names}, tunnel_router)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],)), result
+    assert action.ran == []

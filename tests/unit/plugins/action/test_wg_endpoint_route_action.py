@@ -223,3 +223,75 @@ def test_bad_interface_name_fails_before_any_command(fake, case01):
     result = action.run(task_vars={})
     assert result["failed"] is True and "'wg0;reboot'" in result["msg"]
     assert action.ran == []
+
+
+# a user's config route (issue 17, point 4) and metered uplinks (point 5) ------------------------
+
+@pytest.fixture
+def user_route(load_fixture):
+    """The recorded field shape: a config route to the endpoint over the fibre (metric 30), netifd's /32 over the 5G
+    backup (metric 20), which wins."""
+    return {SHOW: (0, load_fixture("uci_show", "user_route_fibre_endpoint.txt"), ""), CHANGES: (0, "", ""),
+            ROUTES: (0, load_fixture("ip_j_route_show", "user_route_fibre_pinned_backup_table_all.txt"), ""),
+            ROUTES_TEXT: (0, load_fixture("ip_route_show", "user_route_fibre_pinned_backup_table_all.txt"), ""),
+            GET: (0, load_fixture("ip_j_route_get", "user_route_fibre_pinned_backup.txt"), ""),
+            GET_TEXT: (0, load_fixture("ip_route_get", "user_route_fibre_pinned_backup.txt"), ""),
+            SET: (0, "", ""), COMMIT: (0, "", ""), DEL: (0, "", "")}
+
+
+def test_the_users_route_is_kept_and_netifds_pin_deleted(fake, user_route, load_fixture):
+    later = {GET: (0, load_fixture("ip_j_route_get", "user_route_fibre_after_fix.txt"), "")}
+    action = fake({"preferred_uplink": "wan"}, user_route, later=later)
+    result = action.run(task_vars={})
+    assert result["commands"] == [SET, DEL]
+    assert "ip route del 203.0.113.10/32 via 192.0.2.1 dev eth1" not in action.router.calls()
+    entry = result["interfaces"]["wg0"]
+    assert entry["kept_routes"] == [{"dst": "203.0.113.10", "gateway": "192.0.2.1", "dev": "eth1", "table": "main",
+                                     "protocol": "static", "metric": 30}]
+    assert entry["conflicts"] == [] and entry["user_routes"][0]["section"] == "wg_endpoint"
+    assert result["endpoint_routes"] == {"203.0.113.10": {"dev": "eth1", "gateway": "192.0.2.1"}}   # via the fibre
+    assert result["refused"] is None
+
+
+def test_a_users_route_on_the_backup_is_kept_and_reported(fake, user_route, load_fixture):
+    user_route.update({SHOW: (0, load_fixture("uci_show", "user_prefix_backup_endpoint.txt"), ""),
+                       ROUTES: (0, load_fixture("ip_j_route_show", "user_prefix_backup_pinned_backup_table_all.txt"), ""),
+                       GET: (0, load_fixture("ip_j_route_get", "user_prefix_backup.txt"), "")})
+    result = fake({"preferred_uplink": "wan"}, user_route, check_mode=True).run(task_vars={})
+    assert result["commands"] == [SET, DEL]
+    [conflict] = result["interfaces"]["wg0"]["conflicts"]
+    assert (conflict["section"], conflict["dev"], conflict["endpoint"]) == ("dc_net", "wwan0", "203.0.113.10")
+    assert "uci delete network.dc_net" in conflict["message"]
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_every_uplink_metered_changes_nothing_and_says_why(fake, user_route, check_mode):
+    action = fake({"preferred_uplink": "wan", "metered_uplinks": ["wan", "wanb"]}, user_route, check_mode=check_mode)
+    result = action.run(task_vars={})
+    assert result.get("failed") is not True          # the role fails on it, naming its own option
+    assert (result["changed"], result["commands"], result["committed"]) == (False, [], False)
+    assert result["refused"].startswith("every uplink of this router is metered (wan: eth1, wanb: wwan0)")
+    assert [(u["device"], u["metered"]) for u in result["uplinks"]] == [("eth1", True), ("wwan0", True)]
+    assert SET not in action.router.calls() and DEL not in action.router.calls() and len(action.ran) == 1
+
+
+def test_one_unmetered_uplink_is_picked(fake, user_route):
+    result = fake({"preferred_uplink": "wan", "metered_uplinks": ["wanb"]}, user_route, check_mode=True).run(task_vars={})
+    assert result["refused"] is None and result["commands"] == [SET, DEL]
+    assert "warnings" not in result
+
+
+def test_a_metered_name_that_is_no_uplink_is_warned_about(fake, user_route):
+    """A modem interface's device is named at run time: wanb4 (a typo here) matches no uplink, so a warning says so."""
+    result = fake({"preferred_uplink": "wan", "metered_uplinks": ["wanb4"]}, user_route, check_mode=True).run(task_vars={})
+    assert result["warnings"] == ["metered_uplinks: 'wanb4' is no uplink's uci interface or device (uplinks: eth1, wwan0); "
+                                  "a modem interface's device is named at run time, list the device (wwan0)"]
+    assert result["commands"] == [SET, DEL]
+
+
+@pytest.mark.parametrize("names", [["wan;reboot"], ["wan", ""], ["x" * 16]])
+def test_a_bad_metered_uplink_fails_before_any_command(fake, user_route, names):
+    action = fake({"metered_uplinks": names}, user_route)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],))
+    assert action.ran == []

@@ -1,22 +1,39 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 1's rule on both sides of each decision: split/full, pinned or not, preferred device known or not."""
+"""Fault 1's rule on both sides of each decision: split/full, pinned or not, preferred device known or not,
+a user's config route (kept: a conflict when it sends the endpoint elsewhere), metered uplinks."""
+
+import copy
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import pinned_endpoints
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import pinned_endpoints, route_plan
+
+ETH1 = {"interface": "wan", "device": "eth1", "preferred": True, "metered": False, "rx_bytes": 1838, "tx_bytes": 1838}
+WWAN0 = {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True, "rx_bytes": 21468, "tx_bytes": 21468}
+PREFIX_ON_BACKUP = {"section": "dc_net", "target": "203.0.113.0/24", "interface": "wanb", "gateway": None, "metric": 20,
+                    "table": None, "installed": {"dst": "203.0.113.0/24", "gateway": "198.51.100.1", "dev": "wwan0",
+                                                 "table": "main", "protocol": "static", "metric": 20}}
+HOST_ON_FIBRE = {"section": "wg_endpoint", "target": "203.0.113.7/32", "interface": "wan", "gateway": "192.0.2.1",
+                 "metric": 30, "table": None, "installed": {"dst": "203.0.113.7", "gateway": "192.0.2.1", "dev": "eth1",
+                                                            "table": "main", "protocol": "static", "metric": 30}}
 
 
-def view(dev="wwan0", tunnel="split", pinned=("203.0.113.7/32 dev wwan0",), preferred="eth1"):
+def view(dev="wwan0", tunnel="split", pinned=("203.0.113.7/32 dev wwan0",), preferred="eth1", user_routes=None,
+         uplinks=None):
+    routes = {"endpoints": [{"interface": "wg0", "address": "203.0.113.7", "dev": dev, "gateway": "10.64.0.1",
+                             "pinned_routes": list(pinned), "user_routes": list(user_routes or [])}]}
+    if uplinks is not None:
+        routes["uplinks"] = uplinks
     return {"preferred_uplink_device": preferred, "openwrt": {
-        "wireguard": {"interfaces": {"wg0": {"tunnel": tunnel}}},
-        "endpoint_routes": {"endpoints": [{"interface": "wg0", "address": "203.0.113.7", "dev": dev,
-                                           "gateway": "10.64.0.1", "pinned_routes": list(pinned)}]}}}
+        "wireguard": {"interfaces": {"wg0": {"tunnel": tunnel, "in_uci": True, "nohostroute": False}}},
+        "endpoint_routes": routes}}
 
 
 def test_a_split_tunnel_pinned_to_the_backup_is_found_with_its_evidence():
     [(evidence, explanation)] = pinned_endpoints("owrt", view(), {})
     assert evidence == {"interface": "wg0", "endpoint": "203.0.113.7", "dev": "wwan0", "gateway": "10.64.0.1",
-                        "preferred_uplink_device": "eth1", "pinned_routes": ["203.0.113.7/32 dev wwan0"]}
+                        "preferred_uplink_device": "eth1", "pinned_routes": ["203.0.113.7/32 dev wwan0"],
+                        "user_route_conflict": None, "metered_uplink": None, "uplinks": None}
     assert "nohostroute=1" in explanation and "wwan0" in explanation
 
 
@@ -26,6 +43,9 @@ def test_a_split_tunnel_pinned_to_the_backup_is_found_with_its_evidence():
     ({"tunnel": None}, "split or full unknown: no guess"),
     ({"pinned": ()}, "no pinned route"),
     ({"preferred": None}, "preferred uplink unknown: no guess"),
+    ({"pinned": (), "user_routes": [HOST_ON_FIBRE]}, "the user's route uses the preferred uplink: no conflict"),
+    ({"pinned": (), "user_routes": [dict(PREFIX_ON_BACKUP, installed=None)]}, "the user's route is not installed"),
+    ({"pinned": (), "user_routes": [PREFIX_ON_BACKUP], "dev": "eth1"}, "on the preferred uplink for now"),
 ])
 def test_no_finding(changes, why):
     assert pinned_endpoints("owrt", view(**changes), {}) == [], why
@@ -45,3 +65,59 @@ def test_an_endpoint_already_right_does_not_hide_the_next_one():
 def test_the_explanation_names_the_endpoint_interface_device_and_preferred_uplink():
     [(_evidence, text)] = pinned_endpoints("owrt", view(), {})
     assert "endpoint 203.0.113.7 of wg0 is reached through wwan0, not the preferred uplink eth1" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("pinned", [(), ("203.0.113.7/32 dev wwan0",)])
+def test_a_users_route_that_keeps_the_endpoint_on_the_backup_is_reported_as_a_conflict(pinned):
+    [(evidence, text)] = pinned_endpoints("owrt", view(pinned=pinned, user_routes=[PREFIX_ON_BACKUP]), {})
+    conflict = evidence["user_route_conflict"]
+    assert (conflict["section"], conflict["target"], conflict["dev"]) == ("dc_net", "203.0.113.0/24", "wwan0")
+    text = " ".join(text.split())
+    assert "the config route section dc_net (target 203.0.113.0/24, interface wanb) sends 203.0.113.7 through wwan0" in text
+    assert "a route you configured, kept as it is" in text
+    assert ("That alone will not move it" in text) is bool(pinned)
+    assert ("because of a route you configured" in text) is (not pinned)
+
+
+def test_the_explanation_says_mwan3_rules_will_not_help():
+    [(_evidence, text)] = pinned_endpoints("owrt", view(), {})
+    assert ("mwan3 rules do not steer the router's own WireGuard packets (they are generated on the router, not "
+            "forwarded), so adding mwan3 rules will not help") in " ".join(text.split())
+
+
+def test_a_tunnel_on_a_metered_uplink_says_so_with_the_uplinks_counters():
+    [(evidence, text)] = pinned_endpoints("owrt", view(uplinks=[ETH1, WWAN0]), {})
+    assert evidence["metered_uplink"] is True
+    assert evidence["uplinks"] == [ETH1, WWAN0]
+    text = " ".join(text.split())
+    assert "wwan0 is marked metered (openwrt_mwan3_wg_metered_uplinks)" in text
+    assert "eth1 RX 1838 TX 1838 bytes, wwan0 RX 21468 TX 21468 bytes" in text
+    assert "Every uplink is marked metered" not in text
+
+
+@pytest.mark.parametrize("uplinks, metered, says", [
+    ([dict(ETH1, metered=True), WWAN0], True, "Every uplink is marked metered, so the fix refuses to pick one"),
+    ([ETH1, dict(WWAN0, metered=False)], False, None),
+    ([ETH1, dict(WWAN0, rx_bytes=None, tx_bytes=None)], True, "wwan0 RX unknown TX unknown bytes"),
+    ([], False, None),
+])
+def test_metered_uplinks_in_the_finding(uplinks, metered, says):
+    [(evidence, text)] = pinned_endpoints("owrt", view(uplinks=uplinks), {})
+    assert evidence["metered_uplink"] is metered
+    text = " ".join(text.split())
+    assert ("is marked metered" in text) is metered
+    if says:
+        assert says in text
+
+
+def test_the_plan_refuses_when_every_uplink_is_metered():
+    """The plan the role would follow: None (the role runs, changes nothing and fails saying why) when every uplink is
+    metered and something would change; the changes when one uplink is not; [] stays [] (nothing to pick)."""
+    pinned = [{"dst": "203.0.113.7", "gateway": "198.51.100.1", "dev": "wwan0"}]
+    all_metered = [dict(ETH1, metered=True), WWAN0]
+    assert route_plan(view(pinned=pinned, uplinks=all_metered), {}) is None
+    assert route_plan(view(pinned=pinned, uplinks=[ETH1, WWAN0]), {}) == [
+        "network.wg0.nohostroute: unset -> '1'", "delete the pinned route 203.0.113.7 via 198.51.100.1 dev wwan0 (endpoint of wg0)"]
+    converged = copy.deepcopy(view(pinned=(), uplinks=all_metered))
+    converged["openwrt"]["wireguard"]["interfaces"]["wg0"]["nohostroute"] = True
+    assert route_plan(converged, {}) == []

@@ -10,8 +10,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endp
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    classify_tunnel, find_pinned_routes, plan_wg_endpoint_routes, route_delete_argv, uplink_device,
-    wireguard_interfaces)
+    classify_tunnel, configured_routes, find_pinned_routes, find_uplinks, interface_devices, metered_refusal, metered_unmatched,
+    plan_wg_endpoint_routes, route_delete_argv, route_section, uplink_device, user_route_conflict, wireguard_interfaces)
 
 
 def uci_targets(network):
@@ -80,6 +80,13 @@ PLAN_CASES = [
     ("case01_fixed_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), [], [], [], False),
     ("case04_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), [],
      [["uci", "delete", "network.wg0.nohostroute"]], [], True),
+    # a user's config route to the endpoint is kept, netifd's pinned /32 deleted
+    ("user_route_fibre_endpoint.txt", ("ip_j_route_show", "user_route_fibre_pinned_backup_table_all.txt"), [],
+     [["uci", "set", "network.wg0.nohostroute=1"]],
+     [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]], True),
+    ("user_prefix_backup_endpoint.txt", ("ip_route_show", "user_prefix_backup_pinned_backup_table_all.txt"), ["wg0"],
+     [["uci", "set", "network.wg0.nohostroute=1"]],
+     [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]], True),
 ]
 
 
@@ -171,7 +178,7 @@ def test_the_faults_plan_agrees_with_the_actions(load_fixture, uci, source, inte
     interfaces_facts = merge_wireguard(network, None)
     targets = endpoint_targets(interfaces_facts)["targets"]
     view = {"openwrt": {"wireguard": {"interfaces": interfaces_facts},
-                        "endpoint_routes": {"endpoints": [endpoint_route_facts(target, None, routes, "not looked up")
+                        "endpoint_routes": {"endpoints": [endpoint_route_facts(target, None, routes, "not looked up", network)
                                                           for target in targets]}}}
     role_vars = {"openwrt_mwan3_wg_interfaces": interfaces, "openwrt_mwan3_wg_full_tunnel_hotplug": False}
     plan = route_plan(view, role_vars)
@@ -179,3 +186,200 @@ def test_the_faults_plan_agrees_with_the_actions(load_fixture, uci, source, inte
     assert len(plan) == len(uci_commands) + len(route_commands)
     if plan_wg_endpoint_routes(network, routes, interfaces, targets=targets)["full_tunnel_endpoints"]:
         assert route_plan(view, dict(role_vars, openwrt_mwan3_wg_full_tunnel_hotplug=True)) is None
+
+
+# a user's config route apart from netifd's pinned /32 (issue 17, point 4) -------------------------
+
+FIBRE = ("user_route_fibre_endpoint.txt", "user_route_fibre_pinned_backup_table_all.txt")
+PREFIX = ("user_prefix_backup_endpoint.txt", "user_prefix_backup_pinned_backup_table_all.txt")
+NETIFD_DEL = ["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]
+
+
+def _recorded(load_fixture, case, command):
+    uci, routes = case
+    network = parse_uci_show(load_fixture("uci_show", uci))["network"]
+    return network, _routes(load_fixture, (command, routes))
+
+
+@pytest.mark.parametrize("command", ["ip_j_route_show", "ip_route_show"])
+def test_the_users_route_to_the_fibre_is_kept_and_netifds_pin_on_the_backup_deleted(load_fixture, command):
+    """The field report: a config route sends the endpoint over the fibre (metric 30), netifd's /32 over the 5G
+    backup (metric 20) wins; the plan kept both, so the role's check failed and the tunnel stayed on the backup."""
+    network, routes = _recorded(load_fixture, FIBRE, command)
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network), preferred_device="eth1")
+    entry = plan["interfaces"]["wg0"]
+    assert plan["route_commands"] == [NETIFD_DEL]
+    assert [(r["dst"], r["gateway"], r["dev"], r["metric"]) for r in entry["kept_routes"]] == [
+        ("203.0.113.10", "192.0.2.1", "eth1", 30)]
+    assert [(u["section"], u["target"], u["installed"]["dev"]) for u in entry["user_routes"]] == [
+        ("wg_endpoint", "203.0.113.10/32", "eth1")]
+    assert entry["conflicts"] == []
+    assert plan["diff"]["after"] == "network.wg0.nohostroute='1'\nroute 203.0.113.10/32 via 192.0.2.1 dev eth1\n"
+
+
+@pytest.mark.parametrize("command", ["ip_j_route_show", "ip_route_show"])
+def test_a_users_route_that_keeps_the_endpoint_on_the_backup_is_a_conflict_kept_and_named(load_fixture, command):
+    network, routes = _recorded(load_fixture, PREFIX, command)
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network), preferred_device="eth1")
+    entry = plan["interfaces"]["wg0"]
+    assert plan["route_commands"] == [NETIFD_DEL]               # netifd's /32 goes, the user's /24 stays
+    assert entry["kept_routes"] == []
+    [conflict] = entry["conflicts"]
+    assert {key: conflict[key] for key in ("section", "target", "interface", "dev", "endpoint")} == {
+        "section": "dc_net", "target": "203.0.113.0/24", "interface": "wanb", "dev": "wwan0", "endpoint": "203.0.113.10"}
+    assert conflict["message"] == (
+        "the config route section dc_net (target 203.0.113.0/24, interface wanb) sends 203.0.113.10 through wwan0, "
+        "not the preferred uplink eth1: a route you configured, kept as it is; point it at the preferred uplink or "
+        "delete it (uci delete network.dc_net)")
+    # the same route is no conflict when it uses the preferred uplink, nor without a known preferred uplink
+    assert plan_wg_endpoint_routes(network, routes, targets=uci_targets(network), preferred_device="wwan0")[
+        "interfaces"]["wg0"]["conflicts"] == []
+    assert plan_wg_endpoint_routes(network, routes, targets=uci_targets(network))["interfaces"]["wg0"]["conflicts"] == []
+
+
+NET = ("network.wan=interface\nnetwork.wan.device='eth1'\nnetwork.wan.proto='dhcp'\nnetwork.wan.metric='10'\n"
+       "network.wanb=interface\nnetwork.wanb.device='wwan0'\nnetwork.wanb.proto='dhcp'\nnetwork.wanb.metric='20'\n"
+       "network.pwan=interface\nnetwork.pwan.device='eth2'\nnetwork.pwan.proto='pppoe'\n"
+       "network.lte=interface\nnetwork.lte.device='/dev/cdc-wdm0'\nnetwork.lte.proto='qmi'\n")
+USER = {"dst": "203.0.113.10", "gateway": "192.0.2.1", "dev": "eth1", "metric": 30, "table": "main", "protocol": "static"}
+
+
+def _section(**options):
+    text = NET + "network.ep=route\n" + "".join("network.ep.%s='%s'\n" % item for item in options.items())
+    return parse_uci_show(text)["network"]
+
+
+@pytest.mark.parametrize("options, route, users", [
+    # the section's own values: each on both sides
+    ({"interface": "wan", "target": "203.0.113.10/32", "gateway": "192.0.2.1", "metric": "30"}, USER, True),
+    ({"interface": "wan", "target": "203.0.113.10/32", "gateway": "192.0.2.9", "metric": "30"}, USER, False),
+    ({"interface": "wan", "target": "203.0.113.10/32", "metric": "31"}, USER, False),
+    ({"interface": "wanb", "target": "203.0.113.10/32", "metric": "30"}, USER, False),          # wanb is wwan0
+    ({"interface": "wan", "target": "203.0.113.10", "netmask": "255.255.255.255", "metric": "30"}, USER, True),
+    ({"interface": "wan", "target": "203.0.113.0", "netmask": "255.255.255.0", "metric": "30"}, USER, False),
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30"}, USER, True),               # no mask: a host route
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30", "disabled": "1"}, USER, False),
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30", "table": "100"}, USER, False),
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30", "table": "100"}, dict(USER, table="100"), True),
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30", "table": "main"}, USER, True),
+    # no metric: the interface's (wan 10), as netifd sets it
+    ({"interface": "wan", "target": "203.0.113.10"}, dict(USER, metric=10), True),
+    ({"interface": "wan", "target": "203.0.113.10"}, USER, False),
+    ({"target": "203.0.113.10"}, dict(USER, metric=None), True),                                  # no interface, metric 0
+    ({"target": "203.0.113.10"}, USER, False),
+    # the device netifd names for a ppp proto; a modem proto's is only known at run time (not compared)
+    ({"interface": "pwan", "target": "203.0.113.10"}, dict(USER, dev="pppoe-pwan", metric=None), True),
+    ({"interface": "pwan", "target": "203.0.113.10"}, dict(USER, dev="eth2", metric=None), False),
+    ({"interface": "lte", "target": "203.0.113.10"}, dict(USER, dev="wwan0", metric=None), True),
+    # a kernel route is never a section's
+    ({"interface": "wan", "target": "203.0.113.10", "metric": "30"}, dict(USER, protocol="kernel"), False),
+])
+def test_a_kernel_route_is_the_users_when_a_config_route_section_asks_for_it(options, route, users):
+    network = _section(**options)
+    found = route_section(route, configured_routes(network), network)
+    assert (found is not None) is users
+    assert find_pinned_routes([route], "203.0.113.10", network) == ([] if users or route["protocol"] == "kernel" else [route])
+
+
+@pytest.mark.parametrize("options", [{"target": "not-an-ip"}, {}, {"target": "2001:db8::1"}])
+def test_a_section_netifd_cannot_read_is_left_out(options):
+    assert configured_routes(_section(**options)) == []
+
+
+def test_a_route6_section_and_a_metric_that_is_no_number():
+    network = parse_uci_show("network.v6=route6\nnetwork.v6.target='2001:db8:10::10/128'\nnetwork.v6.interface='wan'\n")["network"]
+    assert configured_routes(network) == [{"section": "v6", "target": "2001:db8:10::10/128", "interface": "wan",
+                                           "gateway": None, "metric": None, "table": None}]
+    with pytest.raises(ParseError, match="network.ep.metric: expected a whole number"):
+        configured_routes(_section(target="203.0.113.10", metric="low"))
+
+
+@pytest.mark.parametrize("name, devices", [("wan", {"eth1"}), ("pwan", {"pppoe-pwan"}), ("lte", None), ("nope", None),
+                                           (None, None)])
+def test_interface_devices(name, devices):
+    assert interface_devices(parse_uci_show(NET)["network"], name) == devices
+
+
+def _user(target, dev, metric=None, table="main", section="s"):
+    return {"section": section, "target": target, "interface": None,
+            "installed": None if dev is None else {"dst": target, "dev": dev, "gateway": None, "metric": metric, "table": table}}
+
+
+@pytest.mark.parametrize("users, preferred, dev", [
+    ([_user("203.0.113.0/24", "wwan0")], "eth1", "wwan0"),
+    ([_user("203.0.113.0/24", "eth1")], "eth1", None),
+    ([_user("203.0.113.0/24", "wwan0")], None, None),                                   # preferred unknown: no guess
+    ([_user("203.0.113.0/24", None)], "eth1", None),                                     # not installed: routes nothing
+    ([_user("203.0.113.0/24", "wwan0", table="100")], "eth1", None),                    # another table
+    ([_user("203.0.113.10/32", "eth1"), _user("203.0.113.0/24", "wwan0")], "eth1", None),     # the most specific wins
+    ([_user("203.0.113.10/32", "wwan0"), _user("203.0.113.0/24", "eth1")], "eth1", "wwan0"),
+    ([_user("203.0.113.0/24", "wwan0", 20), _user("203.0.113.0/24", "eth1", 10)], "eth1", None),   # then the lowest metric
+    ([_user("203.0.113.0/24", "wwan0", 10), _user("203.0.113.0/24", "eth1", 20)], "eth1", "wwan0"),
+    ([], "eth1", None),
+])
+def test_the_users_route_that_carries_the_endpoint_decides_the_conflict(users, preferred, dev):
+    conflict = user_route_conflict(users, "203.0.113.10", preferred)
+    assert (conflict or {}).get("dev") == dev
+
+
+# metered uplinks (issue 17, point 5) -------------------------------------------------------------
+
+@pytest.mark.parametrize("preferred, metered, expected", [
+    ("eth1", [], [("wan", "eth1", True, False), ("wanb", "wwan0", False, False)]),
+    ("eth1", ["wanb"], [("wan", "eth1", True, False), ("wanb", "wwan0", False, True)]),
+    ("eth1", ["wwan0"], [("wan", "eth1", True, False), ("wanb", "wwan0", False, True)]),        # a device name
+    ("eth1", ["wan", "wanb"], [("wan", "eth1", True, True), ("wanb", "wwan0", False, True)]),
+    ("eth9", ["wanb"], [(None, "eth9", True, False), ("wan", "eth1", False, False), ("wanb", "wwan0", False, True)]),
+    (None, [], [("wan", "eth1", False, False), ("wanb", "wwan0", False, False)]),
+])
+def test_the_uplinks_are_the_preferred_and_the_main_tables_defaults(load_fixture, preferred, metered, expected):
+    network, routes = _recorded(load_fixture, FIBRE, "ip_j_route_show")
+    found = find_uplinks(network, routes, preferred, metered)
+    assert [(u["interface"], u["device"], u["preferred"], u["metered"]) for u in found] == expected
+
+
+def test_a_wireguard_default_route_is_no_uplink(load_fixture):
+    network = parse_uci_show(load_fixture("uci_show", "case04_network.txt"))["network"]
+    routes = parse_ip_route_show_text("default dev wg0 proto static scope link\n"
+                                      "default via 192.0.2.1 dev eth1 proto static metric 10\n"
+                                      "default via 198.51.100.1 dev wwan0 table 2 proto static metric 20\n")
+    assert [u["device"] for u in find_uplinks(network, routes, None, ["eth1"])] == ["eth1"]   # not wg0, not table 2
+
+
+@pytest.mark.parametrize("metered, refused", [
+    (["wan", "wanb"], True), (["eth1", "wwan0"], True), (["wanb"], False), (["wan"], False), ([], False)])
+def test_every_uplink_metered_refuses_to_pick_one(load_fixture, metered, refused):
+    network, routes = _recorded(load_fixture, FIBRE, "ip_j_route_show")
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network), preferred_device="eth1", metered=metered)
+    assert (plan["refused"] is not None) is refused
+    if refused:
+        assert plan["refused"] == (
+            "every uplink of this router is metered (wan: eth1, wanb: wwan0): refusing to pick one for the WireGuard "
+            "endpoints; leave the uplink the tunnel may use out of the metered ones (and make it the preferred uplink)")
+        assert (plan["uci_commands"], plan["route_commands"], plan["changed"]) == ([], [], False)
+        assert plan["interfaces"]["wg0"]["changed"] is False and plan["diff"]["before"] == plan["diff"]["after"]
+    else:
+        assert plan["route_commands"] == [NETIFD_DEL] and plan["changed"] is True
+
+
+def test_every_uplink_metered_refuses_nothing_when_nothing_would_change(load_fixture):
+    network = parse_uci_show(load_fixture("uci_show", "case01_fixed_network.txt"))["network"]
+    routes = _routes(load_fixture, ("ip_j_route_show", "full_tunnel_split_default.txt"))
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network), preferred_device="eth1",
+                                   metered=["eth1", "wwan0"])
+    assert (plan["changed"], plan["refused"]) == (False, None)
+
+
+@pytest.mark.parametrize("found, refused", [
+    ([], False), ([{"interface": "wan", "device": "eth1", "metered": True}], True),
+    ([{"interface": None, "device": "eth1", "metered": True}, {"interface": "wanb", "device": "wwan0", "metered": False}], False),
+])
+def test_metered_refusal(found, refused):
+    assert (metered_refusal(found) is not None) is refused
+
+
+@pytest.mark.parametrize("metered, unmatched", [
+    (["wanb", "eth1"], []), (["wwan0"], []), (["lte", "wanb", "eth9"], ["lte", "eth9"]), ([], [])])
+def test_a_metered_name_that_is_no_uplink_is_named(load_fixture, metered, unmatched):
+    network, routes = _recorded(load_fixture, FIBRE, "ip_j_route_show")
+    assert metered_unmatched(network, find_uplinks(network, routes, "eth1", metered), metered) == unmatched

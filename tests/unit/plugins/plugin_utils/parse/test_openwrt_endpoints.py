@@ -81,7 +81,7 @@ def test_case01_endpoint_pinned_to_backup(load_fixture, show, get, parse_show, p
     facts = endpoint_route_facts(TARGET, parse_get(load_fixture(*get)), routes)
     assert facts == dict(TARGET, dev="wwan0", gateway="198.51.100.1", src="198.51.100.20", table="main",
                          route_dst="203.0.113.10", route_protocol="static", route_metric=20, static_host_route=True,
-                         pinned_routes=[PINNED], error=None)
+                         pinned_routes=[PINNED], user_routes=[], error=None)
 
 
 def test_recorded_image_pinned_route(load_fixture):
@@ -110,7 +110,7 @@ def test_facts_without_a_route_keep_the_pinned_routes_and_the_error(load_fixture
     routes = parse_ip_route_show(load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
     facts = endpoint_route_facts(TARGET, None, routes, error="RTNETLINK answers: Network is unreachable")
     assert facts == dict(TARGET, dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
-                         route_metric=None, static_host_route=True, pinned_routes=[PINNED],
+                         route_metric=None, static_host_route=True, pinned_routes=[PINNED], user_routes=[],
                          error="RTNETLINK answers: Network is unreachable")
 
 
@@ -157,3 +157,20 @@ def test_targets_refuse_a_list_naming_it():
     with pytest.raises(ParseError) as err:
         endpoint_targets([])
     assert re.search(r"(?<!\w)list(?!\w)", str(err.value))
+
+
+@pytest.mark.parametrize("show, parse_show", [("ip_j_route_show", parse_ip_route_show), ("ip_route_show", parse_ip_route_show_text)])
+def test_the_users_config_route_is_not_a_pinned_route(load_fixture, show, parse_show):
+    """netifd's /32 on the backup and the user's /32 on the fibre are both proto static; uci tells them apart."""
+    network = parse_uci_show(load_fixture("uci_show", "user_route_fibre_endpoint.txt"))["network"]
+    routes = parse_show(load_fixture(show, "user_route_fibre_pinned_backup_table_all.txt"))
+    used = parse_ip_route_get(load_fixture("ip_j_route_get", "user_route_fibre_pinned_backup.txt"))
+    facts = endpoint_route_facts(TARGET, used, routes, None, network)
+    assert (facts["dev"], facts["static_host_route"]) == ("wwan0", True)
+    assert facts["pinned_routes"] == [PINNED]
+    assert facts["user_routes"] == [{
+        "section": "wg_endpoint", "target": "203.0.113.10/32", "interface": "wan", "gateway": "192.0.2.1", "metric": 30,
+        "table": None, "installed": {"dst": "203.0.113.10", "gateway": "192.0.2.1", "dev": "eth1", "table": "main",
+                                     "protocol": "static", "metric": 30}}]
+    # without the uci config both are pinned routes (what the facts reported before)
+    assert len(endpoint_route_facts(TARGET, used, routes)["pinned_routes"]) == 2
