@@ -78,6 +78,9 @@ class ActionModule(TcpReader, OpenWrtActionBase):
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
         result = {"changed": False, "ansible_facts": {"tunnelfix": facts}}
+        if "tcp" in subsets and facts["tcp"]["sysctl_boot"]["warnings"]:
+            # lines the boot rejects: said, never failed (the facts hold them too)
+            result["warnings"] = [warning["message"] for warning in facts["tcp"]["sysctl_boot"]["warnings"]]
         if args["label"] is not None:
             result["label"] = args["label"]
         return result

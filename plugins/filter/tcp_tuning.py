@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 
-def tcp_tuning_plan(wanted, tcp, netns):
-    """Jinja wrapper of plan_tcp_tuning(); bad input becomes an AnsibleFilterError."""
+def tcp_tuning_plan(wanted, tcp, netns, sysctl_file=None):
+    """Jinja wrapper of plan_tcp_tuning(); bad input becomes an AnsibleFilterError.
+
+    With ``sysctl_file`` (the drop-in the values go to) the plan also says which of the values to apply
+    a sysctl file applied after it at boot sets otherwise (``overridden_at_boot``, parse/sysctl_boot.py's
+    undone_at_boot over ``tcp.sysctl_boot``).
+    """
     if not isinstance(wanted, dict) or not isinstance(tcp, dict) or not isinstance(netns, dict):
         raise AnsibleFilterError("tcp_tuning_plan expects a dict of sysctl values and the tcp and netns facts "
                                  "of tunnelfix.fleet.tunnel_facts")
@@ -19,7 +25,13 @@ def tcp_tuning_plan(wanted, tcp, netns):
     for name in ("congestion_control_available", "congestion_control_allowed"):
         if not isinstance(tcp.get(name, []), list):
             raise AnsibleFilterError("tcp_tuning_plan: tcp.%s must be a list, got %r" % (name, tcp.get(name)))
-    return plan_tcp_tuning(wanted, tcp, netns)
+    plan = plan_tcp_tuning(wanted, tcp, netns)
+    if sysctl_file is not None:
+        if not isinstance(sysctl_file, str) or not sysctl_file.startswith("/"):
+            raise AnsibleFilterError("tcp_tuning_plan: sysctl_file must be an absolute path, got %r" % (sysctl_file,))
+        plan["overridden_at_boot"] = [dict(item, reason="overridden_at_boot")
+                                      for item in undone_at_boot(tcp.get("sysctl_boot"), sysctl_file, plan["apply"])]
+    return plan
 
 
 class FilterModule:

@@ -29,11 +29,16 @@ _MARKERS = (
     ("invalid", "einval"),
 )
 # procps: cannot stat /proc/sys/net/core/default_qdisc: ...  |  setting key "net.x": ...
-#         permission denied on key "net.x"
+#         permission denied on key "net.x" (procps-ng 4: open(2) failed with EROFS, EACCES or EPERM)
 # BusyBox: error: 'net.x' is an unknown key  |  error setting key 'net.x': ...  |  write error: ...
 _PROC_PATH = re.compile(r"/proc/sys/([^\s:]+)")
 _QUOTED_KEY = re.compile(r"""key ["']([^"']+)["']|["']([^"']+)["'] is an unknown key""")
 _CC_NAME = re.compile(r"[A-Za-z0-9_-]+")
+# procps-ng 4's sysctl -w prints this when it cannot open the key's file for writing, whatever the errno
+# (src/sysctl.c, WriteSetting: EPERM, EROFS and EACCES alike). Root may open any writable sysctl, so as
+# root it is a read-only /proc/sys; a kernel refusing the value (EPERM in a child netns) comes later, on
+# the write: 'setting key "...": Operation not permitted'.
+_PROCPS4_OPEN_REFUSED = "permission denied on key"
 
 
 def normalize_sysctl_value(value) -> str:
@@ -102,7 +107,7 @@ def _line_key(line):
     return None
 
 
-def classify_sysctl_errors(stderr) -> list:
+def classify_sysctl_errors(stderr, as_root=True) -> list:
     """Explain every error line of a ``sysctl -w``/``-p`` run, one entry per line.
 
     ``'sysctl: cannot stat /proc/sys/net/core/default_qdisc: No such file or directory\\n'
@@ -116,7 +121,9 @@ def classify_sysctl_errors(stderr) -> list:
     BusyBox ``write error``/``error setting key``: e.g. tcp_congestion_control=bbr without
     tcp_bbr, default_qdisc=fq without sch_fq), False when the key itself is missing, None for
     other reasons. ``key`` is None when the message does not name it (BusyBox ``write error``).
-    Lines that are not errors (``$ sysctl ...``, ``rc=1``) are skipped.
+    Lines that are not errors (``$ sysctl ...``, ``rc=1``) are skipped. procps-ng 4's ``permission
+    denied on key`` is ``read_only`` when the command ran ``as_root`` (True: the roles run with become),
+    else ``permission_denied``.
     """
     if not isinstance(stderr, str):
         raise ParseError("sysctl stderr must be text, got %s" % type(stderr).__name__)
@@ -125,6 +132,8 @@ def classify_sysctl_errors(stderr) -> list:
         reason = _line_reason(line)
         if reason is None:
             continue
+        if _PROCPS4_OPEN_REFUSED in line.lower() and as_root:
+            reason = "read_only"
         value_unavailable = None
         if reason == "absent":
             lowered = line.lower()
@@ -134,7 +143,7 @@ def classify_sysctl_errors(stderr) -> list:
     return found
 
 
-def classify_sysctl_error(stderr: str) -> str:
+def classify_sysctl_error(stderr: str, as_root=True) -> str:
     """Name why a ``sysctl -w`` failed, from its stderr (the first error line decides).
 
     Returns one of:
@@ -144,10 +153,11 @@ def classify_sysctl_error(stderr: str) -> str:
       net.core.default_qdisc) or the kernel lacks the value (bbr, fq); see
       classify_sysctl_errors ``value_unavailable`` to tell them apart.
     - ``"permission_denied"``: ``Operation not permitted`` (EPERM: e.g. a congestion control
-      not in tcp_allowed_congestion_control inside a non-init netns), ``Permission denied``.
-      Note procps-ng 4.x prints ``permission denied on key`` also when /proc/sys is mounted
-      read-only (it checks access(2) first), so check the mount when this comes back as root.
-    - ``"read_only"``: ``Read-only file system`` (BusyBox, older procps, shell redirects).
+      not in tcp_allowed_congestion_control inside a non-init netns), ``Permission denied``;
+      procps-ng 4's ``permission denied on key`` when not ``as_root``.
+    - ``"read_only"``: ``Read-only file system`` (BusyBox, older procps, shell redirects), and
+      procps-ng 4's ``permission denied on key`` ``as_root``: it prints that for a read-only
+      /proc/sys (EROFS on open), and root can open every other writable key.
     - ``"invalid"``: ``Invalid argument`` (EINVAL: malformed value).
     - ``"unknown"``: anything else, including empty stderr.
 
@@ -155,7 +165,7 @@ def classify_sysctl_error(stderr: str) -> str:
     ``"permission_denied"``. Sources: procps-ng 4.0.2 and BusyBox 1.35 sysctl messages,
     recorded in a child network namespace on Linux 6.18.
     """
-    errors = classify_sysctl_errors(stderr)
+    errors = classify_sysctl_errors(stderr, as_root)
     return errors[0]["reason"] if errors else "unknown"
 
 

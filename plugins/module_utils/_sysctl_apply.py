@@ -57,28 +57,30 @@ def status_before_write(before, value) -> str:
     return "changed" if before != value else "unchanged"
 
 
-def write_status(rc, stderr, after, value) -> str:
+def write_status(rc, stderr, after, value, as_root=True) -> str:
     """Status after ``sysctl -w key=value`` and a read-back of the key.
 
     ``"changed"`` when it exited 0 and the key now holds ``value``; else the reason from stderr
-    (classify_sysctl_error). A zero exit with the old value read back (BusyBox ``sysctl`` may exit
-    0 on failure) is the reason on stderr, or ``"invalid"`` when stderr does not say.
+    (classify_sysctl_error; ``as_root``: whether sysctl ran as root). A zero exit with the old value
+    read back (BusyBox ``sysctl`` may exit 0 on failure) is the reason on stderr, or ``"invalid"``
+    when stderr does not say.
     """
     if rc == 0 and after == value:
         return "changed"
-    reason = classify_sysctl_error(stderr or "")
+    reason = classify_sysctl_error(stderr or "", as_root)
     if rc != 0:
         return reason
     return reason if reason != "unknown" else "invalid"
 
 
-def summarize(outcomes) -> dict:
+def summarize(outcomes, allowed=None) -> dict:
     """Put per-key outcomes together as sysctl_live returns them.
 
     ``outcomes``: list of ``(key, value, before, after, status)``. Returns ``{"changed", "applied",
     "not_applied", "by_key", "diff"}``: ``applied`` maps keys whose status is ``changed`` or
     ``unchanged`` to the value; ``not_applied`` lists the others with ``key``, ``value``,
-    ``before``, ``reason`` and ``message`` (see _tcp_tuning.explain).
+    ``before``, ``reason`` and ``message`` (see _tcp_tuning.explain; ``allowed``: the
+    namespace's tcp_allowed_congestion_control when read, else None).
     """
     applied, not_applied, by_key = {}, [], {}
     changed = False
@@ -90,7 +92,7 @@ def summarize(outcomes) -> dict:
             changed = changed or status == "changed"
         else:
             not_applied.append({"key": key, "value": value, "before": before, "reason": status,
-                                "message": explain(status, key, value)})
+                                "message": explain(status, key, value, allowed)})
         before_lines.append("%s = %s\n" % (key, before))
         after_lines.append("%s = %s\n" % (key, after))
     return {"changed": changed, "applied": applied, "not_applied": not_applied, "by_key": by_key,

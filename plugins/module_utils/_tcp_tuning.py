@@ -42,20 +42,25 @@ REASONS = {
     "absent": "{key} does not exist on this kernel or in this namespace",
     "permission_denied": "{key}={value} was refused (EPERM/EACCES): run as root in the initial network "
                          "namespace, or allow it on the container host",
-    "read_only": "/proc/sys is read-only here (EROFS), so {key}={value} cannot be set: set it on the "
-                 "container host or start the container with --sysctl {key}={value}",
+    "read_only": "/proc/sys is read-only here (EROFS; procps-ng 4 says 'permission denied on key'), so "
+                 "{key}={value} cannot be set: set it on the container host or start the container with "
+                 "--sysctl {key}={value}",
     "invalid": "the kernel rejected {key}={value} as invalid (EINVAL)",
     "unknown": "{key}={value} could not be set",
 }
 
 
-def explain(reason, key, value):
+def explain(reason, key, value, allowed=None):
     """Return the operator-facing sentence for a reason code from ``REASONS``.
+
+    A congestion control refused with EPERM is one the namespace does not allow, unless
+    ``allowed`` (its tcp_allowed_congestion_control, when read) lists it: then the advice to
+    allow it would be wrong.
 
     >>> explain("host_level", "net.core.default_qdisc", "fq").startswith("net.core.default_qdisc does")
     True
     """
-    if key == CC_KEY and reason == "permission_denied":
+    if key == CC_KEY and reason == "permission_denied" and (allowed is None or value not in allowed):
         reason = "restricted_in_namespace"
     return REASONS.get(reason, REASONS["unknown"]).format(key=key, value=value)
 

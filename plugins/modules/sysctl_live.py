@@ -70,6 +70,8 @@ by_key:
   type: dict
 """
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import read_sysctl
@@ -102,7 +104,7 @@ def main():
             else:
                 rc, _out, err = module.run_command([sysctl, "-w", "%s=%s" % (key, value)])
                 after = read_sysctl(key)
-                status = write_status(rc, err, after, value)
+                status = write_status(rc, err, after, value, as_root=os.geteuid() == 0)
         outcomes.append((key, value, before, after, status))
     module.exit_json(**summarize(outcomes))
 

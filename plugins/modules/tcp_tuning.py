@@ -32,7 +32,11 @@ description:
     C(sysctl) may exit 0 when the kernel refused the value. A key that cannot be set does not fail
     the task; it is reported in RV(not_applied) with a reason (C(absent), C(permission_denied),
     C(read_only), C(invalid), C(unknown)) and a message, exactly as sysctl_live does.
+  - procps-ng 4 words a read-only C(/proc/sys) as C(permission denied on key), as it does a user's missing
+    right; the read runs C(id -u), and as root that is C(read_only). A congestion control refused with EPERM
+    gets the advice to allow it on the container host only where C(tcp_allowed_congestion_control) lacks it.
   - Writes nothing to disk; persist with M(tunnelfix.fleet.plain_file) (role C(tunnelfix.fleet.linux_bbr_fq)).
+    O(persist_paths) says beforehand whether those files can be written.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
 extends_documentation_fragment:
@@ -46,6 +50,15 @@ options:
       - Empty (the default) only gathers the facts. Anything but a dict fails naming the value.
     type: raw
     default: {}
+  persist_paths:
+    description:
+      - Absolute paths of files the caller will write once the values are set (a sysctl.d drop-in).
+        In the same remote execution as the reads, the nearest existing directory of each gets an empty
+        hidden file created and removed at once (in check mode too), so a read-only C(/etc) shows before
+        the running kernel changes. RV(persist_failed) lists the ones that cannot be written.
+    type: list
+    elements: str
+    default: []
 attributes:
   check_mode:
     support: full
@@ -69,6 +82,12 @@ EXAMPLES = r"""
 - name: Read the TCP stack of a router
   tunnelfix.fleet.tcp_tuning:
   register: tcp
+
+- name: Read it, and whether the drop-in could be written, before changing anything
+  tunnelfix.fleet.tcp_tuning:
+    persist_paths: [/etc/sysctl.d/60-tunnelfix-bbr-fq.conf]
+  register: before
+  check_mode: false
 
 - name: Use BBR and larger socket buffers now
   tunnelfix.fleet.tcp_tuning:
@@ -101,6 +120,14 @@ ansible_facts:
         tcp_bbr_loadable_module: false
         sch_fq_available: false
         sysctl_dropins: {"/etc/sysctl.d/60-tunnelfix-bbr-fq.conf": {"net.ipv4.tcp_congestion_control": "bbr"}}
+        sysctl_boot:
+          applied_by: sysctl --system
+          files: [/etc/sysctl.d/10-default.conf, /etc/sysctl.d/60-tunnelfix-bbr-fq.conf]
+          masked: {}
+          links: {}
+          effective:
+            net.ipv4.tcp_congestion_control: {value: bbr, file: /etc/sysctl.d/60-tunnelfix-bbr-fq.conf, line: 3}
+          warnings: []
         tcp_bbr_module_files: []
       netns:
         child_netns: true
@@ -119,6 +146,20 @@ by_key:
   description: Per key C(before), C(after) (null where absent) and C(status) (C(unchanged), C(changed), or a reason).
   returned: success
   type: dict
+persist_failed:
+  description:
+    - The O(persist_paths) that cannot be written - C(path), C(directory) (the nearest one that exists),
+      C(reason) (C(read_only), C(permission_denied), C(unknown)) and C(message). Empty when all can be.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - path: /etc/sysctl.d/60-tunnelfix-bbr-fq.conf
+      directory: /etc/sysctl.d
+      reason: read_only
+      message: >-
+        /etc/sysctl.d/60-tunnelfix-bbr-fq.conf cannot be written: /etc/sysctl.d is on a read-only file system
+        (sh: 1: cannot create /etc/sysctl.d/.tunnelfix-write-probe: Read-only file system)
 cmd:
   description: The command that failed.
   returned: failure

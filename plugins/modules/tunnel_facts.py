@@ -22,6 +22,10 @@ description:
     C(net.ipv4.ip_forward). The same shape as the C(bridges) subset of
     M(tunnelfix.fleet.openwrt_facts). Without C(ethtool) the features are null and C(note) says
     why; that is not a failure.
+  - C(tcp) also reads every sysctl file the boot applies (the C(*.conf) of the sysctl.d directories
+    and C(/etc/sysctl.conf)) and works out, per key, the value and the file and line that win at boot.
+    Lines the boot rejects (a C(#) after a value, which is not a comment there; a key this kernel or
+    namespace lacks; a line that is no assignment) come back as warnings, never as a failure.
   - Results go to C(ansible_facts.tunnelfix).
   - Python is not needed on the target. Every command of the requested subsets runs in one shell
     script, one remote execution per call; the output is parsed on the controller.
@@ -136,8 +140,15 @@ ansible_facts:
             C(netdev_max_backlog) (packets, null where absent), C(sch_fq_available),
             C(tcp_bbr_available), C(tcp_bbr_loadable_module) (bools); what sets the keys
             M(tunnelfix.fleet.tcp_tuning) manages again at boot - C(sysctl_dropins) (dict, every sysctl.d file
-            and C(/etc/sysctl.conf) that sets one of them, path to key to value) and C(tcp_bbr_module_files)
-            (list, the modules-load.d and OpenWrt C(/etc/modules.d) files that load tcp_bbr).
+            and C(/etc/sysctl.conf) that sets one of them, path to key to value as written) and C(tcp_bbr_module_files)
+            (list, the modules-load.d and OpenWrt C(/etc/modules.d) files that load tcp_bbr); and what the boot
+            does with every sysctl file, whatever key it sets - C(sysctl_boot) with C(applied_by)
+            (C(systemd-sysctl) when systemd booted the host, else C(sysctl --system)), C(files) (applied, in
+            order: by file name across /etc, /run, /usr/local/lib, /usr/lib and /lib C(sysctl.d), then
+            C(/etc/sysctl.conf) without systemd), C(masked) (file to the file of its name read instead),
+            C(links) (symlink to target), C(effective) (per key the C(value) the boot leaves and the C(file)
+            and C(line) that set it) and C(warnings) (C(file), C(line), C(key), C(reason) - C(inline_comment),
+            C(absent_key), C(not_an_assignment) - and C(message), lines the boot rejects).
           type: dict
         netns:
           description: >-

@@ -17,6 +17,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
 # A 1420-byte WireGuard MTU leaves 1368 bytes of TCP payload (IPv4, timestamps on): Mathis' MSS.
@@ -252,7 +253,9 @@ def tcp_plan(view, role_vars):
     """What linux_bbr_fq would change: each sysctl this host can take (module_utils/_tcp_tuning.plan_tcp_tuning,
     the role's own plan) whose running value differs, its sysctl.d drop-in when it does not hold exactly
     those values, and the file that loads tcp_bbr at boot when its presence is not what the role wants
-    (there only where tcp_bbr is a loadable module and the host owns its kernel).
+    (there only where tcp_bbr is a loadable module and the host owns its kernel). A drop-in to be written
+    says which of its values a sysctl file applied after it at boot sets otherwise (``sysctl_boot``):
+    the role reports those, it does not change them (fault tcp_fix_undone_at_boot).
 
     Reads tunnel_facts' TCP facts (the reader tcp_tuning uses too, remote/tcp_reader.py: live values,
     ``sysctl_dropins``, ``tcp_bbr_module_files``); ``[]`` when all hold. None without them (a router:
@@ -277,7 +280,9 @@ def tcp_plan(view, role_vars):
     sysctl_file = role_setting(role_vars, "linux_bbr_fq_sysctl_file", FIX_DEFAULTS)
     if dropins.get(sysctl_file, {}) != {key: str(value) for key, value in plan["apply"].items()}:
         held = ", ".join("%s = %s" % item for item in plan["apply"].items())
-        changes.append("%s: %s" % (sysctl_file, "write " + held if held else "remove"))
+        undone = "".join(" (the next boot undoes %s: %s line %s sets %s)" % (item["key"], item["file"], item["line"], item["boot_value"])
+                         for item in undone_at_boot(tcp.get("sysctl_boot"), sysctl_file, plan["apply"]))
+        changes.append("%s: %s%s" % (sysctl_file, "write " + held if held else "remove", undone if held else ""))
     load = (wanted["net.ipv4.tcp_congestion_control"] == "bbr" and tcp.get("tcp_bbr_loadable_module") is True
             and not netns.get("child_netns"))
     modules_file = role_setting(role_vars, "linux_bbr_fq_modules_load_file", FIX_DEFAULTS)

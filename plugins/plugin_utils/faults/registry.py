@@ -4,8 +4,9 @@
 
 ``FAULTS`` lists the fault definitions (one file per field fault in this package) in the order
 remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
-right before a route is re-pointed), keepalive, the TCP stack, bridges; the limits no role fixes
-last. Nothing outside this package names a finding id or a fixing role.
+right before a route is re-pointed), keepalive, the TCP stack, bridges; the faults no role fixes
+last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
+this package names a finding id or a fixing role.
 
 A *view* is one host's facts and measurements (every key optional; filter ``host_view``)::
 
@@ -45,11 +46,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
           LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL,
-          KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING)
+          KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING, TCP_FIX_UNDONE_AT_BOOT)
 BY_ID = {fault.id: fault for fault in FAULTS}
 # The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
 FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_role))

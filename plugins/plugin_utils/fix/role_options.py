@@ -29,6 +29,8 @@ _WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
 _WG_IFNAME = re.compile(r"^[A-Za-z0-9_=+.-]{1,15}$")
 _PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
 _BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
+# what Ansible's `bool` filter and a `type: bool` option take besides true and false (-e gives strings)
+_BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f")
 MAX_BACKLOG = 1048576
 MAX_KEEPALIVE_S = 65535
 BRIDGE_FEATURES = ("gso", "tso", "gro", "lro")
@@ -80,6 +82,9 @@ def _linux_bbr_fq(options):
     for name in ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"):
         if not (isinstance(options.get(name), str) and options[name].startswith("/")):
             errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
+    runtime_only = options.get("linux_bbr_fq_allow_runtime_only")
+    if not (isinstance(runtime_only, bool) or str(runtime_only).strip().lower() in _BOOLEAN_WORDS):
+        errors.append("linux_bbr_fq_allow_runtime_only must be true or false, got %s" % shown(runtime_only))
     return errors
 
 

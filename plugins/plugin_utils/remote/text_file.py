@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Read a text file through a POSIX shell and edit a marked block in it.
+"""Read a text file through a POSIX shell, edit a marked block in it, and learn whether it can be written.
 
 Pure functions, no I/O, for the python-free ``plain_file`` action: it runs READ_SCRIPT on the
 target (BusyBox 1.35 ash or dash; ``stat -c %a`` exists in both BusyBox and GNU coreutils) and
-hands the output to parse_file_probe.
+hands the output to parse_file_probe. ``tcp_tuning`` runs WRITE_PROBE_SCRIPT before it changes a
+running kernel whose values a file must then persist (parse_write_probe, unwritable).
 """
 
 from __future__ import annotations
@@ -19,6 +20,18 @@ EOF_MARK = "@@tunnelfix-eof@@"
 READ_SCRIPT = ('if [ -f "$1" ]; then echo present; stat -c %a "$1" && cat "$1" && printf %s '
                + EOF_MARK + '; elif [ -e "$1" ]; then echo "not a regular file"; exit 3; else echo absent; fi')
 _MODE = re.compile(r"^0?[0-7]{3,4}$")
+# argv for sh -c: $1... are file paths about to be written. Per path, the nearest directory that exists
+# (where the write would create the file, or its missing directories) gets an empty file created and
+# removed at once: the kernel's own answer (a read-only mount, an immutable directory), which `test -w`
+# does not give (BusyBox's is true for root whatever the mount). Prints "PATH<TAB>DIRECTORY<TAB>ok", or
+# the shell's error message in place of "ok". Parsed by parse_write_probe. The probe's name is fixed
+# (no PID), so the same failure reads the same on every host (one notice for the fleet).
+WRITE_PROBE_SCRIPT = ('for p; do d=${p%/*}; while [ -n "$d" ] && [ ! -d "$d" ]; do d=${d%/*}; done; [ -n "$d" ] || d=/; '
+                      't=${d%/}/.tunnelfix-write-probe; if e=$(true 2>&1 >"$t"); then rm -f "$t"; e=ok; fi; '
+                      'printf "%s\\t%s\\t%s\\n" "$p" "$d" "$e"; done')
+# an error message of the shell -> why the directory cannot be written (the errno's text; dash, bash, BusyBox ash)
+_WRITE_ERRORS = (("read-only file system", "read_only"), ("permission denied", "permission_denied"),
+                 ("operation not permitted", "permission_denied"))
 
 
 def parse_file_probe(text: str) -> dict:
@@ -85,3 +98,47 @@ def marked_block(text: str, block: str, marker: str, insert_before: str | None =
             at = next((i for i, line in enumerate(lines) if pattern.search(line)), len(lines))
         lines[at:at] = new
     return "".join(line + "\n" for line in lines)
+
+
+def parse_write_probe(text: str) -> dict:
+    """WRITE_PROBE_SCRIPT's output -> ``{path: {"directory", "writable", "reason", "message"}}``.
+
+    ``"/etc/sysctl.d/60-x.conf\t/etc/sysctl.d\tok\n"`` -> ``{"/etc/sysctl.d/60-x.conf": {"directory":
+    "/etc/sysctl.d", "writable": True, "reason": None, "message": None}}``; with ``sh: 1: cannot create
+    /etc/sysctl.d/.tunnelfix-write-probe: Read-only file system`` in place of ``ok``: ``writable`` False,
+    ``reason`` ``read_only`` (or ``permission_denied``, ``unknown``), ``message`` that text. A line
+    without a tab continues the message before it. Raises ParseError naming a line that is none of these.
+    """
+    if not isinstance(text, str):
+        raise ParseError("write probe output must be text, got %s" % type(text).__name__)
+    probe, last = {}, None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        path, tab, rest = line.partition("\t")
+        directory, tab2, answer = rest.partition("\t")
+        if not tab and last is not None and line.strip():
+            last["message"] = "%s %s" % (last["message"], line.strip()) if last["message"] else line.strip()
+            continue
+        if not (tab and tab2 and path.startswith("/") and directory.startswith("/") and answer.strip()):
+            if not line.strip():
+                continue
+            raise ParseError("write probe line %d: expected 'PATH<TAB>DIRECTORY<TAB>ok or error', got %r" % (lineno, line[:200]))
+        writable = answer.strip() == "ok"
+        last = probe[path] = {"directory": directory, "writable": writable, "reason": None, "message": None}
+        if not writable:
+            last["message"] = answer.strip()
+    for entry in probe.values():
+        if not entry["writable"]:
+            lowered = entry["message"].lower()
+            entry["reason"] = next((reason for marker, reason in _WRITE_ERRORS if marker in lowered), "unknown")
+    return probe
+
+
+def unwritable(probe) -> list:
+    """parse_write_probe's result -> one ``{"path", "directory", "reason", "message"}`` per path that cannot be
+    written, the message naming the path, its directory and why: ``/etc/sysctl.d/60-x.conf cannot be written:
+    /etc/sysctl.d is on a read-only file system (sh: 1: cannot create ...: Read-only file system)``."""
+    why = {"read_only": "is on a read-only file system", "permission_denied": "refuses new files",
+           "unknown": "refuses new files"}
+    return [{"path": path, "directory": entry["directory"], "reason": entry["reason"],
+             "message": "%s cannot be written: %s %s (%s)" % (path, entry["directory"], why[entry["reason"]], entry["message"])}
+            for path, entry in probe.items() if not entry["writable"]]

@@ -33,7 +33,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import WG_CONFIG_PEERS_NAME
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_BOOT_FILES_NAME, TCP_BBR_MODULE_FILES_NAME
 
 BASE_TOOLS = ("sh", "sed", "awk", "mktemp", "rm", "sort", "cat")
 SHELLS = ("dash", "bash", "busybox")
@@ -42,7 +42,7 @@ HOST_COMMANDS = ("dash", "bash", "busybox", "sh", "sed", "awk", "mktemp", "rm", 
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 # Batch steps that read the machine's own /etc (sysctl drop-ins, tcp_bbr module files, WireGuard
 # configuration files): answered empty, so no test depends on the machine it runs on.
-MACHINE_STEPS = {SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME, WG_CONFIG_PEERS_NAME}
+MACHINE_STEPS = {SYSCTL_BOOT_FILES_NAME, TCP_BBR_MODULE_FILES_NAME, WG_CONFIG_PEERS_NAME}
 # the stub, in the host's /bin/sh; @TOOL@, @KEYS@, @ANSWERS@, @LOG@ and @FALLBACK@ are filled in
 _STUB = r"""#!/bin/sh
 key="@TOOL@ $*"

@@ -10,8 +10,8 @@ kernel once the writes ran (they replace a step's answer from the second executi
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_DROPINS_NAME, TCP_BBR_MODULE_FILES_NAME
-from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_BOOT_FILES_NAME, TCP_BBR_MODULE_FILES_NAME
+from ansible_collections.tunnelfix.fleet.plugins.action.tcp_tuning import WRITE_PROBE_NAME, ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESENCE
 
 CC = "cat /proc/sys/net/ipv4/tcp_congestion_control"
@@ -70,32 +70,39 @@ def test_facts_have_the_tunnel_facts_shape(fake, router):
                 "congestion_control_allowed": ["reno", "bbr", "cubic"], "default_qdisc": None,
                 "tcp_rmem": "4096 131072 6291456", "tcp_wmem": "4096 16384 4194304", "netdev_max_backlog": None,
                 "tcp_bbr_available": True, "tcp_bbr_loadable_module": False, "sch_fq_available": False,
-                "sysctl_dropins": {}, "tcp_bbr_module_files": []},
+                "sysctl_dropins": {}, "tcp_bbr_module_files": [],
+                "sysctl_boot": {"applied_by": "sysctl --system", "files": [], "masked": {}, "links": {}, "effective": {},
+                                "warnings": []}},
         "netns": {"child_netns": True, "container": "podman"}}
+    assert result["persist_failed"] == []
     assert sysctl_calls(action) == []
     assert len(action.ran) == 1 and action.router.leftovers() == []
 
 
 def test_what_sets_the_keys_at_boot_is_read_with_the_stack(fake, router, load_fixture):
-    """The drop-ins (recorded in the lab's router after the fix) and the tcp_bbr module files come in the same execution."""
+    """Every sysctl file the boot reads (a router whose /etc/sysctl.conf sets cubic last) and the tcp_bbr module files
+    come in the same execution."""
     answers, overrides = router
     overrides = dict(overrides, **{
-        SYSCTL_DROPINS_NAME: (0, load_fixture("sysctl_dropins", "lab_owrt_after_fix.txt"), ""),
+        SYSCTL_BOOT_FILES_NAME: (0, load_fixture("sysctl_boot_files", "openwrt_sysctl_conf_last.txt"), ""),
         TCP_BBR_MODULE_FILES_NAME: (0, "/etc/modules.d/60-tunnelfix-bbr\n", "")})
     action = fake({}, (answers, overrides))
     tcp = action.run(task_vars={})["ansible_facts"]["tunnelfix"]["tcp"]
-    assert tcp["sysctl_dropins"] == {"/etc/sysctl.d/60-tunnelfix-bbr-fq.conf": {
-        "net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
-        "net.ipv4.tcp_wmem": "4096 16384 33554432"}}
+    assert tcp["sysctl_dropins"]["/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"] == {
+        "net.core.default_qdisc": "fq", "net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
+        "net.ipv4.tcp_wmem": "4096 16384 33554432", "net.core.netdev_max_backlog": "5000"}
+    assert tcp["sysctl_dropins"]["/etc/sysctl.conf"] == {"net.ipv4.tcp_congestion_control": "cubic"}
+    assert tcp["sysctl_boot"]["effective"]["net.ipv4.tcp_congestion_control"] == {
+        "value": "cubic", "file": "/etc/sysctl.conf", "line": 3}
     assert tcp["tcp_bbr_module_files"] == ["/etc/modules.d/60-tunnelfix-bbr"]
     assert len(action.ran) == 1
 
 
 def test_an_unreadable_dropin_listing_fails_naming_it(fake, router):
     answers, overrides = router
-    action = fake({}, (answers, dict(overrides, **{SYSCTL_DROPINS_NAME: (0, "net.ipv4.tcp_rmem = 1 2 3\n", "")})))
+    action = fake({}, (answers, dict(overrides, **{SYSCTL_BOOT_FILES_NAME: (0, "net.ipv4.tcp_rmem = 1 2 3\n", "")})))
     result = action.run(task_vars={})
-    assert result["failed"] is True and SYSCTL_DROPINS_NAME in result["msg"] and "line 1" in result["msg"]
+    assert result["failed"] is True and SYSCTL_BOOT_FILES_NAME in result["msg"] and "line 1" in result["msg"]
 
 
 def test_debian_host_namespace(fake):
@@ -167,10 +174,69 @@ def test_busybox_exit_0_on_failure_is_decided_by_the_read_back(fake, router, loa
 
 
 def test_restricted_congestion_control_is_explained(fake, router, load_fixture):
+    router[0]["cat /proc/sys/net/ipv4/tcp_allowed_congestion_control"] = (0, "reno cubic\n", "")
     router[0][SET_BBR] = (1, "", load_fixture("sysctl_stderr", "busybox_w_restricted_cc_in_netns.txt"))
     result = fake({"values": BBR}, router).run(task_vars={})
     assert result["not_applied"][0]["reason"] == "permission_denied"
     assert "tcp_allowed_congestion_control on the container host" in result["not_applied"][0]["message"]
+
+
+def test_a_refusal_is_not_blamed_on_the_allowed_list_that_has_bbr(fake, router, load_fixture):
+    """bbr is allowed here (the router's list): an EPERM has another cause, and the allow advice would be wrong."""
+    router[0][SET_BBR] = (1, "", load_fixture("sysctl_stderr", "busybox_w_restricted_cc_in_netns.txt"))
+    [item] = fake({"values": BBR}, router).run(task_vars={})["not_applied"]
+    assert item["reason"] == "permission_denied" and "tcp_allowed_congestion_control" not in item["message"]
+
+
+@pytest.mark.parametrize("uid, reason", [(None, "read_only"), ("0", "read_only"), ("65534", "permission_denied")])
+def test_procps4_permission_denied_on_key(fake, router, load_fixture, uid, reason):
+    """procps-ng 4 on a read-only /proc/sys: "permission denied on key", as it says to a user without the right."""
+    router[0][SET_BBR] = (1, "", load_fixture("sysctl_stderr", "procps_w_ro_proc_sys.txt"))
+    if uid is not None:
+        router[0]["id -u"] = (0, uid + "\n", "")
+    action = fake({"values": BBR}, router)
+    [item] = action.run(task_vars={})["not_applied"]
+    assert item["reason"] == reason and "tcp_allowed_congestion_control" not in item["message"]
+    assert len(action.ran) == 2   # id -u came with the reads
+
+
+def test_the_files_to_persist_are_probed_with_the_reads(fake, router, tmp_path):
+    writable = tmp_path / "etc" / "sysctl.d"
+    writable.mkdir(parents=True)
+    paths = [str(writable / "60-tunnelfix-bbr-fq.conf"), str(tmp_path / "etc" / "modules-load.d" / "tunnelfix-bbr.conf")]
+    action = fake({"persist_paths": paths}, router, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["persist_failed"] == [] and len(action.ran) == 1
+    assert sorted(path.name for path in (tmp_path / "etc").iterdir()) == ["sysctl.d"]   # probed, nothing left behind
+    assert list(writable.iterdir()) == []
+
+
+@pytest.mark.parametrize("message, reason", [
+    ("sh: 1: cannot create /etc/sysctl.d/.tunnelfix-write-probe: Read-only file system", "read_only"),
+    ("sh: line 0: can't create /etc/sysctl.d/.tunnelfix-write-probe: Permission denied", "permission_denied"),
+    ("sh: line 1: /etc/sysctl.d/.tunnelfix-write-probe: Operation not permitted", "permission_denied"),
+    ("sh: 1: cannot create /etc/sysctl.d/.tunnelfix-write-probe: Input/output error", "unknown"),
+])
+def test_an_unwritable_directory_is_named(fake, router, message, reason):
+    path = "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"
+    answers, overrides = router
+    overrides = dict(overrides, **{WRITE_PROBE_NAME: (0, "%s\t/etc/sysctl.d\t%s\n/etc/modules-load.d/x.conf\t/etc\tok\n"
+                                                      % (path, message), "")})
+    router[0][SET_BBR] = (0, "", "")
+    action = fake({"values": BBR, "persist_paths": [path, "/etc/modules-load.d/x.conf"]}, (answers, overrides), check_mode=True)
+    result = action.run(task_vars={})
+    assert result["persist_failed"] == [{"path": path, "directory": "/etc/sysctl.d", "reason": reason, "message": (
+        "%s cannot be written: /etc/sysctl.d %s (%s)" % (
+            path, "is on a read-only file system" if reason == "read_only" else "refuses new files", message))}]
+    assert sysctl_calls(action) == [] and result["changed"] is True   # the action only reports: the role decides
+
+
+@pytest.mark.parametrize("path", ["etc/sysctl.d/x.conf", "/etc/sysctl.d/", ""])
+def test_persist_paths_must_be_absolute_files(fake, router, path):
+    action = fake({"persist_paths": [path]}, router)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["msg"] == "persist_paths: %r is not an absolute file path" % path
+    assert action.ran == []
 
 
 def test_check_mode_reads_only(fake, router):

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule, SUBSETS
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import TCP_FACT_KEYS
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import WG_CONFIG_PEERS_NAME
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import SYSCTL_BOOT_FILES_NAME
 
 GSO, TSO, GRO = "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"
 PRESENT = ("ls -1d /sys/module/tcp_bbr /sys/module/tcp_bbr/initstate /sys/module/sch_fq /sys/module/sch_fq/initstate"
@@ -164,6 +165,25 @@ def test_the_configuration_files_come_with_the_live_state(batch_action, peer, lo
         ("wg0", "wg-quick", 1), ("wg1", "netdev", 2)]
     assert wireguard["available"] is True and "wg0" in wireguard["interfaces"]
     assert len(action.ran) == 1
+
+
+def test_sysctl_lines_the_boot_rejects_are_warned_about_not_failed(batch_action, peer, load_fixture):
+    """Every sysctl file the boot reads comes in the same execution; lines procps rejects become warnings."""
+    overrides = {SYSCTL_BOOT_FILES_NAME: (0, load_fixture("sysctl_boot_files", "debian12_sysctl_conf_comments_and_typo.txt"), "")}
+    action = batch_action(ActionModule, {"gather_subset": ["tcp"]}, peer, overrides=overrides)
+    result = action.run(task_vars={})
+    boot = result["ansible_facts"]["tunnelfix"]["tcp"]["sysctl_boot"]
+    assert result.get("failed") is not True and len(action.ran) == 1
+    assert result["warnings"] == [warning["message"] for warning in boot["warnings"]] and len(result["warnings"]) == 3
+    assert result["warnings"][1].startswith("/etc/sysctl.d/99-sysctl.conf line 70: net.ipv4.tcp_congestion_contol does not exist")
+    assert boot["effective"]["net.core.netdev_max_backlog"]["value"] == "16384"
+
+
+def test_no_warnings_without_rejected_lines(batch_action, peer, load_fixture):
+    overrides = {SYSCTL_BOOT_FILES_NAME: (0, load_fixture("sysctl_boot_files", "lab_peer_after_fix_local_cubic.txt"), "")}
+    result = batch_action(ActionModule, {"gather_subset": ["tcp"]}, peer, overrides=overrides).run(task_vars={})
+    assert "warnings" not in result
+    assert result["ansible_facts"]["tunnelfix"]["tcp"]["sysctl_boot"]["effective"]["net.ipv4.tcp_congestion_control"]["value"] == "cubic"
 
 
 @pytest.mark.parametrize("change, message", [

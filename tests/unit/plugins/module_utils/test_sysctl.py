@@ -104,8 +104,7 @@ REASON_CASES = [
     ("procps_w_default_qdisc_in_netns.txt", "absent"),
     ("procps_w_unknown_cc.txt", "absent"),
     ("procps_w_restricted_cc_in_netns.txt", "permission_denied"),
-    ("procps_w_as_nobody.txt", "permission_denied"),
-    ("procps_w_ro_proc_sys.txt", "permission_denied"),  # procps 4 says "permission denied" here
+    ("procps_w_ro_proc_sys.txt", "read_only"),  # procps 4 says "permission denied on key": as root, the mount
     ("procps_w_invalid_value.txt", "invalid"),
     ("procps_p_netns_mixed.txt", "absent"),
     ("procps_p_ro_proc_sys_mixed.txt", "absent"),
@@ -123,6 +122,20 @@ REASON_CASES = [
 @pytest.mark.parametrize("case, reason", REASON_CASES)
 def test_classify_sysctl_error(load_fixture, case, reason):
     assert classify_sysctl_error(load_fixture("sysctl_stderr", case)) == reason
+
+
+@pytest.mark.parametrize("case, as_root, reason", [
+    ("procps_w_ro_proc_sys.txt", True, "read_only"),
+    ("procps_w_ro_proc_sys.txt", False, "permission_denied"),
+    ("procps_w_as_nobody.txt", False, "permission_denied"),
+    ("procps_w_as_nobody.txt", True, "read_only"),                       # the same words: as root only the mount refuses
+    ("procps_w_restricted_cc_in_netns.txt", True, "permission_denied"),  # the kernel's EPERM on the write, not the open
+    ("procps_w_restricted_cc_in_netns.txt", False, "permission_denied"),
+    ("busybox_w_as_nobody.txt", True, "permission_denied"),              # BusyBox prints the errno itself
+    ("busybox_w_ro_proc_sys.txt", False, "read_only"),
+])
+def test_procps4_permission_denied_on_key_is_the_read_only_mount_as_root(load_fixture, case, as_root, reason):
+    assert classify_sysctl_error(load_fixture("sysctl_stderr", case), as_root) == reason
 
 
 @pytest.mark.parametrize("stderr, reason", [
@@ -154,6 +167,10 @@ DETAIL_CASES = [
     ("procps_p_netns_mixed.txt", [
         ("net.core.default_qdisc", "absent", False),
         ("net.ipv4.tcp_congestion_control", "permission_denied", None)]),
+    ("procps_p_ro_proc_sys_mixed.txt", [
+        ("net.core.default_qdisc", "absent", False),
+        ("net.ipv4.tcp_congestion_control", "read_only", None),
+        ("net.ipv4.tcp_wmem", "read_only", None)]),
     ("procps_w_unknown_cc.txt", [("net.ipv4.tcp_congestion_control", "absent", True)]),
     ("busybox_read_default_qdisc_in_netns.txt", [("net.core.default_qdisc", "absent", False)]),
     ("busybox_w_unknown_cc.txt", [(None, "absent", True)]),

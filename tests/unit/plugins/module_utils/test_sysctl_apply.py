@@ -41,12 +41,31 @@ def test_status_before_write(before, value, status, write):
     (0, None, "reno", "invalid"),
     (1, "busybox_w_unknown_cc.txt", "reno", "absent"),
     (1, "busybox_w_restricted_cc_in_netns.txt", "reno", "permission_denied"),
-    # procps-ng 4 checks access(2) first: a read-only /proc/sys says "permission denied" (see _sysctl)
-    (1, "procps_w_ro_proc_sys.txt", "reno", "permission_denied"),
+    # procps-ng 4 says "permission denied on key" when it cannot open the key: as root, a read-only /proc/sys
+    (1, "procps_w_ro_proc_sys.txt", "reno", "read_only"),
 ])
 def test_write_status(load_fixture, rc, stderr_case, after, status):
     stderr = load_fixture("sysctl_stderr", stderr_case) if stderr_case else ""
     assert write_status(rc, stderr, after, "bbr") == status
+
+
+def test_write_status_as_another_user(load_fixture):
+    assert write_status(1, load_fixture("sysctl_stderr", "procps_w_as_nobody.txt"), "reno", "bbr", as_root=False) == "permission_denied"
+
+
+@pytest.mark.parametrize("allowed, advice", [
+    (None, True), (["reno", "cubic"], True), ([], True),
+    (["reno", "bbr", "cubic"], False),                     # bbr allowed already: telling to allow it would be wrong
+])
+def test_the_allow_advice_only_where_the_namespace_does_not_allow_it(allowed, advice):
+    [item] = summarize([("net.ipv4.tcp_congestion_control", "bbr", "reno", "reno", "permission_denied")], allowed)["not_applied"]
+    assert ("tcp_allowed_congestion_control" in item["message"]) is advice and item["reason"] == "permission_denied"
+
+
+def test_read_only_is_never_the_allow_advice():
+    [item] = summarize([("net.ipv4.tcp_congestion_control", "bbr", "reno", "reno", "read_only")], None)["not_applied"]
+    assert "read-only" in item["message"] and "tcp_allowed_congestion_control" not in item["message"]
+    assert "permission denied on key" in item["message"]
 
 
 def test_summarize_has_the_sysctl_live_shape():

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
-BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, NO_BBR, RESTRICTED, NO_FQ = (fault.id for fault in FAULTS)
+BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")
@@ -49,6 +49,10 @@ def test_the_lab_before_the_fix(lab):
     # the lab's peer is a podman container that may use bbr
     assert checks["peer"][RESTRICTED] == {"status": "clear", "reason": None}
     assert checks["peer"][NO_FQ] == {"status": "clear", "reason": "does not apply: a container: the qdisc is the host's"}
+    # recorded before the facts read every sysctl file the boot applies; a router's facts never do
+    assert checks["peer"][UNDONE] == {"status": "not_checked",
+                                      "reason": "the sysctl files read at boot were not read (facts of an older collection)"}
+    assert checks["owrt"][UNDONE]["reason"] == "the sysctl files read at boot were not read (openwrt_facts does not read them)"
 
 
 def test_a_facts_only_run_says_what_it_could_not_judge(lab):

@@ -19,6 +19,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, FAULTS, FIX_ROLES, every_role_plan, remediate_plans, role_plan)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import parse_sysctl_boot_files, sysctl_boot
 
 REPO = Path(__file__).resolve().parents[5]
 BANIP_ROLE, ROUTE_ROLE = BY_ID["banip_icmp_limit_drops_health_checks"].fix_role, BY_ID["endpoint_route_pinned"].fix_role
@@ -254,6 +255,18 @@ def tcp_view(child_netns=False, key="tunnelfix", **tcp):
 ])
 def test_tcp_plan(view, role_vars, expected):
     assert tcp_plan(view, role_vars) == expected
+
+
+def test_tcp_plan_names_what_the_next_boot_undoes(load_fixture):
+    """The drop-in would be written, and a sysctl file applied after it sets cubic: said with the write, not changed."""
+    text = load_fixture("sysctl_boot_files", "lab_peer_after_fix_local_cubic.txt")
+    boot = sysctl_boot(parse_sysctl_boot_files(text))
+    view = tcp_view(sysctl_dropins={}, sysctl_boot=boot)
+    assert tcp_plan(view, {}) == [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())
+                                  + " (the next boot undoes net.ipv4.tcp_congestion_control: /etc/sysctl.d/99-zz-local.conf line 2 sets cubic)"]
+    assert tcp_plan(view, {"linux_bbr_fq_sysctl_file": "/etc/sysctl.d/99-zzz-tunnelfix.conf"}) == [
+        "/etc/sysctl.d/99-zzz-tunnelfix.conf: write " + ", ".join("%s = %s" % item for item in HELD.items())]
+    assert tcp_plan(tcp_view(sysctl_dropins={DROPIN: HELD}, sysctl_boot=boot), {}) == []   # nothing to write: the finding says it
 
 
 def test_tcp_plan_with_neither_facts():

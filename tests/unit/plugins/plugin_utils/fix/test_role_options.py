@@ -10,7 +10,7 @@ BBR = {
     "linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
     "linux_bbr_fq_tcp_rmem": "4096 131072 33554432", "linux_bbr_fq_tcp_wmem": "4096 16384 33554432",
     "linux_bbr_fq_netdev_max_backlog": 5000, "linux_bbr_fq_sysctl_file": "/etc/sysctl.d/60-x.conf",
-    "linux_bbr_fq_modules_load_file": "/etc/modules-load.d/x.conf",
+    "linux_bbr_fq_modules_load_file": "/etc/modules-load.d/x.conf", "linux_bbr_fq_allow_runtime_only": False,
 }
 KEY = "A" * 43 + "="
 WG = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_public_keys": [KEY],
@@ -27,6 +27,8 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
     ("linux_bbr_fq", {}),
     ("linux_bbr_fq", {"linux_bbr_fq_default_qdisc": "", "linux_bbr_fq_tcp_rmem": "", "linux_bbr_fq_netdev_max_backlog": 0}),
     ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": "1048576", "linux_bbr_fq_tcp_wmem": " 1 1 1 "}),
+    ("linux_bbr_fq", {"linux_bbr_fq_allow_runtime_only": True}),
+    ("linux_bbr_fq", {"linux_bbr_fq_allow_runtime_only": "yes"}),     # -e gives a string
     ("wireguard_keepalive", {}),
     ("wireguard_keepalive", {"wireguard_keepalive_persistent_keepalive_s": "0", "wireguard_keepalive_public_keys": [],
                              "wireguard_keepalive_interfaces": []}),
@@ -58,6 +60,8 @@ def test_good_options_give_no_error(role, change):
     ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": True}, ['got "True"']),
     ("linux_bbr_fq", {"linux_bbr_fq_netdev_max_backlog": "-1"}, ['got "-1"']),
     ("linux_bbr_fq", {"linux_bbr_fq_sysctl_file": "etc/x"}, ['linux_bbr_fq_sysctl_file must be an absolute path, got "etc/x"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_allow_runtime_only": "maybe"}, ['linux_bbr_fq_allow_runtime_only must be true or false, got "maybe"']),
+    ("linux_bbr_fq", {"linux_bbr_fq_allow_runtime_only": None}, ['linux_bbr_fq_allow_runtime_only must be true or false, got "None"']),
     ("wireguard_keepalive", {"wireguard_keepalive_persistent_keepalive_s": 70000},
      ['wireguard_keepalive_persistent_keepalive_s must be 0-65535 seconds, got "70000"']),
     ("wireguard_keepalive", {"wireguard_keepalive_public_keys": ["not-a-key", KEY]},

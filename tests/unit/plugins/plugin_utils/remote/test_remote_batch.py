@@ -190,9 +190,13 @@ def test_shared_words_reach_the_command_unchanged(shell, tmp_path):
 
 
 def test_every_fact_batch_fits_a_dropbear_command_line():
-    from ansible_collections.tunnelfix.fleet.plugins.action import openwrt_facts, tunnel_facts, wg_endpoint_route
+    from ansible_collections.tunnelfix.fleet.plugins.action import openwrt_facts, tcp_tuning, tunnel_facts, wg_endpoint_route
     batches = {"openwrt_facts (all subsets)": openwrt_facts.batch_steps(set(openwrt_facts.SUBSETS)),
                "tunnel_facts (all subsets)": tunnel_facts.batch_steps(set(tunnel_facts.SUBSETS)),
-               "wg_endpoint_route read": wg_endpoint_route.read_steps()}
+               "wg_endpoint_route read": wg_endpoint_route.read_steps(),
+               # linux_bbr_fq's first read on a router: every key it manages, both files it may write
+               "tcp_tuning read": tcp_tuning.read_steps(
+                   ("net.core.default_qdisc", "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+                    "net.core.netdev_max_backlog"), ["/etc/sysctl.d/60-tunnelfix-bbr-fq.conf", "/etc/modules.d/60-tunnelfix-bbr"])}
     sizes = {name: wire_bytes(steps) for name, steps in batches.items()}
     assert all(size < WIRE_LIMIT_BYTES for size in sizes.values()), sizes
