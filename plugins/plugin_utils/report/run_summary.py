@@ -151,7 +151,7 @@ def _verify(outcomes, check_mode):
     sections = [{"heading": "%s (hosts per finding id)" % outcome.replace("_", " "),
                  "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome], lambda o: o["id"])}
                 for outcome in ("fixed", "still_present", "new")]
-    sections = [section for section in sections if section["groups"]] or [{"heading": "no finding to verify", "groups": []}]
+    sections = [section for section in sections if section["groups"]]   # none: the next line says nothing was found
     if any(o["outcome"] in ("still_present", "new") for o in outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "reports/outcomes.json has the evidence of what is still found; reports/report.md the before and after"}

@@ -77,6 +77,11 @@ def test_verify_groups_per_outcome_and_points_at_the_evidence_when_something_sur
     assert [s["heading"] for s in summary["sections"]] == ["fixed (hosts per finding id)", "still present (hosts per finding id)"]
     assert "outcomes.json" in summary["next"]["why"]
     assert stage_summary(outcomes[:1], "verify")["next"]["why"] == "every finding is fixed"
+    nothing = stage_summary([], "verify")
+    assert nothing["sections"] == [] and nothing["next"]["why"] == "nothing was found to fix"
+    tally = RunTally()
+    tally.record_stage(nothing)
+    assert summary_lines(tally, FQCN) == ["changed: nothing", "next: nothing was found to fix"]
 
 
 @pytest.mark.parametrize("data, stage", [
