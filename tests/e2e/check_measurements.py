@@ -60,7 +60,7 @@ def health_checks(b, a):
          "+%s in %s s" % (b.get("window_icmp_flood_growth_packets"), b.get("window_s"))),
         ("mwan3 logged failed checks in that window before", failed_before > 0,
          "%s failed checks, %s lost pings %s" % (b.get("mwan3_failed_checks"), b.get("mwan3_lost_pings"),
-                                                  b.get("mwan3_failed_interfaces"))),
+                                                 b.get("mwan3_failed_interfaces"))),
         ("the probe ran inside a fifth of banIP's limit before",) + _inside_a_fifth(b),
         ("banIP's flood counter did not grow in the passive window after", a.get("window_icmp_flood_growth_packets") == 0,
          "+%s in %s s" % (a.get("window_icmp_flood_growth_packets"), a.get("window_s"))),

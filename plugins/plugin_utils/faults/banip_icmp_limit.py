@@ -141,7 +141,7 @@ def _probe_inside(checks, limit):
 
 def _probe_failures(checks, limit):
     """The probe's failed pings that count: sent inside PROBE_SHARE_OF_LIMIT of ``limit`` while the counter grew; else 0."""
-    if not _probe_inside(checks, limit) or not (_count(checks.get("icmp_flood_drops_packets")) or 0) > 0:
+    if not _probe_inside(checks, limit) or (_count(checks.get("icmp_flood_drops_packets")) or 0) == 0:
         return 0
     return _count(checks.get("failed_pings")) or 0
 

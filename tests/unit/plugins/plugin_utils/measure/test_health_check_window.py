@@ -96,8 +96,8 @@ def test_no_mwan3_counts_without_a_usable_logread(load_fixture, log, note):
 
 
 @pytest.mark.parametrize("change, error", [
-    ({"clock at the end": ok("%d\n" % (START - 1))}, "the router's clock went back during the window (1772442840 at the start, "
-                                                      "1772442839 at the end)"),
+    ({"clock at the end": ok("%d\n" % (START - 1))},
+     "the router's clock went back during the window (1772442840 at the start, 1772442839 at the end)"),
     ({"clock at the start": ok("Mon Mar  2 09:14:00 UTC 2026\n")}, "date +%s: expected the epoch seconds"),
     ({"clock at the start": {"rc": 127, "stdout": "", "stderr": "sh: date: not found"}}, "date +%s: expected the epoch seconds, got rc=127"),
     ({"banIP's counters at the start": {"rc": 1, "stdout": "", "stderr": "Error: Operation not permitted\n"}},
