@@ -83,6 +83,17 @@ def test_growth_in_the_window_with_failed_checks_fires(checks):
     assert len(limit_drops_health_checks("owrt", view(checks), {})) == 1
 
 
+def test_a_ping_budget_over_half_the_limit_with_a_static_counter_is_no_finding():
+    """Case 05's aggressive tracking (2 uplinks x 4 targets x count 2 every 1 s = 16 replies/s) against 25/s: it may
+    overflow, but nothing shows it did; the passive window decides."""
+    v = view(record())
+    v["openwrt"]["mwan3"]["tracking"] = {"wan": track(targets=4, count=2, interval=1), "wanb": track(targets=4, count=2, interval=1)}
+    assert mwan3_ping_budget_per_second(v["openwrt"]["mwan3"]["tracking"]) == 16
+    assert limit_drops_health_checks("owrt", v, {}) == []
+    v["health_checks"] = record(window_icmp_flood_growth_packets=12, mwan3_failed_checks=2)
+    assert limit_drops_health_checks("owrt", v, {})[0][0]["mwan3_ping_budget_per_second"] == 16
+
+
 def test_a_probe_just_over_a_fifth_of_the_limit_does_not_count():
     checks = record(window_icmp_flood_growth_packets=1, failed_pings=1, icmp_flood_drops_packets=1, rate_per_second=5.01)
     assert limit_drops_health_checks("owrt", view(checks), {}) == []
