@@ -40,6 +40,13 @@ OWRT_5G_IP="100.64.20.2"        # owrt wwan0 (mwan3/UCI interface wanb)
 HUB_5G_IP="100.64.20.1"         # hub lte0: owrt's 5G gateway and its mwan3 track_ip
 UPLINK_PREFIX_LEN=24
 OWRT_LAN_IP="192.168.1.1"        # owrt br-lan (fault 5: a LAN bridge fed by the small-MTU tunnel)
+# Fault 2's field situation: a monitoring pinger on owrt (like Telegraf's ping input, 6 targets x 10
+# pings at 0.5 s) beside mwan3's tracking. Its targets: owrt's two gateways, the hub's WAN address and
+# these, on the hub's loopback (stand-ins for the internet hosts a monitor watches; reached via eth1).
+HUB_MONITOR_IPS=(100.64.99.1 100.64.99.2 100.64.99.3)
+# health_check_measure's passive window on owrt, s: ~5 % of mwan3's checks fail at banIP's 25/s with
+# that pinger (2 checks/s), so 60 s give ~6 failed checks to find, not 0 by chance.
+LAB_HEALTH_WINDOW_S="${TF_LAB_HEALTH_WINDOW_S:-60}"
 
 # WireGuard tunnel.
 WG_PORT=51820

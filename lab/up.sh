@@ -198,6 +198,7 @@ ensure_addr owrt eth1 "${OWRT_FIBRE_IP}/${UPLINK_PREFIX_LEN}"
 ensure_addr owrt wwan0 "${OWRT_5G_IP}/${UPLINK_PREFIX_LEN}"
 ensure_addr hub fib0 "${HUB_FIBRE_IP}/${UPLINK_PREFIX_LEN}"
 ensure_addr hub lte0 "${HUB_5G_IP}/${UPLINK_PREFIX_LEN}"
+for ip in "${HUB_MONITOR_IPS[@]}"; do ensure_addr hub lo "${ip}/32"; done   # owrt's monitoring pinger's targets
 # tf-wan only terminates the relay: it routes nothing, so every packet between nat and hub
 # crosses the emulated WAN.
 
@@ -527,6 +528,42 @@ if ! nsx owrt nft list table inet banIP &>/dev/null; then
   log "owrt: banIP started (ban_icmplimit $(ox uci -q get banip.global.ban_icmplimit || echo 'unset: 25/s'))"
 fi
 
+# Fault 2's field situation, enforced: mwan3's tracking (lab/owrt/mwan3track, one loop per enabled
+# interface tracking by ping, logging its failed checks for logread) and beside it a monitoring pinger
+# (lab/owrt/monitor-ping, 6 targets x 10 pings at 0.5 s). Their replies share banIP's bucket, so its
+# flood counter grows and checks fail with no help from diagnose, whose probe stays inside the limit.
+# Each runs in the background on owrt, started when not running, restarted when its script changed.
+# owrt_alive PIDFILE PROGRAM: the process PIDFILE names runs PROGRAM (a PID left by a restarted container may be another's).
+# shellcheck disable=SC2016  # the single-quoted commands run in owrt's shell
+owrt_alive() { ox sh -c '[ -s "$1" ] && grep -qs "$2" "/proc/$(cat "$1")/cmdline"' sh "$1" "$2"; }
+# owrt_daemon RESTART PIDFILE PROGRAM ARGS...: runs `PROGRAM PIDFILE ARGS...` (which writes PIDFILE).
+# shellcheck disable=SC2016  # the single-quoted commands run in owrt's shell
+owrt_daemon() {
+  local restart="$1" pidfile="$2"; shift 2
+  if "${restart}" && owrt_alive "${pidfile}" "$1"; then
+    ox sh -c 'kill "$(cat "$1")"; rm -f "$1"' sh "${pidfile}"
+  fi
+  if ! owrt_alive "${pidfile}" "$1"; then
+    ox sh -c 'p=$1; prog=$2; shift 2; setsid "$prog" "$p" "$@" </dev/null >/dev/null 2>&1 &' sh "${pidfile}" "$@"
+    log "owrt: started ${1##*/} ${*:2}"
+  fi
+}
+tracker_changed=false
+pinger_changed=false
+if put_file owrt /etc/tunnelfix/lab/mwan3track 0755 < "${LAB_DIR}/owrt/mwan3track"; then tracker_changed=true; fi
+if put_file owrt /etc/tunnelfix/lab/monitor-ping 0755 < "${LAB_DIR}/owrt/monitor-ping"; then pinger_changed=true; fi
+if printf '%s\n' "${HUB_FIBRE_IP}" "${HUB_5G_IP}" "${HUB_WAN_IP}" "${HUB_MONITOR_IPS[@]}" \
+    | put_file owrt /etc/tunnelfix/lab/monitor-ping.targets 0644; then pinger_changed=true; fi
+# shellcheck disable=SC2016  # the loop runs in owrt's shell
+for iface in $(ox sh -c 'for s in $(uci -q show mwan3 | sed -n "s/^mwan3\.\([^.=]*\)=interface\$/\1/p"); do
+    [ "$(uci -q get "mwan3.$s.enabled")" = 1 ] || continue
+    case "$(uci -q get "mwan3.$s.track_method" || echo ping)" in ping) echo "$s" ;; esac
+  done'); do
+  owrt_daemon "${tracker_changed}" "/tmp/run/tunnelfix-mwan3track-${iface}.pid" /etc/tunnelfix/lab/mwan3track "${iface}"
+done
+owrt_daemon "${pinger_changed}" /tmp/run/tunnelfix-monitor-ping.pid /etc/tunnelfix/lab/monitor-ping \
+  /etc/tunnelfix/lab/monitor-ping.targets
+
 # --- 8. Verify -----------------------------------------------------------------------------------
 fail=0
 REDO="lab/down.sh && lab/up.sh re-creates the lab"
@@ -561,6 +598,14 @@ check "tunnel owrt -> hub" "no WireGuard handshake? podman exec $(container_name
   nsx owrt ping -c 3 -i 0.3 -W 2 "${HUB_TUNNEL_IP}"
 check "owrt banIP ICMP limiter loaded" "owrt's banIP hook did not load table inet banIP: podman exec $(container_name owrt) /etc/init.d/banip start" \
   nsx owrt nft list counter inet banIP cnt_icmpflood
+# mwan3's tracking of both uplinks and the monitoring pinger (fault 2's field situation) are running.
+for loop in mwan3track-wan mwan3track-wanb monitor-ping; do
+  # shellcheck disable=SC2016  # expanded by owrt's shell
+  check "owrt ${loop} running" \
+    "owrt's lab loop /etc/tunnelfix/lab/${loop%-wan*} is not running: podman exec $(container_name owrt) logread -e mwan3track; ${REDO}" \
+    ox sh -c 'n=0; until [ -s "$1" ] && grep -qs "$2" "/proc/$(cat "$1")/cmdline"; do
+                n=$((n + 1)); [ "$n" -le 5 ] || exit 1; sleep 1; done' sh "/tmp/run/tunnelfix-${loop}.pid" "/etc/tunnelfix/lab/${loop%-wan*}"
+done
 [[ "${fail}" -eq 0 ]] || die "lab verification failed (see FAIL lines above)"
 
 # --- 9. Inventory --------------------------------------------------------------------------------
@@ -591,6 +636,8 @@ all:
           wireguard_keepalive_persistent_keepalive_s: 25
           # The report's reference, and verify.yml's threshold (80 % of it): the fibre uplink.
           tunnelfix_path_bits_per_second: ${LAB_FIBRE_BPS}
+          # Fault 2's passive window: long enough for the lab's monitoring pinger to fail some mwan3 checks.
+          health_check_measure_window_s: ${LAB_HEALTH_WINDOW_S}
           tunnel_measure_min_bits_per_second: $((LAB_FIBRE_BPS * 8 / 10))
       vars:
         # The lab NAT forgets UDP mappings after ${LAB_NAT_UDP_TIMEOUT_S} s: the keepalive must be shorter (docs/inventory.md).

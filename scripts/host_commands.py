@@ -89,6 +89,7 @@ FUNCTION_WRAPPERS = {
     "lab/common.sh:check": ("host", 2),         # check DESCRIPTION HINT CMD...: a lab verification step
     "lab/up.sh:cx": ("elsewhere", 1),           # cx ROLE CMD...: podman exec in a lab container
     "lab/up.sh:ox": ("elsewhere", 0),           # ox CMD...: podman exec in the OpenWrt-like container
+    "lab/up.sh:owrt_daemon": ("elsewhere", 2),  # owrt_daemon RESTART PIDFILE CMD...: a loop in the background there
     "tests/rollback/run.sh:mgmt": ("elsewhere", 1),   # mgmt HOST CMD...: ssh to a lab host
     "tests/ee/run.sh:ee_run": ("elsewhere", 0),       # podman run of the execution environment
     "tests/openwrt_image/run.sh:play": ("arguments", 0),   # ansible-playbook options

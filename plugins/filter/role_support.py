@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe, banip_icmp_report
-(docs in the .yml twins)."""
+"""Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe, banip_icmp_report,
+banip_inactive_reason, health_check_probe (docs in the .yml twins)."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import banip_inactive, probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
@@ -28,6 +29,25 @@ def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script,
         return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change)
     except ValueError as exc:
         raise AnsibleFilterError("banip_icmp_report: %s" % exc) from None
+
+
+def banip_inactive_reason(banip):
+    """openwrt_facts' banip facts -> why banIP must be left alone (not installed, disabled, table not loaded), or ""."""
+    if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
+        raise AnsibleFilterError("banip_inactive_reason: expected openwrt_facts' banip facts (a dict with installed), got %r"
+                                 % (banip,))
+    inactive = banip_inactive(banip)
+    return inactive[1] if inactive else ""
+
+
+def health_check_probe(banip, interval_ms):
+    """openwrt_facts' banip facts and the role's interval -> the probe's interval inside banIP's limit (faults/banip_icmp_limit.py)."""
+    if banip is not None and not isinstance(banip, dict):
+        raise AnsibleFilterError("health_check_probe: expected openwrt_facts' banip facts (a dict) or null, got %r" % (banip,))
+    try:
+        return probe_interval_ms(banip, interval_ms)
+    except ValueError as exc:
+        raise AnsibleFilterError("health_check_probe: %s" % exc) from None
 
 
 def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
@@ -67,4 +87,6 @@ class FilterModule:
             "wireguard_unmatched": wireguard_unmatched,
             "bridge_persist_probe": bridge_persist_probe,
             "banip_icmp_report": banip_icmp_report,
+            "banip_inactive_reason": banip_inactive_reason,
+            "health_check_probe": health_check_probe,
         }

@@ -9,7 +9,10 @@ health-checks-{before,after}.json (role health_check_measure); INVENTORY_JSON is
     period 100 % -> 0 %, single TCP flow >= 3x and >= 80 % of its path bottleneck;
   - an OpenWrt router (tunnelfix_openwrt; faults 1 and 2): no ping loss after the fix, single
     flow >= 10x (endpoint route moved from the 2 Mbit/s backup to the fibre) and >= 80 % of its
-    path, bursty health-check pings: some lost and banIP flood drops before, none lost after.
+    path; health checks (fault 2): before, in the passive window (nothing sent by diagnose) banIP's
+    flood counter grew and mwan3 logged failed checks (the lab's monitoring pinger beside mwan3's
+    tracking), and the probe ran inside a fifth of banIP's limit; after, the counter did not grow in
+    the window and no probe ping was lost.
 And from the load sweeps (role tunnel_sweep, sweep-{before,after}.json), for every peer: every
 TCP test valid after the fix, one flow in each direction >= 80 % of the path after, and the verdict
 path_limit after; for a peer behind the lab NAT also the verdict single_flow_limit before (cubic
@@ -44,11 +47,24 @@ def tunnel_checks(host, b, a, path_bps, nat_peer):
     return checks
 
 
+def _inside_a_fifth(record):
+    """The probe's rate against banIP's limit: at most a fifth of it (the fault's PROBE_SHARE_OF_LIMIT)."""
+    rate, limit = record.get("rate_per_second"), record.get("banip_icmplimit_per_second")
+    return bool(rate and limit and float(rate) <= float(limit) / 5 + 1e-9), "%s/s of %s/s" % (rate, limit)
+
+
 def health_checks(b, a):
+    failed_before = (b.get("mwan3_failed_checks") or 0) + (b.get("mwan3_lost_pings") or 0)
     return [
-        ("health-check pings lost before", b["failed_pings"] > 0, "%s of %s" % (b["failed_pings"], b["sent"])),
-        ("banIP ICMP flood drops before", (b["icmp_flood_drops_packets"] or 0) > 0, b["icmp_flood_drops_packets"]),
-        ("no health-check ping lost after", a["failed_pings"] == 0, "%s of %s" % (a["failed_pings"], a["sent"])),
+        ("banIP's flood counter grew in the passive window before", (b.get("window_icmp_flood_growth_packets") or 0) > 0,
+         "+%s in %s s" % (b.get("window_icmp_flood_growth_packets"), b.get("window_s"))),
+        ("mwan3 logged failed checks in that window before", failed_before > 0,
+         "%s failed checks, %s lost pings %s" % (b.get("mwan3_failed_checks"), b.get("mwan3_lost_pings"),
+                                                 b.get("mwan3_failed_interfaces"))),
+        ("the probe ran inside a fifth of banIP's limit before",) + _inside_a_fifth(b),
+        ("banIP's flood counter did not grow in the passive window after", a.get("window_icmp_flood_growth_packets") == 0,
+         "+%s in %s s" % (a.get("window_icmp_flood_growth_packets"), a.get("window_s"))),
+        ("no probe ping lost after", a["failed_pings"] == 0, "%s of %s" % (a["failed_pings"], a["sent"])),
     ]
 
 

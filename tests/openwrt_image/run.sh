@@ -146,6 +146,17 @@ check "init scripts, ifup/ifdown and mwan3 are logged in order" 0 \
 check "each log line starts with an epoch timestamp (grep -v finds none)" 1 "" "" 'grep -vE "^[0-9]{10} " /tmp/tunnelfix-calls.log'
 check "unknown init command: usage, rc 1" 1 "" "*" '/etc/init.d/banip frobnicate'
 
+echo "== the system log (logger, logread: ubox's shape)"
+check "nothing logged yet: logread prints nothing" 0 "" "" 'rm -f /tmp/tunnelfix-syslog; logread'
+check "logread -t -e: the time in brackets, only matching messages, in order" 0 \
+  "~[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4} \[[0-9]{10}\.000\] user\.info mwan3track\[42\]: Check \(ping\) failed for target \"100\.64\.10\.1\" on interface wan \(eth1\)\. Current score: 5${NL}[^${NL}]* user\.notice mwan3track\[42\]: Interface wan \(eth1\) is disconnecting" "" \
+  'rm -f /tmp/tunnelfix-syslog; logger -t "mwan3track[42]" -p info "Check (ping) failed for target \"100.64.10.1\" on interface wan (eth1). Current score: 5" && echo other | logger -t banIP && logger -t "mwan3track[42]" -p user.notice "Interface wan (eth1) is disconnecting" && logread -t -e mwan3track'
+check "logread without -t: no bracketed time; -l 1: the last message" 0 "~[A-Z][a-z]{2} [^[]* user\.notice banIP: other" "" \
+  'rm -f /tmp/tunnelfix-syslog; echo other | logger -t banIP && logread -l 1'
+check "logread: an unknown option is refused, rc 1" 1 "" "*" 'logread -f'
+check "logger keeps the last messages only" 0 "1000" "" \
+  'awk "BEGIN { for (i = 0; i <= 2000; i++) print 1796000000 \"\tuser.info\tt: \" i }" > /tmp/tunnelfix-syslog; logger -t t last && wc -l < /tmp/tunnelfix-syslog'
+
 echo "== tunnelfix.fleet.uci action over podman exec"
 podman exec "${CT}" sh -c "${reset}"
 export ANSIBLE_CONFIG="${REPO}/ansible.cfg" PATH="${REPO}/.venv/bin:${PATH}" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0

@@ -3,13 +3,39 @@
 """Fault 2: banIP's ICMP flood limit drops mwan3's health-check replies.
 
 banIP limits ICMP on the WAN devices to ``ban_icmplimit`` packets/s in one shared bucket (burst 5),
-counted in ``cnt_icmpflood``; mwan3track's pings (and any monitoring pinger) share it, so a healthy
+counted in ``cnt_icmpflood``; mwan3track's pings and any monitoring pinger share it, so a healthy
 uplink can be marked offline. Reads openwrt_facts' ``banip`` and ``mwan3`` and
 health_check_measure's record. mwan3track's defaults (count 1, interval 10 s) are from its UCI
 documentation.
+
+The limiter is in force only where banIP is installed, not disabled (``ban_enabled '0'``: its init
+script refuses to start and deletes the table) and its nft table ``inet banIP`` is loaded with an
+ICMP limit rule (``ban_icmplimit`` 0 builds none). Elsewhere nothing is found and the fixing role
+changes nothing: it would write and reload a banIP the operator switched off.
+
+The measurement must not cause what it measures. A burst of 100 pings/s overflows a 10/s or 25/s
+bucket by itself, so the evidence is passive first: health_check_measure's window (action
+health_check_window) sends nothing and reads how much the flood counter grew and which checks
+mwan3track logged as failed (``logread``). The finding needs both in that window: the router's
+own ICMP (mwan3 tracking, a monitoring pinger) overflowed the limit while checks failed. A static
+counter, a grown counter without a failed check, or failed checks on a clean limiter (an uplink
+really down) are no finding.
+
+The probe that follows stays inside the limit, so it cannot be the cause either. The limiter is a
+token bucket: ``rate`` tokens/s (banIP's limit L, read from the loaded rule), at most ``burst`` B
+tokens (nft's default 5), one per packet, a packet over it dropped. The probe sends one-shot pings
+one after another, ``interval`` apart; their replies come back as far apart. With ``interval >=
+1000 / (L x PROBE_SHARE_OF_LIMIT)`` ms (PROBE_SHARE_OF_LIMIT = 1/5: 200 ms at 25/s, 500 ms at 10/s)
+the probe takes a fifth of the rate, and the token a reply takes is back after a fifth of the
+interval: the probe alone never holds more than 1 of the B tokens. A probe reply dropped therefore
+means the router's other ICMP took the rest of the bucket at that moment; such a loss counts as a
+failed check only while the counter grew during the probe, and only for a probe recorded inside
+that share (``probe_interval_ms`` gives the interval, never shorter than the role's own).
 """
 
 from __future__ import annotations
+
+import math
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
@@ -18,6 +44,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250}
 MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
+# nft's burst when a packet limit names none (banIP's rule names none; nft list hides it)
+NFT_DEFAULT_BURST_PACKETS = 5
+# The probe's rate: at most this share of banIP's limit (module doc)
+PROBE_SHARE_OF_LIMIT = 0.2
+# openwrt_facts reads banIP's installation here
+BANIP_INIT = "/etc/init.d/banip"
 
 
 def mwan3_ping_budget_per_second(tracking):
@@ -37,65 +69,173 @@ def mwan3_ping_budget_per_second(tracking):
     return budget
 
 
-def limit_drops_health_checks(host, view, views):
-    """One (evidence, explanation) when mwan3 tracks by ping and banIP's limit drops, or can drop, its replies.
+def banip_inactive(banip):
+    """Why banIP cannot drop anything now and its role must leave it alone, or None when it is active.
 
-    Fires when banIP is installed, some interface is ping-tracked, a limit is known, and the burst
-    lost a ping, or the flood counter counted drops, or mwan3's average budget is over half the limit.
+    ``banip``: openwrt_facts' ``banip`` (installed, enabled, nft_installed, nft_table_loaded). Active:
+    installed, ``ban_enabled`` not '0' (unset is banIP's own call) and its table ``inet banIP`` loaded.
+    ``("absent", reason)`` when it cannot drop (not installed, disabled, table not loaded);
+    ``("unknown", reason)`` when the facts cannot tell (no nft to list the table).
+    """
+    if not banip.get("installed"):
+        return ("absent", "banIP is not installed (no %s)" % BANIP_INIT)
+    if banip.get("enabled") is False:
+        return ("absent", "banIP is disabled (banip.global.ban_enabled '0')")
+    if banip.get("nft_installed") is False:
+        return ("unknown", "nft is not installed, so banIP's nft table cannot be read")
+    if banip.get("nft_table_loaded") is None:
+        return ("unknown", "openwrt_facts did not read banIP's nft table")
+    if banip.get("nft_table_loaded") is not True:
+        return ("absent", "banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)")
+    return None
+
+
+def banip_limiter(banip):
+    """``(rule, None)`` with the loaded ICMP limit rule when banIP's limiter is in force, else ``(None, (kind, reason))``.
+
+    ``rule``: ``{"rate_per_second", "burst_packets", "counter"}`` (burst nft's default 5 where the
+    listing hides it). A loaded table without the rule (``ban_icmplimit`` 0) limits nothing.
+    """
+    inactive = banip_inactive(banip)
+    if inactive:
+        return None, inactive
+    rule = banip.get("icmp_limit_rule")
+    if not isinstance(rule, dict) or not rule.get("rate_per_second"):
+        return None, ("absent", "banIP's nft table has no ICMP limit rule (ban_icmplimit 0)")
+    return dict(rule, burst_packets=rule.get("burst_packets") or NFT_DEFAULT_BURST_PACKETS), None
+
+
+def probe_interval_ms(banip, wanted_interval_ms):
+    """The pause between the probe's one-shot pings: ``wanted_interval_ms``, longer where banIP's limit needs it (module doc).
+
+    ``banip``: openwrt_facts' ``banip`` (None or {} when not read); ``wanted_interval_ms``: the role's
+    interval (0-10000). → ``{"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25,
+    "burst_packets": 5}`` for a 25/s limit and 100 ms wanted; without a limiter in force the wanted
+    interval, limit and burst None. ``rate_per_second`` is None for 0 ms. Raises ValueError naming
+    ``wanted_interval_ms`` when it is not a whole number 0-10000.
+    """
+    wanted = whole_number(wanted_interval_ms)
+    if wanted is None or not 0 <= wanted <= 10000:
+        raise ValueError("wanted_interval_ms must be a whole number 0-10000, got %r" % (wanted_interval_ms,))
+    rule, _why = banip_limiter(banip or {})
+    interval = wanted
+    if rule:
+        interval = max(wanted, int(math.ceil(1000.0 / (rule["rate_per_second"] * PROBE_SHARE_OF_LIMIT))))
+    return {"interval_ms": interval, "rate_per_second": round(1000.0 / interval, 3) if interval else None,
+            "limit_per_second": rule["rate_per_second"] if rule else None, "burst_packets": rule["burst_packets"] if rule else None}
+
+
+def _count(value):
+    """A count from the record (an int, or the digits a role's template made of it), else None."""
+    return whole_number(value)
+
+
+def _probe_inside(checks, limit):
+    """Whether the recorded probe ran at most PROBE_SHARE_OF_LIMIT of ``limit`` (packets/s)."""
+    rate = checks.get("rate_per_second")
+    try:
+        return rate not in (None, "") and float(rate) <= limit * PROBE_SHARE_OF_LIMIT + 1e-9
+    except (TypeError, ValueError):
+        return False
+
+
+def _probe_failures(checks, limit):
+    """The probe's failed pings that count: sent inside PROBE_SHARE_OF_LIMIT of ``limit`` while the counter grew; else 0."""
+    if not _probe_inside(checks, limit) or (_count(checks.get("icmp_flood_drops_packets")) or 0) == 0:
+        return 0
+    return _count(checks.get("failed_pings")) or 0
+
+
+def limit_drops_health_checks(host, view, views):
+    """One (evidence, explanation) when banIP's limiter is in force, mwan3 tracks by ping, and in the passive window
+    the flood counter grew while health checks failed.
+
+    Failed health checks: mwan3track's failed checks or lost pings in the window's log, or the
+    probe's lost pings while the counter grew (only a probe inside the limit's share, module doc).
     """
     facts = view.get("openwrt") or {}
     banip, mwan3 = facts.get("banip") or {}, facts.get("mwan3") or {}
-    checks = view.get("health_checks") or {}
-    if not banip.get("installed") or not mwan3.get("tracking"):
+    rule, _why = banip_limiter(banip)
+    if rule is None or not mwan3.get("tracking"):
         return []
-    rule = banip.get("icmp_limit_rule") or {}
-    limit = rule.get("rate_per_second") or banip.get("icmplimit_per_second")
     budget = mwan3_ping_budget_per_second(mwan3["tracking"])
-    drops, failed = checks.get("icmp_flood_drops_packets"), checks.get("failed_pings")
-    if budget == 0 or not limit or not ((drops or 0) > 0 or (failed or 0) > 0 or budget * 2 > limit):
+    checks = view.get("health_checks") or {}
+    growth = _count(checks.get("window_icmp_flood_growth_packets"))
+    mwan3_failed, mwan3_lost = _count(checks.get("mwan3_failed_checks")), _count(checks.get("mwan3_lost_pings"))
+    probe_failed = _probe_failures(checks, rule["rate_per_second"])
+    if budget == 0 or not growth or not ((mwan3_failed or 0) + (mwan3_lost or 0) + probe_failed):
         return []
+    limit, burst = rule["rate_per_second"], rule["burst_packets"]
+    window_s = _count(checks.get("window_s"))
+    interfaces = checks.get("mwan3_failed_interfaces") or []
     return [({
-        "icmplimit_per_second": limit, "mwan3_ping_budget_per_second": round(budget, 2),
-        "health_check_pings_sent": checks.get("sent"), "health_check_pings_failed": failed,
-        "icmp_flood_drops_packets": drops, "counter": rule.get("counter")}, """
-        banIP drops ICMP above %s packets/s in one shared bucket (burst 5) on the WAN devices, before
-        established traffic is accepted. mwan3 tracks uplinks by ping (about %.1f replies/s on average, in
-        bursts): %s of %s bursty one-shot health-check pings failed and the flood counter counted %s drops, so
-        mwan3 can mark a healthy uplink offline. Raise banip.global.ban_icmplimit (250)."""
-        % (limit, budget, failed, checks.get("sent"), drops))]
+        "icmplimit_per_second": limit, "burst_packets": burst, "counter": rule.get("counter"),
+        "window_s": window_s, "window_icmp_flood_growth_packets": growth,
+        "mwan3_failed_checks": mwan3_failed, "mwan3_lost_pings": mwan3_lost, "mwan3_failed_interfaces": list(interfaces),
+        "mwan3_ping_budget_per_second": round(budget, 2),
+        "probe_rate_per_second": checks.get("rate_per_second"), "probe_pings_sent": _count(checks.get("sent")),
+        "probe_pings_failed": _count(checks.get("failed_pings")),
+        "probe_icmp_flood_drops_packets": _count(checks.get("icmp_flood_drops_packets"))}, """
+        banIP drops ICMP above %s packets/s (burst %s) in one shared bucket on the WAN devices, before established
+        traffic is accepted. In a %s s window in which diagnose sent nothing, its flood counter %s grew by %s
+        packets while mwan3 logged %s failed checks and %s lost pings%s; %s. The router's own ICMP (mwan3 tracking,
+        about %.1f replies/s, and any monitoring pinger) overflows the limit, so mwan3 can mark a healthy uplink
+        offline. Raise banip.global.ban_icmplimit (250)."""
+        % (limit, burst, window_s, rule.get("counter"), growth, _shown(mwan3_failed), _shown(mwan3_lost),
+           " (%s)" % ", ".join(interfaces) if interfaces else "", _probe_text(checks, limit), budget))]
+
+
+def _shown(value):
+    return "an unknown number of" if value is None else value
+
+
+def _probe_text(checks, limit):
+    """The probe's part of the explanation: its losses, and whether it ran inside the limit's share."""
+    return "%s of %s probe pings sent at %s/s failed (%s)" % (
+        _shown(_count(checks.get("failed_pings"))), _shown(_count(checks.get("sent"))), checks.get("rate_per_second"),
+        "inside a fifth of the limit: not the cause" if _probe_inside(checks, limit)
+        else "faster than a fifth of the limit: its losses are not counted")
 
 
 def limit_coverage(host, view, views):
-    """Whether the rule could judge this host (Fault.coverage): a router with banIP, mwan3 tracking and a known limit."""
+    """Whether the rule could judge this host (Fault.coverage): a router with banIP's limiter in force, mwan3
+    tracking by ping, and health_check_measure's passive window."""
     if not is_router(view):
         return does_not_apply("not an OpenWrt router")
     facts = view.get("openwrt") or {}
     banip, mwan3 = facts.get("banip"), facts.get("mwan3")
     if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
         return not_checked("openwrt_facts read no banIP state")
-    if not banip["installed"]:
-        return does_not_apply("banIP is not installed")
+    _rule, why = banip_limiter(banip)
+    if why:
+        kind, reason = why
+        return does_not_apply(reason) if kind == "absent" else not_checked(reason)
     if not isinstance(mwan3, dict):
         return not_checked("openwrt_facts read no mwan3 state")
     if not mwan3.get("tracking") or mwan3_ping_budget_per_second(mwan3["tracking"]) == 0:
         return does_not_apply("mwan3 tracks no uplink by ping")
-    if not ((banip.get("icmp_limit_rule") or {}).get("rate_per_second") or banip.get("icmplimit_per_second")):
-        return not_checked("banIP's ICMP limit could not be read (no ban_icmplimit, no limit rule in its nft table)")
-    if view.get("health_checks") is None:
-        return partly("the health-check burst (not measured in this run): from the flood counter and the ping budget")
+    checks = view.get("health_checks")
+    if checks is None:
+        return not_checked("no health-check measurement in this run (health_check_measure's passive window and probe)")
+    if _count(checks.get("window_icmp_flood_growth_packets")) is None:
+        return not_checked("the health-check measurement has no passive window over banIP's ICMP flood counter (%s)"
+                           % (checks.get("window_note") or "not measured"))
+    if _count(checks.get("mwan3_failed_checks")) is None:
+        return partly("mwan3's log (%s): failed checks from the probe only" % (checks.get("mwan3_log_note") or "not read"))
     return None
 
 
 def limit_plan(view, role_vars):
     """What banip_icmp would change: ``banip.global.ban_icmplimit`` (uci) when it is not the wanted limit, then a reload.
 
-    ``[]`` where banIP is not installed (the role changes nothing there) or the limit is already set;
-    None without openwrt_facts' ``banip`` or with a limit that is not a whole number (the role fails naming it).
+    ``[]`` where banIP is not installed, is disabled (``ban_enabled '0'``) or its nft table is not
+    loaded, or nft is missing (the role leaves banIP alone there), or the limit is already set; None
+    without openwrt_facts' ``banip`` or with a limit that is not a whole number (the role fails naming it).
     """
     banip = (view.get("openwrt") or {}).get("banip")
     if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
         return None
-    if not banip["installed"]:
+    if banip_inactive(banip):
         return []
     wanted = whole_number(role_setting(role_vars, "banip_icmp_limit_per_second", FIX_DEFAULTS))
     if wanted is None:
@@ -115,17 +255,19 @@ BANIP_ICMP_LIMIT = Fault(
     reads=("openwrt.banip", "openwrt.mwan3", "health_checks"),
     rule=limit_drops_health_checks,
     coverage=limit_coverage,
-    fires_when="mwan3 tracks by ping, and the burst lost pings / the flood counter counted drops / "
-               "the ping budget is over half the limit",
+    fires_when="banIP is enabled with its nft table and ICMP limit rule loaded, mwan3 tracks by ping, and in a passive "
+               "window (nothing sent) banIP's ICMP flood counter grew while mwan3 logged failed checks, or a probe "
+               "inside a fifth of the limit lost pings while the counter grew",
     symptom="mwan3 flaps or marks an uplink offline while it works; banIP's cnt_icmpflood counter grows.",
-    fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP.",
+    fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP; a disabled or stopped banIP is left alone.",
     fix_role="tunnelfix.fleet.banip_icmp",
     fix_groups=("tunnelfix_openwrt",),
     rechecked=needs_own("health_checks"),
     plan=limit_plan,
     fix_defaults=FIX_DEFAULTS,
-    proof=Proof(how="verify sends the same bursty health-check pings (health_check_measure, enforced): none may "
-                    "fail, and the rule re-run on the new counters and limit no longer fires."),
+    proof=Proof(how="verify watches the same passive window and sends the same probe inside the limit "
+                    "(health_check_measure, enforced): no probe ping may fail, and the rule re-run on the new window "
+                    "(the flood counter no longer grows) no longer fires."),
     files=("plugins/plugin_utils/faults/banip_icmp_limit.py", "roles/banip_icmp/tasks/icmplimit.yml",
            "roles/health_check_measure/tasks/main.yml"),
 )

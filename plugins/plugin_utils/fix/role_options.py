@@ -19,6 +19,7 @@ import re
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import MAX_WINDOW_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
 
 _CC = re.compile(r"^[a-z0-9_]+$")
@@ -134,7 +135,8 @@ def _health_check_measure(options):
     errors = []
     limits = (("health_check_measure_count", 1, MAX_PINGS, "rounds"),
               ("health_check_measure_interval_ms", 0, 10000, "ms"),
-              ("health_check_measure_timeout_s", 1, 60, "seconds"))
+              ("health_check_measure_timeout_s", 1, 60, "seconds"),
+              ("health_check_measure_window_s", 0, MAX_WINDOW_S, "seconds (0: no passive window)"))
     for name, low, high, unit in limits:
         if not _whole_number_in(options.get(name), low, high):
             errors.append("%s must be %d-%d %s, got %s" % (name, low, high, unit, shown(options.get(name))))

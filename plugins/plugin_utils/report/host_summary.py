@@ -81,8 +81,10 @@ def _openwrt_lines(host, facts, preferred_device=None):
             in_force = "unknown" if banip.get("icmplimit_per_second") is None else "%s/s" % banip["icmplimit_per_second"]
         dropped = ("%s %s packets dropped" % (counter.get("name"), _text(counter.get("packets")))
                    if counter else "no ICMP flood counter")
-        lines.append("%s banIP ban_icmplimit %s, in force %s, %s" % (
-            host, banip.get("ban_icmplimit") or "unset", in_force, dropped))
+        state = ("disabled (ban_enabled 0), " if banip.get("enabled") is False else "") + (
+            "nft table not loaded, " if banip.get("nft_table_loaded") is False else "")
+        lines.append("%s banIP %sban_icmplimit %s, in force %s, %s" % (
+            host, state, banip.get("ban_icmplimit") or "unset", in_force, dropped))
     elif banip:
         lines.append("%s banIP not installed" % host)
     return lines

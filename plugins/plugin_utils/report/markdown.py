@@ -126,7 +126,14 @@ def _health_checks(record):
     details = ", ".join(part for part in (
         None if limit in (None, "") else "banIP ICMP limit %s/s" % limit,
         None if drops in (None, "") else "%s %s drops" % (record.get("icmp_counter_name") or "ICMP flood", drops)) if part)
-    return text + (" (%s)" % details if details else "")
+    text += " (%s)" % details if details else ""
+    growth = record.get("window_icmp_flood_growth_packets")
+    if growth in (None, ""):
+        return text
+    failed = record.get("mwan3_failed_checks")
+    return "passive %s s: %s +%s, %s failed mwan3 checks; probe: %s" % (
+        record.get("window_s"), record.get("icmp_counter_name") or "ICMP flood", growth,
+        "unknown" if failed in (None, "") else failed, text)
 
 
 def health_check_rows(before, after):
@@ -134,9 +141,10 @@ def health_check_rows(before, after):
 
     ``before``/``after``: ``{host: record}``, a record being ``{"sent": int, "failed_pings": int,
     "rate_per_second": float, "banip_icmplimit_per_second": int|None, "icmp_counter_name":
-    str|None, "icmp_flood_drops_packets": int|None, "targets": [str]}``. Returns rows in the shape
-    of before_after_rows (``reference`` is the goal, no lost ping); the values are the lost pings,
-    unit "count".
+    str|None, "icmp_flood_drops_packets": int|None, "targets": [str]}``, and from its passive window
+    ``window_s``, ``window_icmp_flood_growth_packets`` and ``mwan3_failed_checks`` (shown first when
+    measured). Returns rows in the shape of before_after_rows (``reference`` is the goal, no lost
+    probe ping); the values are the probe's lost pings, unit "count".
     """
     rows = []
     before, after = _records("before", before), _records("after", after)

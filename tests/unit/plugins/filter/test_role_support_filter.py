@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The role_option_errors, wireguard_config_plan and bridge_persist_probe filters: input checks, error translation."""
+"""The role_support filters (role_option_errors, wireguard_config_plan, bridge_persist_probe, banip_inactive_reason,
+health_check_probe, ...): input checks, error translation."""
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -48,3 +49,35 @@ def test_banip_icmp_report_takes_what_the_role_passes():
     lines = report(facts, facts, 300, True, "/etc/init.d/banip", "25/s", True)
     assert lines[2] == "ban_icmplimit (packets/s): 250 -> 300 (would set)"
     assert report(facts, facts, 250, False, "/etc/init.d/banip", "25/s")[1] == "before -> after"
+
+
+ACTIVE = {"installed": True, "enabled": True, "nft_installed": True, "nft_table_loaded": True,
+          "icmp_limit_rule": {"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1}}
+
+
+@pytest.mark.parametrize("banip, reason", [
+    (ACTIVE, ""),
+    (dict(ACTIVE, enabled=None), ""),
+    (dict(ACTIVE, enabled=False), "banIP is disabled (banip.global.ban_enabled '0')"),
+    (dict(ACTIVE, nft_table_loaded=False), "banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)"),
+    ({"installed": False}, "banIP is not installed (no /etc/init.d/banip)"),
+])
+def test_banip_inactive_reason_is_what_the_role_decides_on(banip, reason):
+    """roles/banip_icmp/vars/main.yml: empty = write and reload; a reason = leave banIP alone and say it."""
+    assert FILTERS["banip_inactive_reason"](banip) == reason
+
+
+@pytest.mark.parametrize("banip", [None, "installed", {"enabled": True}])
+def test_banip_inactive_reason_refuses_what_is_not_the_facts(banip):
+    with pytest.raises(AnsibleFilterError, match="banip_inactive_reason: expected openwrt_facts' banip facts"):
+        FILTERS["banip_inactive_reason"](banip)
+
+
+def test_health_check_probe_paces_inside_the_limit():
+    """roles/health_check_measure/tasks/main.yml passes the facts and its interval_ms."""
+    assert FILTERS["health_check_probe"](ACTIVE, 100)["interval_ms"] == 200
+    assert FILTERS["health_check_probe"](None, 100)["interval_ms"] == 100
+    with pytest.raises(AnsibleFilterError, match="health_check_probe: wanted_interval_ms must be a whole number 0-10000, got -5"):
+        FILTERS["health_check_probe"](ACTIVE, -5)
+    with pytest.raises(AnsibleFilterError, match="health_check_probe: expected openwrt_facts' banip facts"):
+        FILTERS["health_check_probe"]("banip", 100)

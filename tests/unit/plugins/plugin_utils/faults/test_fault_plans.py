@@ -94,7 +94,8 @@ def test_a_changed_variable_is_a_change(lab):
 # banIP ------------------------------------------------------------------------------------------
 
 def banip_view(**banip):
-    return {"openwrt": {"banip": dict({"installed": True, "ban_icmplimit": None}, **banip)}}
+    return {"openwrt": {"banip": dict({"installed": True, "enabled": True, "nft_installed": True, "nft_table_loaded": True,
+                                       "ban_icmplimit": None}, **banip)}}
 
 
 @pytest.mark.parametrize("banip, role_vars, expected", [
@@ -102,8 +103,13 @@ def banip_view(**banip):
     ({"ban_icmplimit": "249"}, {}, ["banip.global.ban_icmplimit: '249' -> 250, then reload banIP"]),
     ({"ban_icmplimit": "251"}, {}, ["banip.global.ban_icmplimit: '251' -> 250, then reload banIP"]),
     ({}, {}, ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]),
+    ({"enabled": None}, {}, ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]),   # unset: banIP's call
     ({"ban_icmplimit": "100"}, {"banip_icmp_limit_per_second": 100}, []),
     ({"installed": False, "ban_icmplimit": "25"}, {}, []),          # the role changes nothing without banIP
+    # nor where banIP is switched off, stopped, or its table cannot be read: no write, no reload
+    ({"enabled": False, "ban_icmplimit": "25"}, {}, []),
+    ({"nft_table_loaded": False, "ban_icmplimit": "25"}, {}, []),
+    ({"nft_installed": False, "nft_table_loaded": None}, {}, []),
     ({"installed": None}, {}, None),
     ({}, {"banip_icmp_limit_per_second": "lots"}, None),            # the role fails naming it
     ({}, {"banip_icmp_limit_per_second": True}, None),

@@ -9,7 +9,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, FAULTS, FIX_ROLES, NO_REGRESSION_SHARE, PATH_SHARE_FLOOR, every_role_plan, finding_outcomes,
-    fix_roles_by_host, unfixed_by_host, verify_floor)
+    fix_roles_by_host, remediate_plans, unfixed_by_host, verify_floor)
 
 REPO = Path(__file__).resolve().parents[5]
 BANIP = BY_ID["banip_icmp_limit_drops_health_checks"]
@@ -36,6 +36,17 @@ def test_banip_is_fixed_before_the_endpoint_route():
     findings = [{"host": "owrt", "fix_role": ROUTE.fix_role}, {"host": "owrt", "fix_role": BRIDGE.fix_role},
                 {"host": "owrt", "fix_role": BANIP.fix_role}, {"host": "owrt", "fix_role": ROUTE.fix_role}]
     assert fix_roles_by_host(findings) == {"owrt": [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role]}
+
+
+def test_remediate_runs_banip_before_the_endpoint_route_whatever_order_the_findings_come_in():
+    """Issue 17.3: the fix order lives in the registry (FAULTS), not in the findings file."""
+    assert [fault.id for fault in FAULTS][:2] == [BANIP.id, ROUTE.id]
+    findings = [{"host": "owrt", "id": ROUTE.id, "fix_role": ROUTE.fix_role},
+                {"host": "owrt", "id": BANIP.id, "fix_role": BANIP.fix_role}]
+    plans = remediate_plans(findings, {"owrt": {"group_names": ["tunnelfix_openwrt"]}}, ["owrt"], False)
+    assert plans["owrt"]["roles"] == [BANIP.fix_role, ROUTE.fix_role]
+    assert remediate_plans(None, {"owrt": {"group_names": ["tunnelfix_openwrt"]}}, ["owrt"], True)["owrt"]["roles"][:2] == [
+        BANIP.fix_role, ROUTE.fix_role]
 
 
 @pytest.mark.parametrize("groups, host_vars, roles, skipped", [

@@ -16,8 +16,8 @@ KEY = "A" * 43 + "="
 WG = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_public_keys": [KEY],
       "wireguard_keepalive_interfaces": ["wg0"]}
 GSO = {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["gso", "tso", "gro"]}
-HCM = {"health_check_measure_targets": [], "health_check_measure_count": 10, "health_check_measure_interval_ms": 10,
-       "health_check_measure_timeout_s": 1}
+HCM = {"health_check_measure_targets": [], "health_check_measure_count": 10, "health_check_measure_interval_ms": 100,
+       "health_check_measure_timeout_s": 1, "health_check_measure_window_s": 30}
 TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": "",
       "tunnel_measure_path_bits_per_second": "40M", "tunnel_measure_max_ping_loss_percent": 0}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM}
@@ -38,6 +38,8 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
                               "health_check_measure_count": "500", "health_check_measure_interval_ms": "0",
                               "health_check_measure_timeout_s": 60}),
     ("health_check_measure", {"health_check_measure_targets": "192.0.2.1, 192.0.2.2"}),
+    ("health_check_measure", {"health_check_measure_window_s": 0}),          # no passive window
+    ("health_check_measure", {"health_check_measure_window_s": "600"}),
     ("tunnel_measure", {}),
     ("tunnel_measure", {"tunnel_measure_min_bits_per_second": 32000000, "tunnel_measure_path_bits_per_second": None,
                         "tunnel_measure_max_ping_loss_percent": "2.5", "tunnel_measure_phase": "after-1.x"}),
@@ -76,6 +78,9 @@ def test_good_options_give_no_error(role, change):
     ("health_check_measure", {"health_check_measure_interval_ms": -5},
      ['health_check_measure_interval_ms must be 0-10000 ms, got "-5"']),
     ("health_check_measure", {"health_check_measure_count": 0}, ['health_check_measure_count must be 1-1000 rounds, got "0"']),
+    ("health_check_measure", {"health_check_measure_window_s": 601},
+     ['health_check_measure_window_s must be 0-600 seconds (0: no passive window), got "601"']),
+    ("health_check_measure", {"health_check_measure_window_s": "-1"}, ['health_check_measure_window_s must be', 'got "-1"']),
     ("health_check_measure", {"health_check_measure_timeout_s": True}, ['health_check_measure_timeout_s must be', 'got "True"']),
     ("health_check_measure", {"health_check_measure_targets": ["192.0.2.1; reboot"]},
      ['health_check_measure_targets: "192.0.2.1; reboot" is not an IP address or host name']),

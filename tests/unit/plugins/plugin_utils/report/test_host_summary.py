@@ -28,6 +28,16 @@ def test_lab_before_overview(lab_before):
     assert all(len(word) <= 9 or "…" not in word for line in lines for word in line.split())
 
 
+@pytest.mark.parametrize("changes, shown", [
+    ({}, "owrt banIP ban_icmplimit unset, in force 25/s (nft rule), cnt_icmpflood 10 packets dropped"),
+    ({"enabled": False, "nft_table_loaded": False, "icmp_limit_rule": None, "icmp_counter": None},
+     "owrt banIP disabled (ban_enabled 0), nft table not loaded, ban_icmplimit unset, in force unknown, no ICMP flood counter"),
+])
+def test_banip_says_when_it_is_switched_off(lab_before, changes, shown):
+    lab_before["owrt"]["openwrt"]["banip"].update(changes)
+    assert [line for line in host_summary_lines(lab_before) if line.startswith("owrt banIP ")] == [shown]
+
+
 def test_keys_are_shortened(lab_before):
     keys = [peer["public_key"] for view in lab_before.values() if isinstance(view.get("tunnelfix"), dict)
             for iface in view["tunnelfix"].get("wireguard", {}).get("interfaces", {}).values() for peer in iface["peers"]]

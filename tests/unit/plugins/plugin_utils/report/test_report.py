@@ -74,6 +74,19 @@ def test_health_check_rows_show_lost_pings_limit_and_drops():
                                              "reference": "0 lost"}]
 
 
+def test_health_check_rows_show_the_passive_window_first():
+    window = {"window_s": 30, "window_icmp_flood_growth_packets": 58, "mwan3_failed_checks": 3}
+    before = {"owrt": dict(HC_BEFORE["owrt"], rate_per_second=5.0, failed_pings=1, icmp_flood_drops_packets=9, **window)}
+    after = {"owrt": dict(HC_AFTER["owrt"], rate_per_second=10.0, window_s=30, window_icmp_flood_growth_packets=0,
+                          mwan3_failed_checks=None)}
+    [row] = health_check_rows(before, after)
+    assert row["before"] == ("passive 30 s: cnt_icmpflood +58, 3 failed mwan3 checks; probe: 1 of 20 lost "
+                             "(banIP ICMP limit 25/s, cnt_icmpflood 9 drops)")
+    assert row["after"] == ("passive 30 s: cnt_icmpflood +0, unknown failed mwan3 checks; probe: 0 of 20 lost "
+                            "(banIP ICMP limit 250/s, cnt_icmpflood 0 drops)")
+    assert (row["before_value"], row["after_value"]) == (1.0, 0.0)
+
+
 def test_health_check_rows_without_banip_or_after():
     rows = health_check_rows({"r1": {"sent": 5, "failed_pings": 0, "banip_icmplimit_per_second": None,
                                      "icmp_flood_drops_packets": None}}, {})
