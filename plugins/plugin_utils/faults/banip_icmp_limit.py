@@ -140,8 +140,9 @@ def _probe_inside(checks, limit):
 
 
 def _probe_failures(checks, limit):
-    """The probe's failed pings that count: sent inside PROBE_SHARE_OF_LIMIT of ``limit`` while the counter grew; else 0."""
-    if not _probe_inside(checks, limit) or (_count(checks.get("icmp_flood_drops_packets")) or 0) == 0:
+    """The probe's failed pings that count: sent inside PROBE_SHARE_OF_LIMIT of ``limit`` while the counter grew; else 0.
+    A counter that fell (banIP reloaded and recreated its table during the probe) or is unknown did not grow."""
+    if not _probe_inside(checks, limit) or (_count(checks.get("icmp_flood_drops_packets")) or 0) <= 0:
         return 0
     return _count(checks.get("failed_pings")) or 0
 

@@ -65,6 +65,10 @@ def view(checks=None, tracking=True, **banip_changes):
     # an old record (no passive window at all): the burst's own drops
     {"phase": "before", "sent": 20, "failed_pings": 10, "rate_per_second": 100.0, "icmp_flood_drops_packets": 10},
     None,                                                                      # not measured
+    # banIP reloaded during the probe: the counter fell, so it did not grow (the probe's lost pings do not count)
+    record(window_icmp_flood_growth_packets=3, failed_pings=2, icmp_flood_drops_packets=-400),
+    record(window_icmp_flood_growth_packets=3, failed_pings=2, icmp_flood_drops_packets=0),
+    record(window_icmp_flood_growth_packets=3, failed_pings=2, icmp_flood_drops_packets=None),
 ])
 def test_no_finding(checks):
     assert limit_drops_health_checks("owrt", view(checks), {}) == []
