@@ -280,8 +280,7 @@ def tcp_plan(view, role_vars):
     sysctl_file = role_setting(role_vars, "linux_bbr_fq_sysctl_file", FIX_DEFAULTS)
     if dropins.get(sysctl_file, {}) != {key: str(value) for key, value in plan["apply"].items()}:
         held = ", ".join("%s = %s" % item for item in plan["apply"].items())
-        undone = "".join(" (the next boot undoes %s: %s line %s sets %s)" % (item["key"], item["file"], item["line"], item["boot_value"])
-                         for item in undone_at_boot(tcp.get("sysctl_boot"), sysctl_file, plan["apply"]))
+        undone = "".join(" (%s)" % item["message"] for item in undone_at_boot(tcp.get("sysctl_boot"), sysctl_file, plan["apply"]))
         changes.append("%s: %s%s" % (sysctl_file, "write " + held if held else "remove", undone if held else ""))
     load = (wanted["net.ipv4.tcp_congestion_control"] == "bbr" and tcp.get("tcp_bbr_loadable_module") is True
             and not netns.get("child_netns"))

@@ -269,7 +269,13 @@ def test_tcp_plan_names_what_the_next_boot_undoes(load_fixture):
     boot = sysctl_boot(parse_sysctl_boot_files(text))
     view = tcp_view(sysctl_dropins={}, sysctl_boot=boot)
     assert tcp_plan(view, {}) == [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())
-                                  + " (the next boot undoes net.ipv4.tcp_congestion_control: /etc/sysctl.d/99-zz-local.conf line 2 sets cubic)"]
+                                  + " (/etc/sysctl.d/99-zz-local.conf line 2 sets net.ipv4.tcp_congestion_control = cubic, and"
+                                  " systemd-sysctl applies it after %s: the next boot undoes net.ipv4.tcp_congestion_control"
+                                  " = bbr; remove or change that line, or name the drop-in so that it sorts after"
+                                  " 99-zz-local.conf)" % DROPIN]
+    # A drop-in the boot never reads (no line, no boot value): said in words, never "line None sets None".
+    unread = tcp_plan(view, {"linux_bbr_fq_sysctl_file": "/opt/tunnelfix/sysctl.conf"})
+    assert len(unread) == 1 and "is not applied at boot: it is in no directory" in unread[0] and "None" not in unread[0]
     assert tcp_plan(view, {"linux_bbr_fq_sysctl_file": "/etc/sysctl.d/99-zzz-tunnelfix.conf"}) == [
         "/etc/sysctl.d/99-zzz-tunnelfix.conf: write " + ", ".join("%s = %s" % item for item in HELD.items())]
     assert tcp_plan(tcp_view(sysctl_dropins={DROPIN: HELD}, sysctl_boot=boot), {}) == []   # nothing to write: the finding says it
