@@ -96,14 +96,25 @@ class ActionModule(OpenWrtActionBase):
             return result
 
         said = []  # what `uci batch` printed: it exits 0 even when its line failed
-        for argv, shown in zip(plan["commands"], plan["commands_redacted"]):
-            if argv == shown:
-                self.run_command(argv)
-            else:  # a secret value: on stdin of uci batch, never on a command line
-                res = self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
-                                       shown="uci batch <<< %s" % " ".join(shown[1:]))
-                if res["stderr"].strip():
-                    said.append(redact_key_shapes(None, " ".join(res["stderr"].split())))
+        # What to take back on a failure: the option, or the whole section when this task created it.
+        target = "%s.%s%s" % (config, plan["section"], "." + args["option"] if args.get("option") and plan["before"] is not None else "")
+        try:
+            for argv, shown in zip(plan["commands"], plan["commands_redacted"]):
+                if argv == shown:
+                    self.run_command(argv)
+                else:  # a secret value: on stdin of uci batch, never on a command line
+                    res = self.run_command(["uci", "batch"], stdin="%s %s\n" % (argv[1], uci_quote(argv[2])),
+                                           shown="uci batch <<< %s" % " ".join(shown[1:]))
+                    if res["stderr"].strip():
+                        said.append(redact_key_shapes(None, " ".join(res["stderr"].split())))
+        except AnsibleActionFail:
+            # A command that failed outright: take back what the earlier ones staged (the section it created,
+            # say), then fail with that command's own error.
+            try:
+                self.run_command(["uci", "revert", target], ok_rcs=(0, 1))
+            except AnsibleActionFail:
+                pass   # the command's own error below says what failed; a revert that fails too adds nothing
+            raise
         # Read back before committing: only the value read back tells whether a write took (`uci batch`
         # exits 0 whatever failed; a connection may not pass stdin, as podman exec without -i).
         staged = self.parse_output(self.read_config(config), _show)
@@ -113,7 +124,6 @@ class ActionModule(OpenWrtActionBase):
             took = False
         if not took:
             # Take back what this task staged, so a later commit of the same config cannot commit it.
-            target = "%s.%s%s" % (config, plan["section"], "." + args["option"] if args.get("option") else "")
             self.run_command(["uci", "revert", target], ok_rcs=(0, 1))
             raise AnsibleActionFail(
                 "uci: %s does not hold the new value after %s: %s%s; nothing was committed and the staged change "

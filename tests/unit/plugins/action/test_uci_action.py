@@ -334,3 +334,26 @@ def test_a_key_under_an_innocent_option_is_handled_like_a_secret(network):
     assert result["changed"] is True and result["committed"] is True
     assert "uci batch" in action.ran and key not in repr(result) and key not in repr(action.ran)
     assert result["commands"] == ["uci set network.wg0.description=<redacted>"]
+
+
+def test_a_command_that_fails_outright_reverts_the_section_this_task_created(network):
+    """`uci set network.newpeer=wireguard_wg0` staged, then the option's set fails (rc 1): nothing may stay staged."""
+    answers = dict(network)
+    answers["uci set network.newpeer.description=dc"] = (1, "", "uci: I/O error\n")
+    action = FakeUciAction({"config": "network", "section": "newpeer", "type": "wireguard_wg0", "option": "description",
+                            "value": "dc"}, answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "I/O error" in result["stderr"]
+    assert action.ran[-3:] == ["uci set network.newpeer=wireguard_wg0", "uci set network.newpeer.description=dc",
+                               "uci revert network.newpeer"]
+    assert "uci commit network" not in action.ran
+
+
+def test_a_command_that_fails_outright_reverts_the_option_of_an_existing_section(network):
+    answers = dict(network)
+    answers["uci set network.wg0.mtu=1420"] = (1, "", "uci: Invalid argument\n")
+    answers["uci revert network.wg0.mtu"] = (255, "", "uci: also broken\n")   # a failing revert hides nothing
+    action = FakeUciAction({"config": "network", "section": "wg0", "option": "mtu", "value": "1420"}, answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "Invalid argument" in result["stderr"] and "also broken" not in repr(result)
+    assert action.ran[-1] == "uci revert network.wg0.mtu" and "uci commit network" not in action.ran
