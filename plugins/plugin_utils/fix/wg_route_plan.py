@@ -162,6 +162,14 @@ def interface_devices(network: dict, name):
     return {device}
 
 
+def _readable(parse, value, name):
+    """``parse(value, name)``, or None where it raises ParseError (an option netifd would drop)."""
+    try:
+        return parse(value, name)
+    except ParseError:
+        return None
+
+
 def configured_routes(network: dict) -> list:
     """The ``config route`` and ``config route6`` sections of ``network`` that netifd installs, in file order.
 
@@ -173,15 +181,17 @@ def configured_routes(network: dict) -> list:
     The target is ``target`` with ``netmask`` (dotted or a length) or a prefix; without either a host
     route, as netifd reads it (interface_ip_add_route). ``metric`` is the section's, else its
     interface's (netifd's interface_set_route_info), else None. A ``disabled`` section and one netifd
-    cannot read (no or a bad target) are left out, as netifd leaves them out. Raises ParseError naming
-    the option for a metric that is not a whole number.
+    cannot read (no or a bad target) are left out, as netifd leaves them out. An option netifd cannot
+    convert (a ``metric`` that is not a whole number, a ``disabled`` that is not a boolean) is dropped
+    as netifd's uci-to-blob conversion drops it: the route is still installed, so one bad option never
+    fails the router's facts.
     """
     found = []
     for name, section in network.items():
         if section.get("type") not in ("route", "route6"):
             continue
         options = section.get("options", {})
-        if parse_uci_bool(options.get("disabled"), "network.%s.disabled" % name):
+        if _readable(parse_uci_bool, options.get("disabled"), "network.%s.disabled" % name):
             continue
         target, netmask = options.get("target"), options.get("netmask")
         if not isinstance(target, str) or not target:
@@ -194,9 +204,9 @@ def configured_routes(network: dict) -> list:
         if (section["type"] == "route6") != (net.version == 6):
             continue
         interface = options.get("interface")
-        metric = parse_uci_int(options.get("metric"), "network.%s.metric" % name)
+        metric = _readable(parse_uci_int, options.get("metric"), "network.%s.metric" % name)
         if metric is None and isinstance(interface, str) and (network.get(interface) or {}).get("type") == "interface":
-            metric = parse_uci_int(network[interface].get("options", {}).get("metric"), "network.%s.metric" % interface)
+            metric = _readable(parse_uci_int, network[interface].get("options", {}).get("metric"), "network.%s.metric" % interface)
         found.append({"section": name, "target": str(net), "interface": interface if isinstance(interface, str) else None,
                       "gateway": options.get("gateway") if isinstance(options.get("gateway"), str) else None,
                       "metric": metric, "table": options.get("table") if isinstance(options.get("table"), str) else None})

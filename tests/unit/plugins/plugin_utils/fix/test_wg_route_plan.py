@@ -290,8 +290,11 @@ def test_a_route6_section_and_a_metric_that_is_no_number():
     network = parse_uci_show("network.v6=route6\nnetwork.v6.target='2001:db8:10::10/128'\nnetwork.v6.interface='wan'\n")["network"]
     assert configured_routes(network) == [{"section": "v6", "target": "2001:db8:10::10/128", "interface": "wan",
                                            "gateway": None, "metric": None, "table": None}]
-    with pytest.raises(ParseError, match="network.ep.metric: expected a whole number"):
-        configured_routes(_section(target="203.0.113.10", metric="low"))
+    # An option netifd cannot convert is dropped (the route is still installed): never a failure of the facts.
+    [low] = configured_routes(_section(target="203.0.113.10", metric="low"))
+    assert low["target"] == "203.0.113.10/32" and low["metric"] is None
+    assert configured_routes(_section(target="203.0.113.10", disabled="perhaps"))[0]["target"] == "203.0.113.10/32"
+    assert configured_routes(_section(target="203.0.113.10", disabled="1")) == []
 
 
 @pytest.mark.parametrize("name, devices", [("wan", {"eth1"}), ("pwan", {"pppoe-pwan"}), ("lte", None), ("nope", None),
