@@ -114,8 +114,9 @@ def route_plan(view, role_vars):
     (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role
     keeps). Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the
     facts do not read that file). None without the facts, for a named interface uci does not have
-    (the role fails naming it), a tunnel of unknown kind, or when something would change and every
-    uplink is metered (the role refuses, saying why).
+    (the role fails naming it), a tunnel of unknown kind, when something would change and every
+    uplink is metered (the role refuses, saying why), or when nothing would change but a user's
+    ``config route`` still sends an endpoint over another uplink (the role's final check names it).
     """
     facts = view.get("openwrt") or {}
     routes = facts.get("endpoint_routes")
@@ -144,6 +145,9 @@ def route_plan(view, role_vars):
             return None
     if changes and metered_refusal(_uplinks(routes)):
         return None
+    if not changes and any(user_route_conflict(endpoint.get("user_routes"), endpoint.get("address"), view.get("preferred_uplink_device"))
+                           for endpoint in routes.get("endpoints") or [] if endpoint.get("interface") in chosen):
+        return None   # only a user's route in conflict: nothing to change, the role runs to say so (its final check)
     return changes
 
 

@@ -121,3 +121,13 @@ def test_the_plan_refuses_when_every_uplink_is_metered():
     converged = copy.deepcopy(view(pinned=(), uplinks=all_metered))
     converged["openwrt"]["wireguard"]["interfaces"]["wg0"]["nohostroute"] = True
     assert route_plan(converged, {}) == []
+
+
+def test_a_conflict_alone_lets_the_role_run_so_that_its_final_check_names_it():
+    """nohostroute set and no pinned route: nothing to change, but the user's route still sends the endpoint over the
+    backup. The plan is unknown (None), so remediate runs the role, whose final check fails naming the section."""
+    converged = view(pinned=(), user_routes=[PREFIX_ON_BACKUP])
+    converged["openwrt"]["wireguard"]["interfaces"]["wg0"]["nohostroute"] = True
+    assert route_plan(converged, {}) is None
+    converged["openwrt"]["endpoint_routes"]["endpoints"][0]["user_routes"] = [HOST_ON_FIBRE]
+    assert route_plan(converged, {}) == []                       # the user's route on the fibre: truly converged
