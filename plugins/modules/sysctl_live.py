@@ -75,6 +75,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._proc_sys import read_sysctl
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import ALLOWED_KEY
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values,
     needs_write,
@@ -106,7 +107,9 @@ def main():
                 after = read_sysctl(key)
                 status = write_status(rc, err, after, value, as_root=os.geteuid() == 0)
         outcomes.append((key, value, before, after, status))
-    module.exit_json(**summarize(outcomes))
+    # The namespace's allowed congestion controls: a refused one it already allows is not blamed on that list.
+    allowed = (read_sysctl(ALLOWED_KEY) or "").split() or None
+    module.exit_json(**summarize(outcomes, allowed))
 
 
 if __name__ == "__main__":
