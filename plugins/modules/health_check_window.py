@@ -39,7 +39,8 @@ attributes:
 notes:
   - Needs C(date), C(sleep), C(nft) and OpenWrt's (ubox) C(logread), which has C(-t) and C(-e). Without nft or
     without banIP's table the growth is null (RV(icmp_counter_note) says why); with a logread that lacks C(-t)
-    or C(-e) (BusyBox's) the mwan3 counts are null (RV(mwan3_log_note) says why). Neither fails the task.
+    or C(-e) (BusyBox's), or whose lines are not in ubox logread's shape, the mwan3 counts are null
+    (RV(mwan3_log_note) says why). None of these fails the task.
   - banIP's reload recreates its table and resets the counter; a counter that went back gives a null growth.
   - The log's times are whole seconds; a message in the second the window started counts.
 seealso:
@@ -131,7 +132,7 @@ mwan3_failed_interfaces:
   elements: str
   sample: [wan]
 mwan3_log_note:
-  description: Why the mwan3 counts are null (logread not installed, or failed); else null.
+  description: Why the mwan3 counts are null (logread not installed, failed, or printed lines not in its shape); else null.
   returned: success
   type: str
   sample: null

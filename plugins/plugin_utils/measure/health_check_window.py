@@ -84,8 +84,9 @@ def read_window(steps: dict, window_s: int) -> dict:
     The growth is None, and ``icmp_counter_note`` says why, when the counter was not there at both
     ends (nft not installed, banIP's table not loaded) or went back (banIP reloaded in the window,
     which resets it). The mwan3 counts are None, and ``mwan3_log_note`` says why, when logread is
-    missing or failed (BusyBox's logread has no -t or -e). Raises ParseError for a clock that is not
-    epoch seconds or went back, an nft listing that failed otherwise, or output that does not parse.
+    missing or failed (BusyBox's logread has no -t or -e) or printed a line in a shape not known. Raises
+    ParseError for a clock that is not epoch seconds or went back, an nft listing that failed otherwise, or
+    nft output that does not parse.
     """
     start, end = _clock(steps.get(step_names(START)[0])), _clock(steps.get(step_names(END)[0]))
     if end < start:
@@ -116,6 +117,9 @@ def _mwan3_log(got, start, end):
     if got["rc"] != 0:
         return dict(failures, mwan3_log_note="%s failed with rc=%s (a logread without -t and -e?): %s"
                     % (" ".join(MWAN3_LOG), got["rc"], (got["stderr"] or got["stdout"]).strip()[:200]))
-    counts = failures_in_window(parse_mwan3track_log(got["stdout"]), start, end)
+    try:
+        counts = failures_in_window(parse_mwan3track_log(got["stdout"]), start, end)
+    except ParseError as exc:   # a log line in a shape we do not know: the counts are unknown, the window still stands
+        return dict(failures, mwan3_log_note="mwan3track's log did not parse: %s" % exc)
     return dict(failures, mwan3_failed_checks=counts["failed_checks"], mwan3_lost_pings=counts["lost_pings"],
                 mwan3_offline_events=counts["offline_events"], mwan3_failed_interfaces=counts["interfaces"])
