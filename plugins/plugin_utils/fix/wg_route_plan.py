@@ -416,9 +416,13 @@ def over_tunnel(info, connection_address) -> bool:
 
 
 def uplink_device(network: dict, uplink):
-    """The device of a logical interface (``wan`` → ``network.wan.device``), else ``uplink`` itself (a device name)."""
+    """The device of a logical interface as the kernel names it (``interface_devices``: ``wan`` → ``eth1``, a
+    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name)."""
     if not uplink:
         return None
+    devices = interface_devices(network, uplink)
+    if devices and len(devices) == 1:
+        return next(iter(devices))
     section = network.get(uplink)
     if section and section.get("type") == "interface":
         options = section.get("options", {})

@@ -386,3 +386,21 @@ def test_metered_refusal(found, refused):
 def test_a_metered_name_that_is_no_uplink_is_named(load_fixture, metered, unmatched):
     network, routes = _recorded(load_fixture, FIBRE, "ip_j_route_show")
     assert metered_unmatched(network, find_uplinks(network, routes, "eth1", metered), metered) == unmatched
+
+
+@pytest.mark.parametrize("uplink, device", [
+    ("wan", "eth1"), ("pwan", "pppoe-pwan"),      # PPPoE: netifd's device, not the uci device it dials over
+    ("lte", "/dev/cdc-wdm0"), ("wwan0", "wwan0"), ("", None), (None, None),
+])
+def test_uplink_device_is_the_kernels_name(uplink, device):
+    assert uplink_device(parse_uci_show(NET)["network"], uplink) == device
+
+
+def test_a_pppoe_preferred_uplink_is_one_uplink_not_a_phantom_and_a_stranger():
+    """The preferred uplink given as the uci interface resolves to pppoe-pwan, the device its default route uses."""
+    network = parse_uci_show(NET)["network"]
+    routes = [{"dst": "default", "dev": "pppoe-pwan", "table": "main", "type": "unicast"},
+              {"dst": "default", "dev": "wwan0", "table": "main", "type": "unicast"}]
+    found = find_uplinks(network, routes, uplink_device(network, "pwan"), ["wanb"])
+    assert [(u["interface"], u["device"], u["preferred"], u["metered"]) for u in found] == [
+        ("pwan", "pppoe-pwan", True, False), ("wanb", "wwan0", False, True)]
