@@ -42,3 +42,33 @@ def test_without_the_boot_facts_or_a_file_nothing_is_claimed():
 def test_a_drop_in_that_is_no_absolute_path_is_refused(sysctl_file):
     with pytest.raises(AnsibleFilterError, match="sysctl_file must be an absolute path, got"):
         PLAN(WANTED, tcp(), NETNS, sysctl_file=sysctl_file)
+
+
+MODULES = "/etc/modules-load.d/tunnelfix-bbr.conf"
+HELD = {"net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432"}   # what a container can take
+
+
+@pytest.mark.parametrize("facts, netns, expected", [
+    # the drop-in already holds exactly the values to apply, no module to load in a container: nothing to write
+    ({"sysctl_dropins": {OURS: HELD}, "tcp_bbr_module_files": []}, NETNS, []),
+    ({"sysctl_dropins": {OURS: dict(HELD, **{"net.ipv4.tcp_rmem": "4096 131072 6291456"})}, "tcp_bbr_module_files": []},
+     NETNS, [OURS]),                                                                # one value differs
+    ({"sysctl_dropins": {}, "tcp_bbr_module_files": []}, NETNS, [OURS]),            # no drop-in yet
+    ({"sysctl_dropins": {OURS: HELD}, "tcp_bbr_module_files": [MODULES]}, NETNS, [MODULES]),   # a container: remove it
+    # a host that owns its kernel and has tcp_bbr as a module: the modules file must be there
+    ({"sysctl_dropins": {OURS: HELD}, "tcp_bbr_module_files": [], "tcp_bbr_loadable_module": True}, {"child_netns": False},
+     None),
+    ({"sysctl_dropins": None, "tcp_bbr_module_files": None}, NETNS, [OURS, MODULES]),   # unknown: both count
+])
+def test_files_to_change_lists_only_what_a_run_would_write_or_remove(facts, netns, expected):
+    plan = PLAN(WANTED, dict(tcp(), **facts), netns, sysctl_file=OURS, modules_file=MODULES)
+    if expected is None:        # owns its kernel: default_qdisc may apply too, so the drop-in differs as well
+        assert MODULES in plan["files_to_change"]
+    else:
+        assert plan["files_to_change"] == expected
+    assert "files_to_change" not in PLAN(WANTED, dict(tcp(), **facts), netns, sysctl_file=OURS)
+
+
+def test_a_modules_file_that_is_no_absolute_path_is_refused():
+    with pytest.raises(AnsibleFilterError, match="modules_file must be an absolute path"):
+        PLAN(WANTED, tcp(), NETNS, sysctl_file=OURS, modules_file="modules.conf")
