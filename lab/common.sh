@@ -46,7 +46,7 @@ OWRT_LAN_IP="192.168.1.1"        # owrt br-lan (fault 5: a LAN bridge fed by the
 HUB_MONITOR_IPS=(100.64.99.1 100.64.99.2 100.64.99.3)
 # health_check_measure's passive window on owrt, s: ~5 % of mwan3's checks fail at banIP's 25/s with
 # that pinger (2 checks/s), so 60 s give ~6 failed checks to find, not 0 by chance.
-LAB_HEALTH_WINDOW_S="${TF_LAB_HEALTH_WINDOW_S:-60}"
+LAB_HEALTH_WINDOW_S="${TF_LAB_HEALTH_WINDOW_S:-120}"
 
 # WireGuard tunnel.
 WG_PORT=51820
