@@ -8,9 +8,10 @@ Variants change one recorded field, named in each test, to reach the other rules
 """
 
 import copy
-import re
 import json
+import re
 import types
+from pathlib import Path
 
 import pytest
 
@@ -40,12 +41,8 @@ def ids(findings):
 # 6 targets x 10 pings at 0.5 s, beside the emulated mwan3 tracking): a 30 s passive window, then the probe at
 # a fifth of banIP's 25/s. Not recorded yet: lab_before.json holds the older burst's record (100 pings/s);
 # the numbers are what the lab's token bucket lets through. A variant, like the others below.
-PASSIVE_WINDOW = {"phase": "before", "window_s": 30, "window_icmp_flood_growth_packets": 58, "window_note": None,
-                  "mwan3_failed_checks": 3, "mwan3_lost_pings": 3, "mwan3_offline_events": 0,
-                  "mwan3_failed_interfaces": ["wan", "wanb"], "mwan3_log_note": None, "sent": 20, "failed_pings": 1,
-                  "interval_ms": 200, "rate_per_second": 5.0, "icmp_flood_drops_packets": 9,
-                  "banip_installed": True, "banip_icmplimit_per_second": 25, "icmp_counter_name": "cnt_icmpflood",
-                  "targets": ["100.64.10.1", "100.64.20.1"]}
+PASSIVE_WINDOW = json.loads((Path(__file__).resolve().parents[3] / "fixtures" / "host_views"
+                             / "lab_owrt_passive_window_before.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
