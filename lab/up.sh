@@ -554,12 +554,16 @@ if put_file owrt /etc/tunnelfix/lab/mwan3track 0755 < "${LAB_DIR}/owrt/mwan3trac
 if put_file owrt /etc/tunnelfix/lab/monitor-ping 0755 < "${LAB_DIR}/owrt/monitor-ping"; then pinger_changed=true; fi
 if printf '%s\n' "${HUB_FIBRE_IP}" "${HUB_5G_IP}" "${HUB_WAN_IP}" "${HUB_MONITOR_IPS[@]}" \
     | put_file owrt /etc/tunnelfix/lab/monitor-ping.targets 0644; then pinger_changed=true; fi
+align_every="${LAB_ALIGN_EVERY}"
 # shellcheck disable=SC2016  # the loop runs in owrt's shell
 for iface in $(ox sh -c 'for s in $(uci -q show mwan3 | sed -n "s/^mwan3\.\([^.=]*\)=interface\$/\1/p"); do
     [ "$(uci -q get "mwan3.$s.enabled")" = 1 ] || continue
     case "$(uci -q get "mwan3.$s.track_method" || echo ping)" in ping) echo "$s" ;; esac
   done'); do
-  owrt_daemon "${tracker_changed}" "/tmp/run/tunnelfix-mwan3track-${iface}.pid" /etc/tunnelfix/lab/mwan3track "${iface}"
+  # The first tracked interface times every LAB_ALIGN_EVERY-th check by the pinger's tick (see mwan3track).
+  owrt_daemon "${tracker_changed}" "/tmp/run/tunnelfix-mwan3track-${iface}.pid" /etc/tunnelfix/lab/mwan3track "${iface}" \
+    "${align_every}"
+  align_every=0
 done
 owrt_daemon "${pinger_changed}" /tmp/run/tunnelfix-monitor-ping.pid /etc/tunnelfix/lab/monitor-ping \
   /etc/tunnelfix/lab/monitor-ping.targets
