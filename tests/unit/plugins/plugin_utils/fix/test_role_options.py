@@ -110,7 +110,8 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, wireguard_keepalive, got 'nope'"),
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, udp_gro_forwarding, "
+     "wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):
