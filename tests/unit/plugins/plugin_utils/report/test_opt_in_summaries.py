@@ -2,6 +2,7 @@
 """The summaries of remediate and verify when an opt-in fix (udp_gro_forwarding, issue 17.9) was left alone: said as
 left alone, never as fixed, failed or "nothing names a role"."""
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import outcome_text
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import stage_summary
 
@@ -38,3 +39,8 @@ def test_verify_reports_left_alone_findings_in_their_own_section_and_does_not_ca
     summary = stage_summary([dict(FOUND, outcome="still_present", rechecked=True)], "verify")
     assert summary["sections"][0]["heading"] == "still present (hosts per finding id)"
     assert summary["next"]["why"].startswith("reports/outcomes.json has the evidence")
+
+
+def test_the_report_table_says_left_alone():
+    assert outcome_text(dict(FOUND, outcome="still_present", rechecked=True, left_alone=REASON)) == "still_present (left alone: opt-in)"
+    assert outcome_text(dict(FOUND, outcome="still_present", rechecked=True)) == "still_present"
