@@ -209,7 +209,7 @@ ansible_facts:
               tailscale0: {kind: tun, mtu: 1280, operstate: UP}
         udp_gro:
           description:
-            - What the finding udp_gro_forwarding_off and the role udp_gro_forwarding read, one shape on both platforms -
+            - What the UDP GRO forwarding finding and its role read, one shape on both platforms -
               C(kernel_release) (C(uname -r)) and C(kernel_version) ([major, minor, patch], null when unknown),
               C(ip_forward) (int, null when unreadable), C(tunnels) (as in C(bridges); null when C(ip -d -j link show)
               failed), C(ethtool_installed) (null without a NIC to ask about), C(note) (what is unknown and why, else null).
