@@ -91,7 +91,7 @@ def batch_steps(subsets) -> list:
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV)]
     if "udp_gro" in subsets:
-        steps += [step for step in udp_gro_steps() if step not in steps]
+        steps += [step for step in route_table_steps() + udp_gro_steps() if step not in steps]
     # one ethtool loop for bridges and default-route NICs: a device in both is one step
     steps += ethtool_loop([BRIDGE_DEVICE_LINES if "bridges" in subsets else None,
                            DEFAULT_ROUTE_DEVICE_LINES if "udp_gro" in subsets else None],
