@@ -91,10 +91,9 @@ def gateway_wait(device, gateway, timeout_s) -> str:
     """sh that pings ``gateway`` through ``device`` once a second until it answers (exit 0) or ``timeout_s`` pass (exit 1,
     saying so): BusyBox and iputils ``ping`` alike (``-c 1 -W 1 -I DEV``; ``-I`` makes an IPv6 link-local gateway work)."""
     ping = shlex.join(["ping", "-c", "1", "-W", "1", "-I", device, gateway])
+    said = shlex.quote("the gateway %s did not answer through %s within %d s" % (gateway, device, int(timeout_s)))
     return ("end=$(($(date +%%s) + %d)); until %s >/dev/null 2>&1; do "
-            "if [ \"$(date +%%s)\" -ge \"$end\" ]; then echo %s; exit 1; fi; sleep 1; done"
-            % (int(timeout_s), ping, shlex.quote("the gateway %s did not answer through %s within %d s"
-                                                  % (gateway, device, int(timeout_s)))))
+            "if [ \"$(date +%%s)\" -ge \"$end\" ]; then echo %s; exit 1; fi; sleep 1; done" % (int(timeout_s), ping, said))
 
 
 def _gateway(nic):
@@ -166,8 +165,9 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
             nic["device"], UDP_GRO_FORWARDING))
     plan = dict(base, device=nic["device"], features=features, gateway=_gateway(nic))
     if gro_off(features):
-        return dict(plan, state="converged", reason="GRO is off on %s (generic-receive-offload): UDP GRO forwarding "
-                                                     "works inside GRO, and the fix does not turn GRO on" % nic["device"])
+        reason = ("GRO is off on %s (generic-receive-offload): UDP GRO forwarding works inside GRO, and the fix does not "
+                  "turn GRO on" % nic["device"])
+        return dict(plan, state="converged", reason=reason)
     states = changeable(features)
     plan.update(hook_states=states, hook_command=ethtool_command(nic["device"], states) if states else None)
     changes = feature_changes(features)

@@ -331,8 +331,8 @@ def test_every_role_mode_skips_only_what_the_facts_show_converged(lab):
                  "unread": {"group_names": ["tunnelfix_openwrt"]}}
     plans = remediate_plans(None, host_vars, ["owrt", "fresh", "unread"], True)
     assert plans["owrt"]["roles"] == [CC_ROLE]                          # the router's TCP facts are not gathered
-    assert [role for role in FIX_ROLES if role in plans["owrt"]["skipped"]] == [BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, BRIDGE_ROLE,
-                                                                              UDP_GRO_ROLE]
+    assert [role for role in FIX_ROLES if role in plans["owrt"]["skipped"]] == [
+        BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, BRIDGE_ROLE, UDP_GRO_ROLE]
     assert plans["fresh"]["roles"] == [BANIP_ROLE, ROUTE_ROLE, CC_ROLE]   # its keepalive was right before the fix
     assert plans["fresh"]["changes"][ROUTE_ROLE][0] == "network.wg0.nohostroute: unset -> '1'"
     assert CC_ROLE not in plans["fresh"]["changes"]                     # runs, but nothing to list
