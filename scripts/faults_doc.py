@@ -65,12 +65,18 @@ def render(registry) -> str:
         out += ["## %s" % fault.id, "",
                 "**%s.** %s" % (_cell(fault.title), _cell(fault.symptom)), "",
                 "- Field fault: %s; severity `%s`; host: %s." % (
-                    fault.number if fault.number is not None else "a kernel/container limit", fault.severity, _cell(fault.hosts)),
+                    fault.number if fault.number is not None
+                    else "none of the five, a tuning" if fault.fix_role else "a kernel/container limit",
+                    fault.severity, _cell(fault.hosts)),
                 "- Reads: %s." % ", ".join("`%s`" % key for key in fault.reads),
                 "- Finding when: %s." % _cell(fault.fires_when),
                 "- Fix: %s%s" % (("`%s`: " % fault.fix_role) if fault.fix_role else "", _cell(fault.fix))]
         if fault.fix_needs:
             out.append("- The role is told `%s` by the finding; with every role, the inventory must set it." % fault.fix_needs)
+        if fault.fix_opt_in:
+            out.append("- Opt-in: remediate runs the role only on hosts that set `%s: true` (inventory or `-e`, never the "
+                       "findings file); elsewhere the finding is left alone, and verify reports it `still_present` with "
+                       "`left_alone` without failing the host." % fault.fix_opt_in)
         if fault.fix_role and fault.plan.__doc__:
             out.append("- Plan (would the fix change this host? from the facts alone; every-role mode skips the role where "
                        "it says no): %s" % _cell(fault.plan.__doc__))

@@ -36,15 +36,16 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
-    NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
+    BRIDGE_DEVICE_LINES, DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
+    NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME, ethtool_loop)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import find_uplinks, metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import UdpGroReader, udp_gro_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
-SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes")
+SUBSETS = ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes", "udp_gro")
 BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")
@@ -88,16 +89,31 @@ def batch_steps(subsets) -> list:
         steps += [ForEachLine(ENDPOINT_LINES, ("uci -q show network", WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT)),
                   step_of(LINK_COUNTERS)]
     if "bridges" in subsets:
-        steps += [step_of(FORWARD_AND_LINKS_ARGV),
-                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+        steps += [step_of(FORWARD_AND_LINKS_ARGV)]
+    if "udp_gro" in subsets:
+        steps += [step for step in route_table_steps() + udp_gro_steps() if step not in steps]
+    # one ethtool loop for bridges and default-route NICs: a device in both is one step
+    steps += ethtool_loop([BRIDGE_DEVICE_LINES if "bridges" in subsets else None,
+                           DEFAULT_ROUTE_DEVICE_LINES if "udp_gro" in subsets else None],
+                          [step.name for step in route_table_steps()] if "udp_gro" in subsets else ())
     return steps
+
+
+def endpoint_routes(facts) -> dict:
+    """``{interface: [(dev, gateway), ...]}`` from the ``endpoint_routes`` facts: the route to each of its endpoints."""
+    out = {}
+    for endpoint in facts.get("endpoints") or []:
+        hop = (endpoint.get("dev"), endpoint.get("gateway"))
+        if endpoint.get("dev") and hop not in out.get(endpoint.get("interface"), []):
+            out.setdefault(endpoint.get("interface"), []).append(hop)
+    return out
 
 
 def _version_and_default(text):
     return parse_banip_version(text), banip_default_icmplimit(text)
 
 
-class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
+class ActionModule(RouteReader, WgLiveReader, UdpGroReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.openwrt_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -109,6 +125,8 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
 
     def run_openwrt(self, args, task_vars):
         subsets = resolve_gather_subset(args["gather_subset"], SUBSETS)
+        if "udp_gro" in subsets:
+            subsets = subsets | {"endpoint_routes"}  # the route table, and the endpoints' routes for a full tunnel
         uplink, given = args["preferred_uplink"], self._task.args.get("preferred_uplink")
         if given is not None and (not isinstance(given, str) or not is_interface_name(uplink)):
             raise AnsibleActionFail("preferred_uplink: %r is not a uci interface or device name (1-15 letters, digits or _.:@=+-)"
@@ -135,6 +153,8 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
                     facts["endpoint_routes"]["preferred_uplink_device"] = uplink_device(network, uplink)
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
+        if "udp_gro" in subsets:
+            facts["udp_gro"] = self.gather_udp_gro(self.udp_gro_routes(), endpoint_routes(facts["endpoint_routes"]))
         result = {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}
         if args["label"] is not None:
             result["label"] = args["label"]
@@ -240,6 +260,13 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             return parse_link_counters(res["stdout"]), None
         except ParseError as exc:  # an ip that ignores -s -j prints text
             return {}, "%s: byte counters unknown" % str(exc)[:200]
+
+    def udp_gro_routes(self):
+        """Every route (``routes_table_all``), or None when neither listing can be read: the udp_gro facts say so."""
+        try:
+            return self.routes_table_all()[0]
+        except AnsibleActionFail:
+            return None
 
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""

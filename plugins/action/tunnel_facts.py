@@ -18,8 +18,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_rou
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS,
-    WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
+    BRIDGE_DEVICE_LINES, DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON,
+    ROUTES_JSON, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR, ethtool_loop)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
@@ -31,8 +31,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader, tcp_read_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import UdpGroReader, udp_gro_steps
 
-SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
+SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges", "udp_gro")
 BATCH_SHOWN = "sh -c '<tunnel_facts: %d commands in one script>'"
 
 
@@ -47,12 +48,28 @@ def batch_steps(subsets) -> list:
         steps += [step_of(ROUTES_JSON),
                   ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
     if "bridges" in subsets:
-        steps += [step_of(FORWARD_AND_LINKS_ARGV),
-                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+        steps += [step_of(FORWARD_AND_LINKS_ARGV)]
+    if "udp_gro" in subsets:
+        steps += [step for step in [step_of(ROUTES_JSON)] + udp_gro_steps() if step not in steps]
+    # one ethtool loop for bridges and default-route NICs: a device in both is one step
+    steps += ethtool_loop([BRIDGE_DEVICE_LINES if "bridges" in subsets else None,
+                           DEFAULT_ROUTE_DEVICE_LINES if "udp_gro" in subsets else None],
+                          (step_name(ROUTES_JSON),) if "udp_gro" in subsets else ())
     return steps
 
 
-class ActionModule(TcpReader, OpenWrtActionBase):
+def endpoint_routes(wireguard, routes) -> dict:
+    """``{interface: [(dev, gateway), ...]}``: the routes ``gather_routes`` found to each WireGuard interface's peer endpoints."""
+    out = {}
+    for name, iface in (wireguard.get("interfaces") or {}).items():
+        for peer in iface.get("peers") or []:
+            route = (routes.get("endpoints") or {}).get(peer.get("endpoint_host"))
+            if route and (route.get("dev"), route.get("gateway")) not in out.get(name, []):
+                out.setdefault(name, []).append((route.get("dev"), route.get("gateway")))
+    return out
+
+
+class ActionModule(TcpReader, UdpGroReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.tunnel_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -62,6 +79,8 @@ class ActionModule(TcpReader, OpenWrtActionBase):
 
     def run_openwrt(self, args, task_vars):
         subsets = resolve_gather_subset(args["gather_subset"], SUBSETS)
+        if "udp_gro" in subsets:
+            subsets = subsets | {"routes"}  # the default routes, and the endpoints' routes for a full tunnel
         if "routes" in subsets:
             subsets = subsets | {"wireguard"}  # the endpoints come from the peers
         steps = batch_steps(subsets)
@@ -77,6 +96,8 @@ class ActionModule(TcpReader, OpenWrtActionBase):
             facts["netns"] = self.gather_netns()
         if "bridges" in subsets:
             facts["bridges"] = self.gather_bridges()
+        if "udp_gro" in subsets:
+            facts["udp_gro"] = self.gather_udp_gro(facts["routes"]["default"], endpoint_routes(facts["wireguard"], facts["routes"]))
         result = {"changed": False, "ansible_facts": {"tunnelfix": facts}}
         if "tcp" in subsets and facts["tcp"]["sysctl_boot"]["warnings"]:
             # lines the boot rejects: said, never failed (the facts hold them too)

@@ -72,7 +72,8 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(banip), C(mwan3), C(wireguard), C(bridges),
-        C(endpoint_routes).
+        C(endpoint_routes), C(udp_gro).
+      - C(udp_gro) gathers C(endpoint_routes) too (a full tunnel's NIC is the one that carries its endpoint).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!mwan3']).
     type: list
     elements: str
@@ -399,6 +400,35 @@ ansible_facts:
                     ethtool_error: null
             tunnels:
               wg0: {kind: tun, mtu: 1420, operstate: UP}
+        udp_gro:
+          description:
+            - What the UDP GRO forwarding finding and its role read, the same shape as the C(udp_gro) subset of
+              M(tunnelfix.fleet.tunnel_facts) -
+              C(kernel_release) (C(uname -r)) and C(kernel_version) ([major, minor, patch], null when unknown),
+              C(ip_forward) (int, null when unreadable), C(tunnels) (as in C(bridges); null when C(ip -d -j link show)
+              failed), C(ethtool_installed) (null without a NIC to ask about), C(note) (what is unknown and why, else null).
+            - C(nics), the NICs the default routes leave through - per family the main table's unicast default with the
+              lowest metric (a multipath default - each next hop); a default through a tunnel (a full tunnel) gives the
+              device of the route to that tunnel's endpoint instead (C(through_tunnel) names the tunnel). Each with
+              C(device), C(families) (C(inet), C(inet6)), C(gateways) (family to gateway, null when on-link),
+              C(features) (C(rx-udp-gro-forwarding), C(rx-gro-list), C(generic-receive-offload) as C(on), C(off),
+              C(on [fixed]) or C(off [fixed]); null when not read) and C(ethtool_error).
+          type: dict
+          sample:
+            kernel_release: 6.6.73
+            kernel_version: [6, 6, 73]
+            ip_forward: 1
+            tunnels:
+              tailscale0: {kind: tun, mtu: 1280, operstate: UNKNOWN}
+            nics:
+              - device: eth0
+                families: [inet]
+                gateways: {inet: 192.0.2.1}
+                through_tunnel: null
+                features: {rx-udp-gro-forwarding: "off", rx-gro-list: "off", generic-receive-offload: "on"}
+                ethtool_error: null
+            ethtool_installed: true
+            note: null
 cmd:
   description: >-
     The command that failed, as it was meant (C(mwan3 interfaces), C(uci -q show banip)), also

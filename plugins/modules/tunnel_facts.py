@@ -22,6 +22,10 @@ description:
     C(net.ipv4.ip_forward). The same shape as the C(bridges) subset of
     M(tunnelfix.fleet.openwrt_facts). Without C(ethtool) the features are null and C(note) says
     why; that is not a failure.
+  - C(udp_gro) - the kernel release (C(uname -r)), forwarding, the tunnels, the NIC the default routes leave
+    through (for a full tunnel, the NIC that carries the tunnel's endpoint) and its UDP GRO features from
+    C(ethtool -k); bridges and default-route NICs share one C(ethtool -k) per device. Without C(ethtool) the
+    features are null and C(note) says why.
   - C(tcp) also reads every sysctl file the boot applies (the C(*.conf) of the sysctl.d directories
     and C(/etc/sysctl.conf)) and works out, per key, the value and the file and line that win at boot.
     Lines the boot rejects (a C(#) after a value, which is not a comment there; a key this kernel or
@@ -41,10 +45,10 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns),
-        C(bridges).
+        C(bridges), C(udp_gro).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!routes']).
       - C(routes) needs C(wireguard) to know the endpoints; asking for C(routes) gathers
-        WireGuard peers too.
+        WireGuard peers too. C(udp_gro) needs C(routes) (a full tunnel's NIC is its endpoint's) and gathers it.
     type: list
     elements: str
     default: [all]
@@ -203,4 +207,32 @@ ansible_facts:
                     ethtool_error: null
             tunnels:
               tailscale0: {kind: tun, mtu: 1280, operstate: UP}
+        udp_gro:
+          description:
+            - What the UDP GRO forwarding finding and its role read, one shape on both platforms -
+              C(kernel_release) (C(uname -r)) and C(kernel_version) ([major, minor, patch], null when unknown),
+              C(ip_forward) (int, null when unreadable), C(tunnels) (as in C(bridges); null when C(ip -d -j link show)
+              failed), C(ethtool_installed) (null without a NIC to ask about), C(note) (what is unknown and why, else null).
+            - C(nics), the NICs the default routes leave through - per family the main table's unicast default with the
+              lowest metric (a multipath default - each next hop); a default through a tunnel (a full tunnel) gives the
+              device of the route to that tunnel's endpoint instead (C(through_tunnel) names the tunnel). Each with
+              C(device), C(families) (C(inet), C(inet6)), C(gateways) (family to gateway, null when on-link),
+              C(features) (C(rx-udp-gro-forwarding), C(rx-gro-list), C(generic-receive-offload) as C(on), C(off),
+              C(on [fixed]) or C(off [fixed]); null when not read) and C(ethtool_error).
+          type: dict
+          sample:
+            kernel_release: 6.6.73
+            kernel_version: [6, 6, 73]
+            ip_forward: 1
+            tunnels:
+              tailscale0: {kind: tun, mtu: 1280, operstate: UNKNOWN}
+            nics:
+              - device: eth0
+                families: [inet]
+                gateways: {inet: 192.0.2.1}
+                through_tunnel: null
+                features: {rx-udp-gro-forwarding: "off", rx-gro-list: "off", generic-receive-offload: "on"}
+                ethtool_error: null
+            ethtool_installed: true
+            note: null
 """

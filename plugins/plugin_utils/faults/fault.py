@@ -110,7 +110,10 @@ class Fault:
     hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or
     None; ``fix_var_names`` the variables it may set (remediate takes no other from a findings
     file). ``fix_needs``: a role variable without which remediate's every-role mode skips the role
-    (and says so). ``subject(evidence)``: what distinguishes two findings of this id on one host
+    (and says so). ``fix_opt_in``: a role variable the operator must set true (inventory or ``-e``,
+    never a findings file) before remediate runs the role in either mode: an opt-in fix; without
+    it remediate leaves the finding alone and says which variable, and verify reports the finding
+    ``still_present`` with ``left_alone`` instead of failing the host. ``subject(evidence)``: what distinguishes two findings of this id on one host
     (a bridge, an interface), for pairing diagnose's finding with verify's. ``rechecked(host,
     evidence, views)``: whether verify's views (``{host: view}``, 'after' measurements only) hold
     what the rule needs to judge this finding again; without it a finding cannot be called fixed
@@ -142,6 +145,7 @@ class Fault:
     fix_groups: tuple = ()
     fix_vars: Callable[[dict], Optional[dict]] = _no_vars
     fix_needs: Optional[str] = None
+    fix_opt_in: Optional[str] = None
     fix_var_names: tuple = ()
     subject: Callable[[dict], Optional[str]] = _no_subject
     rechecked: Callable[[str, dict, dict], bool] = _facts_only
@@ -150,6 +154,13 @@ class Fault:
     plan: Callable[[dict, dict], Optional[list]] = _plan_unknown
     fix_defaults: dict = field(default_factory=dict)
     coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
+
+
+def is_true(value) -> bool:
+    """Whether a role variable is set true the way Ansible's ``bool`` filter reads it (``true``, ``"yes"``, ``-e x=1``)."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("true", "yes", "on", "1", "y", "t")
 
 
 def role_setting(role_vars, name, defaults):

@@ -39,7 +39,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate impo
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import ENDPOINT_ROUTE_PINNED
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, one_paragraph
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, is_true, one_paragraph
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limits import (
     CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, KERNEL_WITHOUT_BBR, SCH_FQ_MISSING)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import (
@@ -47,10 +47,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
           LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL,
+          UDP_GRO_FORWARDING_OFF,
           KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING, TCP_FIX_UNDONE_AT_BOOT)
 BY_ID = {fault.id: fault for fault in FAULTS}
 # The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
@@ -60,6 +62,8 @@ FIX_GROUPS = {role: frozenset(group for fault in FAULTS if fault.fix_role == rol
               for role in FIX_ROLES}
 # The role variables a finding may carry (remediate sets them as host facts: nothing else from a file).
 FIX_VAR_NAMES = frozenset(name for fault in FAULTS for name in fault.fix_var_names)
+# Per opt-in fixing role, the variable the operator must set true before remediate runs it (Fault.fix_opt_in).
+FIX_OPT_IN = {fault.fix_role: fault.fix_opt_in for fault in FAULTS if fault.fix_role and fault.fix_opt_in}
 # A peer's single flow after the fix must keep this share of diagnose's single flow (no regression),
 # where no finding of the host sets a higher floor; the share leaves room for run-to-run noise.
 NO_REGRESSION_SHARE = 0.7
@@ -221,18 +225,32 @@ def role_plan(role, view, host_vars):
     return changes
 
 
+def opt_in_missing(role, host_vars):
+    """Why remediate leaves ``role`` out on a host with ``host_vars``: its faults' opt-in (``Fault.fix_opt_in``) is not
+    set true there; None when the role needs no opt-in or has it."""
+    name = FIX_OPT_IN.get(role)
+    if name and not is_true((host_vars or {}).get(name)):
+        return ("left alone: %s is not true for this host (an opt-in fix: set it in the inventory or with -e %s=true "
+                "to apply it)" % (name, name))
+    return None
+
+
 def every_role_plan(groups, host_vars, view=None) -> dict:
     """remediate's every-role mode for one host: ``{"roles": [...], "skipped": {role: reason}, "changes": {role: [...]}}``.
 
     ``groups``: the host's inventory groups; ``host_vars``: its variables (a fault's ``fix_needs``
-    is looked up there); ``view``: its facts (``host_view``), or None. A role runs where the host is
-    in one of its faults' ``fix_groups`` and the variable it needs is non-empty, unless its plan
-    (``role_plan``) says it would change nothing; ``changes`` holds the plans that list changes.
+    and ``fix_opt_in`` are looked up there); ``view``: its facts (``host_view``), or None. A role runs
+    where the host is in one of its faults' ``fix_groups``, its opt-in (if any) is set true and the
+    variable it needs is non-empty, unless its plan (``role_plan``) says it would change nothing;
+    ``changes`` holds the plans that list changes.
     """
     groups = set(groups or [])
     roles, skipped, changes = [], {}, {}
     for role in FIX_ROLES:
         if not groups & FIX_GROUPS[role]:
+            continue
+        if opt_in_missing(role, host_vars):
+            skipped[role] = opt_in_missing(role, host_vars)
             continue
         faults = [fault for fault in FAULTS if fault.fix_role == role]
         needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
@@ -258,7 +276,8 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
     refused. With ``every_role`` each host gets the roles of its groups that its facts do not show
     converged (``every_role_plan``; ``changes``: what the plans expect them to change) and no vars;
     otherwise the roles and vars ``findings`` name (``fix_roles_by_host``, ``fix_vars_by_host``; None
-    is no findings). Hosts outside ``hosts`` are
+    is no findings), less an opt-in role whose variable the host does not set true (``skipped``, with
+    the variable: the finding is left alone). Hosts outside ``hosts`` are
     left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
     Raises ValueError on findings that are not a findings list or name what no fault declares.
     """
@@ -279,7 +298,9 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
             if not groups & FIX_GROUPS[role]:
                 raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
                                  "file from another inventory" % (role, host, ", ".join(sorted(FIX_GROUPS[role]))))
-        plans[host] = {"roles": roles[host], "vars": fix_vars.get(host, {}), "skipped": {}, "changes": {}}
+        skipped = {role: opt_in_missing(role, host_vars[host]) for role in roles[host] if opt_in_missing(role, host_vars[host])}
+        plans[host] = {"roles": [role for role in roles[host] if role not in skipped], "vars": fix_vars.get(host, {}),
+                       "skipped": skipped, "changes": {}}
     return plans
 
 
@@ -297,7 +318,7 @@ def _rechecked(finding, views):
     return bool(fault.rechecked(finding["host"], finding.get("evidence") or {}, views))
 
 
-def finding_outcomes(before, after, views) -> list:
+def finding_outcomes(before, after, views, host_vars=None) -> list:
     """Pair diagnose's findings with verify's: one entry per finding, sorted by host, outcome, id.
 
     ``before``/``after``: find_findings output of diagnose and of verify (same rules, fresh facts
@@ -306,7 +327,10 @@ def finding_outcomes(before, after, views) -> list:
     ``outcome``: ``fixed`` (gone after, and verify had what the rule needs to judge it),
     ``still_present`` (found again; or not re-checked: its host was not read again or the
     measurement its rule needs was not taken, then ``rechecked`` is false) or ``new`` (found only
-    after). Raises ValueError on input that is not a findings list or views that are not a dict.
+    after). With ``host_vars`` (``hostvars``), a finding that is still present and whose opt-in fix the
+    host did not opt into (``Fault.fix_opt_in`` not true) also has ``left_alone`` (why): remediate did not
+    run its role, so it is not a failed fix (``unfixed_by_host`` leaves it out).
+    Raises ValueError on input that is not a findings list or views that are not a dict.
     """
     before, after = findings_of(before), findings_of(after)
     if not isinstance(views, dict):
@@ -324,17 +348,30 @@ def finding_outcomes(before, after, views) -> list:
         else:
             out.append(dict(finding, outcome="fixed", rechecked=True))
     out.extend(dict(finding, outcome="new", rechecked=True) for finding in after if _key(finding) not in before_keys)
+    for entry in out:
+        reason = opt_in_missing(entry.get("fix_role"), _vars_of(host_vars, entry["host"])) if host_vars is not None else None
+        if reason and entry["outcome"] != "fixed":
+            entry["left_alone"] = reason
     return sorted(out, key=lambda f: (f["host"], OUTCOMES.index(f["outcome"]), f["id"]))
+
+
+def _vars_of(host_vars, host):
+    """``host_vars[host]`` (hostvars, or a plain dict of host -> variables), or {} for a host it does not hold."""
+    try:
+        return host_vars[host] if host in host_vars else {}
+    except TypeError:
+        return {}
 
 
 def unfixed_by_host(outcomes) -> dict:
     """``{host: [finding id, ...]}``: findings a role can fix that verify still finds (still_present or new).
 
-    verify fails these hosts. Findings no role fixes (kernel, container limits) are reported, not failed.
+    verify fails these hosts. Findings no role fixes (kernel, container limits) and findings left alone by an
+    opt-in fix the host did not opt into (``left_alone``, see ``finding_outcomes``) are reported, not failed.
     """
     out = {}
     for entry in outcomes:
-        if entry.get("fix_role") and entry.get("outcome") in ("still_present", "new"):
+        if entry.get("fix_role") and entry.get("outcome") in ("still_present", "new") and not entry.get("left_alone"):
             out.setdefault(entry["host"], []).append(entry["id"])
     return {host: sorted(set(ids)) for host, ids in sorted(out.items())}
 

@@ -190,12 +190,38 @@ def _tunnel_measure(options):
     return errors
 
 
+def _bool_ok(value) -> bool:
+    return isinstance(value, bool) or str(value).strip().lower() in _BOOLEAN_WORDS
+
+
+def _udp_gro_forwarding(options):
+    errors = []
+    for name in ("udp_gro_forwarding_enable", "udp_gro_forwarding_persist"):
+        if not _bool_ok(options.get(name)):
+            errors.append("%s must be true or false, got %s" % (name, shown(options.get(name))))
+    device = options.get("udp_gro_forwarding_device")
+    if device not in (None, "") and not _is_match(_BRIDGE, device):
+        errors.append("udp_gro_forwarding_device must be an interface name (1-15 characters of letters, digits, _.:@=+-) "
+                      "or empty for the default-route NIC, got %s" % shown(device))
+    gateway, rollback = options.get("udp_gro_forwarding_gateway_timeout_s"), options.get("udp_gro_forwarding_rollback_timeout_s")
+    if not _whole_number_in(gateway, 0, 120):
+        errors.append("udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got %s" % shown(gateway))
+    if not _whole_number_in(rollback, 20, 3600):
+        errors.append("udp_gro_forwarding_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
+    elif _whole_number_in(gateway, 0, 120) and int(rollback) * 2 // 3 < int(gateway) + 10:
+        # the apply waits for the gateway; the reconnect (two thirds of the rollback timeout) must outlast it
+        errors.append("udp_gro_forwarding_rollback_timeout_s must be at least 1.5 x (udp_gro_forwarding_gateway_timeout_s "
+                      "+ 10) = %d seconds, got %s" % (-(-(int(gateway) + 10) * 3 // 2), shown(rollback)))
+    return errors
+
+
 CHECKS = {
     "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
     "wireguard_keepalive": _wireguard_keepalive,
     "bridge_gso_off": _bridge_gso_off,
     "tunnel_measure": _tunnel_measure,
+    "udp_gro_forwarding": _udp_gro_forwarding,
 }
 
 

@@ -75,7 +75,8 @@ def _normalise(entry, where, default_table):
         route["uid"] = _metric(entry.get("uid"), where)
     if "from" in entry:
         route["from"] = entry["from"]
-    route["family"] = _family(route)
+    # only IPv6 routes carry a router preference (RTA_PREF): it tells a gateway-less "default dev wg0" apart
+    route["family"] = _family(route) or ("inet6" if entry.get("pref") else None)
     return route
 
 
@@ -113,7 +114,7 @@ def parse_ip_route_show(text: str, default_table: str = "main") -> list:
           "table": "main",           # "main" when not printed; numbers as strings ("1")
           "metric": 10,              # None when not printed (IPv4 metric 0)
           "flags": [], "nexthops": [],   # multipath: [{"gateway", "dev", "weight"}]
-          "family": "inet"},         # "inet"/"inet6", None if it cannot be told
+          "family": "inet"},         # "inet"/"inet6" (from an address, or an IPv6 "pref"), None if it cannot be told
          ...]
 
     iproute2 omits the table it was asked for, so ``table`` falls back to ``default_table``:

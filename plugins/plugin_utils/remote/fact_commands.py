@@ -9,6 +9,7 @@ both actions read the same things the same way; what the outputs mean is in the 
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import CONTAINER_MARKERS, module_paths
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import wg_dump_redacted_argv
 
@@ -46,6 +47,25 @@ UCI_AND_LIVE_ENDPOINT_LINES = (
 # /sys/class/net/BR/brif/PORT (the kernel's bridge sysfs). No match prints nothing.
 BRIDGE_DEVICE_LINES = ("ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge 2>/dev/null"
                        " | sed -e 's,/bridge$,,' -e 's,.*/,,'")
+
+# The udp_gro subset: the kernel release, and every device a default route of any table names, one per line, for
+# ethtool -k (the main table's NIC is among them). "$@": the route listings' files: ip -j route show (one line of
+# objects, cut at each "}": a unicast default starts with {"dst":"default", a multipath one names its first hop)
+# and, on routers, its text form ("default via ... dev DEV ..."). Run in the same ethtool loop as BRIDGE_DEVICE_LINES
+# (ethtool_loop): one step per device. sed only (GNU and BusyBox take \n in a replacement), in double quotes: a
+# single quote costs about 20 bytes of the command line once the script is quoted twice (test_remote_batch).
+UNAME_R = ["uname", "-r"]
+KERNEL_RELEASE_NAME = "kernel_release"  # the step's name: one word costs no quotes on the command line
+DEFAULT_ROUTE_DEVICE_LINES = (r'sed -e "s/}/\n/g" "$@" | sed -n -e "s/^[[,]*{\"dst\":\"default\".*\"dev\":\"\([^\"]*\)\".*/\1/p"'
+                              r' -e "s/^default.* dev \([^ ]*\).*/\1/p"')
+
+
+def ethtool_loop(lines, inputs=()) -> list:
+    """``[ForEachLine]`` running ``ethtool -k`` once for every device the sh snippets ``lines`` print (``[]`` without
+    one): a device printed by two snippets (a bridge that carries the default route) is one step, not two."""
+    lines = [snippet for snippet in lines if snippet]
+    return [ForEachLine("\n".join(lines), tuple(inputs), (ETHTOOL_K,))] if lines else []
+
 
 # Kernel modules tunnel_facts and tcp_tuning report, and the paths whose existence answers what
 # they ask: the modules' sysfs entries, network sysctls at all, a host-level one, the container

@@ -205,9 +205,11 @@ def findings_table(findings):
 
 
 def outcome_text(finding):
-    """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, or "-" when not verified."""
+    """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, or "-" when not verified;
+    ``(left alone: opt-in)`` after one whose opt-in fix the host did not opt into."""
     text = str(finding.get("outcome") or "-")
-    return text + (" (not re-checked)" if finding.get("rechecked") is False else "")
+    return (text + (" (not re-checked)" if finding.get("rechecked") is False else "")
+            + (" (left alone: opt-in)" if finding.get("left_alone") else ""))
 
 
 # An argument word that names a secret (``-e wg_psk=...``, ``--vault-password-file=...``): redacted whole.

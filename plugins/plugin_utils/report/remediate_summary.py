@@ -30,8 +30,10 @@ def remediate_summary_lines(plans, every_role=False, max_hosts=8) -> list:
     plans = _check(plans)
     chosen = sorted(host for host, plan in plans.items() if plan.get("roles"))
     if not chosen:
+        skipped = any(plan.get("skipped") for plan in plans.values())
         head = ("every-role mode (tunnelfix_remediate_all_roles): no role to run, the facts show every host converged"
-                if every_role else "no finding names a role: nothing to change")
+                if every_role else "no role to run: the roles the findings name are skipped (below), nothing to change"
+                if skipped else "no finding names a role: nothing to change")
         lines = [head]
     else:
         lines = ["%s: %d host(s) get a role: %s" % (

@@ -137,7 +137,12 @@ def _remediate(data, check_mode):
     findings = (document.get("findings") or []) if isinstance(document, dict) else document   # findings/2 or findings/1
     chosen = sorted(host for host, plan in data["plans"].items() if (plan or {}).get("roles"))
     sections = [{"heading": "findings it fixes (hosts per finding id)",
-                 "groups": _groups_by([f for f in findings if f.get("fix_role") and f.get("host") in chosen], lambda f: f["id"])}]
+                 "groups": _groups_by([f for f in findings if f.get("fix_role") and f.get("host") in chosen
+                                       and f["fix_role"] not in _skipped(data["plans"], f)], lambda f: f["id"])}]
+    left = [f for f in findings if f.get("fix_role") and f["fix_role"] in _skipped(data["plans"], f)]
+    if left:
+        sections.append({"heading": "findings left alone (hosts per finding id; the role choice above says why)",
+                         "groups": _groups_by(left, lambda f: f["id"])})
     if not chosen:
         return sections, {"playbook": None, "check": False, "why": "no host needed a role"}
     if check_mode:
@@ -145,16 +150,27 @@ def _remediate(data, check_mode):
     return sections, {"playbook": "verify", "check": False, "why": "re-run the rules and measure again: each finding fixed or still_present"}
 
 
+def _skipped(plans, finding):
+    """The roles remediate skips on the finding's host (an opt-in not set, a variable missing, converged)."""
+    return ((plans.get(finding.get("host")) or {}).get("skipped")) or {}
+
+
 def _verify(outcomes, check_mode):
     if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
         raise ValueError("verify's summary needs finding_outcomes' list [{host, id, outcome, rechecked}]")
     sections = [{"heading": "%s (hosts per finding id)" % outcome.replace("_", " "),
-                 "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome], lambda o: o["id"])}
+                 "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome and not o.get("left_alone")],
+                                      lambda o: o["id"])}
                 for outcome in ("fixed", "still_present", "new")]
+    sections.append({"heading": "left alone: an opt-in fix not enabled for the host (hosts per finding id)",
+                     "groups": _groups_by([o for o in outcomes if o.get("left_alone")], lambda o: o["id"])})
     sections = [section for section in sections if section["groups"]]   # none: the next line says nothing was found
-    if any(o["outcome"] in ("still_present", "new") for o in outcomes):
+    if any(o["outcome"] in ("still_present", "new") and not o.get("left_alone") for o in outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "reports/outcomes.json has the evidence of what is still found; reports/report.md the before and after"}
+    if any(o.get("left_alone") for o in outcomes):
+        return sections, {"playbook": None, "check": False,
+                          "why": "every finding remediate worked on is fixed; the ones left alone say which variable opts in"}
     return sections, {"playbook": None, "check": False, "why": "every finding is fixed" if outcomes else "nothing was found to fix"}
 
 

@@ -178,7 +178,7 @@ NOTHING = {BANIP: NO_BANIP, "uci -q show network": (1, "", ""), DATE: (0, "17960
     # banIP without a package manager or nft: version and default unknown, the uci value still read
     ({BANIP: (0, "/etc/init.d/banip\n", ""), "command -v opkg": (1, "", ""),
       "uci -q show banip": (0, "banip.global=banip\nbanip.global.ban_icmplimit='250'\n", "")},
-     ["all", "!mwan3", "!wireguard", "!bridges", "!endpoint_routes"], {
+     ["all", "!mwan3", "!wireguard", "!bridges", "!endpoint_routes", "!udp_gro"], {
          "installed": True, "version": None, "icmplimit_default_per_second": None, "icmplimit_per_second": 250,
          "icmplimit_source": "uci", "nft_installed": False, "nft_table_loaded": None, "icmp_counter": None},
      None),
@@ -308,7 +308,8 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
 def test_every_subset_is_one_remote_execution(fake, old_router, tunnel_router, subset):
     action = fake({"gather_subset": subset}, dict(old_router, **tunnel_router))
     facts = facts_of(action.run(task_vars={}))
-    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges"} if subset == ["all"] else set(subset))
+    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro"} if subset == ["all"]
+                          else set(subset))
     assert_one_execution(action)
 
 

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
-BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
+BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")

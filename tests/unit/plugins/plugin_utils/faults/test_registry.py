@@ -17,6 +17,7 @@ ROUTE = BY_ID["endpoint_route_pinned"]
 BRIDGE = BY_ID["bridge_offload_small_mtu_tunnel"]
 CC = BY_ID["loss_sensitive_congestion_control"]
 KERNEL = BY_ID["kernel_without_bbr"]
+UDP_GRO = BY_ID["udp_gro_forwarding_off"]
 
 
 def test_ids_are_unique_and_every_fault_is_complete():
@@ -50,16 +51,18 @@ def test_remediate_runs_banip_before_the_endpoint_route_whatever_order_the_findi
 
 
 @pytest.mark.parametrize("groups, host_vars, roles, skipped", [
-    (["tunnelfix_openwrt"], {}, [BANIP.fix_role, ROUTE.fix_role], [BRIDGE.fix_role]),
-    (["tunnelfix_openwrt"], {"bridge_gso_off_bridges": ["br-lan"]}, [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role], []),
-    (["tunnelfix_wireguard_hubs"], {"bridge_gso_off_bridges": []}, [CC.fix_role], [BRIDGE.fix_role]),
+    (["tunnelfix_openwrt"], {}, [BANIP.fix_role, ROUTE.fix_role], [BRIDGE.fix_role, UDP_GRO.fix_role]),
+    (["tunnelfix_openwrt"], {"bridge_gso_off_bridges": ["br-lan"]}, [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role],
+     [UDP_GRO.fix_role]),
+    (["tunnelfix_wireguard_hubs"], {"bridge_gso_off_bridges": []}, [CC.fix_role], [BRIDGE.fix_role, UDP_GRO.fix_role]),
+    (["tunnelfix_wireguard_hubs"], {"udp_gro_forwarding_enable": True}, [CC.fix_role, UDP_GRO.fix_role], [BRIDGE.fix_role]),
     (["ungrouped"], {}, [], []),
 ])
 def test_every_role_plan(groups, host_vars, roles, skipped):
     plan = every_role_plan(groups, host_vars)
     assert plan["roles"] == roles and sorted(plan["skipped"]) == sorted(skipped)
-    for reason in plan["skipped"].values():
-        assert "bridge_gso_off_bridges" in reason
+    for role, reason in plan["skipped"].items():
+        assert ("udp_gro_forwarding_enable" if role == UDP_GRO.fix_role else "bridge_gso_off_bridges") in reason
 
 
 def finding(host, fault, **evidence):
@@ -253,6 +256,7 @@ def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
                  "lnx": {"group_names": ["tunnelfix_wireguard_peers"], "bridge_gso_off_bridges": ["br0"]},
                  "other": {"group_names": ["ungrouped"]}}
     plans = registry.remediate_plans(None, host_vars, ["owrt", "lnx", "other"], True)
-    assert plans["owrt"]["roles"] == [BANIP.fix_role, ROUTE.fix_role] and list(plans["owrt"]["skipped"]) == [BRIDGE.fix_role]
+    assert plans["owrt"]["roles"] == [BANIP.fix_role, ROUTE.fix_role]
+    assert list(plans["owrt"]["skipped"]) == [BRIDGE.fix_role, UDP_GRO.fix_role]
     assert plans["lnx"]["roles"][-1] == BRIDGE.fix_role and plans["lnx"]["vars"] == {}
     assert "other" not in plans

@@ -20,7 +20,10 @@ HCM = {"health_check_measure_targets": [], "health_check_measure_count": 10, "he
        "health_check_measure_timeout_s": 1, "health_check_measure_window_s": 30}
 TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": "",
       "tunnel_measure_path_bits_per_second": "40M", "tunnel_measure_max_ping_loss_percent": 0}
-DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM}
+UDP = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
+       "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
+DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
+            "udp_gro_forwarding": UDP}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -43,6 +46,13 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
     ("tunnel_measure", {}),
     ("tunnel_measure", {"tunnel_measure_min_bits_per_second": 32000000, "tunnel_measure_path_bits_per_second": None,
                         "tunnel_measure_max_ping_loss_percent": "2.5", "tunnel_measure_phase": "after-1.x"}),
+    ("udp_gro_forwarding", {}),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_enable": "true", "udp_gro_forwarding_device": "eth0.2",
+                            "udp_gro_forwarding_persist": "no", "udp_gro_forwarding_gateway_timeout_s": "0"}),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_device": None, "udp_gro_forwarding_gateway_timeout_s": 120,
+                            "udp_gro_forwarding_rollback_timeout_s": 195}),          # 195 x 2/3 = 130 = 120 + 10
+    ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 0, "udp_gro_forwarding_rollback_timeout_s": 20}),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": "60"}),          # 60 x 2/3 = 40 = 30 + 10
 ])
 def test_good_options_give_no_error(role, change):
     assert option_errors(role, dict(DEFAULTS[role], **change)) == []
@@ -96,6 +106,20 @@ def test_good_options_give_no_error(role, change):
      ['tunnel_measure_path_bits_per_second must be bits per second', '(empty: unknown), got "-5M"']),
     ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": 101}, ['must be 0-100 percent, got "101"']),
     ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": "lots"}, ['got "lots"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_enable": "maybe"}, ['udp_gro_forwarding_enable must be true or false, got "maybe"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_persist": None}, ['udp_gro_forwarding_persist must be true or false, got "None"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0; reboot"},
+     ['udp_gro_forwarding_device must be an interface name', 'got "eth0; reboot"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_device": "a-name-far-too-long"}, ['got "a-name-far-too-long"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 121},
+     ['udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got "121"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": True}, ['got "True"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": 19}, ['udp_gro_forwarding_rollback_timeout_s must be 20-3600 seconds, got "19"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": 3601}, ['got "3601"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": 59},                # 59 x 2/3 = 39 < 30 + 10
+     ['udp_gro_forwarding_rollback_timeout_s must be at least 1.5 x (udp_gro_forwarding_gateway_timeout_s + 10) = 60 seconds, got "59"']),
+    ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 120, "udp_gro_forwarding_rollback_timeout_s": 194},
+     ['= 195 seconds, got "194"']),
 ])
 def test_each_bad_option_is_named_with_its_value(role, change, messages):
     errors = option_errors(role, dict(DEFAULTS[role], **change))
@@ -110,7 +134,8 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, wireguard_keepalive, got 'nope'"),
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, udp_gro_forwarding, "
+     "wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):

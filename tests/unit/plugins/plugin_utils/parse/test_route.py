@@ -208,6 +208,7 @@ def test_default_routes_accepts_prefix_spelling():
     ('[{"dst":"default","nexthops":[{"gateway":"fd00::1","dev":"eth0"},{"gateway":"fd00::2","dev":"eth1"}]}]', "inet6"),
     ('[{"dst":"default","gateway":"192.0.2.1","dev":"eth0"}]', "inet"),
     ('[{"dst":"default","dev":"wg0"}]', None),
+    ('[{"dst":"default","dev":"wg0","metric":1024,"pref":"medium"}]', "inet6"),   # only IPv6 routes carry a preference
 ])
 def test_family_of_default_routes(text, family):
     assert parse_ip_route_show(text)[0]["family"] == family
