@@ -23,8 +23,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool impo
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
-    add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
@@ -36,11 +35,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
+    ETHTOOL_K, OFFLOAD_DEVICE_LINES, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
     NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import find_uplinks, metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader, mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
@@ -89,7 +89,7 @@ def batch_steps(subsets) -> list:
                   step_of(LINK_COUNTERS)]
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
-                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+                  ForEachLine(OFFLOAD_DEVICE_LINES, (step_name(FORWARD_AND_LINKS_ARGV),), (ETHTOOL_K,))] + mss_clamp_steps()
     return steps
 
 
@@ -97,7 +97,7 @@ def _version_and_default(text):
     return parse_banip_version(text), banip_default_icmplimit(text)
 
 
-class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
+class ActionModule(RouteReader, WgLiveReader, TunnelReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.openwrt_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -263,4 +263,4 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
         except ParseError as exc:  # an ip without -j prints text or usage
             return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
+        return self.bridges_and_tunnels(bridges, tunnels, ip_forward)

@@ -12,13 +12,12 @@ Only a result the batch lacks (an endpoint the shell did not list) is read with 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
-    add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS,
+    ETHTOOL_K, OFFLOAD_DEVICE_LINES, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS,
     WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
@@ -30,6 +29,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader, mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader, tcp_read_steps
 
 SUBSETS = ("wireguard", "routes", "tcp", "netns", "bridges")
@@ -48,11 +48,11 @@ def batch_steps(subsets) -> list:
                   ForEachLine(LIVE_ENDPOINT_LINES, (WG_DUMP_NAME,), (ROUTE_GET_JSON,))]
     if "bridges" in subsets:
         steps += [step_of(FORWARD_AND_LINKS_ARGV),
-                  ForEachLine(BRIDGE_DEVICE_LINES, (), (ETHTOOL_K,))]
+                  ForEachLine(OFFLOAD_DEVICE_LINES, (step_name(FORWARD_AND_LINKS_ARGV),), (ETHTOOL_K,))] + mss_clamp_steps()
     return steps
 
 
-class ActionModule(TcpReader, OpenWrtActionBase):
+class ActionModule(TcpReader, TunnelReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.tunnel_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -134,4 +134,4 @@ class ActionModule(TcpReader, OpenWrtActionBase):
             bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
         except ParseError as exc:
             return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
+        return self.bridges_and_tunnels(bridges, tunnels, ip_forward)

@@ -81,6 +81,28 @@ _CONFIG_AWK = (
     "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" "
     "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
 WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints and keepalives)"
-WG_CONFIG_PEERS = ["sh", "-c", "for f in %s/*.conf; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=wg-quick '%s' \"$f\"; done; "
-                   "for f in %s/*.netdev; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=netdev '%s' \"$f\"; done; true"
-                   % (WG_QUICK_DIR, _CONFIG_AWK, NETWORKD_DIR, _CONFIG_AWK)]
+
+
+def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:
+    """The WG_CONFIG_PEERS command for these directories: the wg-quick files first, then the .netdev ones (one awk)."""
+    return ["sh", "-c", "for f in %s/*.conf %s/*.netdev; do case $f in *.conf) k=wg-quick ;; *) k=netdev ;; esac; "
+            "[ -f \"$f\" ] && awk -v f=\"$f\" -v k=$k '%s' \"$f\"; done; true" % (wg_quick_dir, networkd_dir, _CONFIG_AWK)]
+
+
+WG_CONFIG_PEERS = wg_config_peers_argv(WG_QUICK_DIR, NETWORKD_DIR)
+
+# Every layer-3 tunnel device, one name per line, for ethtool -k: the links of "$1" (the stdout of
+# FORWARD_AND_LINKS_ARGV: ip_forward, then ip -d -j link show on one line) that carry no Ethernet
+# header, by iproute2's link_type: "none" (TUN in tun mode, WireGuard, xfrm), "gre", "sit", "ipip",
+# "tunnel6", "gre6", ... (and "ppp": read, never used). Each link object starts with "ifindex", so
+# splitting there keeps a link's keys in one field. The parser (_tunnel_links) decides what a tunnel
+# is; this only names the devices to read in the same execution. No awk prints nothing.
+TUNNEL_DEVICE_LINES = (
+    "awk 'BEGIN { FS = \"\\\"ifindex\\\":\" } { for (i = 2; i <= NF; i++) "
+    "if ($i !~ /\"link_type\":\"(ether|loopback)\"/ && match($i, /\"ifname\":\"[^\"]*\"/)) "
+    "print substr($i, RSTART + 10, RLENGTH - 11) }' \"$1\"")
+OFFLOAD_DEVICE_LINES = BRIDGE_DEVICE_LINES + "\n" + TUNNEL_DEVICE_LINES
+# The MSS clamping rules (_mss_clamp): the whole nftables ruleset (firewall4 on OpenWrt, iptables-nft
+# rules translated) and every iptables table (iptables-legacy, wg-quick's PostUp rules).
+NFT_RULESET = ["nft", "list", "ruleset"]
+IPTABLES_SAVE = ["iptables-save"]

@@ -124,7 +124,7 @@ def test_refused_change_fails_naming_device_and_feature(fake, lab, all_off, k):
 
 
 @pytest.mark.parametrize("args, answers, message", [
-    ({}, {}, "missing required arguments: bridge"),
+    ({}, {}, "one of the following is required: bridge, tunnel"),
     ({"bridge": "br-lan", "state": "maybe"}, {}, "value of state must be one of: off, on, got: maybe"),
     ({"bridge": "br/lan"}, {}, "bridge: 'br/lan' is not an interface name"),
     ({"bridge": "br-lan", "features": []}, {}, "features: needs at least one feature name"),

@@ -70,6 +70,7 @@ def peer(load_fixture):
         BRIDGE_LS: (0, "/sys/class/net/br-lan/brif/lan1\n/sys/class/net/br-lan/bridge\n", ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "netns_bridge.txt"), ""),
+        "ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_mtu1280.txt"), ""),
         PRESENT: (2, load_fixture("ls_1d_presence", "lab_peer_podman.txt"), "ls: cannot access '/.dockerenv'\n"),
         "systemd-detect-virt --container": (0, load_fixture("systemd_detect_virt", "lab_peer_podman.txt"), ""),
         "modinfo -F filename tcp_bbr": (1, "", "modinfo: ERROR: Module tcp_bbr not found.\n"),
@@ -100,7 +101,9 @@ def test_everything_in_one_execution(shell_router, peer):
     assert (facts["tcp"]["tcp_bbr_available"], facts["tcp"]["tcp_bbr_loadable_module"]) == (True, False)
     assert facts["netns"] == {"child_netns": True, "container": "podman"}
     bridges = facts["bridges"]
-    assert (bridges["ip_forward"], bridges["tunnels"]) == (1, {"tailscale0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}})
+    tunnel = bridges["tunnels"]["tailscale0"]
+    assert (bridges["ip_forward"], tunnel["kind"], tunnel["mtu"], tunnel["operstate"]) == (1, "tun", 1280, "UP")
+    assert tunnel["gso_tso_gro"]["on"] == [GSO, GRO] and tunnel["mss_clamp"] == {"to_tunnel": None, "from_tunnel": None}
     assert bridges["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [GSO, TSO, GRO]
     assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["gso_tso_gro"]["on"] == [GSO, TSO]
 
