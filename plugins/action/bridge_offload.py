@@ -87,9 +87,9 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         bridge, tunnel, state = args["bridge"], args["tunnel"], args["state"]
         features = [name.strip() for name in args["features"] if name and name.strip()]
-        option, name = ("tunnel", tunnel) if tunnel is not None else ("bridge", bridge)
-        if not is_interface_name(name):
-            raise AnsibleActionFail("%s: %r is not an interface name (1-15 characters, no '/' or blanks)" % (option, name))
+        option, target = ("tunnel", tunnel) if tunnel is not None else ("bridge", bridge)
+        if not is_interface_name(target):
+            raise AnsibleActionFail("%s: %r is not an interface name (1-15 characters, no '/' or blanks)" % (option, target))
         if not features:
             raise AnsibleActionFail("features: needs at least one feature name, got %r" % (args["features"],))
         for name in features:  # ethtool short (gso) or long (generic-segmentation-offload) names
@@ -145,7 +145,7 @@ class ActionModule(OpenWrtActionBase):
                 "%s: %s" % (dev, ", ".join(names)) for dev, names in result["skipped_fixed"].items())
         if self.diff_mode:
             result["diff"] = {"before": describe_states(before), "after": describe_states(after),
-                              "before_header": "%s offloads" % name, "after_header": "%s offloads" % name}
+                              "before_header": "%s offloads" % target, "after_header": "%s offloads" % target}
         return result
 
     def _tunnel_kind(self, device):
