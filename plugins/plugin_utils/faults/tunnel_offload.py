@@ -126,8 +126,8 @@ def tunnel_plan(view, role_vars):
     names = name_list(role_setting(role_vars, "bridge_gso_off_tunnels", FIX_DEFAULTS))
     if not names:
         return []
-    features = [FEATURE_NAMES.get(name) for name in name_list(role_setting(role_vars, "bridge_gso_off_tunnel_features",
-                                                                         FIX_DEFAULTS))]
+    chosen = name_list(role_setting(role_vars, "bridge_gso_off_tunnel_features", FIX_DEFAULTS))
+    features = [FEATURE_NAMES.get(name) for name in chosen]
     if None in features or any(not isinstance(tunnels.get(name), dict) for name in names):
         return None
     changes = []

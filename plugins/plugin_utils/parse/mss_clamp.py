@@ -78,11 +78,11 @@ def parse_nft_mss_clamps(text: str) -> list:
     firewall4 with ``mtu_fix`` on a zone of wg0 and tailscale0 (nftables 1.0.6)::
 
         table inet fw4 {
-        	chain mangle_postrouting {
-        		type filter hook postrouting priority mangle; policy accept;
-        		oifname { "wg0", "tailscale0" } tcp flags syn / fin,syn,rst tcp option maxseg size set rt mtu comment "..."
+            chain mangle_postrouting {
+                type filter hook postrouting priority mangle; policy accept;
+                oifname { "wg0", "tailscale0" } tcp flags syn / fin,syn,rst tcp option maxseg size set rt mtu comment "..."
 
-    → ``[{"source": "nft", "line": 4, "chain": "inet fw4 mangle_postrouting", "hook": "postrouting",
+    (nft indents with tabs) → ``[{"source": "nft", "line": 4, "chain": "inet fw4 mangle_postrouting", "hook": "postrouting",
     "mss": "pmtu", "oifname": [{"op": "==", "names": ["wg0", "tailscale0"]}], "iifname": []}]``.
     ``mss`` is ``"pmtu"`` (``rt mtu``) or the fixed size in bytes; ``hook`` None for a regular chain.
     Empty output (no ruleset) → ``[]``.

@@ -39,8 +39,8 @@ def test_the_udev_rule_matches_the_devices_by_name_on_add():
 
 def test_the_role_writes_the_rule_and_script_where_each_platform_runs_them():
     files = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))["__bridge_gso_off_tunnel_files"]
-    assert [(f["template"], f["mode"]) for f in files["linux"]] == [("tunnelfix-tunnel-offload.sh.j2", "0755"),
-                                                                     ("tunnelfix-tunnel-offload.rules.j2", "0644")]
+    assert [(f["template"], f["mode"]) for f in files["linux"]] == [
+        ("tunnelfix-tunnel-offload.sh.j2", "0755"), ("tunnelfix-tunnel-offload.rules.j2", "0644")]
     assert files["linux"][1]["path"] == "/etc/udev/rules.d/90-tunnelfix-tunnel-offload.rules"
     assert files["openwrt"][1] == {"path": "/etc/hotplug.d/net/99-tunnelfix-tunnel-offload", "template": "hotplug-net.sh.j2",
                                    "mode": "0755"}

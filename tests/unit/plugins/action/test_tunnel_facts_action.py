@@ -234,8 +234,8 @@ def test_the_label_comes_back_as_given_and_only_when_given(shell_router, peer, l
     ((1, "netns_ruleset_not_root.txt"), None, {"nft": "rc=1: Operation not permitted (you must be root)",
                                                "iptables": "not installed"}, {"to_tunnel": None, "from_tunnel": None}),
 ])
-def test_the_tunnels_offloads_and_clamps_come_in_the_same_execution(shell_router, peer, load_fixture, nft, iptables, sources,
-                                                                     clamp):
+def test_the_tunnels_offloads_and_clamps_come_in_the_same_execution(shell_router, peer, load_fixture,
+                                                                    nft, iptables, sources, clamp):
     """Issue 17.8: tailscale0 opened with its owner's offloads (tso, gso on); the clamp rules of nft and iptables-save."""
     answers = dict(peer, **{"ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_vnet_hdr_tso_mtu1280.txt"), "")})
     answers["nft list ruleset"] = ((nft[0], load_fixture("nft_list", nft[1]), "") if nft[0] == 0

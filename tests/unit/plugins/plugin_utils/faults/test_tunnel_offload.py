@@ -37,7 +37,10 @@ def facts(load_fixture, links="netns_tun_offload_veth_no_bridge.txt", ethtool=No
         text = json.dumps(edit(json.loads(text)))
     bridges, tunnels = parse_ip_link_bridges(text), parse_ip_link_tunnels(text)
     files = dict(ETHTOOL, **(ethtool or {}))
-    reader = lambda device: parse_ethtool_features(load_fixture("ethtool_k", files[device]))  # noqa: E731
+
+    def reader(device):
+        return parse_ethtool_features(load_fixture("ethtool_k", files[device]))
+
     installed = add_tunnel_offloads(tunnels, reader, add_offloads(bridges, reader))
     subset = bridges_subset(bridges, tunnels, parse_ip_forward(load_fixture("proc_sys_net_ipv4_ip_forward", forward)), installed)
     nft = ("read", load_fixture("nft_list", "netns_ruleset_%s.txt" % ruleset)) if ruleset else ("not installed", "")
