@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Turn offloads (gso/tso/gro) off or on on a bridge and every port, with no Python on the target.
+"""Turn offloads (gso/tso/gro) off or on on a bridge and every port, or on one tunnel device, with no Python on the target.
 
 Documentation: plugins/modules/bridge_offload.py (``ansible-doc tunnelfix.fleet.bridge_offload``).
 Parsing and planning are the pure ``_ethtool`` and ``_bridge_offload`` functions; this file only
@@ -9,7 +9,9 @@ reads, runs and reports.
 The bridge's port listing and ``ethtool -k`` of every port (named on the target, ``ForEachLine``)
 and of the bridge run in ONE remote execution (``_remote_batch``, ``run_batch``); when something
 must change (not in check mode), every ``ethtool -K`` and the read-backs run in one more. A result
-the batch lacks (a port the shell listed differently) is read with a command of its own.
+the batch lacks (a port the shell listed differently) is read with a command of its own. For a
+``tunnel``, the first execution reads the device's kind (``ip -d -j link show dev``, sysfs) with its
+``ethtool -k``, and a device that is not a layer-3 tunnel is refused before anything changes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import (
-    STATES, describe_states, ethtool_set_argv, is_interface_name, offload_plan, parse_brif_listing)
+    STATES, classify_tunnel_device, describe_states, ethtool_set_argv, is_interface_name, offload_plan, parse_brif_listing)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
@@ -49,6 +51,20 @@ def read_steps(bridge) -> list:
             step_of(ETHTOOL_K + [bridge])]
 
 
+def link_argv(device):
+    return ["ip", "-d", "-j", "link", "show", "dev", device]
+
+
+def sysfs_argv(device, name):
+    return ["cat", "/sys/class/net/%s/%s" % (device, name)]
+
+
+def tunnel_read_steps(device) -> list:
+    """The first batch for a tunnel: its link (``ip -d -j``), ``tun_flags`` and ``uevent``, then ``ethtool -k``."""
+    return [step_of(argv) for argv in (link_argv(device), sysfs_argv(device, "tun_flags"), sysfs_argv(device, "uevent"),
+                                       ETHTOOL_K + [device])]
+
+
 def write_steps(commands, devices) -> list:
     """The second batch: every ``ethtool -K`` (ports first), then ``ethtool -k`` of every device again."""
     return [step_of(argv) for argv in commands + [ETHTOOL_K + [device] for device in devices]]
@@ -58,18 +74,22 @@ class ActionModule(OpenWrtActionBase):
     """The ``tunnelfix.fleet.bridge_offload`` action."""
 
     ARGUMENT_SPEC = {
-        "bridge": {"type": "str", "required": True},
+        "bridge": {"type": "str"},
+        "tunnel": {"type": "str"},
         "features": {"type": "list", "elements": "str", "default": DEFAULT_FEATURES},
         "state": {"type": "str", "default": "off", "choices": list(STATES)},
     }
+    MUTUALLY_EXCLUSIVE = [["bridge", "tunnel"]]
+    REQUIRED_ONE_OF = [["bridge", "tunnel"]]
 
     batch: dict = {}  # the results of the latest run_batch
 
     def run_openwrt(self, args, task_vars):
-        bridge, state = args["bridge"], args["state"]
+        bridge, tunnel, state = args["bridge"], args["tunnel"], args["state"]
         features = [name.strip() for name in args["features"] if name and name.strip()]
-        if not is_interface_name(bridge):
-            raise AnsibleActionFail("bridge: %r is not an interface name (1-15 characters, no '/' or blanks)" % bridge)
+        option, target = ("tunnel", tunnel) if tunnel is not None else ("bridge", bridge)
+        if not is_interface_name(target):
+            raise AnsibleActionFail("%s: %r is not an interface name (1-15 characters, no '/' or blanks)" % (option, target))
         if not features:
             raise AnsibleActionFail("features: needs at least one feature name, got %r" % (args["features"],))
         for name in features:  # ethtool short (gso) or long (generic-segmentation-offload) names
@@ -77,15 +97,20 @@ class ActionModule(OpenWrtActionBase):
                 raise AnsibleActionFail("features: %r is not an ethtool feature name such as gso or "
                                         "generic-segmentation-offload" % (name,))
 
-        self.batch = self.run_batch(read_steps(bridge), shown=BATCH_SHOWN % "ls and ethtool -k")
-        listing = self.step(brif_argv(bridge), ok_rcs=(0, 1, 2))
-        if listing["rc"] != 0:
-            raise AnsibleActionFail("bridge: %r is not a bridge on the target (no /sys/class/net/%s/brif/)"
-                                    % (bridge, bridge),
-                                    result={"cmd": listing["cmd"], "rc": listing["rc"], "stderr": listing["stderr"]})
-        ports = self.parse_output(listing, parse_brif_listing)
-        # ports first: the kernel recomputes the bridge's features from its ports
-        devices = ports + [bridge]
+        if tunnel is not None:
+            self.batch = self.run_batch(tunnel_read_steps(tunnel), shown=BATCH_SHOWN % "ip link, sysfs and ethtool -k")
+            kind = self._tunnel_kind(tunnel)
+            devices = [tunnel]
+        else:
+            self.batch = self.run_batch(read_steps(bridge), shown=BATCH_SHOWN % "ls and ethtool -k")
+            listing = self.step(brif_argv(bridge), ok_rcs=(0, 1, 2))
+            if listing["rc"] != 0:
+                raise AnsibleActionFail("bridge: %r is not a bridge on the target (no /sys/class/net/%s/brif/)"
+                                        % (bridge, bridge),
+                                        result={"cmd": listing["cmd"], "rc": listing["rc"], "stderr": listing["stderr"]})
+            ports = self.parse_output(listing, parse_brif_listing)
+            # ports first: the kernel recomputes the bridge's features from its ports
+            devices = ports + [bridge]
         plans = {device: self._plan(device, features, state) for device in devices}
 
         commands = [ethtool_set_argv(device, plan["to_change"], state)
@@ -108,8 +133,7 @@ class ActionModule(OpenWrtActionBase):
         before = before_states(plans)
         result = {
             "changed": before != after,
-            "bridge": bridge,
-            "ports": ports,
+            **({"tunnel": tunnel, "kind": kind} if tunnel is not None else {"bridge": bridge, "ports": ports}),
             "state": state,
             "commands": [" ".join(argv) for argv in commands],
             "devices": {device: {"changed": plan["to_change"], "skipped_fixed": plan["skipped_fixed"],
@@ -121,8 +145,26 @@ class ActionModule(OpenWrtActionBase):
                 "%s: %s" % (dev, ", ".join(names)) for dev, names in result["skipped_fixed"].items())
         if self.diff_mode:
             result["diff"] = {"before": describe_states(before), "after": describe_states(after),
-                              "before_header": "%s offloads" % bridge, "after_header": "%s offloads" % bridge}
+                              "before_header": "%s offloads" % target, "after_header": "%s offloads" % target}
         return result
+
+    def _tunnel_kind(self, device):
+        """The tunnel's kind (``classify_tunnel_device``); refuses (AnsibleActionFail) a device that is not a layer-3 tunnel."""
+        link = self.step(link_argv(device), ok_rcs=range(256))
+        if link["rc"] != 0 and "does not exist" in link["stderr"]:
+            raise AnsibleActionFail("tunnel: %r does not exist on the target (%s)" % (device, link["stderr"].strip()[:200]),
+                                    result={"cmd": link["cmd"], "rc": link["rc"], "stderr": link["stderr"]})
+        sysfs = {name: self.step(sysfs_argv(device, name), ok_rcs=range(256)) for name in ("tun_flags", "uevent")}
+        try:
+            found = classify_tunnel_device(device, link["stdout"] if link["rc"] == 0 else None,
+                                           *(res["stdout"] if res["rc"] == 0 else None for res in sysfs.values()))
+        except ParseError as exc:
+            raise AnsibleActionFail("tunnel: cannot tell whether %r is a tunnel: %s" % (device, exc)) from None
+        if not found["tunnel"]:
+            raise AnsibleActionFail("tunnel: %r is not a layer-3 tunnel device (%s: %s); offloads are only changed on TUN, "
+                                    "WireGuard and other IP tunnels, never on a NIC, bridge or veth"
+                                    % (device, found["source"], found["what"]))
+        return found["kind"]
 
     def _plan(self, device, features, state):
         res = self.step(ETHTOOL_K + [device], ok_rcs=(0, NOT_FOUND))

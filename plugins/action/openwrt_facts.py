@@ -23,8 +23,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool impo
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import (
     find_icmp_limit, icmp_flood_counter, parse_nft_counters)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
-    add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
     endpoint_route_facts, endpoint_targets)
@@ -36,11 +35,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
+    ETHTOOL_K, LINK_COUNTERS, ROUTE_GET_JSON, ROUTE_GET_TEXT,
     NOT_FOUND, UCI_AND_LIVE_ENDPOINT_LINES as ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME, ethtool_loop)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import find_uplinks, metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader, mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import UdpGroReader, udp_gro_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
@@ -92,10 +92,11 @@ def batch_steps(subsets) -> list:
         steps += [step_of(FORWARD_AND_LINKS_ARGV)]
     if "udp_gro" in subsets:
         steps += [step for step in route_table_steps() + udp_gro_steps() if step not in steps]
-    # one ethtool loop for bridges and default-route NICs: a device in both is one step
-    steps += ethtool_loop([BRIDGE_DEVICE_LINES if "bridges" in subsets else None,
-                           DEFAULT_ROUTE_DEVICE_LINES if "udp_gro" in subsets else None],
+    # one ethtool loop for bridges, tunnels and default-route NICs: a device in two is one step
+    steps += ethtool_loop(step_name(FORWARD_AND_LINKS_ARGV) if "bridges" in subsets else None,
                           [step.name for step in route_table_steps()] if "udp_gro" in subsets else ())
+    if "bridges" in subsets:
+        steps += mss_clamp_steps()
     return steps
 
 
@@ -113,7 +114,7 @@ def _version_and_default(text):
     return parse_banip_version(text), banip_default_icmplimit(text)
 
 
-class ActionModule(RouteReader, WgLiveReader, UdpGroReader, OpenWrtActionBase):
+class ActionModule(RouteReader, WgLiveReader, TunnelReader, UdpGroReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.openwrt_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -290,4 +291,4 @@ class ActionModule(RouteReader, WgLiveReader, UdpGroReader, OpenWrtActionBase):
             bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
         except ParseError as exc:  # an ip without -j prints text or usage
             return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
+        return self.bridges_and_tunnels(bridges, tunnels, ip_forward)

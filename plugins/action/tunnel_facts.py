@@ -12,14 +12,13 @@ Only a result the batch lacks (an endpoint the shell did not list) is read with 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
-    add_offloads, bridges_subset, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    BRIDGE_DEVICE_LINES, DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON,
-    ROUTES_JSON, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR, ethtool_loop)
+    ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS,
+    WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR, ethtool_loop)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, ForEachLine, Step, step_name, step_of
@@ -30,6 +29,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader, mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader, tcp_read_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import UdpGroReader, udp_gro_steps
 
@@ -51,10 +51,11 @@ def batch_steps(subsets) -> list:
         steps += [step_of(FORWARD_AND_LINKS_ARGV)]
     if "udp_gro" in subsets:
         steps += [step for step in [step_of(ROUTES_JSON)] + udp_gro_steps() if step not in steps]
-    # one ethtool loop for bridges and default-route NICs: a device in both is one step
-    steps += ethtool_loop([BRIDGE_DEVICE_LINES if "bridges" in subsets else None,
-                           DEFAULT_ROUTE_DEVICE_LINES if "udp_gro" in subsets else None],
+    # one ethtool loop for bridges, tunnels and default-route NICs: a device in two is one step
+    steps += ethtool_loop(step_name(FORWARD_AND_LINKS_ARGV) if "bridges" in subsets else None,
                           (step_name(ROUTES_JSON),) if "udp_gro" in subsets else ())
+    if "bridges" in subsets:
+        steps += mss_clamp_steps()
     return steps
 
 
@@ -69,7 +70,7 @@ def endpoint_routes(wireguard, routes) -> dict:
     return out
 
 
-class ActionModule(TcpReader, UdpGroReader, OpenWrtActionBase):
+class ActionModule(TcpReader, TunnelReader, UdpGroReader, OpenWrtActionBase):
     """The ``tunnelfix.fleet.tunnel_facts`` action."""
 
     ARGUMENT_SPEC = {
@@ -155,4 +156,4 @@ class ActionModule(TcpReader, UdpGroReader, OpenWrtActionBase):
             bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
         except ParseError as exc:
             return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-        return bridges_subset(bridges, tunnels, ip_forward, add_offloads(bridges, self.ethtool_k))
+        return self.bridges_and_tunnels(bridges, tunnels, ip_forward)

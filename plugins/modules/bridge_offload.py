@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: bridge_offload
-short_description: Turn gso/tso/gro off (or on) on a bridge and all its ports, python-free
+short_description: Turn gso/tso/gro off (or on) on a bridge and all its ports, or on a tunnel device, python-free
 version_added: 0.1.0
 description:
   - Sets offload features with C(ethtool -K) on a Linux bridge and on every port listed under
@@ -28,17 +28,31 @@ description:
     state is a failure. Every C(ethtool -K) runs; the first that failed is reported.
   - Reports C(changed) only when a feature really changed state. The diff has one line per device and
     wanted feature, C(DEVICE FEATURE) then C(on) or C(off), before and after.
-  - The setting is runtime-only. It is lost when the bridge is re-created and can come back when
-    ports are added or removed; the role C(tunnelfix.fleet.bridge_gso_off) persists it.
+  - With O(tunnel) instead of O(bridge) it sets the features of that one device, and only when the device is a
+    layer-3 tunnel - a TUN in tun mode (wireguard-go, tailscaled, OpenVPN), in-kernel WireGuard, GRE, IPIP, SIT, ...
+    as C(ip -d -j link show dev DEVICE) reports it (C(linkinfo.info_kind), the reader tunnel_facts and
+    openwrt_facts use), or, where C(ip) has no C(-j), as sysfs shows it (C(tun_flags) with IFF_TUN,
+    C(DEVTYPE=wireguard) in C(uevent)). A physical NIC, a bridge, a veth, a TAP or any other device is refused
+    before anything changes.
+  - The setting is runtime-only. It is lost when the bridge or tunnel is re-created and a bridge's can come
+    back when ports are added or removed; the role C(tunnelfix.fleet.bridge_gso_off) persists it.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 options:
   bridge:
-    description: The bridge, for example C(br-lan). It must exist on the target and be a bridge.
+    description:
+      - The bridge, for example C(br-lan). It must exist on the target and be a bridge.
+      - Exactly one of O(bridge) and O(tunnel) is required.
     type: str
-    required: true
+  tunnel:
+    description:
+      - A layer-3 tunnel device, for example C(tailscale0) or C(wg0). It must exist on the target and be a tunnel
+        (see the description); anything else is refused. Only this device is changed.
+      - Exactly one of O(bridge) and O(tunnel) is required.
+    type: str
+    version_added: 0.2.0
   features:
     description:
       - Features to set, as ethtool's short names (C(gso), C(tso), C(gro), C(lro), C(sg), ...) or as the
@@ -80,6 +94,11 @@ EXAMPLES = r"""
     bridge: br0
     features: [tso]
 
+- name: tso and gso off on the tunnel device tailscale0 (refused if it is not a tunnel)
+  tunnelfix.fleet.bridge_offload:
+    tunnel: tailscale0
+    features: [tso, gso]
+
 - name: Back to the kernel's defaults for gso and tso
   tunnelfix.fleet.bridge_offload:
     bridge: br-lan
@@ -90,15 +109,25 @@ EXAMPLES = r"""
 RETURN = r"""
 bridge:
   description: The bridge.
-  returned: success
+  returned: success, with O(bridge)
   type: str
   sample: br-lan
 ports:
   description: The bridge's ports, sorted.
-  returned: success
+  returned: success, with O(bridge)
   type: list
   elements: str
   sample: [lan1, lan2]
+tunnel:
+  description: The tunnel device.
+  returned: success, with O(tunnel)
+  type: str
+  sample: tailscale0
+kind:
+  description: The tunnel's kind, C(linkinfo.info_kind) of C(ip -d -j link show) (C(tun), C(wireguard), C(gre), ...).
+  returned: success, with O(tunnel)
+  type: str
+  sample: tun
 state:
   description: The wanted state, C(off) or C(on).
   returned: success
@@ -111,7 +140,7 @@ commands:
   elements: str
   sample: ["ethtool -K lan1 gso off tso off", "ethtool -K br-lan gso off tso off gro off"]
 devices:
-  description: Per device (ports and bridge), the long feature names C(changed) (or to change in check mode),
+  description: Per device (ports and bridge, or the tunnel), the long feature names C(changed) (or to change in check mode),
     C(skipped_fixed) and C(already) in the wanted state.
   returned: success
   type: dict

@@ -54,8 +54,11 @@ description:
     layer-3 tunnel devices (WireGuard, TUN in tun mode, GRE, IPIP, SIT, VTI, ...) from the same
     output and C(net.ipv4.ip_forward), read in the same round trip
     (C(sh -c 'cat /proc/sys/net/ipv4/ip_forward 2>/dev/null || echo; exec ip -d -j link show')).
+    C(ethtool -k) of every tunnel device and the TCP MSS clamping rules of C(nft list ruleset) (firewall4's
+    C(mtu_fix) zones) and C(iptables-save) come in the same execution; a missing tool or one that refuses
+    is reported in C(mss_clamp_sources), never a failure.
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
-    C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge and port.
+    C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge, port and tunnel.
     The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
     C(ip) missing or without C(-j) gives C(ip_json=false) and a C(note), not a failure.
   - Results go to C(ansible_facts.tunnelfix_openwrt). Secret uci options (keys, passwords) are
@@ -353,7 +356,7 @@ ansible_facts:
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
-              tunnels), C(ethtool_installed) (bool, null when there is no bridge), C(ip_forward)
+              tunnels), C(ethtool_installed) (bool, null when there is neither a bridge nor a tunnel), C(ip_forward)
               (int from C(/proc/sys/net/ipv4/ip_forward), null when unreadable), C(note) (why
               something is unknown, else null).
             - C(bridges), by name - C(mtu) (bytes), C(operstate), C(stp), C(vlan_filtering) (bools,
@@ -367,6 +370,14 @@ ansible_facts:
               C(vti6), C(xfrm), C(gtp), C(bareudp), C(ovpn); a TAP device is layer 2 and not
               listed), C(mtu) (bytes), C(operstate) (C(UP), C(UNKNOWN) - up, for drivers that never
               report carrier such as WireGuard - C(DOWN), ...).
+            - Each tunnel also has C(features), C(gso_tso_gro) and C(ethtool_error) as a bridge does, and
+              C(mss_clamp) - C(to_tunnel) (a rule clamps the TCP SYNs forwarded into it - C(oifname)) and
+              C(from_tunnel) (out of it - C(iifname)), each true, false (every installed tool read, no rule
+              applies) or null (unknown - no nft and no iptables-save, not root, a named set).
+            - C(mss_clamp_rules) - every clamping rule found - C(source) (C(nft) or C(iptables)), C(line),
+              C(chain), C(hook) (null for a regular chain), C(mss) (C(pmtu) or bytes), C(oifname) and C(iifname)
+              (lists of C(op) C(==)/C(!=) and C(names), null for a named set). C(mss_clamp_sources) - C(nft) and
+              C(iptables) each C(read), C(not installed), or why not (the exit code and the first line of stderr, such as C(rc=4) and C(Permission denied)).
             - The same shape as the C(bridges) subset of M(tunnelfix.fleet.tunnel_facts) on Linux.
           type: dict
           sample:
@@ -399,7 +410,26 @@ ansible_facts:
                       "off": [generic-receive-offload]
                     ethtool_error: null
             tunnels:
-              wg0: {kind: tun, mtu: 1420, operstate: UP}
+              wg0:
+                kind: tun
+                mtu: 1420
+                operstate: UP
+                features: {tcp-segmentation-offload: "on", generic-segmentation-offload: "on"}
+                gso_tso_gro:
+                  "on": [generic-segmentation-offload, tcp-segmentation-offload, generic-receive-offload]
+                  on_fixed: []
+                  "off": []
+                ethtool_error: null
+                mss_clamp: {to_tunnel: false, from_tunnel: false}
+            mss_clamp_rules:
+              - source: nft
+                line: 147
+                chain: inet fw4 mangle_postrouting
+                hook: postrouting
+                mss: pmtu
+                oifname: [{op: "==", names: [wan]}]
+                iifname: []
+            mss_clamp_sources: {nft: read, iptables: not installed}
         udp_gro:
           description:
             - What the UDP GRO forwarding finding and its role read, the same shape as the C(udp_gro) subset of

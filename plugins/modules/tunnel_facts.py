@@ -22,6 +22,10 @@ description:
     C(net.ipv4.ip_forward). The same shape as the C(bridges) subset of
     M(tunnelfix.fleet.openwrt_facts). Without C(ethtool) the features are null and C(note) says
     why; that is not a failure.
+  - C(bridges) also reads C(ethtool -k) of every tunnel device and the TCP MSS clamping rules of
+    C(nft list ruleset) and C(iptables-save) (every table), and says per tunnel whether a clamp covers
+    the SYNs forwarded into it and out of it. A missing C(nft) or C(iptables-save), or one that refuses
+    (not root), is reported in C(mss_clamp_sources), never a failure.
   - C(udp_gro) - the kernel release (C(uname -r)), forwarding, the tunnels, the NIC the default routes leave
     through (for a full tunnel, the NIC that carries the tunnel's endpoint) and its UDP GRO features from
     C(ethtool -k); bridges and default-route NICs share one C(ethtool -k) per device. Without C(ethtool) the
@@ -162,7 +166,7 @@ ansible_facts:
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
-              tunnels), C(ethtool_installed) (bool, null when there is no bridge), C(ip_forward)
+              tunnels), C(ethtool_installed) (bool, null when there is neither a bridge nor a tunnel), C(ip_forward)
               (int from C(/proc/sys/net/ipv4/ip_forward), null when unreadable), C(note) (why
               something is unknown, else null).
             - C(bridges), by name - C(mtu) (bytes), C(operstate), C(stp), C(vlan_filtering)
@@ -175,6 +179,14 @@ ansible_facts:
               C(sit), C(ip6tnl), C(vti), C(vti6), C(xfrm), C(gtp), C(bareudp), C(ovpn); a TAP
               device is layer 2 and not listed), C(mtu) (bytes), C(operstate) (C(UP), C(UNKNOWN)
               - up, for drivers that never report carrier - C(DOWN), ...).
+            - Each tunnel also has C(features), C(gso_tso_gro) and C(ethtool_error) as a bridge does, and
+              C(mss_clamp) - C(to_tunnel) (a rule clamps the TCP SYNs forwarded into it - C(oifname)) and
+              C(from_tunnel) (out of it - C(iifname)), each true, false (every installed tool read, no rule
+              applies) or null (unknown - no nft and no iptables-save, not root, a named set).
+            - C(mss_clamp_rules) - every clamping rule found - C(source) (C(nft) or C(iptables)), C(line),
+              C(chain), C(hook) (null for a regular chain), C(mss) (C(pmtu) or bytes), C(oifname) and C(iifname)
+              (lists of C(op) C(==)/C(!=) and C(names), null for a named set). C(mss_clamp_sources) - C(nft) and
+              C(iptables) each C(read), C(not installed), or why not (the exit code and the first line of stderr, such as C(rc=4) and C(Permission denied)).
           type: dict
           sample:
             ip_json: true
@@ -206,7 +218,26 @@ ansible_facts:
                       "off": [generic-receive-offload]
                     ethtool_error: null
             tunnels:
-              tailscale0: {kind: tun, mtu: 1280, operstate: UP}
+              tailscale0:
+                kind: tun
+                mtu: 1280
+                operstate: UP
+                features: {tcp-segmentation-offload: "on", generic-segmentation-offload: "on"}
+                gso_tso_gro:
+                  "on": [generic-segmentation-offload, tcp-segmentation-offload, generic-receive-offload]
+                  on_fixed: []
+                  "off": []
+                ethtool_error: null
+                mss_clamp: {to_tunnel: false, from_tunnel: false}
+            mss_clamp_rules:
+              - source: nft
+                line: 147
+                chain: inet fw4 mangle_postrouting
+                hook: postrouting
+                mss: pmtu
+                oifname: [{op: "==", names: [wan]}]
+                iifname: []
+            mss_clamp_sources: {nft: read, iptables: not installed}
         udp_gro:
           description:
             - What the UDP GRO forwarding finding and its role read, one shape on both platforms -

@@ -109,11 +109,12 @@ class Fault:
     role remediate runs, None when no role can fix it. ``fix_groups``: the inventory groups whose
     hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or
     None; ``fix_var_names`` the variables it may set (remediate takes no other from a findings
-    file). ``fix_needs``: a role variable without which remediate's every-role mode skips the role
-    (and says so). ``fix_opt_in``: a role variable the operator must set true (inventory or ``-e``,
-    never a findings file) before remediate runs the role in either mode: an opt-in fix; without
-    it remediate leaves the finding alone and says which variable, and verify reports the finding
-    ``still_present`` with ``left_alone`` instead of failing the host. ``subject(evidence)``: what distinguishes two findings of this id on one host
+    file). ``fix_needs``: a role variable the role needs; remediate's every-role mode skips the role
+    (and says so) when none of its faults' ``fix_needs`` is set. ``fix_opt_in``: a role variable the
+    operator must set true (inventory or ``-e``, never a findings file) before remediate runs the role
+    in either mode: an opt-in fix; without it remediate leaves the finding alone and says which
+    variable, and verify reports the finding ``still_present`` with ``left_alone`` instead of failing
+    the host. ``subject(evidence)``: what distinguishes two findings of this id on one host
     (a bridge, an interface), for pairing diagnose's finding with verify's. ``rechecked(host,
     evidence, views)``: whether verify's views (``{host: view}``, 'after' measurements only) hold
     what the rule needs to judge this finding again; without it a finding cannot be called fixed

@@ -4,7 +4,7 @@
 
 ``FAULTS`` lists the fault definitions (one file per field fault in this package) in the order
 remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
-right before a route is re-pointed), keepalive, the TCP stack, bridges; the faults no role fixes
+right before a route is re-pointed), keepalive, the TCP stack, bridges and tunnels; the faults no role fixes
 last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
 this package names a finding id or a fixing role.
 
@@ -47,11 +47,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
-          LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL,
+          LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL, TUNNEL_OFFLOAD_SMALL_MTU,
           UDP_GRO_FORWARDING_OFF,
           KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING, TCP_FIX_UNDONE_AT_BOOT)
 BY_ID = {fault.id: fault for fault in FAULTS}
@@ -240,9 +241,9 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
 
     ``groups``: the host's inventory groups; ``host_vars``: its variables (a fault's ``fix_needs``
     and ``fix_opt_in`` are looked up there); ``view``: its facts (``host_view``), or None. A role runs
-    where the host is in one of its faults' ``fix_groups``, its opt-in (if any) is set true and the
-    variable it needs is non-empty, unless its plan (``role_plan``) says it would change nothing;
-    ``changes`` holds the plans that list changes.
+    where the host is in one of its faults' ``fix_groups``, its opt-in (if any) is set true and a
+    variable its faults need (``fix_needs``: bridge_gso_off takes bridges or tunnels) is non-empty,
+    unless its plan (``role_plan``) says it would change nothing; ``changes`` holds the plans that list changes.
     """
     groups = set(groups or [])
     roles, skipped, changes = [], {}, {}
@@ -253,9 +254,10 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
             skipped[role] = opt_in_missing(role, host_vars)
             continue
         faults = [fault for fault in FAULTS if fault.fix_role == role]
-        needs = [fault.fix_needs for fault in faults if fault.fix_needs and not (host_vars or {}).get(fault.fix_needs)]
-        if needs:
-            skipped[role] = "%s is not set for this host (the role needs it; diagnose's findings would name it)" % needs[0]
+        needs = list(dict.fromkeys(fault.fix_needs for fault in faults if fault.fix_needs))
+        if needs and not any((host_vars or {}).get(need) for need in needs):
+            skipped[role] = "%s is not set for this host (the role needs %s; diagnose's findings would name it)" % (
+                " or ".join(needs), "one of them" if len(needs) > 1 else "it")
             continue
         plan = role_plan(role, view, host_vars) if view else None
         if plan == []:

@@ -113,16 +113,19 @@ def _wireguard_keepalive(options):
 
 def _bridge_gso_off(options):
     errors = []
-    bridges = options.get("bridge_gso_off_bridges")
-    if not bridges:
-        errors.append("bridge_gso_off_bridges is empty: name at least one bridge, for example [br-lan]")
-    for name in _list_items(options, "bridge_gso_off_bridges") if bridges else []:
-        if not _is_match(_BRIDGE, name):
-            errors.append("bridge_gso_off_bridges: %s is not an interface name (1-15 characters of letters, "
-                          "digits, _.:@=+-)" % shown(name))
-    for feature in _list_items(options, "bridge_gso_off_features"):
-        if feature not in BRIDGE_FEATURES:
-            errors.append("bridge_gso_off_features: %s is not one of %s" % (shown(feature), ", ".join(BRIDGE_FEATURES)))
+    bridges, tunnels = options.get("bridge_gso_off_bridges"), options.get("bridge_gso_off_tunnels")
+    if not bridges and not tunnels:
+        errors.append("bridge_gso_off_bridges is empty: name at least one bridge, for example [br-lan] "
+                      "(or a tunnel device in bridge_gso_off_tunnels, for example [tailscale0])")
+    for option, given in (("bridge_gso_off_bridges", bridges), ("bridge_gso_off_tunnels", tunnels)):
+        for name in _list_items(options, option) if given else []:
+            if not _is_match(_BRIDGE, name):
+                errors.append("%s: %s is not an interface name (1-15 characters of letters, digits, _.:@=+-)"
+                              % (option, shown(name)))
+    for option in ("bridge_gso_off_features", "bridge_gso_off_tunnel_features"):
+        for feature in _list_items(options, option) if option in options else []:
+            if feature not in BRIDGE_FEATURES:
+                errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(BRIDGE_FEATURES)))
     return errors
 
 

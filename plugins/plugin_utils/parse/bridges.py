@@ -144,6 +144,31 @@ def add_offloads(bridges: dict, read_features) -> bool | None:
     return installed
 
 
+def add_tunnel_offloads(tunnels: dict, read_features, ethtool_installed) -> bool | None:
+    """Add the offload facts to every tunnel of ``_tunnel_links.parse_ip_link_tunnels`` output, in place.
+
+    The same reader and keys as ``add_offloads`` (``features``, ``gso_tso_gro``, ``ethtool_error``);
+    ``ethtool_installed`` is what ``add_offloads`` returned for the bridges: False means no ethtool,
+    so nothing is asked. Returns it updated: True once a device was read, False when the reader found
+    no ethtool, None when there was neither a bridge nor a tunnel.
+    """
+    installed = ethtool_installed
+    for name, tunnel in tunnels.items():
+        tunnel.update(features=None, gso_tso_gro=None, ethtool_error=None)
+        if installed is False:
+            continue
+        got = read_features(name)
+        if got is None:
+            installed = False
+        elif isinstance(got, str):
+            tunnel["ethtool_error"] = got
+            installed = True
+        else:
+            tunnel.update(device_offloads(got))
+            installed = True
+    return installed
+
+
 def bridges_subset(bridges, tunnels, ip_forward, ethtool_installed, ip_error=None) -> dict:
     """The ``bridges`` facts, one shape for openwrt_facts (OpenWrt) and tunnel_facts (Linux).
 

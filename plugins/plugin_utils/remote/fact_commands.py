@@ -60,13 +60,6 @@ DEFAULT_ROUTE_DEVICE_LINES = (r'sed -e "s/}/\n/g" "$@" | sed -n -e "s/^[[,]*{\"d
                               r' -e "s/^default.* dev \([^ ]*\).*/\1/p"')
 
 
-def ethtool_loop(lines, inputs=()) -> list:
-    """``[ForEachLine]`` running ``ethtool -k`` once for every device the sh snippets ``lines`` print (``[]`` without
-    one): a device printed by two snippets (a bridge that carries the default route) is one step, not two."""
-    lines = [snippet for snippet in lines if snippet]
-    return [ForEachLine("\n".join(lines), tuple(inputs), (ETHTOOL_K,))] if lines else []
-
-
 # Kernel modules tunnel_facts and tcp_tuning report, and the paths whose existence answers what
 # they ask: the modules' sysfs entries, network sysctls at all, a host-level one, the container
 # markers (_host_probe). One ``ls -1d`` prints the existing ones (and complains about the rest).
@@ -101,6 +94,47 @@ _CONFIG_AWK = (
     "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" "
     "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
 WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints and keepalives)"
-WG_CONFIG_PEERS = ["sh", "-c", "for f in %s/*.conf; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=wg-quick '%s' \"$f\"; done; "
-                   "for f in %s/*.netdev; do [ -f \"$f\" ] && awk -v f=\"$f\" -v k=netdev '%s' \"$f\"; done; true"
-                   % (WG_QUICK_DIR, _CONFIG_AWK, NETWORKD_DIR, _CONFIG_AWK)]
+
+
+def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:
+    """The WG_CONFIG_PEERS command for these directories: the wg-quick files first, then the .netdev ones (one awk)."""
+    return ["sh", "-c", "for f in %s/*.conf %s/*.netdev; do case $f in *.conf) k=wg-quick ;; *) k=netdev ;; esac; "
+            "[ -f \"$f\" ] && awk -v f=\"$f\" -v k=$k '%s' \"$f\"; done; true" % (wg_quick_dir, networkd_dir, _CONFIG_AWK)]
+
+
+WG_CONFIG_PEERS = wg_config_peers_argv(WG_QUICK_DIR, NETWORKD_DIR)
+
+# Every layer-3 tunnel device, one name per line, for ethtool -k: the links of "$1" (the stdout of
+# FORWARD_AND_LINKS_ARGV: ip_forward, then ip -d -j link show on one line) that carry no Ethernet
+# header, by iproute2's link_type: "none" (TUN in tun mode, WireGuard, xfrm), "gre", "sit", "ipip",
+# "tunnel6", "gre6", ... (and "ppp": read, never used). Each link object starts with "ifindex", so
+# splitting there keeps a link's keys in one field. The parser (_tunnel_links) decides what a tunnel
+# is; this only names the devices to read in the same execution. No awk prints nothing.
+TUNNEL_DEVICE_LINES = (
+    "awk 'BEGIN { FS = \"\\\"ifindex\\\":\" } { for (i = 2; i <= NF; i++) "
+    "if ($i !~ /\"link_type\":\"(ether|loopback)\"/ && match($i, /\"ifname\":\"[^\"]*\"/)) "
+    "print substr($i, RSTART + 10, RLENGTH - 11) }' \"$1\"")
+OFFLOAD_DEVICE_LINES = BRIDGE_DEVICE_LINES + "\n" + TUNNEL_DEVICE_LINES
+
+
+def ethtool_loop(links_input=None, route_inputs=()) -> list:
+    """``[ForEachLine]`` running ``ethtool -k`` once for every device the offload facts read (``[]`` without any).
+
+    ``links_input``: the name of the FORWARD_AND_LINKS_ARGV step (the ``bridges`` subset): every bridge,
+    bridge port and layer-3 tunnel (OFFLOAD_DEVICE_LINES, which reads it as "$1"). ``route_inputs``: the
+    route listings' step names (the ``udp_gro`` subset): every default route's device
+    (DEFAULT_ROUTE_DEVICE_LINES, which reads them as "$@", after a ``shift`` past the links). A device
+    printed by two snippets (a bridge that carries the default route) is one step, not two.
+    """
+    lines, inputs = [], []
+    if links_input:
+        lines, inputs = [OFFLOAD_DEVICE_LINES], [links_input]
+    if route_inputs:
+        lines += (["shift"] if inputs else []) + [DEFAULT_ROUTE_DEVICE_LINES]
+        inputs += list(route_inputs)
+    return [ForEachLine("\n".join(lines), tuple(inputs), (ETHTOOL_K,))] if lines else []
+
+# The MSS clamping rules (_mss_clamp): the whole nftables ruleset (firewall4 on OpenWrt, iptables-nft
+# rules translated) and every iptables table (iptables-legacy, wg-quick's PostUp rules).
+NFT_RULESET = ["nft", "list", "ruleset"]
+IPTABLES_SAVE = ["iptables-save"]

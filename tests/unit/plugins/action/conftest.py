@@ -45,7 +45,7 @@ BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 MACHINE_STEPS = {SYSCTL_BOOT_FILES_NAME, TCP_BBR_MODULE_FILES_NAME, WG_CONFIG_PEERS_NAME}
 # the stub, in the host's /bin/sh; @TOOL@, @KEYS@, @ANSWERS@, @LOG@ and @FALLBACK@ are filled in
 _STUB = r"""#!/bin/sh
-key="@TOOL@ $*"
+key="@TOOL@${*:+ $*}"  # no trailing blank for a command without arguments (iptables-save)
 case $key in "ls -1d "*/sys/class/net/*) key="%(bridge_ls)s" ;; esac
 i=$(%(awk)s -v k="$key" 'BEGIN { FS = "\t" } $2 == k { print $1; exit }' "@KEYS@")
 [ -n "$i" ] || @FALLBACK@

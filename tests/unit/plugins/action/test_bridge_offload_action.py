@@ -7,6 +7,8 @@ command; ``router.calls()`` lists the stub commands in the order they ran. ``lat
 devices once the first execution has run (after ``ethtool -K``).
 """
 
+import json
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.bridge_offload import ActionModule
@@ -124,7 +126,7 @@ def test_refused_change_fails_naming_device_and_feature(fake, lab, all_off, k):
 
 
 @pytest.mark.parametrize("args, answers, message", [
-    ({}, {}, "missing required arguments: bridge"),
+    ({}, {}, "one of the following is required: bridge, tunnel"),
     ({"bridge": "br-lan", "state": "maybe"}, {}, "value of state must be one of: off, on, got: maybe"),
     ({"bridge": "br/lan"}, {}, "bridge: 'br/lan' is not an interface name"),
     ({"bridge": "br-lan", "features": []}, {}, "features: needs at least one feature name"),
@@ -155,3 +157,119 @@ def test_ethtool_set_failure_is_classified(fake, lab, all_off):
     assert result["msg"] == ("ethtool -K lan1 gso off tso off failed with rc=92 (no_device): "
                              "netlink error: no device matches name (offset 24)")
     assert len(action.ran) == 2
+
+
+# --- tunnel mode (issue 17.8): one layer-3 tunnel device, refusing anything else -------------------------------
+
+def device(load_fixture, name, link=None, tun_flags=None, uevent="netns_veth.txt", ethtool=None, link_rc=0):
+    """The answers for one device: its ip -d -j link (fixture of ip_d_j_link_show_dev, or None: ip without -j), its sysfs
+    files (None: missing) and ethtool -k."""
+    sysfs = "cat /sys/class/net/%s/" % name
+    answers = {
+        "ip -d -j link show dev %s" % name: (link_rc, load_fixture("ip_d_j_link_show_dev", link), "") if link
+        else (255, "", 'Option "-j" is unknown, try "ip -help".\n'),
+        sysfs + "tun_flags": (0, load_fixture("sys_class_net_tun_flags", tun_flags), "") if tun_flags
+        else (1, "", "cat: can't open '/sys/class/net/%s/tun_flags': No such file or directory\n" % name),
+        sysfs + "uevent": (0, load_fixture("sys_class_net_uevent", uevent), "")}
+    if ethtool:
+        answers["ethtool -k %s" % name] = (0, load_fixture("ethtool_k", ethtool), "")
+    return answers
+
+
+@pytest.fixture
+def tailscale0(load_fixture):
+    """tailscale0 as recorded: a TUN opened with offloads (tso, gso on), MTU 1280; the ethtool -K answer."""
+    return dict(device(load_fixture, "tailscale0", "netns_tun_vnet_hdr.txt", "netns_tun_vnet_hdr.txt", "netns_tun.txt",
+                       "netns_tun_vnet_hdr_tso_mtu1280.txt"),
+                **{"ethtool -K tailscale0 tso off gso off": (0, "", "")})
+
+
+def test_a_tunnel_gets_tso_and_gso_off_and_nothing_else(fake, load_fixture, tailscale0):
+    after = {"ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_vnet_hdr_after_tso_gso_off.txt"), "")}
+    action = fake({"tunnel": "tailscale0", "features": ["tso", "gso"]}, tailscale0, later=after, diff=True)
+    result = action.run(task_vars={})
+    assert result.get("failed") is not True, result
+    assert action.router.calls() == ["ip -d -j link show dev tailscale0", "cat /sys/class/net/tailscale0/tun_flags",
+                                     "cat /sys/class/net/tailscale0/uevent", "ethtool -k tailscale0",
+                                     "ethtool -K tailscale0 tso off gso off", "ethtool -k tailscale0"]
+    assert len(action.ran) == 2
+    assert (result["changed"], result["tunnel"], result["kind"], result["commands"]) == (
+        True, "tailscale0", "tun", ["ethtool -K tailscale0 tso off gso off"])
+    assert "bridge" not in result and "ports" not in result
+    assert result["diff"]["before"] == ("tailscale0 tcp-segmentation-offload: on\n"
+                                        "tailscale0 generic-segmentation-offload: on\n")
+    assert result["diff"]["after"] == result["diff"]["before"].replace(": on", ": off")
+    assert result["diff"]["before_header"] == "tailscale0 offloads"
+
+
+def test_a_tunnel_in_check_mode_is_only_read(fake, tailscale0):
+    action = fake({"tunnel": "tailscale0", "features": ["tso", "gso"]}, tailscale0, check_mode=True)
+    result = action.run(task_vars={})
+    assert result["changed"] is True and len(action.ran) == 1
+    assert not any(call.startswith("ethtool -K") for call in action.router.calls())
+
+
+def test_a_tunnel_already_off_is_not_changed(fake, load_fixture, tailscale0):
+    tailscale0["ethtool -k tailscale0"] = (0, load_fixture("ethtool_k", "netns_tun_vnet_hdr_after_tso_gso_off.txt"), "")
+    action = fake({"tunnel": "tailscale0", "features": ["tso", "gso"]}, tailscale0)
+    result = action.run(task_vars={})
+    assert (result["changed"], result["commands"], len(action.ran)) == (False, [], 1)
+
+
+@pytest.mark.parametrize("name, kwargs, kind", [
+    # where ip has no -j (BusyBox), sysfs: IFF_TUN in tun_flags, DEVTYPE=wireguard in uevent
+    ("tun0", {"tun_flags": "netns_tun_plain.txt", "uevent": "netns_tun.txt"}, "tun"),
+    ("wg0", {"uevent": "handmade_wireguard.txt"}, "wireguard"),
+])
+def test_sysfs_tells_when_ip_cannot(fake, load_fixture, name, kwargs, kind):
+    answers = device(load_fixture, name, ethtool="netns_tun_plain_mtu1500.txt", **kwargs)
+    result = fake({"tunnel": name, "features": ["gso"]}, answers, check_mode=True).run(task_vars={})
+    assert result.get("failed") is not True, result
+    assert (result["kind"], result["commands"]) == (kind, ["ethtool -K %s gso off" % name])
+
+
+@pytest.mark.parametrize("name, kwargs, what", [
+    ("eth0", {"link": "netns_veth.txt"}, "(ip -d -j link show: a veth)"),
+    ("br-lan", {"link": "netns_bridge.txt", "uevent": "netns_bridge.txt"}, "(ip -d -j link show: a bridge)"),
+    ("lan1", {"link": "netns_bridge_port_veth.txt"}, "(ip -d -j link show: a veth)"),
+    ("tap0", {"tun_flags": "netns_tap_persistent.txt", "uevent": "netns_tun.txt"}, "(sysfs: a TAP (layer 2))"),
+    ("br-lan", {"uevent": "netns_bridge.txt"}, "(sysfs: a bridge)"),
+    ("eth0", {}, "(sysfs: neither a TUN (no tun_flags) nor WireGuard (no DEVTYPE=wireguard))"),
+])
+def test_anything_but_a_tunnel_is_refused_before_any_change(fake, load_fixture, name, kwargs, what):
+    """A physical NIC, a veth, a bridge or its port, a TAP: never touched, the device and what it is named."""
+    answers = device(load_fixture, name, ethtool="netns_veth_eth0.txt", **kwargs)
+    action = fake({"tunnel": name, "features": ["tso", "gso"]}, answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == ("tunnel: %r is not a layer-3 tunnel device %s; offloads are only changed on TUN, WireGuard "
+                             "and other IP tunnels, never on a NIC, bridge or veth" % (name, what))
+    assert not any(call.startswith("ethtool -K") for call in action.router.calls()) and len(action.ran) == 1
+
+
+def test_a_physical_nic_without_a_link_kind_is_refused(fake, load_fixture):
+    """A NIC driver registers no rtnl link kind: ip -d -j prints no linkinfo (the recorded veth with it taken away)."""
+    link = json.loads(load_fixture("ip_d_j_link_show_dev", "netns_veth.txt"))
+    del link[0]["linkinfo"]
+    answers = device(load_fixture, "eth0", "netns_veth.txt", ethtool="netns_veth_eth0.txt")
+    answers["ip -d -j link show dev eth0"] = (0, json.dumps(link), "")
+    result = fake({"tunnel": "eth0"}, answers).run(task_vars={})
+    assert "(ip -d -j link show: a device without a link kind (a physical NIC))" in result["msg"]
+
+
+@pytest.mark.parametrize("args, answers, message", [
+    ({"tunnel": "tfnosuch0"}, "missing", "tunnel: 'tfnosuch0' does not exist on the target (Device \"tfnosuch0\" does not exist.)"),
+    ({"tunnel": "wg 0"}, {}, "tunnel: 'wg 0' is not an interface name"),
+    ({"tunnel": "wg0", "bridge": "br-lan"}, {}, "parameters are mutually exclusive: bridge|tunnel"),
+    ({"tunnel": "tun0"}, "bad_flags", "tunnel: cannot tell whether 'tun0' is a tunnel: /sys/class/net/tun0/tun_flags: expected a hex"),
+])
+def test_tunnel_failures_name_option_and_value(fake, load_fixture, args, answers, message):
+    if answers == "missing":
+        answers = {"ip -d -j link show dev tfnosuch0": (1, "", load_fixture("ip_d_j_link_show_dev_stderr", "netns_no_such_device.txt"))}
+    elif answers == "bad_flags":
+        answers = device(load_fixture, "tun0", ethtool="netns_tun_plain_mtu1500.txt")
+        answers["cat /sys/class/net/tun0/tun_flags"] = (0, "tun\n", "")
+    action = fake(args, answers)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and message in result["msg"], result
+    assert not any(call.startswith("ethtool -K") for call in action.router.calls())

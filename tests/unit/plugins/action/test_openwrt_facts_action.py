@@ -471,12 +471,19 @@ def test_bridges_and_the_tunnel_that_feeds_them(fake, load_fixture):
         BRIDGE_LS: (0, load_fixture("ls_sys_class_net_bridges", "openwrt_image_bridge_one_veth.txt"), ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "netns_bridge.txt"), ""),
+        "ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_mtu1280.txt"), ""),
     }
     action = fake({"gather_subset": ["bridges"]}, answers)
     facts = facts_of(action.run(task_vars={}))["bridges"]
     assert_one_execution(action)
     assert sorted(action.router.calls()) == sorted(answers)  # forwarding, links, then ethtool per device, once each
-    assert facts["tunnels"] == {"tailscale0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}}
+    tunnel = facts["tunnels"]["tailscale0"]
+    assert {key: tunnel[key] for key in ("kind", "mtu", "operstate", "ethtool_error")} == {
+        "kind": "tun", "mtu": 1280, "operstate": "UP", "ethtool_error": None}
+    # a TUN without its owner's offloads: tso off, gso on (the kernel's software GSO); no nft, no iptables: clamp unknown
+    assert (tunnel["features"]["tcp-segmentation-offload"], tunnel["features"]["generic-segmentation-offload"]) == ("off", "on")
+    assert tunnel["mss_clamp"] == {"to_tunnel": None, "from_tunnel": None}
+    assert facts["mss_clamp_sources"] == {"nft": "not installed", "iptables": "not installed"}
     assert (facts["ip_forward"], facts["ip_json"], facts["ethtool_installed"], facts["note"]) == (1, True, True, None)
     assert list(facts["bridges"]) == ["br-lan"] and list(facts["bridges"]["br-lan"]["ports"]) == ["lan1"]
     assert facts["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [

@@ -70,6 +70,7 @@ def peer(load_fixture):
         BRIDGE_LS: (0, "/sys/class/net/br-lan/brif/lan1\n/sys/class/net/br-lan/bridge\n", ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "netns_bridge.txt"), ""),
+        "ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_mtu1280.txt"), ""),
         PRESENT: (2, load_fixture("ls_1d_presence", "lab_peer_podman.txt"), "ls: cannot access '/.dockerenv'\n"),
         "systemd-detect-virt --container": (0, load_fixture("systemd_detect_virt", "lab_peer_podman.txt"), ""),
         "modinfo -F filename tcp_bbr": (1, "", "modinfo: ERROR: Module tcp_bbr not found.\n"),
@@ -100,7 +101,9 @@ def test_everything_in_one_execution(shell_router, peer):
     assert (facts["tcp"]["tcp_bbr_available"], facts["tcp"]["tcp_bbr_loadable_module"]) == (True, False)
     assert facts["netns"] == {"child_netns": True, "container": "podman"}
     bridges = facts["bridges"]
-    assert (bridges["ip_forward"], bridges["tunnels"]) == (1, {"tailscale0": {"kind": "tun", "mtu": 1280, "operstate": "UP"}})
+    tunnel = bridges["tunnels"]["tailscale0"]
+    assert (bridges["ip_forward"], tunnel["kind"], tunnel["mtu"], tunnel["operstate"]) == (1, "tun", 1280, "UP")
+    assert tunnel["gso_tso_gro"]["on"] == [GSO, GRO] and tunnel["mss_clamp"] == {"to_tunnel": None, "from_tunnel": None}
     assert bridges["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [GSO, TSO, GRO]
     assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["gso_tso_gro"]["on"] == [GSO, TSO]
 
@@ -216,3 +219,34 @@ def test_the_label_comes_back_as_given_and_only_when_given(shell_router, peer, l
     args = {"gather_subset": ["tcp"]} if label is None else {"gather_subset": ["tcp"], "label": label}
     _host, result = run(shell_router, peer, **args)
     assert result.get("label", "absent") == (label or "absent")
+
+
+@pytest.mark.parametrize("nft, iptables, sources, clamp", [
+    # firewall4's mtu_fix on the tunnels' zone, iptables refusing a non-root user: the clamp nft shows counts
+    ((0, "netns_ruleset_fw4_mtu_fix_vpn_zone.txt"), (4, "netns_not_root.txt"),
+     {"nft": "read", "iptables": "rc=4: iptables-save v1.8.9 (nf_tables): Could not fetch rule set generation id: "
+                                 "Permission denied (you must be root)"},
+     {"to_tunnel": True, "from_tunnel": True}),
+    # wg-quick's PostUp clamp in iptables (for wg0, not tailscale0), an empty nft ruleset: read, and no clamp
+    ((0, "netns_ruleset_empty.txt"), (0, "netns_wg_quick_postup_clamp.txt"), {"nft": "read", "iptables": "read"},
+     {"to_tunnel": False, "from_tunnel": False}),
+    # nft refusing, no iptables: unknown, never "no clamp"
+    ((1, "netns_ruleset_not_root.txt"), None, {"nft": "rc=1: Operation not permitted (you must be root)",
+                                               "iptables": "not installed"}, {"to_tunnel": None, "from_tunnel": None}),
+])
+def test_the_tunnels_offloads_and_clamps_come_in_the_same_execution(shell_router, peer, load_fixture,
+                                                                    nft, iptables, sources, clamp):
+    """Issue 17.8: tailscale0 opened with its owner's offloads (tso, gso on); the clamp rules of nft and iptables-save."""
+    answers = dict(peer, **{"ethtool -k tailscale0": (0, load_fixture("ethtool_k", "netns_tun_vnet_hdr_tso_mtu1280.txt"), "")})
+    answers["nft list ruleset"] = ((nft[0], load_fixture("nft_list", nft[1]), "") if nft[0] == 0
+                                   else (nft[0], "", load_fixture("nft_stderr", nft[1])))
+    if iptables:
+        answers["iptables-save"] = ((0, load_fixture("iptables_save", iptables[1]), "") if iptables[0] == 0
+                                    else (iptables[0], "", load_fixture("iptables_save_stderr", iptables[1])))
+    host, result = run(shell_router, answers, gather_subset=["bridges"])
+    assert len(host.ran) == 1, host.ran
+    bridges = result["ansible_facts"]["tunnelfix"]["bridges"]
+    tunnel = bridges["tunnels"]["tailscale0"]
+    assert tunnel["gso_tso_gro"]["on"] == [GSO, TSO, GRO] and tunnel["features"][TSO] == "on"
+    assert (bridges["mss_clamp_sources"], tunnel["mss_clamp"]) == (sources, clamp)
+    assert {"nft list ruleset", "ethtool -k tailscale0"} <= set(host.router.calls())

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
-BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
+BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, TUNNEL, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")
@@ -66,6 +66,9 @@ def test_the_lab_before_the_fix(lab):
     assert checks["peer"][UNDONE] == {"status": "not_checked",
                                       "reason": "the sysctl files read at boot were not read (facts of an older collection)"}
     assert checks["owrt"][UNDONE]["reason"] == "the sysctl files read at boot were not read (openwrt_facts does not read them)"
+    # recorded before the facts read the tunnels' offloads: owrt's wireguard-go wg0 (MTU 1420, forwarding on) is not judged
+    assert checks["owrt"][TUNNEL] == {"status": "not_checked",
+                                      "reason": "the offload features of wg0 could not be read (facts of an older collection)"}
 
 
 def test_a_facts_only_run_says_what_it_could_not_judge(lab):
@@ -198,6 +201,37 @@ def _bridges(ip_forward=1, bridges=None):
 ])
 def test_bridge_coverage(view, status, reason):
     assert diagnosis({"h": view})["checks"]["h"][BRIDGE] == {"status": status, "reason": reason}
+
+
+def _tunnels(ip_forward=1, note=None, **tunnels):
+    return {"groups": [], "tunnelfix": {"bridges": {"ip_json": True, "ip_forward": ip_forward, "note": note, "bridges": {},
+                                                    "tunnels": tunnels}}}
+
+
+OFF = {"tcp-segmentation-offload": "off", "generic-segmentation-offload": "off"}
+
+
+@pytest.mark.parametrize("view, status, reason", [
+    (_tunnels(), "clear", "does not apply: no up tunnel with an MTU below 1500 bytes"),
+    (_tunnels(wg0={"mtu": 1500, "operstate": "UNKNOWN", "features": None}), "clear",
+     "does not apply: no up tunnel with an MTU below 1500 bytes"),
+    (_tunnels(wg0={"mtu": 1420, "operstate": "DOWN", "features": None}), "clear",
+     "does not apply: no up tunnel with an MTU below 1500 bytes"),
+    (_tunnels(ip_forward=0, wg0={"mtu": 1420, "operstate": "UNKNOWN", "features": OFF}), "clear",
+     "does not apply: IP forwarding is off"),
+    (_tunnels(ip_forward=None), "not_checked", "IP forwarding could not be read"),
+    (_tunnels(wg0={"mtu": 1420, "operstate": "UNKNOWN", "features": OFF}), "clear", None),
+    (_tunnels(wg0={"mtu": 1420, "operstate": "UNKNOWN", "features": None, "ethtool_error": "Operation not permitted"}),
+     "not_checked", "the offload features of wg0 could not be read (Operation not permitted)"),
+    (_tunnels(note="ethtool is not installed: offload features unknown", wg0={"mtu": 1420, "operstate": "UP", "features": None}),
+     "not_checked", "the offload features of wg0 could not be read (ethtool is not installed: offload features unknown)"),
+    (_tunnels(wg0={"mtu": 1420, "operstate": "UP"}), "not_checked",
+     "the offload features of wg0 could not be read (facts of an older collection)"),
+    ({"groups": [], "tunnelfix": {"tcp": {}}}, "not_checked", "the links were not read"),
+])
+def test_tunnel_coverage(view, status, reason):
+    """Issue 17.8: the tunnel fault says what it could not judge, and where it cannot occur."""
+    assert diagnosis({"h": view})["checks"]["h"][TUNNEL] == {"status": status, "reason": reason}
 
 
 def test_container_coverage():

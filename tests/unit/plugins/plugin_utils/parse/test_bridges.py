@@ -8,7 +8,8 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
-    add_offloads, bridges_subset, device_offloads, load_ip_links, parse_ip_link_bridges)
+    add_offloads, add_tunnel_offloads, bridges_subset, device_offloads, load_ip_links, parse_ip_link_bridges)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import parse_ip_link_tunnels
 
 GSO, TSO, GRO = "generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload"
 
@@ -144,3 +145,35 @@ def test_add_offloads_without_a_bridge_asks_nothing():
 ])
 def test_bridges_subset(args, expected):
     assert bridges_subset(*args) == expected
+
+
+@pytest.mark.parametrize("before, answers, installed, asked", [
+    # no bridge: the tunnels are the first devices asked
+    (None, {"tailscale0": "netns_tun_vnet_hdr_tso_mtu1280.txt", "wg0": "netns_tun_vnet_hdr_tso_mtu1420.txt",
+            "tun0": "netns_tun_plain_mtu1500.txt"}, True, ["tailscale0", "tun0", "wg0"]),
+    (True, {"tailscale0": "netns_tun_vnet_hdr_tso_mtu1280.txt", "wg0": "error", "tun0": "error"}, True, ["tailscale0", "tun0", "wg0"]),
+    (None, {"tailscale0": None}, False, ["tailscale0"]),     # no ethtool: asked once, then nothing more
+    (False, {}, False, []),                                  # the bridges found no ethtool: the tunnels ask nothing
+])
+def test_add_tunnel_offloads(load_fixture, before, answers, installed, asked):
+    """Issue 17.8: each tunnel gains the bridges' offload keys; ethtool_installed covers bridges and tunnels alike."""
+    tunnels = parse_ip_link_tunnels(load_fixture("ip_d_j_link_show", "netns_tun_offload_veth_no_bridge.txt"))
+    seen = []
+
+    def read(device):
+        seen.append(device)
+        case = answers.get(device)
+        if case == "error":
+            return "netlink error: no device matches name (offset 24)"
+        return None if case is None else parse_ethtool_features(load_fixture("ethtool_k", case))
+
+    assert add_tunnel_offloads(tunnels, read, before) is installed
+    assert seen == asked and sorted(tunnels) == ["tailscale0", "tun0", "wg0"]
+    tailscale0 = tunnels["tailscale0"]
+    if installed:
+        assert tailscale0["gso_tso_gro"]["on"] == [GSO, TSO, GRO] and tailscale0["ethtool_error"] is None
+        assert tailscale0["features"]["tcp-segmentation-offload"] == "on"
+    else:
+        assert (tailscale0["features"], tailscale0["gso_tso_gro"], tailscale0["ethtool_error"]) == (None, None, None)
+    if answers.get("wg0") == "error":
+        assert tunnels["wg0"]["ethtool_error"].startswith("netlink error") and tunnels["wg0"]["features"] is None

@@ -1,0 +1,172 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""MSS clamping rules from nft list ruleset and iptables-save, and whether they cover a tunnel in each direction (issue 17.8)."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mss_clamp import (
+    clamp_sources, parse_iptables_save_mss_clamps, parse_nft_mss_clamps, rule_covers, tunnel_mss_clamp)
+
+BOTH_UNKNOWN = {"to_tunnel": None, "from_tunnel": None}
+
+
+def nft(load_fixture, case):
+    return parse_nft_mss_clamps(load_fixture("nft_list", "netns_ruleset_%s.txt" % case))
+
+
+def ipt(load_fixture, case):
+    return parse_iptables_save_mss_clamps(load_fixture("iptables_save", "netns_%s.txt" % case))
+
+
+def test_firewall4_mtu_fix_on_the_wan_zone_only(load_fixture):
+    """OpenWrt's default: mtu_fix on wan; the vpn zone of wg0 has none."""
+    rules = nft(load_fixture, "fw4_mtu_fix_wan_only")
+    assert [(r["chain"], r["hook"], r["mss"], r["oifname"], r["iifname"]) for r in rules] == [
+        ("inet fw4 mangle_postrouting", "postrouting", "pmtu", [{"op": "==", "names": ["wan"]}], []),
+        ("inet fw4 mangle_forward", "forward", "pmtu", [], [{"op": "==", "names": ["wan"]}])]
+    assert tunnel_mss_clamp(rules, "wg0", 1420, True) == {"to_tunnel": False, "from_tunnel": False}
+    assert tunnel_mss_clamp(rules, "wan", 1492, True) == {"to_tunnel": True, "from_tunnel": True}
+
+
+def test_firewall4_mtu_fix_on_a_zone_of_the_tunnels(load_fixture):
+    """mtu_fix on a vpn zone of wg0 and tailscale0: one egress and one ingress rule, nft printing the set its own order."""
+    rules = nft(load_fixture, "fw4_mtu_fix_vpn_zone")
+    assert rules[1]["oifname"] == [{"op": "==", "names": ["wg0", "tailscale0"]}]
+    assert rules[1]["line"] == 140
+    for tunnel in ("wg0", "tailscale0"):
+        assert tunnel_mss_clamp(rules, tunnel, 1280, True) == {"to_tunnel": True, "from_tunnel": True}
+    assert tunnel_mss_clamp(rules, "tun0", 1500, True) == {"to_tunnel": False, "from_tunnel": False}
+
+
+def test_a_fixed_size_clamp_into_a_wildcard_and_an_output_only_rule(load_fixture):
+    """oifname "tailscale*" ... size set 1240 in a forward chain; an iifname rule on the output hook clamps only the host's own."""
+    rules = nft(load_fixture, "fixed_size_clamp")
+    assert [(r["hook"], r["mss"]) for r in rules] == [("forward", 1240), ("output", "pmtu")]
+    # 1240 fits 1280 - 40 exactly; one byte of MTU less and it does not
+    assert tunnel_mss_clamp(rules, "tailscale0", 1280, True) == {"to_tunnel": True, "from_tunnel": False}
+    assert tunnel_mss_clamp(rules, "tailscale0", 1279, True) == {"to_tunnel": False, "from_tunnel": False}
+    assert tunnel_mss_clamp(rules, "tailscale0", None, True) == {"to_tunnel": None, "from_tunnel": False}
+    assert tunnel_mss_clamp(rules, "wg0", 1420, True) == {"to_tunnel": False, "from_tunnel": False}
+
+
+@pytest.mark.parametrize("case", ["no_clamp", "empty"])
+def test_no_clamp_at_all(load_fixture, case):
+    assert nft(load_fixture, case) == []
+    assert tunnel_mss_clamp([], "wg0", 1420, True) == {"to_tunnel": False, "from_tunnel": False}
+
+
+def test_iptables_nft_rules_read_through_nft_and_iptables_save_alike(load_fixture):
+    """wg-quick's PostUp clamp: iptables-nft lists it translated, iptables-save as written; one direction only."""
+    from_nft = nft(load_fixture, "iptables_nft_wg_quick")
+    from_save = ipt(load_fixture, "wg_quick_postup_clamp")
+    assert [(r["chain"], r["oifname"], r["mss"]) for r in from_nft] == [
+        ("ip mangle POSTROUTING", [{"op": "==", "names": ["wg0"]}], "pmtu")]
+    assert [(r["source"], r["chain"], r["hook"], r["oifname"], r["iifname"], r["mss"]) for r in from_save] == [
+        ("iptables", "mangle POSTROUTING", "postrouting", [{"op": "==", "names": ["wg0"]}], [], "pmtu")]
+    for rules in (from_nft, from_save):
+        assert tunnel_mss_clamp(rules, "wg0", 1420, True) == {"to_tunnel": True, "from_tunnel": False}
+
+
+def test_iptables_set_mss_a_negation_and_an_output_rule(load_fixture):
+    rules = ipt(load_fixture, "set_mss_negated_output")
+    assert [(r["chain"], r["hook"], r["mss"], r["oifname"], r["iifname"]) for r in rules] == [
+        ("mangle OUTPUT", "output", "pmtu", [{"op": "==", "names": ["tailscale0"]}], []),
+        ("filter FORWARD", "forward", 1240, [], [{"op": "==", "names": ["tailscale0"]}]),
+        ("filter FORWARD", "forward", "pmtu", [{"op": "!=", "names": ["eth0"]}], [])]
+    # ! -o eth0 clamps every SYN forwarded out of anything but eth0, into tailscale0 too
+    assert tunnel_mss_clamp(rules, "tailscale0", 1280, True) == {"to_tunnel": True, "from_tunnel": True}
+    # and SYNs coming in on eth0 leave by another device: clamped; going out of eth0 they are not
+    assert tunnel_mss_clamp(rules, "eth0", 1500, True) == {"to_tunnel": False, "from_tunnel": True}
+
+
+def test_iptables_save_without_tables(load_fixture):
+    assert ipt(load_fixture, "empty") == []
+
+
+@pytest.mark.parametrize("line, names, op", [
+    ("-A FORWARD -o wg+ -p tcp -j TCPMSS --clamp-mss-to-pmtu", ["wg*"], "=="),
+    ("-A FORWARD -o ! wg0 -p tcp -j TCPMSS --clamp-mss-to-pmtu", ["wg0"], "!="),    # iptables before 1.4.3
+    ("-A FORWARD --out-interface wg0 -j TCPMSS --set-mss 1380", ["wg0"], "=="),
+])
+def test_iptables_interface_spellings(line, names, op):
+    (rule,) = parse_iptables_save_mss_clamps("*mangle\n%s\nCOMMIT\n" % line)
+    assert rule["oifname"] == [{"op": op, "names": names}]
+
+
+@pytest.mark.parametrize("rule_line, covers", [
+    ('oifname @vpn_devices tcp option maxseg size set rt mtu', None),     # a named set: members unknown
+    ('oifname != "wg*" tcp option maxseg size set rt mtu', False),
+    ('oifname != { "eth0", "wan" } tcp option maxseg size set rt mtu', True),
+    ('oif "wg0" tcp option maxseg size set rt mtu', True),
+    ('tcp flags syn tcp option maxseg size set rt mtu', True),            # no interface match: every forwarded SYN
+    ('oifname "wg0" iifname "br-lan" tcp option maxseg size set 1380', True),
+    ('oifname "wg0" tcp option maxseg size set 1381', False),             # 1381 > 1420 - 40
+    ('iifname "wan" tcp option maxseg size set rt mtu', False),           # another device's clamp (fw4's wan ingress)
+    ('iifname != "wg0" tcp option maxseg size set rt mtu', True),         # only exclusions on the other side
+])
+def test_nft_interface_matches(rule_line, covers):
+    (rule,) = parse_nft_mss_clamps("table inet t {\n\tchain c {\n\t\t%s\n\t}\n}\n" % rule_line)
+    assert rule["hook"] is None     # a regular chain counts, whatever jumps to it
+    assert rule_covers(rule, "oifname", "wg0", 1420) is covers
+    expected = {True: True, False: False, None: None}[covers]
+    assert tunnel_mss_clamp([rule], "wg0", 1420, True)["to_tunnel"] is expected
+
+
+@pytest.mark.parametrize("parser, text, message", [
+    (parse_nft_mss_clamps, "table inet t {\n\tchain c {\n\t\ttcp option maxseg size set tcp option window\n", "line 3: a maxseg rule"),
+    (parse_nft_mss_clamps, "tcp option maxseg size set rt mtu\n", "line 1: a maxseg rule outside any chain"),
+    (parse_nft_mss_clamps, b"x", "must be text"),
+    (parse_iptables_save_mss_clamps, "*mangle\n-A FORWARD -j TCPMSS\n", "line 2: -j TCPMSS without"),
+    (parse_iptables_save_mss_clamps, "*mangle\n-A FORWARD -m comment --comment \"x -j TCPMSS\n", "line 2: No closing quotation"),
+    (parse_iptables_save_mss_clamps, "-A FORWARD -j TCPMSS --clamp-mss-to-pmtu\n", "line 1: a rule before any"),
+    (parse_iptables_save_mss_clamps, None, "must be text"),
+])
+def test_errors_name_the_line(parser, text, message):
+    with pytest.raises(ParseError, match=message):
+        parser(text)
+
+
+def test_a_tcpmss_word_in_another_rule_is_no_clamp():
+    assert parse_iptables_save_mss_clamps('*filter\n-A FORWARD -m comment --comment "TCPMSS later" -j ACCEPT\n') == []
+
+
+@pytest.mark.parametrize("results, sources, complete, clamp", [
+    # both read: the union judges
+    ({"nft": ("read", "fw4_mtu_fix_vpn_zone"), "iptables": ("read", "")}, {"nft": "read", "iptables": "read"}, True,
+     {"to_tunnel": True, "from_tunnel": True}),
+    # OpenWrt with firewall4 and no iptables at all: nft alone is complete
+    ({"nft": ("read", "fw4_mtu_fix_wan_only"), "iptables": ("not installed", "")}, {"nft": "read", "iptables": "not installed"},
+     True, {"to_tunnel": False, "from_tunnel": False}),
+    # nft refused (not root): a clamp iptables shows still counts, its absence is unknown
+    ({"nft": ("rc=1: Operation not permitted (you must be root)", ""), "iptables": ("read", "wg_quick_postup_clamp")},
+     {"nft": "rc=1: Operation not permitted (you must be root)", "iptables": "read"}, False,
+     {"to_tunnel": True, "from_tunnel": None}),
+    # neither tool: unknown, never False
+    ({"nft": ("not installed", ""), "iptables": ("not installed", "")}, {"nft": "not installed", "iptables": "not installed"},
+     False, BOTH_UNKNOWN),
+    # output that does not parse counts as not read, its error the status
+    ({"nft": ("read", "garbage"), "iptables": ("not installed", "")}, None, False, BOTH_UNKNOWN),
+])
+def test_sources(load_fixture, results, sources, complete, clamp):
+    texts = {"fw4_mtu_fix_vpn_zone": load_fixture("nft_list", "netns_ruleset_fw4_mtu_fix_vpn_zone.txt"),
+             "fw4_mtu_fix_wan_only": load_fixture("nft_list", "netns_ruleset_fw4_mtu_fix_wan_only.txt"),
+             "wg_quick_postup_clamp": load_fixture("iptables_save", "netns_wg_quick_postup_clamp.txt"),
+             "garbage": "table inet t {\n\tchain c {\n\t\ttcp option maxseg size set ???\n"}
+    read = clamp_sources({name: (status, texts.get(text, text)) for name, (status, text) in results.items()})
+    if sources is None:
+        assert read["sources"]["nft"].startswith("nft list ruleset line 3: a maxseg rule")
+    else:
+        assert read["sources"] == sources
+    assert read["complete"] is complete
+    assert tunnel_mss_clamp(read["rules"], "wg0", 1420, read["complete"]) == clamp
+
+
+def test_the_error_stderr_fixtures_are_what_a_non_root_user_gets(load_fixture):
+    """What the facts' status holds when the tools refuse: their first stderr line (recorded as uid 65534)."""
+    assert load_fixture("nft_stderr", "netns_ruleset_not_root.txt").splitlines()[0] == "Operation not permitted (you must be root)"
+    assert "Permission denied (you must be root)" in load_fixture("iptables_save_stderr", "netns_not_root.txt")
+
+
+def test_sources_must_be_both():
+    with pytest.raises(ParseError, match="nft and iptables"):
+        clamp_sources({"nft": ("read", "")})

@@ -1,0 +1,79 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Shell snippets of fact_commands.py run for real: dash with the host's awk, BusyBox sh with BusyBox awk."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
+    TUNNEL_DEVICE_LINES, WG_CONFIG_PEERS, wg_config_peers_argv)
+
+SHELLS = ("dash", "busybox")
+# The host programs this file runs by name (scripts/check_host_packages.py).
+HOST_COMMANDS = ("dash", "busybox", "awk", "cat")
+KEY_A, KEY_B, PRIVATE = "A" * 43 + "=", "B" * 43 + "=", "K" * 43 + "="
+
+
+def run(shell, script, tmp_path, *args):
+    """``script`` with ``args`` as "$1"..., PATH holding only awk (the host's, or BusyBox's) and cat."""
+    tools = tmp_path / ("bin-" + shell)
+    tools.mkdir(exist_ok=True)
+    for tool in ("awk", "cat"):
+        if not (tools / tool).exists():
+            (tools / tool).symlink_to(shutil.which("busybox") if shell == "busybox" else shutil.which(tool))
+    argv = [shutil.which("busybox"), "sh"] if shell == "busybox" else [shutil.which(shell)]
+    done = subprocess.run(argv + ["-c", script, "sh", *args], env={"PATH": str(tools)}, capture_output=True, text=True,
+                          timeout=30, check=False)
+    return done
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("links, names", [
+    # the recording of issue 17.8: three TUNs (the plain one too), veths and lo left out
+    ("netns_tun_offload_veth_bridge.txt", ["tailscale0", "wg0", "tun0"]),
+    # the bridge fault's recording: tailscale0 a TUN; tap0 is a TAP (link_type ether), not named
+    ("netns_bridge_veth_tun1280_owned_tap.txt", ["tailscale0"]),
+    ("openwrt_image_bridge_two_veth.txt", []),
+])
+def test_the_tunnels_are_named_from_the_links_step(shell, tmp_path, load_fixture, links, names):
+    """"$1" holds the forwarding-and-links step's stdout: ip_forward, then ip -d -j link show on one line."""
+    step = tmp_path / "links.out"
+    step.write_text("1\n" + load_fixture("ip_d_j_link_show", links), encoding="utf-8")
+    done = run(shell, TUNNEL_DEVICE_LINES, tmp_path, str(step))
+    assert (done.returncode, done.stderr, done.stdout.split()) == (0, "", names)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_no_links_names_nothing(shell, tmp_path):
+    step = tmp_path / "links.out"
+    step.write_text("\n", encoding="utf-8")          # ip_forward unreadable, ip printed nothing
+    assert run(shell, TUNNEL_DEVICE_LINES, tmp_path, str(step)).stdout == ""
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_wg_config_peers_reads_wg_quick_then_netdev_files_with_one_awk(shell, tmp_path):
+    """The configuration files' listing (one awk program for both directories): wg-quick files first, then .netdev; a
+    private key never printed; other files and a missing directory are nothing."""
+    wireguard, network = tmp_path / "wireguard", tmp_path / "network"
+    wireguard.mkdir()
+    network.mkdir()
+    (wireguard / "wg0.conf").write_text("[Interface]\nPrivateKey = %s\n\n[Peer]\nPublicKey = %s\nEndpoint = 203.0.113.1:51820\n"
+                                        "PersistentKeepalive = 25\n" % (PRIVATE, KEY_A), encoding="utf-8")
+    (wireguard / "wg0.conf.bak").write_text("[Peer]\nPublicKey = x\n", encoding="utf-8")
+    (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKey=%s\n"
+                                           "[WireGuardPeer]\nPublicKey=%s\n" % (PRIVATE, KEY_B), encoding="utf-8")
+    (network / "10-br0.netdev").write_text("[NetDev]\nName=br0\nKind=bridge\n", encoding="utf-8")
+    argv = wg_config_peers_argv(str(wireguard), str(network))
+    done = run(shell, argv[2], tmp_path)
+    assert done.returncode == 0 and PRIVATE not in done.stdout
+    configs = parse_wg_config_peers(done.stdout)
+    assert [(c["path"].rsplit("/", 1)[1], c["kind"], c["interface"], [p["public_key"] for p in c["peers"]]) for c in configs] == [
+        ("wg0.conf", "wg-quick", "wg0", [KEY_A]), ("10-br0.netdev", "netdev", "br0", []), ("30-wg1.netdev", "netdev", "wg1", [KEY_B])]
+    assert run(shell, wg_config_peers_argv(str(tmp_path / "none"), str(tmp_path / "nothing"))[2], tmp_path).stdout == ""
+
+
+def test_the_configuration_listing_reads_the_system_directories():
+    assert WG_CONFIG_PEERS == wg_config_peers_argv("/etc/wireguard", "/etc/systemd/network")
+    assert WG_CONFIG_PEERS[2].count("awk ") == 1
