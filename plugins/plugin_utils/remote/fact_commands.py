@@ -134,8 +134,8 @@ def ethtool_loop(links_input=None, route_inputs=()) -> list:
         inputs += list(route_inputs)
     return [ForEachLine("\n".join(lines), tuple(inputs), (ETHTOOL_K,))] if lines else []
 
+
 # The MSS clamping rules (_mss_clamp): the whole nftables ruleset (firewall4 on OpenWrt, iptables-nft
 # rules translated) and every iptables table (iptables-legacy, wg-quick's PostUp rules).
-
 NFT_RULESET = ["nft", "list", "ruleset"]
 IPTABLES_SAVE = ["iptables-save"]
