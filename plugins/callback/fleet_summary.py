@@ -118,6 +118,7 @@ class CallbackModule(CallbackBase):
             "inventory": [_as_given(path) for path in args.get("inventory") or []],
             "limit": args.get("subset"),
             "check": bool(args.get("check")),
+            "extra_vars": list(args.get("extra_vars") or ()),
         }
         self._display.banner("TUNNELFIX SUMMARY")
         for line in summary_lines(self._tally, invocation):

@@ -93,11 +93,12 @@ def offload_on_small_mtu_tunnel(host, view, views):
             "tunnel": name, "kind": tunnel.get("kind"), "tunnel_mtu_bytes": tunnel["mtu"], "offloads_on": offloads,
             "mss_clamp": clamp, "ip_forward": ip_forward}, """
             IP forwarding is on and the %s tunnel %s is up with an MTU of %s bytes, below Ethernet's %s, while %s
-            is on for it. The kernel then hands the tunnel TCP super-packets built for the LAN's segment size and
+            %s on for it. The kernel then hands the tunnel TCP super-packets built for the LAN's segment size and
             leaves the cutting to the tunnel: segments that do not fit %s bytes are dropped or bounced, and forwarded
             TCP stalls on retransmits while ping and small packets pass. %s Turning tso and gso off on %s makes the
             kernel cut each packet to the tunnel's MTU before the tunnel sees it; the MSS clamp is left as it is."""
-            % (tunnel.get("kind"), name, tunnel["mtu"], LAN_MTU_BYTES, " and ".join(offloads), tunnel["mtu"],
+            % (tunnel.get("kind"), name, tunnel["mtu"], LAN_MTU_BYTES, " and ".join(offloads),
+               "are" if len(offloads) > 1 else "is", tunnel["mtu"],
                clamp_sentence(clamp, name, tunnel["mtu"]), name)))
     return out
 

@@ -16,7 +16,7 @@ Two parts:
   ``summary_lines(tally, invocation)`` renders it. ``invocation`` is how the playbook was started::
 
       {"playbook": "playbooks/diagnose.yml" or "tunnelfix.fleet.diagnose", "inventory": [path, ...],
-       "limit": str or None, "check": bool}
+       "limit": str or None, "check": bool, "extra_vars": [each -e as given, ...]}
 
 Host lists are compact: consecutive names that differ only in a trailing number become Ansible's inventory range
 notation (``tfb-lnx-[01:20]``). ValueError names an input of the wrong shape.
@@ -250,9 +250,22 @@ def next_command(invocation, playbook, check=False, limit=None) -> str:
     if limit:
         words += ["--limit", _quote(limit)]
     words.append(target)
+    for extra in carried_extra_vars(invocation.get("extra_vars")):
+        words += ["-e", _quote(extra)]
     if check:
         words += ["--check", "--diff"]
     return " ".join(words)
+
+
+# An -e whose text names one of these may hold a secret: never printed, never carried into a next command.
+_SECRET_WORDS = re.compile(r"pass|secret|token|key|vault|credential", re.IGNORECASE)
+
+
+def carried_extra_vars(extra_vars) -> list:
+    """The run's ``-e`` options as given (``udp_gro_forwarding_enable=true``, ``@vars.yml``, JSON), for the next
+    command: without them an opt-in or a setting of this run would be lost. One naming a password, key, token,
+    secret, vault or credential is left out (the summary goes to logs)."""
+    return [str(extra) for extra in extra_vars or () if str(extra).strip() and not _SECRET_WORDS.search(str(extra))]
 
 
 def _quote(word):

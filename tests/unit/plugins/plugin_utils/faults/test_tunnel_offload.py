@@ -75,7 +75,7 @@ def test_the_recorded_tunnels(load_fixture):
     assert (finding["severity"], finding["fix_role"], finding["fix_vars"]) == (
         "medium", "tunnelfix.fleet.bridge_gso_off", {"bridge_gso_off_tunnels": ["tailscale0"]})
     text = finding["explanation"]
-    assert "MTU of 1280 bytes" in text and "tcp-segmentation-offload and generic-segmentation-offload" in text
+    assert "MTU of 1280 bytes" in text and "tcp-segmentation-offload and generic-segmentation-offload are on" in text
     assert "No rule clamps the TCP SYNs forwarded into tailscale0" in text and "1460-byte MSS" in text
     assert "no rule clamps the SYNs coming out of tailscale0" in text and "\n" not in text
 
@@ -242,3 +242,10 @@ def test_in_kernel_wireguard_cuts_its_own_super_packets(load_fixture, kind, foun
     subset = facts(load_fixture)
     subset["tunnels"]["tailscale0"]["kind"] = kind
     assert ("tailscale0" in [f["evidence"]["tunnel"] for f in tunnel_findings(subset)]) is found
+
+
+def test_one_offload_is_on(load_fixture):
+    subset = facts(load_fixture)
+    subset["tunnels"]["tailscale0"]["features"]["generic-segmentation-offload"] = "off"
+    [finding] = [f for f in tunnel_findings(subset) if f["evidence"]["tunnel"] == "tailscale0"]
+    assert "while tcp-segmentation-offload is on for it" in finding["explanation"]

@@ -159,6 +159,18 @@ def test_the_next_command_has_the_form_the_run_was_started_with(started, target)
         "ansible-playbook -i inv/hosts.yml -i 'my inventory.ini' --limit 'peers:!bad' %s --check --diff" % target)
 
 
+@pytest.mark.parametrize("extra_vars, carried", [
+    (None, ""),
+    (["udp_gro_forwarding_enable=true"], " -e udp_gro_forwarding_enable=true"),    # an opt-in must reach the apply
+    (["@vars/rollout.yml", '{"tunnelfix_serial": 5}'], " -e @vars/rollout.yml -e '{\"tunnelfix_serial\": 5}'"),
+    (["ansible_become_password=hunter2", "tunnelfix_canary=1"], " -e tunnelfix_canary=1"),   # a secret is never printed
+    (['{"wg_private_key": "x"}', "api_token=t", "vault_id=v", ""], ""),
+])
+def test_the_next_command_carries_the_runs_extra_vars_but_no_secret(extra_vars, carried):
+    invocation = {"playbook": "playbooks/remediate.yml", "inventory": ["inv.yml"], "extra_vars": extra_vars}
+    assert next_command(invocation, "remediate") == "ansible-playbook -i inv.yml playbooks/remediate.yml" + carried
+
+
 @pytest.mark.parametrize("count, serial, sizes", [
     (40, [0], [40]),
     (40, [], [40]),
