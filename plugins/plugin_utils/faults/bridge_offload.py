@@ -108,11 +108,26 @@ def offload_plan(view, role_vars):
     changes = []
     for name in names:
         for device, facts in [(name, bridges[name])] + sorted((bridges[name].get("ports") or {}).items()):
-            current = (facts or {}).get("features")
-            if not isinstance(current, dict):
+            commands = features_off_commands(device, facts, features)
+            if commands is None:
                 return None
-            changes.extend("ethtool -K %s %s off" % (device, short) for short, long_name in FEATURE_NAMES.items()
-                           if long_name in features and current.get(long_name) == "on")
+            changes.extend(commands)
+    return converged_or_unknown(changes, role_vars)
+
+
+def features_off_commands(device, facts, features):
+    """``["ethtool -K DEVICE SHORT off", ...]`` for each of ``features`` (long names) on and changeable in
+    ``facts["features"]``, in FEATURE_NAMES' order; None when the device's features were not read."""
+    current = (facts or {}).get("features")
+    if not isinstance(current, dict):
+        return None
+    return ["ethtool -K %s %s off" % (device, short) for short, long_name in FEATURE_NAMES.items()
+            if long_name in features and current.get(long_name) == "on"]
+
+
+def converged_or_unknown(changes, role_vars):
+    """A bridge_gso_off plan's answer: ``changes``; with none, ``[]`` when persisting is off, else None (the
+    facts do not read the files the role writes to persist)."""
     persist = role_setting(role_vars, "bridge_gso_off_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
     return changes or (None if persist else [])
 

@@ -19,7 +19,8 @@ subset of tunnel_facts (Linux) or openwrt_facts (routers): its ``tunnels``, thei
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import FEATURE_NAMES, bridges_facts
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import (
+    FEATURE_NAMES, bridges_facts, converged_or_unknown, features_off_commands)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
@@ -145,13 +146,11 @@ def tunnel_plan(view, role_vars):
         return None
     changes = []
     for name in names:
-        current = tunnels[name].get("features")
-        if not isinstance(current, dict):
+        commands = features_off_commands(name, tunnels[name], features)
+        if commands is None:
             return None
-        changes.extend("ethtool -K %s %s off" % (name, short) for short, long_name in FEATURE_NAMES.items()
-                       if long_name in features and current.get(long_name) == "on")
-    persist = role_setting(role_vars, "bridge_gso_off_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
-    return changes or (None if persist else [])
+        changes.extend(commands)
+    return converged_or_unknown(changes, role_vars)
 
 
 TUNNEL_OFFLOAD_SMALL_MTU = Fault(

@@ -131,17 +131,25 @@ def add_offloads(bridges: dict, read_features) -> bool | None:
     installed = True if bridges else None
     for name, bridge in bridges.items():
         for device, where in [(port, bridge["ports"][port]) for port in bridge["ports"]] + [(name, bridge)]:
-            where.update(features=None, gso_tso_gro=None, ethtool_error=None)
-            if installed is False:
-                continue
-            got = read_features(device)
-            if got is None:
-                installed = False
-            elif isinstance(got, str):
-                where["ethtool_error"] = got
-            else:
-                where.update(device_offloads(got))
+            installed = _add_device_offloads(where, device, read_features, installed)
     return installed
+
+
+def _add_device_offloads(where, device, read_features, installed):
+    """Set ``features``, ``gso_tso_gro``, ``ethtool_error`` of one device's facts ``where`` (in place) from
+    ``read_features(device)``, unless ethtool is known missing (``installed`` False: nothing asked). Returns
+    ``installed`` updated: False when the reader found no ethtool, True once a device was read."""
+    where.update(features=None, gso_tso_gro=None, ethtool_error=None)
+    if installed is False:
+        return False
+    got = read_features(device)
+    if got is None:
+        return False
+    if isinstance(got, str):
+        where["ethtool_error"] = got
+    else:
+        where.update(device_offloads(got))
+    return True
 
 
 def add_tunnel_offloads(tunnels: dict, read_features, ethtool_installed) -> bool | None:
@@ -154,18 +162,7 @@ def add_tunnel_offloads(tunnels: dict, read_features, ethtool_installed) -> bool
     """
     installed = ethtool_installed
     for name, tunnel in tunnels.items():
-        tunnel.update(features=None, gso_tso_gro=None, ethtool_error=None)
-        if installed is False:
-            continue
-        got = read_features(name)
-        if got is None:
-            installed = False
-        elif isinstance(got, str):
-            tunnel["ethtool_error"] = got
-            installed = True
-        else:
-            tunnel.update(device_offloads(got))
-            installed = True
+        installed = _add_device_offloads(tunnel, name, read_features, installed)
     return installed
 
 
