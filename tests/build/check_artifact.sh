@@ -5,8 +5,10 @@
 # scratch copy with keys planted (check_planted_keys.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dist=.cache/dist
-rm -rf "$dist" .cache/install
+# TUNNELFIX_BUILD_DIR: where the artifact and its test install go (tests/matrix/run.sh gives each leg its own).
+build_dir=${TUNNELFIX_BUILD_DIR:-.cache}
+dist=$build_dir/dist install=$build_dir/install
+rm -rf "$dist" "$install"
 ansible-galaxy collection build --force --output-path "$dist" . >/dev/null
 artifact=$(ls "$dist"/tunnelfix-fleet-*.tar.gz)
 listing=$(tar tzf "$artifact")
@@ -20,9 +22,9 @@ for needed in galaxy.yml MANIFEST.json plugins/modules/tunnel_facts.py roles/lin
   if [[ $needed == galaxy.yml ]]; then continue; fi
   grep -qx "$needed" <<<"$listing" || { echo "FAIL: $artifact lacks $needed"; exit 1; }
 done
-ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-galaxy collection install --force -p .cache/install "$artifact" >/dev/null
-doc=$(ANSIBLE_COLLECTIONS_PATH=$PWD/.cache/install ansible-doc tunnelfix.fleet.iperf3)
-grep -q "/.cache/install/ansible_collections/tunnelfix/fleet/plugins/modules/iperf3.py" <<<"$doc" \
+ANSIBLE_COLLECTIONS_PATH=$PWD/$install ansible-galaxy collection install --force -p "$install" "$artifact" >/dev/null
+doc=$(ANSIBLE_COLLECTIONS_PATH=$PWD/$install ansible-doc tunnelfix.fleet.iperf3)
+grep -q "/$install/ansible_collections/tunnelfix/fleet/plugins/modules/iperf3.py" <<<"$doc" \
   || { echo "FAIL: installed collection does not resolve tunnelfix.fleet.iperf3"; exit 1; }
 echo "PASS: $(basename "$artifact") leaves out lab/tests/molecule/bench/CI, holds no key and installs"
 tests/build/check_planted_keys.sh

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Lab end-to-end check: fresh lab with the faults planted -> check mode changes nothing and shows
 # no secret -> site.yml (-vvv) -> assert the before/after figures -> remediate.yml again must
-# change nothing -> no private or preshared key in any result, diff, log or report.
+# change nothing -> no private or preshared key in any result, diff, log or report -> no warning line.
+# TUNNELFIX_VENV: the venv whose Ansible runs it (make e2e: .venv-ansible-2.21, the newest of the matrix).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
+venv=${TUNNELFIX_VENV:-.venv}
+export PATH="$PWD/$venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/e2e
 rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json reports/sweep-*.json reports/findings.json reports/outcomes.json reports/report.*
 mkdir -p "$log_dir"
+# Ansible prints warnings and deprecations on stderr: keep a copy for the check at the end.
+exec 2> >(tee -a "$log_dir/stderr.txt" >&2)
+echo "== $(ansible --version | head -n 1), $("$venv/bin/python" -V)"
 
 lab/down.sh
 lab/up.sh
@@ -166,3 +171,9 @@ if grep -E '^(peer|hub) +: ok=' "$log_dir/verify-planted.log" | grep -vq 'failed
   echo "FAIL: verify failed a host other than owrt"; exit 1
 fi
 echo "PASS: verify failed owrt alone, naming endpoint_route_pinned"
+
+echo "== no warning or deprecation line in any run above ($(ansible --version | head -n 1))"
+if grep -hE '\[(DEPRECATION )?WARNING\]' "$log_dir"/*.log "$log_dir/stderr.txt"; then
+  echo "FAIL: the runs above printed the warning lines above"; exit 1
+fi
+echo "PASS: no warning line"

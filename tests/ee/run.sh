@@ -27,6 +27,13 @@ else
   fail "ansible-doc tunnelfix.fleet.iperf3 in the EE:"; head -n 20 <<<"$doc"
 fi
 
+# netaddr: the controller-side library the plugins' address logic uses (execution-environment.yml dependencies.python).
+if got=$(ee_run python3 -c 'import netaddr; print(netaddr.__version__)' 2>&1) && [[ $got == 1.3.0 ]]; then
+  pass "netaddr $got importable in the EE"
+else
+  fail "netaddr in the EE: $got"
+fi
+
 play=$(ee_run ansible-playbook -i localhost, -e "tfb_collections_path=$COLLECTIONS" /mnt/fqcn_playbook.yml 2>&1) || true
 if grep -q 'localhost *: ok=5 .*failed=0 .*rescued=1' <<<"$play"; then
   pass "ansible-playbook fqcn_playbook.yml in the EE: $(grep -o 'ok=5.*' <<<"$play" | tr -s ' ')"

@@ -5,7 +5,9 @@
 # ansible-test wants the collection at .../ansible_collections/tunnelfix/fleet: the git-tracked and
 # untracked-but-not-ignored files of this tree are copied to a fresh temporary directory of that
 # shape (outside the tree, so ansible-test lists the files itself instead of asking this repository's
-# git, whose .gitignore would hide them), and the default sanity tests run there on Python 3.11.
+# git, whose .gitignore would hide them), and the default sanity tests run there on the venv's Python
+# (.venv: Debian 12's 3.11 and ansible-core 2.19; TUNNELFIX_VENV=.venv-ansible-2.21 runs that matrix
+# leg's ansible-test on its Python, tests/matrix/run.sh).
 #
 # Each sanity test that needs packages gets a virtual environment, and ansible-test starts it with a
 # pip bootstrap script it downloads from ci-files.testing.ansible.com. That host is not needed here:
@@ -18,8 +20,10 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-VENV_BIN="${REPO}/.venv/bin"
-STATE="${REPO}/.cache/sanity"
+VENV="${TUNNELFIX_VENV:-.venv}"
+VENV_BIN="${REPO}/${VENV}/bin"
+PYTHON_VERSION="$("${VENV_BIN}/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+STATE="${REPO}/.cache/sanity/${VENV}"
 SANITY_HOME="${STATE}/home"
 WHEELS="${STATE}/wheels"
 
@@ -34,7 +38,7 @@ command -v shellcheck >/dev/null || { echo "FAIL shellcheck is not installed (re
 # The pip version ansible-test bootstraps into its virtual environments (get_venv_packages).
 pip_version="$("${VENV_BIN}/python" -c 'from ansible_test._internal.python_requirements import get_venv_packages as g
 from ansible_test._internal.host_configs import NativePythonConfig as P
-print(g(P(version="3.11"))["pip"])')"
+print(g(P(version="'"${PYTHON_VERSION}"'"))["pip"])')"
 get_pip="${SANITY_HOME}/.ansible/test/cache/get_pip_${pip_version//./_}.py"
 mkdir -p "${WHEELS}" "$(dirname "${get_pip}")"
 if ! compgen -G "${WHEELS}/pip-${pip_version}-*.whl" >/dev/null; then
@@ -72,5 +76,5 @@ cd "${collection}"
 # This tree's ansible.cfg (collections_path to the tree itself) must not reach the copy.
 unset ANSIBLE_CONFIG
 rc=0
-HOME="${SANITY_HOME}" "${VENV_BIN}/ansible-test" sanity --python 3.11 --color no "$@" || rc=$?
+HOME="${SANITY_HOME}" "${VENV_BIN}/ansible-test" sanity --python "${PYTHON_VERSION}" --color no "$@" || rc=$?
 exit "${rc}"

@@ -63,7 +63,9 @@ class OpenWrtActionBase(ActionBase):
         except ParseError as exc:
             result.update(failed=True, msg=str(exc))
         except AnsibleActionFail as exc:
-            result.update(exc.result)
+            # Spelled out: exc.result carries failed/msg on ansible-core 2.19/2.20 but not on 2.21, where
+            # the task executor adds them (as_task_result); an action that catches it must add them itself.
+            result.update(exc.result, failed=True, msg=str(exc.message))
         return result
 
     def run_openwrt(self, args: dict, task_vars: dict) -> dict:

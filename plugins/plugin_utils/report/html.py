@@ -33,9 +33,9 @@ else (``rows[2].after_value must be a finite number >= 0 or None, got 'fast'``).
 
 from __future__ import annotations
 
-import copy
 import json
 import math
+from collections.abc import Mapping
 from html import escape
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
@@ -330,4 +330,18 @@ def report_document(rows, findings=None, meta=None, checks=None):
     rows, findings, meta = check_rows(rows), _check_findings(findings), _check_meta(meta)
     checks = None if checks is None else check_checks(checks)
     return {"schema_version": SCHEMA_VERSION, "generated": meta.get("generated"), "rows": rows,
-            "findings": copy.deepcopy(findings), "meta": copy.deepcopy(meta), "checks": copy.deepcopy(checks)}
+            "findings": _plain(findings), "meta": _plain(meta), "checks": _plain(checks)}
+
+
+def _plain(value):
+    """A copy of JSON-shaped ``value`` made of plain dicts and lists.
+
+    Not ``copy.deepcopy``: a filter's arguments are ansible-core's lazy containers, whose deep copy
+    copies their templar and with it the filter and test plugin loaders, which ansible-core 2.21
+    reports as a deprecation ("Instantiating filter PluginLoader with aliases is deprecated").
+    """
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

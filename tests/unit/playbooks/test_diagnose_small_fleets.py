@@ -10,6 +10,7 @@ Ansible stops a run whose batch is all unreachable, so one host must answer.
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
@@ -20,7 +21,7 @@ PEERS_ONLY = ("all:\n  children:\n    tunnelfix_wireguard_peers:\n      hosts:\n
 def diagnose(tmp_path, inventory, *extra):
     (tmp_path / "inventory.yml").write_text(inventory, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
+               PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "diagnose.yml"), *extra],
                           cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
 

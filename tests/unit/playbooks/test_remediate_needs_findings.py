@@ -6,6 +6,7 @@ closed (nothing reaches any machine): the choice play on localhost decides befor
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 
@@ -16,7 +17,7 @@ INVENTORY = "all:\n  children:\n    tunnelfix_wireguard_peers:\n      hosts:\n  
 def remediate(tmp_path, *extra, inventory=INVENTORY):
     (tmp_path / "inventory.yml").write_text(inventory, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
+               PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "remediate.yml"), *extra],
                           cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
 

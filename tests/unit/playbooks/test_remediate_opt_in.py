@@ -3,6 +3,7 @@ unless the host opts in. Runs ansible-playbook against one host whose SSH port o
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ def remediate(tmp_path, *extra):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "findings.json").write_text(FINDING, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
+               PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "remediate.yml"), "--check", *extra],
                           cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
 

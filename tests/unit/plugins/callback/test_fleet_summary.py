@@ -7,6 +7,7 @@ say each of these once, and leave out what the recap does not count as a failure
 
 import json
 import os
+import sys
 import subprocess
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def run(tmp_path, *extra, **env_extra):
     (role / "main.yml").write_text("- name: Change something\n  ansible.builtin.debug:\n    msg: changed\n  changed_when: true\n",
                                    encoding="utf-8")
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", **env_extra,
-               PATH="%s:%s" % (REPO / ".venv" / "bin", os.environ.get("PATH", "")))
+               PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", "play.yml", *extra], cwd=tmp_path, env=env,
                           capture_output=True, text=True, check=False, timeout=300)
 

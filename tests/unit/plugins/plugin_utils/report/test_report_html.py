@@ -156,6 +156,32 @@ def test_report_document_shape():
     assert META["command"] == "ansible-playbook site.yml"  # a copy, not the caller's dict
 
 
+class _NoDeepCopyDict(dict):
+    """Stands in for ansible-core's lazy dict: its deep copy would copy the templar and the plugin loaders
+    (a deprecation warning on ansible-core 2.21)."""
+
+    def __deepcopy__(self, memo):
+        raise AssertionError("deep-copied a filter argument")
+
+
+class _NoDeepCopyList(list):
+    def __deepcopy__(self, memo):
+        raise AssertionError("deep-copied a filter argument")
+
+
+def test_report_document_copies_lazy_arguments_as_plain_data_without_deep_copying_them():
+    findings = _NoDeepCopyList([_NoDeepCopyDict(FINDINGS[0])])
+    meta = _NoDeepCopyDict(META)
+    checks = _NoDeepCopyDict({"owrt": _NoDeepCopyDict({"f": {"status": "found", "reason": None}})})
+    document = report_document(ROWS, findings, meta, checks)
+    assert document["findings"] == [FINDINGS[0]] and type(document["findings"]) is list
+    assert type(document["findings"][0]) is dict and type(document["meta"]) is dict
+    assert document["checks"] == {"owrt": {"f": {"status": "found", "reason": None}}}
+    assert type(document["checks"]["owrt"]) is dict
+    document["meta"]["command"] = "changed"
+    assert meta["command"] == "ansible-playbook site.yml"
+
+
 def test_report_document_fills_in_missing_strings_and_values():
     document = report_document([{"host": "h", "test": "t", "after_value": 3}], None, None)
     assert document["rows"] == [{"host": "h", "test": "t", "before": "n/a", "after": "n/a", "reference": "",
