@@ -117,9 +117,6 @@ def classify_tunnel(peers) -> dict:
         if peer["route_allowed_ips"]:
             routed.extend(peer["allowed_ips"])
     networks = [_network(p, "allowed_ips") for p in routed]
-    for version in (4, 6):  # a /0 itself first: it names one prefix
-        if ipnet.everything(version) in networks:
-            return {"tunnel": "full", "reason": "routed allowed_ips include %s" % ipnet.everything(version), "routed": routed}
     for version in (4, 6):
         if ipnet.covers_everything(networks, version):
             pieces = [net for net in ipnet.outermost(networks) if net.version == version]

@@ -481,3 +481,12 @@ def test_a_pppoe_preferred_uplink_is_one_uplink_not_a_phantom_and_a_stranger():
     found = find_uplinks(network, routes, uplink_device(network, "pwan"), ["wanb"])
     assert [(u["interface"], u["device"], u["preferred"], u["metered"]) for u in found] == [
         ("pwan", "pppoe-pwan", True, False), ("wanb", "wwan0", False, True)]
+
+
+@pytest.mark.parametrize("allowed, reason", [
+    (["0.0.0.0/1", "128.0.0.0/1", "::/0"], "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"),   # IPv4 is named first
+    (["::/0", "10.0.0.0/8"], "routed allowed_ips include ::/0"),
+    (["::/1", "8000::/1", "::/0"], "routed allowed_ips include ::/0"),
+])
+def test_a_full_tunnel_names_the_outermost_prefixes_ipv4_first(allowed, reason):
+    assert classify_tunnel([_peer(allowed, endpoint=HOST)])["reason"] == reason
