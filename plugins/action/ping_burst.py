@@ -12,6 +12,7 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import (
     MAX_PINGS, parse_ping_burst, ping_burst_script)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import NetaddrMissing
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 
@@ -29,6 +30,8 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         try:
             script = ping_burst_script(args["targets"], args["count"], args["interval_ms"], args["timeout_s"])
+        except NetaddrMissing:
+            raise  # a controller without netaddr, not a bad option: the base fails the task with its message
         except ValueError as exc:
             raise AnsibleActionFail("bad option: %s" % exc) from None
         limit = args["max_failed"]

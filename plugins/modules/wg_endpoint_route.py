@@ -42,8 +42,9 @@ description:
     check mode) a second script runs the uci commands, C(uci commit network), the route deletions and
     the C(ip route get) after them. It stops at the first command that fails, which is reported.
     The scripts need C(mktemp -d) and a writable C(/tmp).
-  - "Split tunnel (no routed C(0.0.0.0/0), C(::/0), C(0.0.0.0/1)+C(128.0.0.0/1), and no routed prefix
-    containing an endpoint): sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
+  - "Split tunnel (the routed allowed IPs hold neither every IPv4 nor every IPv6 address, as C(0.0.0.0/0), C(::/0),
+    C(0.0.0.0/1)+C(128.0.0.0/1) or four C(/2) would, and no routed prefix contains an endpoint):
+    sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
     pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>) (C(ip -6 ... /128) for IPv6), matched exactly
     by destination, gateway and device (and table). Host routes asked for by a C(config route) section are kept."
   - "Full tunnel: refuses nohostroute (the tunnel's own packets would be routed into it, a routing loop),

@@ -22,15 +22,12 @@ conflict (``user_route_conflict``), reported for the user to resolve. ``find_upl
 
 from __future__ import annotations
 
-import ipaddress
-
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes, route_network
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_bool, parse_uci_int
 
 _SHORT_ROUTE_KEYS = ("dst", "gateway", "dev", "table", "protocol", "metric")
-# allowed_ips that send everything into the tunnel when routed
-_DEFAULT_COVERING = ("0.0.0.0/0", "::/0")
-_SPLIT_DEFAULT_HALVES = (("0.0.0.0/1", "128.0.0.0/1"), ("::/1", "8000::/1"))
 
 
 def _as_list(value):
@@ -40,22 +37,20 @@ def _as_list(value):
 
 
 def _network(value, where):
-    try:
-        return ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        raise ParseError("%s: %r is not an address or prefix" % (where, value)) from None
+    network = ipnet.network(value)
+    if network is None:
+        raise ParseError("%s: %r is not an address or prefix" % (where, value))
+    return network
 
 
 def endpoint_address(value):
-    """The endpoint as an ip_address, or None for a hostname (``[v6]`` brackets allowed).
+    """The endpoint as a netaddr ``IPAddress`` (``ipnet.address``), or None for a hostname (``[v6]`` brackets allowed).
 
-    ``"203.0.113.10"`` → ``IPv4Address("203.0.113.10")``; ``"[fd99:1::1]"`` → ``IPv6Address("fd99:1::1")``;
-    ``"dc.example.net"``, ``None`` → ``None``. Never raises.
+    ``"203.0.113.10"`` → ``IPAddress("203.0.113.10")``; ``"[fd99:1::1]"`` → ``IPAddress("fd99:1::1")``;
+    ``"fe80::1%wg0"`` → the scoped address; ``"dc.example.net"``, ``"300.1.1.1"``, ``None`` → ``None``.
+    Raises nothing but ``ipnet.NetaddrMissing``.
     """
-    try:
-        return ipaddress.ip_address(str(value).strip().strip("[]"))
-    except ValueError:
-        return None
+    return ipnet.address(str(value).strip().strip("[]"))
 
 
 def wireguard_interfaces(network: dict) -> dict:
@@ -99,32 +94,39 @@ def wireguard_interfaces(network: dict) -> dict:
     return result
 
 
+def _listed(networks):
+    """``a``, ``a and b``, ``a, b and c``."""
+    names = [str(net) for net in networks]
+    return names[0] if len(names) == 1 else "%s and %s" % (", ".join(names[:-1]), names[-1])
+
+
 def classify_tunnel(peers) -> dict:
     """Classify an interface as ``split`` or ``full`` tunnel from its peers.
 
-    Full when a peer with ``route_allowed_ips`` has ``0.0.0.0/0``, ``::/0``, both halves
-    (``0.0.0.0/1`` + ``128.0.0.0/1``, or ``::/1`` + ``8000::/1``), or a routed prefix that
-    contains some peer's endpoint address. Returns ``{"tunnel": "full"|"split", "reason": str|None,
-    "routed": [prefixes]}``; ``reason`` names the prefixes (full only).
+    Full when the allowed_ips of the peers with ``route_allowed_ips`` hold every IPv4 or every
+    IPv6 address between them (``0.0.0.0/0``; ``::/0``; both halves, ``0.0.0.0/1`` +
+    ``128.0.0.0/1`` or ``::/1`` + ``8000::/1``; four quarters; overlapping pieces), or a routed
+    prefix holds some peer's endpoint address (same family: ``::ffff:0:0/96`` holds no IPv4
+    endpoint). Returns ``{"tunnel": "full"|"split", "reason": str|None, "routed": [prefixes]}``;
+    ``reason`` names the prefixes (full only): ``routed allowed_ips include 0.0.0.0/1 and
+    128.0.0.0/1`` (the routed prefixes no other routed one holds), or ``endpoint 203.0.113.10 is
+    inside the routed allowed_ips 203.0.113.0/24``. A prefix that is none raises ParseError.
     """
     routed = []
     for peer in peers:
         if peer["route_allowed_ips"]:
             routed.extend(peer["allowed_ips"])
-    normalised = {str(_network(p, "allowed_ips")) for p in routed}
-    for prefix in _DEFAULT_COVERING:
-        if prefix in normalised:
-            return {"tunnel": "full", "reason": "routed allowed_ips include %s" % prefix, "routed": routed}
-    for low, high in _SPLIT_DEFAULT_HALVES:
-        if low in normalised and high in normalised:
-            return {"tunnel": "full", "reason": "routed allowed_ips include %s and %s" % (low, high), "routed": routed}
+    networks = [_network(p, "allowed_ips") for p in routed]
+    for version in (4, 6):
+        if ipnet.covers_everything(networks, version):
+            pieces = [net for net in ipnet.outermost(networks) if net.version == version]
+            return {"tunnel": "full", "reason": "routed allowed_ips include %s" % _listed(pieces), "routed": routed}
     for peer in peers:
         address = endpoint_address(peer.get("endpoint_host"))
         if address is None:
             continue
-        for prefix in routed:
-            network = _network(prefix, "allowed_ips")
-            if network.version == address.version and address in network:
+        for prefix, network in zip(routed, networks):
+            if address in network:
                 return {"tunnel": "full", "reason": "endpoint %s is inside the routed allowed_ips %s" % (address, prefix),
                         "routed": routed}
     return {"tunnel": "split", "reason": None, "routed": routed}
@@ -197,9 +199,8 @@ def configured_routes(network: dict) -> list:
         if not isinstance(target, str) or not target:
             continue
         spec = target if netmask is None or "/" in target else "%s/%s" % (target, netmask)
-        try:
-            net = ipaddress.ip_network(spec, strict=False)
-        except ValueError:
+        net = ipnet.network(spec)
+        if net is None:
             continue
         if (section["type"] == "route6") != (net.version == 6):
             continue
@@ -214,10 +215,8 @@ def configured_routes(network: dict) -> list:
 
 
 def _same_address(first, second):
-    try:
-        return ipaddress.ip_address(first) == ipaddress.ip_address(second)
-    except ValueError:
-        return False
+    parsed = ipnet.address(first)
+    return parsed is not None and parsed == ipnet.address(second)
 
 
 def _same_metric(expected, printed, version):
@@ -238,14 +237,11 @@ def route_section(route, sections, network):
     """
     if route.get("protocol") == "kernel" or route.get("type", "unicast") != "unicast":
         return None
-    dst = route.get("dst")
-    try:
-        net = ipaddress.ip_network("0.0.0.0/0" if dst == "default" and route.get("family") != "inet6"
-                                   else "::/0" if dst == "default" else dst, strict=False)
-    except (TypeError, ValueError):
+    net = route_network(route)
+    if net is None:
         return None
     for section in sections:
-        if ipaddress.ip_network(section["target"]) != net:
+        if ipnet.network(section["target"]) != net:
             continue
         if section["gateway"] and not _same_address(section["gateway"], route.get("gateway") or ""):
             continue
@@ -274,12 +270,12 @@ def user_routes_to(network: dict, routes, address, sections=None) -> list:
     sections = configured_routes(network) if sections is None else sections
     found = []
     for section in sections:
-        net = ipaddress.ip_network(section["target"])
-        if net.version != wanted.version or net.prefixlen == 0 or wanted not in net:
+        net = ipnet.network(section["target"])
+        if net.prefixlen == 0 or wanted not in net:
             continue
         installed = next((route for route in routes if route_section(route, [section], network) is section), None)
         found.append(dict(section, installed=short_route(installed)))
-    return sorted(found, key=lambda entry: -ipaddress.ip_network(entry["target"]).prefixlen)
+    return sorted(found, key=lambda entry: -ipnet.network(entry["target"]).prefixlen)
 
 
 def user_route_conflict(user_routes, address, preferred_device):
@@ -297,7 +293,7 @@ def user_route_conflict(user_routes, address, preferred_device):
                  and entry["installed"].get("table") in _MAIN_TABLES]
     if not installed:
         return None
-    winner = min(installed, key=lambda entry: (-ipaddress.ip_network(entry["target"]).prefixlen,
+    winner = min(installed, key=lambda entry: (-ipnet.network(entry["target"]).prefixlen,
                                                entry["installed"].get("metric") or 0))
     dev = winner["installed"].get("dev")
     if dev == preferred_device:
@@ -323,10 +319,8 @@ def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
     """
     tunnels = set(wireguard_interfaces(network))
     devices = [preferred_device] if preferred_device else []
-    for route in routes:
-        if (route.get("type", "unicast") == "unicast" and route.get("dst") in ("default", "0.0.0.0/0", "::/0")
-                and route.get("table") in _MAIN_TABLES and route.get("dev") and route["dev"] not in tunnels
-                and route["dev"] not in devices):
+    for route in default_routes(routes):
+        if route.get("table") in _MAIN_TABLES and route.get("dev") and route["dev"] not in tunnels and route["dev"] not in devices:
             devices.append(route["dev"])
     names = {}
     for name, section in network.items():
@@ -373,11 +367,8 @@ def find_pinned_routes(routes, address, network=None) -> list:
             continue
         if sections and route_section(route, sections, network) is not None:
             continue
-        try:
-            net = ipaddress.ip_network(route.get("dst", ""), strict=False)
-        except ValueError:
-            continue
-        if net.num_addresses == 1 and net.network_address == wanted:
+        net = ipnet.network(route.get("dst", ""))
+        if net is not None and net.size == 1 and net.ip == wanted:
             found.append(route)
     return found
 
@@ -388,9 +379,11 @@ def route_delete_argv(route) -> list:
     ``{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0", "table": "main"}`` →
     ``["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]``
     """
-    address = ipaddress.ip_address(route["dst"].split("/")[0])
+    address = ipnet.address(route["dst"].split("/")[0])
+    if address is None:
+        raise ParseError("route_delete_argv: %r is not a host route" % (route["dst"],))
     argv = ["ip"] + (["-6"] if address.version == 6 else []) + [
-        "route", "del", "%s/%d" % (address, address.max_prefixlen)]
+        "route", "del", "%s/%d" % (address, ipnet.host_prefixlen(address))]
     if route.get("gateway"):
         argv += ["via", route["gateway"]]
     argv += ["dev", route["dev"]]
@@ -409,8 +402,7 @@ def over_tunnel(info, connection_address) -> bool:
     if address is None:
         return False
     for prefix in [p for peer in info["peers"] if peer["route_allowed_ips"] for p in peer["allowed_ips"]] + info["addresses"]:
-        net = _network(prefix, "allowed_ips")
-        if net.version == address.version and address in net:
+        if address in _network(prefix, "allowed_ips"):
             return True
     return False
 

@@ -8,29 +8,24 @@ the iperf3 server): no spaces, quotes, newlines, ports, lists or shell syntax ge
 
 from __future__ import annotations
 
-import ipaddress
 import re
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
 # A host name or an IPv4 literal: letters, digits, dots and dashes, starting with a letter or digit.
 _HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")
-# The zone of a scoped IPv6 literal, as in fe80::1%br-lan.
-_ZONE = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def is_host_or_address(value) -> bool:
     """``"hub.example.net"``, ``"10.44.0.1"``, ``"::1"``, ``"fe80::1%wg0"`` → True;
     ``"10.0.0.1:5201"``, ``"a b"``, ``"-R"``, ``"host;id"``, ``"10.0.0.1\\n"``, a non-str → False.
 
-    A value with a colon must be an IPv6 address (``ipaddress.IPv6Address``), optionally with a
+    A value with a colon must be an IPv6 address (``ipnet.address``: netaddr), optionally with a
     ``%zone`` of letters, digits, ``_``, ``.`` and ``-``.
     """
     if not isinstance(value, str):
         return False
     if ":" not in value:
         return bool(_HOST.fullmatch(value))
-    address, sep, zone = value.partition("%")
-    try:
-        ipaddress.IPv6Address(address)
-    except ValueError:
-        return False
-    return not sep or bool(_ZONE.fullmatch(zone))
+    parsed = ipnet.address(value)
+    return parsed is not None and parsed.version == 6

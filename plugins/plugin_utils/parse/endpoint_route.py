@@ -4,17 +4,17 @@
 
 from __future__ import annotations
 
-import ipaddress
-
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import find_host_route
 
 
-def _contains(dst, address):
-    if dst == "default":
-        return True, 0
-    try:
-        network = ipaddress.ip_network(dst, strict=False)
-    except ValueError:
+def _contains(route, address):
+    """``(whether route's dst holds address, its prefix length)``; a ``default`` of the other family holds nothing."""
+    if route.get("dst") == "default":
+        return route.get("family") in (None, "inet6" if address.version == 6 else "inet"), 0
+    network = ipnet.network(route.get("dst", ""))
+    if network is None:
         return False, -1
     return address in network, network.prefixlen
 
@@ -31,9 +31,15 @@ def describe_endpoint_route(used, routes, address):
     "host_route": dict|None}``; ``host_route`` is the /32 (/128) route for the endpoint if one
     exists in any table (netifd adds one with ``proto static`` when an interface starts, see
     OpenWrt's proto_add_host_dependency), ``static_host_route`` is true when that route exists
-    and is not a kernel route. Unknown values are None.
+    and is not a kernel route. Unknown values are None: an IPv6 ``address`` against IPv4 routes
+    (``ip route show`` without ``-6``) has no ``dst``, ``protocol`` or ``metric``, the IPv4
+    default route is not its route. Overlapping prefixes: the longest one holding the address
+    wins (``10.1.0.0/16`` over ``10.0.0.0/8``), the first listed among equals.
+    Raises ParseError when ``address`` is not an IP address.
     """
-    addr = ipaddress.ip_address(address)
+    addr = ipnet.address(address)
+    if addr is None:
+        raise ParseError("describe_endpoint_route: %r is not an IP address" % (address,))
     table = used.get("table") or "main"
     best = None
     best_len = -1
@@ -44,7 +50,7 @@ def describe_endpoint_route(used, routes, address):
             continue
         if used.get("gateway") and route.get("gateway") not in (None, used.get("gateway")):
             continue
-        inside, prefixlen = _contains(route.get("dst", ""), addr)
+        inside, prefixlen = _contains(route, addr)
         if inside and prefixlen > best_len:
             best, best_len = route, prefixlen
     host_route = find_host_route(routes, address)

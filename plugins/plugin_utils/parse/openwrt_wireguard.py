@@ -135,8 +135,8 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
 
     A uci peer the kernel does not know has ``live: None``; a live peer or interface missing
     from uci has ``in_uci: False`` and None for the uci keys. ``full_tunnel`` uses the live
-    endpoint when known, else the uci ``endpoint_host`` (see classify_tunnel: 0.0.0.0/0, ::/0,
-    both /1 halves, or the endpoint inside the routed allowed_ips; only ``route_allowed_ips``
+    endpoint when known, else the uci ``endpoint_host`` (see classify_tunnel: every IPv4 or IPv6
+    address in any pieces, 0.0.0.0/0 or both /1 halves, or the endpoint inside the routed allowed_ips; only ``route_allowed_ips``
     peers count, so a live-only peer is never full). Peers keep uci order, live-only ones last.
 
     Raises ParseError naming the uci path for a bad boolean, number or prefix.

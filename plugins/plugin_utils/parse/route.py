@@ -9,10 +9,10 @@ Both produce the same normalised route dict. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
 ROUTE_TYPES = ("unicast", "local", "broadcast", "multicast", "unreachable", "blackhole", "prohibit",
                "throw", "nat", "anycast")
@@ -227,20 +227,27 @@ def parse_ip_route_get_text(text: str) -> dict:
     return routes[0]
 
 
-def _as_network(dst):
-    try:
-        return ipaddress.ip_network(dst, strict=False)
-    except ValueError:
-        return None
+def route_network(route):
+    """A parsed route's destination as a netaddr ``IPNetwork``, or None when it is no prefix.
+
+    ``"203.0.113.10"`` → ``203.0.113.10/32``; ``"10.0.0.0/24"`` → itself; ``"default"`` →
+    ``::/0`` for an IPv6 route (``family`` ``inet6``), else ``0.0.0.0/0`` (``ip route`` lists
+    IPv4 unless given ``-6``, and a gateway-less IPv4 ``default dev wg0`` has no family).
+    """
+    dst = route.get("dst")
+    if dst == "default":
+        return ipnet.everything(6 if route.get("family") == "inet6" else 4)
+    return ipnet.network(dst)
 
 
 def find_host_route(routes, address, table=None):
     """Find the unicast host route (/32 or /128) for ``address`` in parsed routes.
 
     ``routes`` is a list from parse_ip_route_show (or _text); ``address`` an IPv4/IPv6 address
-    string (``"203.0.113.10"``, ``"2001:db8:10::10"``). A route matches when its ``dst`` is the
-    address itself, ``address/32`` or ``address/128`` and its type is unicast; with ``table``
-    (``"main"``, ``"1"``) only that table is searched. Returns the first match or None.
+    string (``"203.0.113.10"``, ``"2001:db8:10::10"``, ``"[2001:db8:10::10]"``). A route matches
+    when its ``dst`` is the address itself, ``address/32`` or ``address/128`` (any spelling:
+    ``2001:db8:10:0::10``) and its type is unicast; with ``table`` (``"main"``, ``"1"``) only that
+    table is searched. Returns the first match or None.
 
     ``find_host_route(routes, "203.0.113.10")`` →
     ``{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0", "protocol": "static",
@@ -248,17 +255,16 @@ def find_host_route(routes, address, table=None):
 
     Raises ParseError when ``address`` is not an IP address.
     """
-    try:
-        wanted = ipaddress.ip_address(str(address).strip("[]"))
-    except ValueError:
-        raise ParseError("find_host_route: %r is not an IP address" % (address,)) from None
+    wanted = ipnet.address(str(address).strip("[]"))
+    if wanted is None:
+        raise ParseError("find_host_route: %r is not an IP address" % (address,))
     for route in routes:
         if route.get("type", "unicast") != "unicast":
             continue
         if table is not None and route.get("table") != table:
             continue
-        network = _as_network(route.get("dst", ""))
-        if network is not None and network.num_addresses == 1 and network.network_address == wanted:
+        network = ipnet.network(route.get("dst", ""))
+        if network is not None and network.size == 1 and network.ip == wanted:
             return route
     return None
 
@@ -270,10 +276,15 @@ def default_routes(routes) -> list:
     ``[{"dst": "default", "gateway": "192.0.2.1", "dev": "eth1", "metric": 10, "table": "main",
     ...}, {"dst": "default", "gateway": "198.51.100.1", "dev": "wwan0", "metric": 20, ...}]``
 
-    Routes of every table in the input are kept (filter on ``table`` for policy routing such
-    as mwan3); unreachable/blackhole defaults are left out. The kernel prefers the lowest
-    ``metric``; None means the metric was not printed (0 for IPv4).
+    A default route is one whose destination holds every address of its family: ``default``, or a
+    ``/0`` however spelled (``0::/0``); the two halves ``0.0.0.0/1`` and ``128.0.0.0/1`` are two
+    routes, not a default route. Routes of every table in the input are kept (filter on ``table``
+    for policy routing such as mwan3); unreachable/blackhole defaults are left out. The kernel
+    prefers the lowest ``metric``; None means the metric was not printed (0 for IPv4).
     """
-    return [route for route in routes
-            if route.get("type", "unicast") == "unicast"
-            and route.get("dst") in ("default", "0.0.0.0/0", "::/0")]
+    found = []
+    for route in routes:
+        network = route_network(route) if route.get("type", "unicast") == "unicast" else None
+        if network is not None and network.prefixlen == 0:
+            found.append(route)
+    return found

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.ping_burst import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import ping_burst_script
 
 TARGETS = ["100.64.10.1", "100.64.20.1"]
@@ -70,3 +71,18 @@ def test_bad_input_fails_naming_the_option_and_runs_nothing(args, named):
     action = FakePingBurstAction(args, {})
     result = action.run(task_vars={})
     assert result["failed"] is True and named in result["msg"] and action.ran == []
+
+
+@pytest.mark.parametrize("target", ["2001:db8::1", "fe80::1%wg0"])
+def test_without_netaddr_an_ipv6_target_fails_naming_the_package(monkeypatch, target):
+    monkeypatch.setattr(ipnet, "netaddr", None)
+    result = FakePingBurstAction({"targets": [target]}, {}).run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == "tunnelfix.fleet needs the Python package netaddr on the controller: pip install netaddr==1.3.0"
+
+
+@pytest.mark.parametrize("target, accepted", [("2001:db8::1", True), ("fe80::1%wg0", True), ("2001:db8::g", False),
+                                              ("[2001:db8::1]", False), ("300.1.1.1:1", False)])
+def test_an_ipv6_target_is_read_with_netaddr(target, accepted):
+    result = FakePingBurstAction({"targets": [target]}, {}).run(task_vars={})
+    assert ("is not an IP address or host name" in (result.get("msg") or "")) is not accepted

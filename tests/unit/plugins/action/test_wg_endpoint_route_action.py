@@ -12,6 +12,7 @@ import json
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
 SHOW = "uci -q show network"
 CHANGES = "uci changes network"
@@ -295,3 +296,13 @@ def test_a_bad_metered_uplink_fails_before_any_command(fake, user_route, names):
     result = action.run(task_vars={})
     assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],))
     assert action.ran == []
+
+
+def test_without_netaddr_the_task_fails_naming_the_package_and_the_fix(fake, case01, monkeypatch):
+    monkeypatch.setattr(ipnet, "netaddr", None)
+    action = fake({}, case01)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"].endswith("tunnelfix.fleet needs the Python package netaddr on the controller: pip install netaddr==1.3.0")
+    assert result["msg"].startswith("uci network: ") and "Traceback" not in repr(result)
+    assert SET not in action.router.calls() and DEL not in action.router.calls()   # nothing changed

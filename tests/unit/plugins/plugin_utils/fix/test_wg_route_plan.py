@@ -11,7 +11,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wire
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
     classify_tunnel, configured_routes, find_pinned_routes, find_uplinks, interface_devices, metered_refusal, metered_unmatched,
-    plan_wg_endpoint_routes, route_delete_argv, route_section, uplink_device, user_route_conflict, wireguard_interfaces)
+    over_tunnel, plan_wg_endpoint_routes, route_delete_argv, route_section, uplink_device, user_route_conflict, wireguard_interfaces)
 
 
 def uci_targets(network):
@@ -38,6 +38,83 @@ def _peer(allowed, routed=True, endpoint="203.0.113.10"):
 def test_classify_tunnel(peers, tunnel, reason):
     got = classify_tunnel(peers)
     assert (got["tunnel"], got["reason"]) == (tunnel, reason)
+
+
+QUARTERS = ["0.0.0.0/2", "64.0.0.0/2", "128.0.0.0/2", "192.0.0.0/2"]
+V6_QUARTERS = ["::/2", "4000::/2", "8000::/2", "c000::/2"]
+HOST = "vpn.example.net"  # a hostname endpoint: only the allowed_ips themselves can tell a full tunnel
+
+
+@pytest.mark.parametrize("peers, tunnel, reason", [
+    # every IPv4 address, in more pieces than two halves
+    ([_peer(QUARTERS, endpoint=HOST)], "full",
+     "routed allowed_ips include 0.0.0.0/2, 64.0.0.0/2, 128.0.0.0/2 and 192.0.0.0/2"),
+    ([_peer(QUARTERS)], "full", "routed allowed_ips include 0.0.0.0/2, 64.0.0.0/2, 128.0.0.0/2 and 192.0.0.0/2"),
+    ([_peer(QUARTERS[:3], endpoint=HOST)], "split", None),
+    ([_peer(["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/2"], endpoint=HOST)], "full",
+     "routed allowed_ips include 0.0.0.0/1, 128.0.0.0/2 and 192.0.0.0/2"),
+    ([_peer(["0.0.0.0/1", "128.0.0.0/2"], endpoint=HOST)], "split", None),
+    ([_peer(QUARTERS[:2], endpoint=HOST), _peer(QUARTERS[2:], endpoint=None)], "full",
+     "routed allowed_ips include 0.0.0.0/2, 64.0.0.0/2, 128.0.0.0/2 and 192.0.0.0/2"),
+    ([_peer(QUARTERS[:2], endpoint=HOST), _peer(QUARTERS[2:], routed=False, endpoint=None)], "split", None),
+    # the halves, in any order, with an overlapping prefix: named by the halves
+    ([_peer(["128.0.0.0/1", "0.0.0.0/1"], endpoint=HOST)], "full", "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"),
+    ([_peer(["0.0.0.0/1", "10.0.0.0/8", "128.0.0.0/1"], endpoint=HOST)], "full",
+     "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"),
+    ([_peer(["0.0.0.0/1", "10.0.0.0/8"], endpoint=HOST)], "split", None),
+    ([_peer(["0.0.0.0/1", "128.0.0.0/1", "0.0.0.0/0"], endpoint=HOST)], "full", "routed allowed_ips include 0.0.0.0/0"),
+    ([_peer(["0.0.0.1/0"], endpoint=HOST)], "full", "routed allowed_ips include 0.0.0.0/0"),   # host bits cleared
+    # IPv6
+    ([_peer(["::/1", "8000::/1"], endpoint=HOST)], "full", "routed allowed_ips include ::/1 and 8000::/1"),
+    ([_peer(V6_QUARTERS, endpoint=HOST)], "full", "routed allowed_ips include ::/2, 4000::/2, 8000::/2 and c000::/2"),
+    ([_peer(V6_QUARTERS[1:], endpoint=HOST)], "split", None),
+    ([_peer(["::/1"], endpoint=HOST)], "split", None),
+    ([_peer(["0::0/0"], endpoint=HOST)], "full", "routed allowed_ips include ::/0"),
+    ([_peer(["::/1", "8000::/1", "0.0.0.0/1", "128.0.0.0/1"], endpoint=HOST)], "full",
+     "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"),
+    # overlapping prefixes and the endpoint: the first routed prefix that holds it is named
+    ([_peer(["10.0.0.0/8", "10.1.0.0/16"], endpoint="10.1.2.3")], "full", "endpoint 10.1.2.3 is inside the routed allowed_ips 10.0.0.0/8"),
+    ([_peer(["10.1.0.0/16", "10.0.0.0/8"], endpoint="10.1.2.3")], "full",
+     "endpoint 10.1.2.3 is inside the routed allowed_ips 10.1.0.0/16"),
+    ([_peer(["10.0.0.0/8", "10.1.0.0/16"], endpoint="11.0.0.1")], "split", None),
+    ([_peer(["203.0.113.0/24"], endpoint="203.0.114.0")], "split", None),     # just past the prefix
+    ([_peer(["203.0.113.0/24"], endpoint="203.0.112.255")], "split", None),   # just before it
+    ([_peer(["203.0.113.0/24"], endpoint="203.0.113.255")], "full",
+     "endpoint 203.0.113.255 is inside the routed allowed_ips 203.0.113.0/24"),
+    # the endpoint's family: a v4 endpoint is in no IPv6 prefix, IPv4-mapped ones included
+    ([_peer(["2001:db8::/32", "::ffff:0:0/96"])], "split", None),
+    ([_peer(["::ffff:0:0/96"], endpoint="::ffff:203.0.113.10")], "full",
+     "endpoint ::ffff:203.0.113.10 is inside the routed allowed_ips ::ffff:0:0/96"),
+    ([_peer(["203.0.113.0/24"], endpoint="::ffff:203.0.113.10")], "split", None),
+    ([_peer(["2001:db8::/32"], endpoint="[2001:db8::10]")], "full", "endpoint 2001:db8::10 is inside the routed allowed_ips 2001:db8::/32"),
+    ([_peer(["2001:db8::/32"], endpoint="[2001:db9::10]")], "split", None),
+    ([_peer(["fe80::/64"], endpoint="fe80::1%wg0")], "full", "endpoint fe80::1%wg0 is inside the routed allowed_ips fe80::/64"),
+    ([_peer(["10.0.0.0/8"], endpoint="300.1.1.1")], "split", None),     # not an address: a hostname to look up
+])
+def test_classify_tunnel_edges(peers, tunnel, reason):
+    got = classify_tunnel(peers)
+    assert (got["tunnel"], got["reason"]) == (tunnel, reason)
+
+
+@pytest.mark.parametrize("prefix", ["300.1.1.1", "10.0.0.0/33", "", "10/8", "10.0.0.0/8 ", "fe80::1%wg0/128", "::/129"])
+def test_classify_tunnel_refuses_what_is_no_prefix(prefix):
+    with pytest.raises(ParseError, match="allowed_ips: %r is not an address or prefix" % prefix):
+        classify_tunnel([_peer(["10.0.0.0/8", prefix])])
+
+
+@pytest.mark.parametrize("peers, connection, inside", [
+    ([_peer(QUARTERS, endpoint=HOST)], "198.51.100.7", True),
+    ([_peer(QUARTERS[:3], endpoint=HOST)], "198.51.100.7", False),
+    ([_peer(["10.0.0.0/8", "10.1.0.0/16"])], "10.1.0.1", True),
+    ([_peer(["10.0.0.0/8"], routed=False)], "10.1.0.1", False),
+    ([_peer(["::/0"])], "198.51.100.7", False),
+    ([_peer(["::/0"])], "[2001:db8::7]", True),
+    ([_peer([])], "10.77.0.9", True),               # the interface's own subnet
+    ([_peer([])], "10.78.0.1", False),
+    ([_peer(["10.0.0.0/8"])], "ansible.example.net", False),
+])
+def test_over_tunnel(peers, connection, inside):
+    assert over_tunnel({"peers": peers, "addresses": ["10.77.0.2/24"]}, connection) is inside
 
 
 def test_wireguard_interfaces_case01(load_fixture):
@@ -404,3 +481,12 @@ def test_a_pppoe_preferred_uplink_is_one_uplink_not_a_phantom_and_a_stranger():
     found = find_uplinks(network, routes, uplink_device(network, "pwan"), ["wanb"])
     assert [(u["interface"], u["device"], u["preferred"], u["metered"]) for u in found] == [
         ("pwan", "pppoe-pwan", True, False), ("wanb", "wwan0", False, True)]
+
+
+@pytest.mark.parametrize("allowed, reason", [
+    (["0.0.0.0/1", "128.0.0.0/1", "::/0"], "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"),   # IPv4 is named first
+    (["::/0", "10.0.0.0/8"], "routed allowed_ips include ::/0"),
+    (["::/1", "8000::/1", "::/0"], "routed allowed_ips include ::/0"),
+])
+def test_a_full_tunnel_names_the_outermost_prefixes_ipv4_first(allowed, reason):
+    assert classify_tunnel([_peer(allowed, endpoint=HOST)])["reason"] == reason

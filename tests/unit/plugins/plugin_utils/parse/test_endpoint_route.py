@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_get, parse_ip_route_show
 
@@ -132,4 +133,52 @@ def test_raw_iproute2_json_without_table_and_type_reads_as_main_unicast(load_fix
 @pytest.mark.parametrize("address", ["vpn.example.net", ""])
 def test_not_an_address_is_refused(address):
     with pytest.raises(ValueError):
+        describe_endpoint_route({"dev": "eth0"}, [], address)
+
+
+V4_DEFAULT = {"dst": "default", "gateway": "192.0.2.1", "dev": "eth1", "protocol": "static", "metric": 10}
+V6_DEFAULT = {"dst": "default", "gateway": "fe80::1", "dev": "eth1", "protocol": "ra", "metric": 1024, "pref": "medium"}
+DEV_DEFAULT = {"dst": "default", "dev": "eth1", "protocol": "static", "metric": 5}  # no address: family unknown
+
+
+@pytest.mark.parametrize("routes, address, dst, protocol", [
+    ((V4_DEFAULT,), "203.0.113.10", "default", "static"),
+    ((V4_DEFAULT,), "2001:db8::10", None, None),                # ip route show lists IPv4: its default is no IPv6 route
+    ((V4_DEFAULT,), "::ffff:203.0.113.10", None, None),         # IPv4-mapped is IPv6 to the kernel
+    ((V6_DEFAULT,), "2001:db8::10", "default", "ra"),
+    ((V6_DEFAULT,), "203.0.113.10", None, None),
+    ((V6_DEFAULT, V4_DEFAULT), "203.0.113.10", "default", "static"),
+    ((V4_DEFAULT, V6_DEFAULT), "2001:db8::10", "default", "ra"),
+    ((DEV_DEFAULT,), "203.0.113.10", "default", "static"),      # unknown family: either
+    ((DEV_DEFAULT,), "2001:db8::10", "default", "static"),
+])
+def test_a_default_route_carries_only_its_own_family(routes, address, dst, protocol):
+    described = describe_endpoint_route(_used(dst=address, dev="eth1"), _routes(*routes), address)
+    assert (described["dst"], described["protocol"]) == (dst, protocol)
+
+
+WIDE = {"dst": "10.0.0.0/8", "dev": "wg0", "protocol": "static", "metric": 8}
+NARROW = {"dst": "10.1.0.0/16", "dev": "wg0", "protocol": "static", "metric": 16}
+
+
+@pytest.mark.parametrize("routes, address, dst", [
+    ((WIDE, NARROW), "10.1.2.3", "10.1.0.0/16"),
+    ((NARROW, WIDE), "10.1.2.3", "10.1.0.0/16"),
+    ((WIDE, NARROW), "10.1.255.255", "10.1.0.0/16"),
+    ((WIDE, NARROW), "10.2.0.0", "10.0.0.0/8"),             # just past the /16
+    ((WIDE, NARROW), "10.0.255.255", "10.0.0.0/8"),         # just before it
+    ((WIDE, NARROW), "11.0.0.0", None),
+    (({"dst": "2001:db8::/32", "dev": "wg0", "pref": "medium"}, {"dst": "2001:db8:1::/48", "dev": "wg0", "pref": "medium"}),
+     "2001:db8:1::7", "2001:db8:1::/48"),
+    (({"dst": "2001:db8::/32", "dev": "wg0", "pref": "medium"}, {"dst": "2001:db8:1::/48", "dev": "wg0", "pref": "medium"}),
+     "2001:db8:2::7", "2001:db8::/32"),
+])
+def test_overlapping_prefixes_the_longest_holding_the_address_wins(routes, address, dst):
+    described = describe_endpoint_route(_used(dst=address, dev="wg0"), _routes(*routes), address)
+    assert described["dst"] == dst
+
+
+@pytest.mark.parametrize("address", ["300.1.1.1", "10.0.0.0/8", "[::1]"])
+def test_not_an_address_is_refused_naming_it(address):
+    with pytest.raises(ParseError, match=r"describe_endpoint_route: '.*' is not an IP address"):
         describe_endpoint_route({"dev": "eth0"}, [], address)

@@ -14,6 +14,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import
     parse_ip_route_get_text,
     parse_ip_route_show,
     parse_ip_route_show_text,
+    route_network,
 )
 
 # The lab namespace rebuilds case 01: primary eth1 (metric 10), backup wwan0 (metric 20), and the
@@ -178,7 +179,22 @@ def test_find_host_route_accepts_the_slash_32_spelling():
     assert find_host_route(routes, "203.0.113.10")["dev"] == "wwan0"
 
 
-@pytest.mark.parametrize("address", ["vpn.example.net", "203.0.113.10:51820", "", None])
+@pytest.mark.parametrize("dst, address, found", [
+    ("2001:db8:10::10/128", "2001:db8:10:0::10", True),     # any spelling of the same address
+    ("2001:db8:10:0::10", "[2001:db8:10::10]", True),
+    ("2001:db8:10::10", "2001:db8:10::11", False),
+    ("203.0.113.10/32", "203.0.113.10", True),
+    ("203.0.113.10/31", "203.0.113.10", False),               # two addresses: no host route
+    ("::ffff:203.0.113.10", "203.0.113.10", False),           # IPv4-mapped IPv6 is another family
+    ("203.0.113.10", "::ffff:203.0.113.10", False),
+])
+def test_find_host_route_compares_addresses_not_spellings(dst, address, found):
+    routes = parse_ip_route_show('[{"dst":"%s","dev":"wwan0","protocol":"static"}]' % dst)
+    assert (find_host_route(routes, address) is not None) is found
+
+
+@pytest.mark.parametrize("address", ["vpn.example.net", "203.0.113.10:51820", "", None, "300.1.1.1", "10.0.0.0/33",
+                                     "203.0.113.10/32", "010.0.0.1"])
 def test_find_host_route_rejects_non_addresses(address):
     with pytest.raises(ParseError, match="is not an IP address"):
         find_host_route([], address)
@@ -202,6 +218,32 @@ def test_default_routes_accepts_prefix_spelling():
     routes = parse_ip_route_show('[{"dst":"0.0.0.0/0","dev":"eth0"},{"dst":"::/0","dev":"eth0"},'
                                  '{"dst":"0.0.0.0/1","dev":"wg0"}]')
     assert [r["dst"] for r in default_routes(routes)] == ["0.0.0.0/0", "::/0"]
+
+
+@pytest.mark.parametrize("dst, default", [
+    ("default", True), ("0.0.0.0/0", True), ("::/0", True), ("0::0/0", True),
+    ("0.0.0.0/1", False), ("128.0.0.0/1", False), ("::/1", False), ("8000::/1", False), ("0.0.0.0", False),
+    ("not-a-prefix", False),
+])
+def test_a_default_route_holds_every_address_of_its_family(dst, default):
+    routes = parse_ip_route_show('[{"dst":"%s","dev":"eth0"}]' % dst)
+    assert bool(default_routes(routes)) is default
+
+
+@pytest.mark.parametrize("route, network", [
+    ({"dst": "default", "family": "inet"}, "0.0.0.0/0"),
+    ({"dst": "default", "family": None}, "0.0.0.0/0"),
+    ({"dst": "default", "family": "inet6"}, "::/0"),
+    ({"dst": "203.0.113.10"}, "203.0.113.10/32"),
+    ({"dst": "2001:db8::10"}, "2001:db8::10/128"),
+    ({"dst": "10.0.0.1/24"}, "10.0.0.0/24"),
+    ({"dst": "10.0.0.0/33"}, None),
+    ({"dst": "300.1.1.1"}, None),
+    ({}, None),
+])
+def test_route_network(route, network):
+    got = route_network(route)
+    assert (None if got is None else str(got)) == network
 
 
 @pytest.mark.parametrize("text, family", [
