@@ -14,6 +14,8 @@
 #   build   ansible-galaxy collection build -> install into an empty path with no version override ->
 #           ansible-doc of every plugin and role entry point -> the FQCN playbook, failing on any
 #           warning or deprecation line (tests/build/check_artifact.sh, check_install.sh)
+#   readme  (2.19 and 2.21, the two the README names) its controller install run as written, with
+#           pip from PyPI, then diagnose from the installed collection (tests/matrix/readme_install.sh)
 # Each check's result goes to .cache/matrix/<version>.tsv (version, check, PASS/FAIL, seconds) for
 # tests/matrix/table.sh; the leg exits non-zero when any check failed.
 set -euo pipefail
@@ -47,4 +49,5 @@ check() {
 check sanity tests/sanity/run.sh
 check unit "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit
 check build bash -c 'tests/build/check_artifact.sh && tests/build/check_install.sh | grep -v "^ok   [a-z]* tunnelfix\.fleet\."'
+[[ $core == 2.20 ]] || check readme tests/matrix/readme_install.sh "$core"
 ! grep -q $'\tFAIL\t' "$results"
