@@ -44,7 +44,7 @@ mv tunnelfix-fleet-*.tar.gz '$work/'
 cd '$work'
 $(sed '1,/^ansible-galaxy collection build$/d' <<<"$block")"
 echo "== the README's controller install for ansible-core $core ($("$python" -V)), run as:"
-sed 's/^/   /' <<<"$script"
+while IFS= read -r line; do echo "   $line"; done <<<"$script"
 rc=0
 HOME=$work/home PATH="$work/bin:$repo/.venv/bin:/usr/sbin:/usr/bin:/sbin:/bin" ANSIBLE_NOCOLOR=1 \
   bash -c "$script" > "$work/out.log" 2>&1 || rc=$?

@@ -174,10 +174,10 @@ def test_report_document_copies_lazy_arguments_as_plain_data_without_deep_copyin
     meta = _NoDeepCopyDict(META)
     checks = _NoDeepCopyDict({"owrt": _NoDeepCopyDict({"f": {"status": "found", "reason": None}})})
     document = report_document(ROWS, findings, meta, checks)
-    assert document["findings"] == [FINDINGS[0]] and type(document["findings"]) is list
-    assert type(document["findings"][0]) is dict and type(document["meta"]) is dict
+    assert document["findings"] == [FINDINGS[0]] and not isinstance(document["findings"], _NoDeepCopyList)
+    assert not isinstance(document["findings"][0], _NoDeepCopyDict) and not isinstance(document["meta"], _NoDeepCopyDict)
     assert document["checks"] == {"owrt": {"f": {"status": "found", "reason": None}}}
-    assert type(document["checks"]["owrt"]) is dict
+    assert not isinstance(document["checks"]["owrt"], _NoDeepCopyDict)
     document["meta"]["command"] = "changed"
     assert meta["command"] == "ansible-playbook site.yml"
 
