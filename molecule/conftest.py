@@ -97,3 +97,28 @@ def fixture_ethtool_features(host):
         return dict(line.strip().split(": ", 1) for line in lines if ": " in line)
 
     return read
+
+
+@pytest.fixture(name="offloads")
+def fixture_offloads(ethtool_features):
+    """Return a reader of the three offloads a bridge fix turns off: ``offloads("lan1")`` -> ``{"generic-segmentation-offload": "off", ...}``."""
+
+    def read(device):
+        features = ethtool_features(device)
+        return {name: features.get(name) for name in ("generic-segmentation-offload", "tcp-segmentation-offload", "generic-receive-offload")}
+
+    return read
+
+
+@pytest.fixture(name="recorded_calls")
+def fixture_recorded_calls(text_lines):
+    """Return a reader of the OpenWrt-like image's stand-in call log: ``recorded_calls()`` -> ``["/sbin/ifup wg0", ...]``.
+
+    The image's stand-ins (init scripts, ifup/ifdown, mwan3) append ``<epoch seconds> <path> <arguments>`` to
+    /tmp/tunnelfix-calls.log (lab/images/openwrt/README.md); the epoch is left out.
+    """
+
+    def read():
+        return [line.split(" ", 1)[1] for line in text_lines("/tmp/tunnelfix-calls.log") if " " in line]
+
+    return read
