@@ -25,6 +25,15 @@ def fixture_sysctl(host):
     return read
 
 
+@pytest.fixture(name="peers")
+def fixture_peers(host):
+    """The hub's and the branch's public keys that the Debian WireGuard scenarios' prepare generated.
+
+    ``{"hub": "<key>", "branch": "<key>"}``, from /root/molecule-keys/<name>.pub (the private keys stay there).
+    """
+    return {name: host.file("/root/molecule-keys/%s.pub" % name).content_string.strip() for name in ("hub", "branch")}
+
+
 @pytest.fixture(name="text_lines")
 def fixture_text_lines(host):
     """Return a reader: ``text_lines("/tmp/tunnelfix-calls.log")`` -> the file's lines, ``[]`` when it is missing."""
