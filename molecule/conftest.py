@@ -2,8 +2,9 @@
 """Readers shared by the molecule scenarios' verify tests (``molecule/<scenario>/tests/test_*.py``).
 
 molecule's testinfra verifier runs pytest from the scenario directory on the scenario's test files,
-with ``--hosts podman://<instance>`` (molecule.yml, ``verifier.options``). pytest's rootdir is the
-repository (pytest.ini), so this file is the conftest of every scenario. Some targets are the
+with ``--connection podman --hosts podman://<instance>`` (molecule.yml, ``verifier.options``; where a
+scenario has two instances, each test file names its own in ``testinfra_hosts``). pytest's rootdir is
+the repository (pytest.ini), so this file is the conftest of every scenario. Some targets are the
 python-free OpenWrt-like image: every reader here is a shell command that BusyBox can run, and each
 returns the host's text as it is, so a failing ``assert`` prints the host's value.
 """
@@ -15,8 +16,7 @@ import pytest
 def fixture_sysctl(host):
     """Return a reader of the running kernel: ``sysctl("net.ipv4.tcp_rmem")`` -> ``"4096 131072 33554432"``.
 
-    Read from /proc/sys (BusyBox has no ``sysctl -n`` for several keys); runs of blanks and tabs
-    become one space.
+    Read from /proc/sys, the same on Debian and BusyBox; runs of blanks and tabs become one space.
     """
 
     def read(key):
