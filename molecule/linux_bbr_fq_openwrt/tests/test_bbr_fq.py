@@ -1,0 +1,34 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""linux_bbr_fq on the python-free router: BBR and the larger buffers live and in the drop-in, host-level keys not."""
+
+import pytest
+
+DROPIN = "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"
+
+
+@pytest.mark.parametrize("key, expected", [
+    ("net.ipv4.tcp_congestion_control", "bbr"),
+    ("net.ipv4.tcp_rmem", "4096 131072 33554432"),
+    ("net.ipv4.tcp_wmem", "4096 16384 33554432"),
+])
+def test_live_value(sysctl, key, expected):
+    assert sysctl(key) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "net.ipv4.tcp_congestion_control = bbr",
+    "net.ipv4.tcp_rmem = 4096 131072 33554432",
+    "net.ipv4.tcp_wmem = 4096 16384 33554432",
+])
+def test_dropin_persists(host, line):
+    assert line in host.file(DROPIN).content_string.splitlines()
+
+
+def test_dropin_leaves_out_the_host_level_keys(host):
+    lines = host.file(DROPIN).content_string.splitlines()
+    assert [line for line in lines if "default_qdisc" in line or "netdev_max_backlog" in line] == []
+
+
+def test_no_modules_d_entry_and_still_no_python(host):
+    assert not host.file("/etc/modules.d/60-tunnelfix-bbr").exists
+    assert host.run("command -v python3 python").stdout == ""
