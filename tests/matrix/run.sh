@@ -48,6 +48,6 @@ check() {
 
 check sanity tests/sanity/run.sh
 check unit "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit
-check build bash -c 'tests/build/check_artifact.sh && tests/build/check_install.sh | grep -v "^ok   [a-z]* tunnelfix\.fleet\."'
+check build bash -o pipefail -c 'tests/build/check_artifact.sh && tests/build/check_install.sh | grep -v "^ok   [a-z]* tunnelfix\.fleet\."'
 [[ $core == 2.20 ]] || check readme tests/matrix/readme_install.sh "$core"
 ! grep -q $'\tFAIL\t' "$results"
