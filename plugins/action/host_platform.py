@@ -4,8 +4,8 @@
 
 Documentation: plugins/modules/host_platform.py (``ansible-doc tunnelfix.fleet.host_platform``).
 One command, ``ls -1d /etc/openwrt_release`` (the file OpenWrt's base-files install): rc 0 is
-OpenWrt; 1 (BusyBox) or 2 (GNU ls) is not. The answer is set as the host fact ``tunnelfix_platform``,
-which every fixing role reads to pick its OpenWrt or Linux tasks.
+OpenWrt; 1 (BusyBox) or 2 (GNU ls) is not. The answer is the result's ``platform``, which each fixing role
+registers and reads to pick its OpenWrt or Linux tasks (no host fact: see plugins/modules/host_platform.py).
 """
 
 from __future__ import annotations
@@ -27,4 +27,4 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         res = self.run_command(PROBE, ok_rcs=(0, 1, 2))
         platform = platform_of(res["rc"])
-        return {"changed": False, "platform": platform, "ansible_facts": {"tunnelfix_platform": platform}}
+        return {"changed": False, "platform": platform}

@@ -8,13 +8,14 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: host_platform
-short_description: Tell an OpenWrt router from another Linux host (python-free) and set tunnelfix_platform
+short_description: Tell an OpenWrt router from another Linux host (python-free)
 version_added: 0.1.0
 description:
-  - Runs C(ls -1d /etc/openwrt_release) on the target (the file OpenWrt's base-files install) and sets the
-    host fact C(tunnelfix_platform) to C(openwrt) when it exists, else C(linux).
-  - The fixing roles (C(linux_bbr_fq), C(wireguard_keepalive), C(bridge_gso_off)) run it when no role has set
-    C(tunnelfix_platform) yet in this run, and pick their OpenWrt or Linux tasks by it.
+  - Runs C(ls -1d /etc/openwrt_release) on the target (the file OpenWrt's base-files install) and returns
+    RV(platform), C(openwrt) when it exists, else C(linux).
+  - Each fixing role runs it once and picks its OpenWrt or Linux tasks by its own registered result. No host
+    fact is set; on ansible-core 2.21 a fact shared by the roles was read back with another host's value
+    when the roles came from a looped C(include_role).
   - An action plugin running one command over the connection; works without Python on the target.
     Never reports changed.
 author:
@@ -37,10 +38,10 @@ notes:
 EXAMPLES = r"""
 - name: Find out whether the host is an OpenWrt router
   tunnelfix.fleet.host_platform:
-  when: tunnelfix_platform is not defined
+  register: my_role_platform
 
 - name: Run the platform's tasks
-  ansible.builtin.include_tasks: "{{ tunnelfix_platform }}.yml"
+  ansible.builtin.include_tasks: "{{ my_role_platform.platform }}.yml"
 """
 
 RETURN = r"""
@@ -49,13 +50,4 @@ platform:
   returned: success
   type: str
   sample: openwrt
-ansible_facts:
-  description: The same answer as a host fact.
-  returned: success
-  type: dict
-  contains:
-    tunnelfix_platform:
-      description: C(openwrt) or C(linux).
-      type: str
-      sample: linux
 """

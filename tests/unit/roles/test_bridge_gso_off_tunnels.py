@@ -20,7 +20,7 @@ HOST_COMMANDS = ("dash", "busybox", "cat")
 def render(template, **variables):
     """``template`` of the role with its defaults, the platform's paths and ``variables``, as the role's lookup renders it."""
     values = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")),
-                  ansible_managed="Ansible managed", ansible_facts={"tunnelfix_platform": "linux"})
+                  ansible_managed="Ansible managed", __bridge_gso_off_platform={"platform": "linux"})
     # role vars are templates, as Ansible trusts a role's own files
     values.update({name: trust_as_template(value) if isinstance(value, str) else value
                    for name, value in yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8")).items()})
@@ -63,7 +63,7 @@ def test_the_hotplug_script_runs_the_re_apply_script_when_a_tunnel_is_added(shel
     script = tmp_path / "tunnelfix-tunnel-offload"
     script.write_text("#!/bin/sh\necho \"$@\" >> %s\n" % log, encoding="utf-8")
     script.chmod(0o755)
-    text = render("hotplug-net.sh.j2", ansible_facts={"tunnelfix_platform": "openwrt"}, bridge_gso_off_tunnels=["wg0", "tailscale0"],
+    text = render("hotplug-net.sh.j2", __bridge_gso_off_platform={"platform": "openwrt"}, bridge_gso_off_tunnels=["wg0", "tailscale0"],
                   __bridge_gso_off_tunnel_script_path=str(script))
     hotplug = tmp_path / "99-tunnelfix-tunnel-offload"
     hotplug.write_text(text, encoding="utf-8")

@@ -19,7 +19,7 @@ def test_platform_is_set_as_a_host_fact(batch_action, answer, platform, check_mo
     result = action.run(task_vars={})
     assert result["changed"] is False and not result.get("failed")
     assert result["platform"] == platform
-    assert result["ansible_facts"] == {"tunnelfix_platform": platform}
+    assert "ansible_facts" not in result   # each role registers it: no host fact (ansible-core 2.21)
     assert action.router.calls() == [PROBE]
 
 
