@@ -12,7 +12,8 @@ MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
 	report-browser-test molecule e2e build ee clean bench bench-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
-	test-independent test-lab matrix-venvs matrix-2.19 matrix-2.20 matrix-2.21 matrix-newer changelog-check
+	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
+	changelog-check
 
 # Install (scripts/bootstrap.sh), then check that every program the scripts run on the host comes from a
 # package that install provides (scripts/host-commands.txt; fails naming the command and the package).
@@ -74,26 +75,33 @@ molecule: lab-up
 	@for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s"; molecule test -s $$s; done
 
 # On the newest ansible-core of the matrix (.venv-ansible-2.21); fails on any warning line of its runs.
-e2e: lab-up matrix-venvs
+e2e: lab-up venv-2.21
 	TUNNELFIX_VENV=.venv-ansible-2.21 tests/e2e/run.sh
 
 # The ansible-core matrix (tests/matrix/run.sh, docs/compatibility.md): per release, ansible-test sanity, the
 # unit tests, and build -> install into an empty path -> ansible-doc -> the FQCN playbook, with no warning.
 # 2.19 runs on .venv; 2.20 and 2.21 need Python >= 3.12 (scripts/matrix_venv.sh finds one or fails naming it).
-matrix-venvs: deps
-	scripts/matrix_venv.sh 2.20
-	scripts/matrix_venv.sh 2.21
+venv-2.20 venv-2.21: deps
+	scripts/matrix_venv.sh $(@:venv-%=%)
 
 matrix-2.19: deps
-	tests/matrix/run.sh 2.19
+	tests/matrix/run.sh 2.19 sanity unit build
 
-matrix-2.20 matrix-2.21: matrix-venvs
-	tests/matrix/run.sh $(@:matrix-%=%)
+# The README's controller install as written (pip from PyPI), on Debian 12's Python 3.11.
+readme-2.19: deps
+	tests/matrix/run.sh 2.19 readme
 
-# The newer releases' legs, one after the other at the lowest CPU priority: make test runs them beside the
-# lab stage, which spends most of its time waiting on timed windows and shaped flows.
-matrix-newer: matrix-venvs
-	nice -n 19 $(MAKE) --no-print-directory -j1 matrix-2.20 matrix-2.21
+matrix-2.20: venv-2.20
+	tests/matrix/run.sh 2.20
+
+matrix-2.21: venv-2.21
+	tests/matrix/run.sh 2.21
+
+# The newer releases' legs and the 2.19 README install, one after the other at the lowest CPU priority:
+# make test runs them beside the lab stage, which spends most of its time waiting on timed windows and
+# shaped flows.
+matrix-newer: deps
+	nice -n 19 $(MAKE) --no-print-directory -j1 readme-2.19 matrix-2.20 matrix-2.21
 
 changelog-check: deps
 	tests/build/check_changelog.sh
@@ -134,16 +142,16 @@ changelog: deps
 # ansible-core 2.19 leg of the matrix and the bench smoke run, two at a time (this is a 2-core machine;
 # none of them measures throughput); each target's output is shown whole when it ends. Then the lab
 # tests one after the other (they share the lab and measure throughput), and beside them, at nice 19,
-# the 2.20 and 2.21 legs. Last, the matrix table (tests/matrix/table.sh).
+# the 2.20 and 2.21 legs and the 2.19 README install. Last, the matrix table (tests/matrix/table.sh).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-independent
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-lab matrix-newer
 	tests/matrix/table.sh
 
-test-independent: molecule lint matrix-2.19 matrix-venvs bad-input-test changelog-check ee openwrt-image-test \
+test-independent: molecule lint matrix-2.19 venv-2.21 bad-input-test changelog-check ee openwrt-image-test \
 	report-browser-test bench-smoke
 
-test-lab: lab-up matrix-venvs
+test-lab: lab-up venv-2.21
 	$(MAKE) --no-print-directory -j1 user-pipeline e2e rollout-test rollback-test
 
 clean:
