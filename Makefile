@@ -8,7 +8,7 @@ export CONTAINERS_CONF := $(CURDIR)/lab/containers.conf
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
-MOLECULE_SCENARIOS := $(notdir $(wildcard molecule/*))
+MOLECULE_SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
 	report-browser-test molecule e2e build ee clean bench bench-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
