@@ -67,4 +67,6 @@ if [[ ! -x "$venv/bin/python" || "$(cat "$venv/.requirements.sha256" 2>/dev/null
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements" 2>&1 | { grep -v "^WARNING: Location" || true; }
   echo "$want" > "$venv/.requirements.sha256"
 fi
-"$venv/bin/ansible" --version | head -n 1 | sed "s|^|matrix_venv: $venv: |"
+# Read whole, then cut: `ansible --version | head -n 1` can end in a broken pipe (exit 250) under pipefail.
+version=$("$venv/bin/ansible" --version)
+echo "matrix_venv: $venv: ${version%%$'\n'*}"

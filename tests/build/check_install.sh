@@ -39,7 +39,7 @@ grep -q 'localhost *: ok=5 .*failed=0 .*rescued=1' "$work/play.log" \
   || { echo "FAIL: unexpected play recap:"; cat "$work/play.log"; exit 1; }
 # Our plugins, roles and playbooks warn about nothing on a clean run, on every ansible-core of the matrix.
 if grep -E '\[(DEPRECATION )?WARNING\]' "$work/play.log"; then
-  echo "FAIL: tests/build/fqcn_playbook.yml printed the warnings above ($(ansible --version | head -n 1))"; exit 1
+  echo "FAIL: tests/build/fqcn_playbook.yml printed the warnings above ($(ansible --version | sed -n 1p))"; exit 1
 fi
 echo "ok   tests/build/fqcn_playbook.yml: $(grep -o 'ok=5.*' "$work/play.log" | tr -s ' ')"
 echo "PASS: $(basename "$artifact") installs into an empty collections path; docs render; FQCN playbook passes"

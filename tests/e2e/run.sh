@@ -13,7 +13,7 @@ rm -rf "$log_dir" reports/measurements-*.json reports/health-checks-*.json repor
 mkdir -p "$log_dir"
 # Ansible prints warnings and deprecations on stderr: keep a copy for the check at the end.
 exec 2> >(tee -a "$log_dir/stderr.txt" >&2)
-echo "== $(ansible --version | head -n 1), $("$venv/bin/python" -V)"
+echo "== $(ansible --version | sed -n 1p), $("$venv/bin/python" -V)"
 
 lab/down.sh
 lab/up.sh
@@ -172,7 +172,7 @@ if grep -E '^(peer|hub) +: ok=' "$log_dir/verify-planted.log" | grep -vq 'failed
 fi
 echo "PASS: verify failed owrt alone, naming endpoint_route_pinned"
 
-echo "== no warning or deprecation line in any run above ($(ansible --version | head -n 1))"
+echo "== no warning or deprecation line in any run above ($(ansible --version | sed -n 1p))"
 if grep -hE '\[(DEPRECATION )?WARNING\]' "$log_dir"/*.log "$log_dir/stderr.txt"; then
   echo "FAIL: the runs above printed the warning lines above"; exit 1
 fi
