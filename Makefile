@@ -141,10 +141,13 @@ changelog: deps
 # Two stages. First the checks that need no lab, the molecule scenarios (their own containers), the
 # ansible-core 2.19 leg of the matrix and the bench smoke run, two at a time (this is a 2-core machine;
 # none of them measures throughput); each target's output is shown whole when it ends. Then the lab
-# tests one after the other (they share the lab and measure throughput), and beside them, at nice 19,
-# the 2.20 and 2.21 legs and the 2.19 README install. Last, the matrix table (tests/matrix/table.sh).
+# tests one after the other (they share the lab and measure throughput): the user pipeline alone (it failed
+# once in CI with the matrix legs beside it: owrt's endpoint route still on the backup uplink right after
+# the banIP fix, not understood yet), then e2e, rollout and rollback with, beside them at nice 19, the 2.20
+# and 2.21 legs and the 2.19 README install. Last, the matrix table (tests/matrix/table.sh).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-independent
+	$(MAKE) --no-print-directory user-pipeline
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-lab matrix-newer
 	tests/matrix/table.sh
 
@@ -152,7 +155,7 @@ test-independent: molecule lint matrix-2.19 venv-2.21 bad-input-test changelog-c
 	report-browser-test bench-smoke
 
 test-lab: lab-up venv-2.21
-	$(MAKE) --no-print-directory -j1 user-pipeline e2e rollout-test rollback-test
+	$(MAKE) --no-print-directory -j1 e2e rollout-test rollback-test
 
 clean:
 	rm -rf .cache reports
