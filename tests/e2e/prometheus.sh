@@ -9,16 +9,17 @@
 # the package's service reads the same directory. Only the textfile collector is on: the test is about that file.
 # Prometheus: the host's prometheus (Debian 12: 2.42) on 127.0.0.1, its own config and data under .cache/e2e,
 # scrape and rule evaluation every 2 s, scraping the three exporters as instance hub, peer and owrt.
-# Needs: PID of each container (podman inspect), lab/common.sh's MGMT_IP, $log_dir.
+# Run from the repository's root, the lab up.
 
 PROM_PORT=${TUNNELFIX_PROMETHEUS_PORT:-19090}
 PROM_URL="http://127.0.0.1:${PROM_PORT}"
 PROM_PIDS=()
 
-# prom_start: the exporters, then Prometheus; waits until every target is scraped (up) or fails naming it.
+# prom_start DIR: the exporters, then Prometheus (config, data and logs in DIR); waits until every target is
+# scraped (up) or fails showing the logs.
 prom_start() {
-  local dir="$PWD/$log_dir/prometheus" role pid textdir targets=""
-  # shellcheck source=../../lab/common.sh
+  local dir="$PWD/$1" role pid textdir targets=""
+  # shellcheck source-path=SCRIPTDIR source=../../lab/common.sh
   source lab/common.sh   # MGMT_IP, container_name
   mkdir -p "$dir"
   for role in hub peer owrt; do

@@ -17,6 +17,9 @@ echo "== $(ansible --version | sed -n 1p), $("$venv/bin/python" -V)"
 
 lab/down.sh
 lab/up.sh
+# shellcheck source-path=SCRIPTDIR source=prometheus.sh
+source tests/e2e/prometheus.sh   # prom_start, prom_stop, PROM_URL
+trap prom_stop EXIT
 
 # The route owrt's WireGuard endpoint takes (fault 1): `ip route get` over SSH, no Python.
 endpoint_dev() {
@@ -45,10 +48,27 @@ ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" pl
 grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
   || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }
 
-echo "== site.yml with --diff (full log: $log_dir/site-vvv.log)"
-if ! ansible-playbook -vvv --diff -i "$inventory" playbooks/site.yml -e tunnelfix_prometheus_textfile=true > "$log_dir/site-vvv.log"; then
-  tail -80 "$log_dir/site-vvv.log"; exit 1
-fi
+echo "== a real Prometheus (rules: roles/prometheus_textfile/files/tunnelfix.rules.yml) scraping a real node_exporter per host"
+prom_start "$log_dir/prometheus"
+alerts() { python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" "$@"; }
+
+# site.yml's three playbooks one by one (site.yml only imports them), so Prometheus can be asked in between.
+echo "== site.yml with --diff, playbook by playbook (full log: $log_dir/site-vvv.log)"
+: > "$log_dir/site-vvv.log"
+for book in diagnose remediate verify; do
+  if ! ansible-playbook -vvv --diff -i "$inventory" "playbooks/$book.yml" -e tunnelfix_prometheus_textfile=true >> "$log_dir/site-vvv.log"; then
+    tail -80 "$log_dir/site-vvv.log"; exit 1
+  fi
+  if [[ "$book" == diagnose ]]; then
+    echo "== Prometheus: the planted fault (peer without PersistentKeepalive) raises its alert from diagnose's textfile"
+    alerts --until firing --alert TunnelfixKeepaliveOffOnNatedPeer --label instance=peer --timeout 60
+    alerts --until firing --timeout 5   # the list, for the log
+  fi
+done
+echo "== Prometheus: after remediate and verify (textfiles rewritten) the alert clears, and no other is firing"
+alerts --until clear --alert TunnelfixKeepaliveOffOnNatedPeer --label instance=peer --timeout 60
+alerts --until clear --timeout 30
+prom_stop
 cat reports/before-after.md
 ansible-inventory -i "$inventory" --list > "$log_dir/inventory.json"
 python3 tests/e2e/check_measurements.py reports "$log_dir/inventory.json"
