@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Wait, bounded, until a real Prometheus shows a state: its targets up, an alert firing, or it cleared.
 
@@ -81,7 +81,8 @@ def main(argv=None) -> int:
             ok, said = False, "no answer: %s" % exc
         if ok:
             stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            print("prometheus: %s %s at %s UTC (%s)" % (args.alert or "every alert", args.until, stamp, said))
+            what = "targets" if args.until == "targets-up" else args.alert or "every alert"
+            print("prometheus: %s %s at %s (%s)" % (what, args.until, stamp, said))
             return 0
         if time.monotonic() > deadline:
             print("FAIL: prometheus: not %s within %.0f s (%s); last: %s" % (args.until, args.timeout, args.alert or "", said))
