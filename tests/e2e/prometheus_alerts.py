@@ -81,8 +81,8 @@ def main(argv=None) -> int:
             ok, said = False, "no answer: %s" % exc
         if ok:
             stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            what = "targets" if args.until == "targets-up" else args.alert or "every alert"
-            print("prometheus: %s %s at %s (%s)" % (what, args.until, stamp, said))
+            what = "targets up" if args.until == "targets-up" else "%s %s" % (args.alert or "every alert", args.until)
+            print("prometheus: %s at %s (%s)" % (what, stamp, said))
             return 0
         if time.monotonic() > deadline:
             print("FAIL: prometheus: not %s within %.0f s (%s); last: %s" % (args.until, args.timeout, args.alert or "", said))
