@@ -63,7 +63,7 @@ def alerts(registry, prometheus, stale_handshake_s):
         "summary": "{{ $labels.instance }} {{ $labels.interface }}: no WireGuard handshake with {{ $labels.peer }} for over "
                    "%d s although PersistentKeepalive is on (0 = never)" % stale,
         "why": "%d s without a handshake leaves no usable session (REJECT_AFTER_TIME) + %d s, the run interval (the file is a "
-               "snapshot); only entries with keepalive on, which handshake every 2 minutes: an idle entry without it "
+               "snapshot); only entries with keepalive on, which handshake every 2 to 3 minutes: an idle entry without it "
                "has no reason to" % (stale_handshake_s, INTERVAL_S),
     }]
     for fault in own:
