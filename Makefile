@@ -13,7 +13,7 @@ MOLECULE_SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
 	report-browser-test molecule e2e build ee clean bench bench-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
 	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
-	changelog-check
+	changelog-check prometheus-rules-test
 
 # Install (scripts/bootstrap.sh), then check that every program the scripts run on the host comes from a
 # package that install provides (scripts/host-commands.txt; fails naming the command and the package).
@@ -106,6 +106,14 @@ matrix-newer: deps
 changelog-check: deps
 	tests/build/check_changelog.sh
 
+# The alert rules shipped in roles/prometheus_textfile/files/ (scripts/prometheus_rules.py writes them and their
+# promtool tests from the fault registry): current with the registry, promtool check rules, promtool test rules
+# (each alert on both sides of its boundary). Seconds, no lab.
+prometheus-rules-test: deps
+	.venv/bin/python scripts/prometheus_rules.py --check
+	promtool check rules roles/prometheus_textfile/files/tunnelfix.rules.yml
+	promtool test rules tests/prometheus/tunnelfix.test.yml
+
 # Build the artifact, install it into an empty collections path, ansible-doc every plugin and role entry
 # point from there, a FQCN-only playbook, and CHANGELOG.rst up to date with changelogs/fragments/.
 build: deps
@@ -152,7 +160,7 @@ test:
 	tests/matrix/table.sh
 
 test-independent: molecule lint matrix-2.19 venv-2.21 bad-input-test changelog-check ee openwrt-image-test \
-	report-browser-test bench-smoke
+	report-browser-test bench-smoke prometheus-rules-test
 
 test-lab: lab-up venv-2.21
 	$(MAKE) --no-print-directory -j1 e2e rollout-test rollback-test

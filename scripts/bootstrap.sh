@@ -15,6 +15,15 @@ done
 if ((${#missing[@]})); then
   echo "bootstrap: installing Debian packages: ${missing[*]}"
   apt-get update -qq
+  # Start no service on install (invoke-rc.d asks /usr/sbin/policy-rc.d; 101 = not allowed): prometheus and
+  # prometheus-node-exporter would otherwise listen on :9090 and :9100 for good; the tests run their own, on
+  # loopback and in the lab's namespaces. An existing policy file is left as it is.
+  policy=/usr/sbin/policy-rc.d
+  if [[ ! -e "$policy" ]]; then
+    printf '#!/bin/sh\n# tunnelfix bootstrap: no service starts while it installs packages\nexit 101\n' > "$policy"
+    chmod 0755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 

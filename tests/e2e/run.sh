@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lab end-to-end check: fresh lab with the faults planted -> check mode changes nothing and shows
-# no secret -> site.yml (-vvv) -> assert the before/after figures -> remediate.yml again must
+# no secret -> site.yml (-vvv) while a real Prometheus watches the textfiles (the keepalive alert fires
+# after diagnose, clears after verify; tests/e2e/prometheus.sh) -> assert the before/after figures -> remediate.yml again must
 # change nothing -> no private or preshared key in any result, diff, log or report -> no warning line.
 # TUNNELFIX_VENV: the venv whose Ansible runs it (make e2e: .venv-ansible-2.21, the newest of the matrix).
 set -euo pipefail
@@ -17,6 +18,9 @@ echo "== $(ansible --version | sed -n 1p), $("$venv/bin/python" -V)"
 
 lab/down.sh
 lab/up.sh
+# shellcheck source-path=SCRIPTDIR source=prometheus.sh
+source tests/e2e/prometheus.sh   # prom_start, prom_stop, PROM_URL
+trap prom_stop EXIT
 
 # The route owrt's WireGuard endpoint takes (fault 1): `ip route get` over SSH, no Python.
 endpoint_dev() {
@@ -45,10 +49,28 @@ ANSIBLE_STDOUT_CALLBACK=ansible.builtin.json ansible-playbook -i "$inventory" pl
 grep -q "PersistentKeepalive = 5" "$log_dir/remediate-check-diff.json" \
   || { echo "FAIL: the check-mode diff does not show the keepalive line"; exit 1; }
 
-echo "== site.yml with --diff (full log: $log_dir/site-vvv.log)"
-if ! ansible-playbook -vvv --diff -i "$inventory" playbooks/site.yml -e tunnelfix_prometheus_textfile=true > "$log_dir/site-vvv.log"; then
-  tail -80 "$log_dir/site-vvv.log"; exit 1
-fi
+echo "== a real Prometheus (rules: roles/prometheus_textfile/files/tunnelfix.rules.yml) scraping a real node_exporter per host"
+prom_start "$log_dir/prometheus"
+
+# site.yml's three playbooks one by one (site.yml only imports them), so Prometheus can be asked in between.
+echo "== site.yml with --diff, playbook by playbook (full log: $log_dir/site-vvv.log)"
+: > "$log_dir/site-vvv.log"
+for book in diagnose remediate verify; do
+  if ! ansible-playbook -vvv --diff -i "$inventory" "playbooks/$book.yml" -e tunnelfix_prometheus_textfile=true >> "$log_dir/site-vvv.log"; then
+    tail -80 "$log_dir/site-vvv.log"; exit 1
+  fi
+  if [[ "$book" == diagnose ]]; then
+    echo "== Prometheus: the planted fault (peer without PersistentKeepalive) raises its alert from diagnose's textfile"
+    python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until firing --alert TunnelfixKeepaliveOffOnNatedPeer \
+      --label instance=peer --timeout 60
+    python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until firing --timeout 5   # the list, for the log
+  fi
+done
+echo "== Prometheus: after remediate and verify (textfiles rewritten) the alert clears, and no other is firing"
+python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until clear --alert TunnelfixKeepaliveOffOnNatedPeer \
+  --label instance=peer --timeout 60
+python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until clear --timeout 30   # no other alert left
+prom_stop
 cat reports/before-after.md
 ansible-inventory -i "$inventory" --list > "$log_dir/inventory.json"
 python3 tests/e2e/check_measurements.py reports "$log_dir/inventory.json"

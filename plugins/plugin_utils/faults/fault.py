@@ -100,6 +100,24 @@ class Proof:
 
 
 @dataclass(frozen=True)
+class Alert:
+    """A Prometheus alert of the fault's own, in the rules file scripts/prometheus_rules.py writes from the registry
+    (roles/prometheus_textfile/files/tunnelfix.rules.yml); the other faults' findings share one generic alert.
+
+    ``name``: the alert's name. ``expr``: PromQL over the metrics prometheus_textfile writes, where
+    ``{finding}`` stands for this fault's finding series (``tunnelfix_findings{id="<the fault's id>"}``),
+    so the id is written in one place. ``summary``: the annotation, Prometheus template text
+    (``{{ $labels.instance }}``). ``why``: one line on what the expression joins, kept as a comment
+    above the rule.
+    """
+
+    name: str
+    expr: str
+    summary: str
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Fault:
     """One fault: facts read -> rule -> fix role and vars -> proof -> doc text.
 
@@ -130,6 +148,9 @@ class Fault:
     only when every plan of its faults is ``[]``. ``role_vars``: the host's variables (a mapping);
     a role variable it does not set takes the value in ``fix_defaults`` (the role's defaults/main.yml,
     pinned by a test).
+
+    ``alert``: the fault's own Prometheus alert (``Alert``), or None: its finding then raises the generic
+    "finding present" alert of the rules file.
     """
 
     id: str
@@ -155,6 +176,7 @@ class Fault:
     plan: Callable[[dict, dict], Optional[list]] = _plan_unknown
     fix_defaults: dict = field(default_factory=dict)
     coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
+    alert: Optional[Alert] = None
 
 
 def is_true(value) -> bool:

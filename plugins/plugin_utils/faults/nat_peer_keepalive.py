@@ -12,7 +12,7 @@ WireGuard paper, section 6.1) is when a session without a new handshake is no lo
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
-    Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
+    Alert, Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
     wireguard_interfaces)
 
 STALE_HANDSHAKE_S = 180
@@ -281,6 +281,13 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
                     "may be lost, and the rule re-run no longer fires."),
     files=("plugins/plugin_utils/faults/nat_peer_keepalive.py", "roles/wireguard_keepalive/tasks/linux.yml",
            "roles/tunnel_measure/tasks/idle_ping.yml"),
+    alert=Alert(
+        name="TunnelfixKeepaliveOffOnNatedPeer",
+        expr="tunnelfix_wireguard_keepalive_enabled == 0 and on(job, instance) ({finding} > 0)",
+        summary="{{ $labels.instance }} {{ $labels.interface }}: peer {{ $labels.peer }} has no PersistentKeepalive and "
+                "its hub cannot reach it after a silence (a NAT in front forgets the mapping)",
+        why="the finding says the peer is behind a NAT (its hub lost pings after idle, or the handshake went stale); "
+            "keepalive_enabled names the peer entries that lack it, and clears the moment one is set"),
 )
 
 STALE_DESPITE_KEEPALIVE = Fault(

@@ -193,6 +193,14 @@ def _tunnel_measure(options):
     return errors
 
 
+def _prometheus_textfile(options):
+    floor = options.get("prometheus_textfile_floor_bits_per_second")
+    if not _rate_ok(floor) or (floor not in (None, "") and to_bits_per_second(floor) <= 0):
+        return ["prometheus_textfile_floor_bits_per_second must be above 0 bits per second, or a number with k/M/G/T "
+                "such as 32M (empty: no floor series), got %s" % shown(floor)]
+    return []
+
+
 def _bool_ok(value) -> bool:
     return isinstance(value, bool) or str(value).strip().lower() in _BOOLEAN_WORDS
 
@@ -225,6 +233,7 @@ CHECKS = {
     "bridge_gso_off": _bridge_gso_off,
     "tunnel_measure": _tunnel_measure,
     "udp_gro_forwarding": _udp_gro_forwarding,
+    "prometheus_textfile": _prometheus_textfile,
 }
 
 

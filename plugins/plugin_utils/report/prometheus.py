@@ -24,6 +24,8 @@ Metrics (all gauges; seconds and bits per second as in their names)::
     # from a valid tunnel_measure record only; absent (not 0) otherwise
     tunnelfix_tunnel_verified_bits_per_second{hub="hub",test="tcp_single_flow"} 35576089.08577776
     tunnelfix_tunnel_verified_timestamp_seconds{hub="hub",test="tcp_single_flow"} 1796041300
+    # the floor verify holds that test to (when given), beside the valid result only
+    tunnelfix_tunnel_floor_bits_per_second{hub="hub",test="tcp_single_flow"} 24903262.36
     # one series per (id, severity) among this host's findings
     tunnelfix_findings{id="nat_peer_without_keepalive",severity="critical"} 1
 
@@ -46,6 +48,7 @@ from collections.abc import Mapping
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 HANDSHAKE = "tunnelfix_wireguard_latest_handshake_timestamp_seconds"
@@ -53,6 +56,7 @@ KEEPALIVE = "tunnelfix_wireguard_persistent_keepalive_seconds"
 KEEPALIVE_ENABLED = "tunnelfix_wireguard_keepalive_enabled"
 VERIFIED_BPS = "tunnelfix_tunnel_verified_bits_per_second"
 VERIFIED_AT = "tunnelfix_tunnel_verified_timestamp_seconds"
+FLOOR = "tunnelfix_tunnel_floor_bits_per_second"
 FINDINGS = "tunnelfix_findings"
 # tunnel_measure's throughput test: one TCP flow from this host to its hub through the tunnel
 THROUGHPUT_TEST = "tcp_single_flow"
@@ -66,6 +70,7 @@ _HELP = {
     KEEPALIVE_ENABLED: "1 when PersistentKeepalive is set for the peer, 0 when it is off.",
     VERIFIED_BPS: "Throughput of the newest valid iperf3 test through the tunnel, in bits per second.",
     VERIFIED_AT: "Unix time the newest valid iperf3 test through the tunnel started.",
+    FLOOR: "Throughput floor verify holds that test to, in bits per second. Alert when the result is below it.",
     FINDINGS: "Findings of tunnelfix diagnose for this host, by id and severity (count).",
 }
 _LABELS = {
@@ -74,6 +79,7 @@ _LABELS = {
     KEEPALIVE_ENABLED: ("interface", "peer"),
     VERIFIED_BPS: ("hub", "test"),
     VERIFIED_AT: ("hub", "test"),
+    FLOOR: ("hub", "test"),
     FINDINGS: ("id", "severity"),
 }
 
@@ -199,8 +205,8 @@ def wireguard_samples(wireguard_facts, now_epoch_s) -> dict:
     return samples
 
 
-def measurement_samples(measurement) -> dict:
-    """Throughput and its time from a tunnel_measure record, only when its iperf3 test is valid.
+def measurement_samples(measurement, floor_bits_per_second=None) -> dict:
+    """Throughput, its time and its floor from a tunnel_measure record, only when its iperf3 test is valid.
 
     Record (tunnel_measure_record)::
 
@@ -208,9 +214,20 @@ def measurement_samples(measurement) -> dict:
                                                     "valid": True, "start_epoch_s": 1796041300}, ...}
 
     ``start_epoch_s`` (iperf3 -J ``start.timestamp.timesecs``) is optional: without it there is
-    no timestamp series. No record, no ``iperf3``, or ``valid`` false → no series at all.
+    no timestamp series. ``floor_bits_per_second`` (bit/s, or with k/M/G: ``"32M"``; None or ``""``:
+    none) is the floor verify holds this test to; its series sits beside the result, same labels, so
+    ``result < floor`` matches them one to one. No record, no ``iperf3``, or ``valid`` false → no
+    series at all, the floor's included (nothing to compare it with).
     """
-    samples = {VERIFIED_BPS: {}, VERIFIED_AT: {}}
+    samples = {VERIFIED_BPS: {}, VERIFIED_AT: {}, FLOOR: {}}
+    floor = None
+    if floor_bits_per_second not in (None, ""):
+        try:
+            floor = to_bits_per_second(floor_bits_per_second)
+        except ParseError as exc:
+            raise ParseError("floor_bits_per_second: %s" % exc) from None
+        if floor <= 0:
+            raise ParseError("floor_bits_per_second must be above 0, got %r" % (floor_bits_per_second,))
     if measurement is None:
         return samples
     iperf3 = _mapping(measurement, "measurement").get("iperf3")
@@ -232,6 +249,8 @@ def measurement_samples(measurement) -> dict:
     samples[VERIFIED_BPS][labels] = bps
     if iperf3.get("start_epoch_s") is not None:
         samples[VERIFIED_AT][labels] = _whole(iperf3["start_epoch_s"], "measurement.iperf3.start_epoch_s")
+    if floor is not None:
+        samples[FLOOR][labels] = floor
     return samples
 
 
@@ -250,7 +269,7 @@ def findings_samples(findings) -> dict:
     return {FINDINGS: counts}
 
 
-def render_textfile(wireguard_facts, measurement, findings, now_epoch_s) -> str:
+def render_textfile(wireguard_facts, measurement, findings, now_epoch_s, floor_bits_per_second=None) -> str:
     """Render the metrics above as one textfile.
 
     ``wireguard_facts``: ``ansible_facts.tunnelfix.wireguard`` (tunnel_facts, gather_subset
@@ -263,7 +282,7 @@ def render_textfile(wireguard_facts, measurement, findings, now_epoch_s) -> str:
     ``measurement``: ``tunnel_measure_record`` or None (see measurement_samples).
     ``findings``: this host's findings (``id``, ``severity``, ...) or None.
     ``now_epoch_s``: Unix time in seconds, used only for facts that carry a handshake age and no
-    handshake time.
+    handshake time. ``floor_bits_per_second``: verify's floor for the measurement (see measurement_samples).
 
     Output for the peer above, a valid measurement and one finding::
 
@@ -285,7 +304,7 @@ def render_textfile(wireguard_facts, measurement, findings, now_epoch_s) -> str:
         raise ParseError("now_epoch_s must be a whole number of seconds >= 0, got %r" % (now_epoch_s,))
     samples = {}
     samples.update(wireguard_samples(wireguard_facts, now_epoch_s))
-    samples.update(measurement_samples(measurement))
+    samples.update(measurement_samples(measurement, floor_bits_per_second))
     samples.update(findings_samples(findings))
     lines = [HEADER]
     for name in sorted(samples):

@@ -31,6 +31,12 @@ def test_same_text_as_the_renderer(args, expected_lines):
     assert all(line in text.splitlines() for line in expected_lines)
 
 
+def test_the_floor_is_passed_on():
+    text = TEXTFILE(WG, RECORD, None, None, "20M")
+    assert 'tunnelfix_tunnel_floor_bits_per_second{hub="hub",test="tcp_single_flow"} 20000000' in text.splitlines()
+    assert "tunnelfix_tunnel_floor_bits_per_second" not in TEXTFILE(WG, RECORD)
+
+
 def test_the_clock_defaults_to_the_controllers():
     only_age = {"interfaces": {"wg0": {"peers": [{"public_key": A, "handshake_age_s": 100}]}}}
     before = int(time.time())

@@ -22,8 +22,9 @@ TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": ""
       "tunnel_measure_path_bits_per_second": "40M", "tunnel_measure_max_ping_loss_percent": 0}
 UDP = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
        "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
+PT = {"prometheus_textfile_floor_bits_per_second": ""}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
-            "udp_gro_forwarding": UDP}
+            "udp_gro_forwarding": UDP, "prometheus_textfile": PT}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -49,6 +50,10 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
     ("tunnel_measure", {}),
     ("tunnel_measure", {"tunnel_measure_min_bits_per_second": 32000000, "tunnel_measure_path_bits_per_second": None,
                         "tunnel_measure_max_ping_loss_percent": "2.5", "tunnel_measure_phase": "after-1.x"}),
+    ("prometheus_textfile", {}),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": None}),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": "24.9M"}),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": 1}),
     ("udp_gro_forwarding", {}),
     ("udp_gro_forwarding", {"udp_gro_forwarding_enable": "true", "udp_gro_forwarding_device": "eth0.2",
                             "udp_gro_forwarding_persist": "no", "udp_gro_forwarding_gateway_timeout_s": "0"}),
@@ -116,6 +121,10 @@ def test_good_options_give_no_error(role, change):
      ['tunnel_measure_path_bits_per_second must be bits per second', '(empty: unknown), got "-5M"']),
     ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": 101}, ['must be 0-100 percent, got "101"']),
     ("tunnel_measure", {"tunnel_measure_max_ping_loss_percent": "lots"}, ['got "lots"']),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": "fast"},
+     ['prometheus_textfile_floor_bits_per_second must be above 0', 'got "fast"']),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": 0}, ['got "0"']),
+    ("prometheus_textfile", {"prometheus_textfile_floor_bits_per_second": "-1M"}, ['got "-1M"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_enable": "maybe"}, ['udp_gro_forwarding_enable must be true or false, got "maybe"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_persist": None}, ['udp_gro_forwarding_persist must be true or false, got "None"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0; reboot"},
@@ -144,7 +153,7 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, tunnel_measure, udp_gro_forwarding, "
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
      "wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])

@@ -30,6 +30,7 @@ KE = "tunnelfix_wireguard_keepalive_enabled"
 BPS = "tunnelfix_tunnel_verified_bits_per_second"
 AT = "tunnelfix_tunnel_verified_timestamp_seconds"
 FIND = "tunnelfix_findings"
+FLOOR = "tunnelfix_tunnel_floor_bits_per_second"
 
 # one sample line of the text format: name{label="escaped value",...} number
 SAMPLE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)'
@@ -129,6 +130,32 @@ CASES = [
 @pytest.mark.parametrize("wireguard, record, findings, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_series(wireguard, record, findings, expected):
     assert samples(render_textfile(wireguard, record, findings, NOW)) == expected
+
+
+@pytest.mark.parametrize("record, floor, expected", [
+    (VALID, 24.9e6, ['%s{hub="hub",test="tcp_single_flow"} 24900000' % FLOOR,
+                     '%s{hub="hub",test="tcp_single_flow"} 35576089.08577776' % BPS]),
+    (VALID, "32M", ['%s{hub="hub",test="tcp_single_flow"} 32000000' % FLOOR,
+                    '%s{hub="hub",test="tcp_single_flow"} 35576089.08577776' % BPS]),
+    (VALID, None, ['%s{hub="hub",test="tcp_single_flow"} 35576089.08577776' % BPS]),
+    (VALID, "", ['%s{hub="hub",test="tcp_single_flow"} 35576089.08577776' % BPS]),
+    # no valid result to compare with: no floor series either
+    (measurement(valid=False, bits_per_second=None), 24.9e6, []),
+    (None, 24.9e6, []),
+])
+def test_floor_beside_a_valid_result_only(record, floor, expected):
+    assert samples(render_textfile(None, record, None, NOW, floor)) == expected
+
+
+@pytest.mark.parametrize("floor, message", [
+    ("fast", "floor_bits_per_second: cannot parse bitrate 'fast'"),
+    (-1, "floor_bits_per_second: cannot parse bitrate -1"),
+    (0, "floor_bits_per_second must be above 0, got 0"),
+    ("0M", "floor_bits_per_second must be above 0, got '0M'"),
+])
+def test_a_bad_floor_is_named(floor, message):
+    with pytest.raises(ParseError, match=re.escape(message)):
+        render_textfile(None, VALID, None, NOW, floor)
 
 
 @pytest.mark.parametrize("host, expected", [
