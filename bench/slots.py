@@ -20,7 +20,6 @@ import datetime
 import fcntl
 import glob
 import json
-import math
 import os
 import shutil
 import subprocess

@@ -108,7 +108,7 @@ def flow_runs(timeline, role):
     ``tunnelfix.fleet.tunnel_measure``): ``[{"host", "start", "end", "task"}]``."""
     return [{"host": r["host"], "start": r["start"], "end": r["end"], "task": r["task"]}
             for r in timeline.get("runs") or []
-            if r.get("action") == IPERF3_ACTION and str(r.get("role")).split(".")[-1] == role and r.get("end") is not None
+            if r.get("action") == IPERF3_ACTION and str(r.get("role")).rsplit(".", maxsplit=1)[-1] == role and r.get("end") is not None
             and r.get("status") != "skipped"]
 
 

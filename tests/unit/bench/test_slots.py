@@ -94,8 +94,8 @@ def test_sweep_rates_rejects(doc, message):
 
 
 def test_play_walls_run_from_each_start_to_the_next():
-    timeline = {"start": 0, "end": 30.0, "plays": [{"name": "a", "start": 1.0}, {"name": "b", "start": 5.0},
-                                                    {"name": "a", "start": 20.0}]}
+    plays = [{"name": "a", "start": 1.0}, {"name": "b", "start": 5.0}, {"name": "a", "start": 20.0}]
+    timeline = {"start": 0, "end": 30.0, "plays": plays}
     assert ss.play_walls(timeline) == {"a": pytest.approx(14.0), "b": pytest.approx(15.0)}
     assert ss.play_walls({"plays": [{"name": "a", "start": 1.0}], "end": None}) == {}
 
