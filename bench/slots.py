@@ -145,6 +145,7 @@ def run_leg(name, args, work_dir):
     log_path = os.path.join(leg_dir, "verify.log")
     log(f"leg {name}: {' '.join(argv)}")
     load_before = os.getloadavg()[0]
+    e2e_before = others_running()
     cpu0, child0, fleet0 = run.cpu_times(), run.children_cpu_s(), cgroup_cpu_s(names)
     sampler = Sampler()
     sampler.start()
@@ -176,7 +177,9 @@ def run_leg(name, args, work_dir):
                    "fleet_cpu_s": round(fleet1 - fleet0, 2) if fleet0 is not None and fleet1 is not None else None,
                    "busy_percent": round(100.0 * (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]), 1),
                    "busy_cpu_s": round((cpu1[0] - cpu0[0]) / os.sysconf("SC_CLK_TCK"), 1),
-                   "load1_before": round(load_before, 2)},
+                   "load1_before": round(load_before, 2),
+                   # the lab's end-to-end run at the leg's start or end (it shares the two cores)
+                   "e2e_running": bool(e2e_before or others_running())},
            "samples": sampler.samples}
     for key, fname in (("timeline", timeline_path), ("measurements", os.path.join(report_dir, "measurements-after.json")),
                        ("sweep", os.path.join(report_dir, "sweep-after.json"))):
@@ -213,10 +216,17 @@ def smoke_check(summary):
                             f"(invalid: {leg.get('invalid_flows')})")
         if leg.get("measure_shared_hub_overlaps"):
             problems.append(f"{name}: flows sharing a hub at once {leg['measure_shared_hub_overlaps']}")
+    serial, slotted = summary["legs"].get("serial") or {}, summary["legs"].get("slotted") or {}
+    if serial.get("measure_flows_at_once", 1) > 1:
+        problems.append(f"serial: {serial['measure_flows_at_once']} flows at once with every hub in one group")
+    # With the slots (their record in the measurements) flows on disjoint hubs must have run at once.
+    if slotted.get("slots") and min(summary["hubs"], summary["peers"]) >= 2 and slotted.get("measure_flows_at_once", 0) < 2:
+        problems.append(f"slotted: {slotted.get('measure_flows_at_once')} flow(s) at once on {summary['hubs']} hubs")
     for p in problems:
         log(f"SMOKE FAIL {p}")
     if not problems:
-        log("smoke: both legs completed, a valid flow per peer, no hub in two flows at once")
+        log("smoke: both legs completed, a valid flow per peer, no hub in two flows at once, serial one at a time"
+            + (", slotted several at once" if slotted.get("slots") else " (no slot records: the code before the slots)"))
     return 1 if problems else 0
 
 

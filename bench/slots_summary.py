@@ -262,6 +262,13 @@ def summarize(legs, hubs, peers, omit_s=0):
     t = statistics.median(runs) if runs else None
     out["peer_test_s"] = t
     out["expected"] = expected(peers, hubs, t) if t else None
+    # The sweep: one peer's tests one after the other (the sum of its runs), the median peer of the serial leg.
+    per_peer = {}
+    for r in flow_runs((legs.get("serial") or {}).get("timeline") or {}, SWEEP_ROLE):
+        per_peer[r["host"]] = per_peer.get(r["host"], 0.0) + (r["end"] - r["start"])
+    ts = statistics.median(per_peer.values()) if per_peer else None
+    out["peer_sweep_s"] = ts
+    out["expected_sweep"] = expected(peers, hubs, ts) if ts else None
     if t and serial and serial["measure_window_s"] is not None:
         out["serial_window_over_expected"] = serial["measure_window_s"] / out["expected"]["serial_s"]
     if t and slotted and slotted["measure_window_s"] is not None:
@@ -336,11 +343,14 @@ def render(doc):
                 ("machine CPU busy, whole leg", "busy_percent", "{:.0f} %"),
                 ("machine CPU busy, during the single flows", "busy_percent_measure", "{:.0f} %"),
                 ("machine CPU busy, highest 1-s sample", "busy_percent_max", "{:.0f} %"),
-                ("load average 1 min, before / highest", None, None)]
+                ("load average 1 min, before / highest", None, None),
+                ("lab end-to-end run beside it", "e2e_running", "{}")]
     for label, key, fmt in cpu_rows:
         if key is None:
             rows.append([label] + [f"{_f((legs[n].get('cpu') or {}).get('load1_before'), '{:.2f}')} / "
                                    f"{_f((legs[n].get('cpu') or {}).get('load1_max'), '{:.2f}')}" for n in names])
+        elif key == "e2e_running":
+            rows.append([label] + [{True: "yes", False: "no"}.get((legs[n].get("cpu") or {}).get(key), "–") for n in names])
         else:
             rows.append([label] + [_f((legs[n].get("cpu") or {}).get(key), fmt) for n in names])
     out += _table(["", *names], rows) + [""]
@@ -356,6 +366,13 @@ def render(doc):
                 f"({_f(s.get('slotted_window_over_expected'), '{:.2f}')} x ceil(N/H) x t); the single flows "
                 f"{_f(s.get('measure_speedup'), '{:.2f}')}x faster, verify as a whole "
                 f"{_f(s.get('verify_speedup'), '{:.2f}')}x.", ""]
+
+    ts, exps = s.get("peer_sweep_s"), s.get("expected_sweep")
+    if ts and exps:
+        out += [f"The sweep: one peer's tests take {ts:.1f} s (the sum of its iperf3 runs, median peer of the serial "
+                f"leg); expected window N x that = {exps['serial_s']:.0f} s, ceil(N/H) x that = {exps['slotted_s']:.0f} s; "
+                f"measured serial {_f(legs.get('serial', {}).get('sweep_window_s'), '{:.0f}')} s, slotted "
+                f"{_f(legs.get('slotted', {}).get('sweep_window_s'), '{:.0f}')} s.", ""]
 
     rate_rows = []
     for n in names:

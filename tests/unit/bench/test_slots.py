@@ -205,6 +205,7 @@ def test_render_the_section_and_performance_md_carries_it():
     assert "| single flows at once, most | 1 | 1 |" in text
     assert "A note." in text and "no sweep" in text
     assert "| single flow | 4 |" in text
+    assert "| lab end-to-end run beside it | – | – |" in text
     page = pm.render({"runs": []}, "", doc)
     assert "## Flows in parallel on disjoint hubs (slots)" in page
     assert "## Flows in parallel" not in pm.render({"runs": []}, "", None)
@@ -236,6 +237,36 @@ def test_smoke_check_both_sides():
     assert slots.smoke_check(s) == 1
     s = ss.summarize({"serial": leg("serial"), "slotted": dict(leg("slotted"), status="failed")}, 2, 4, 1)
     assert slots.smoke_check(s) == 1
+
+
+@pytest.mark.parametrize("serial_at_once, slot_records, slotted_at_once, rc", [
+    (1, False, 1, 0),    # the code before the slots: nothing to ask of the slotted leg
+    (2, False, 1, 1),    # serial leg with two flows at once
+    (1, True, 2, 0),     # slots: flows on the two hubs ran at once
+    (1, True, 1, 1),     # slots recorded, yet one flow at a time
+])
+def test_smoke_check_flows_at_once(serial_at_once, slot_records, slotted_at_once, rc):
+    s = ss.summarize({"serial": leg("serial"), "slotted": leg("slotted")}, hubs=2, peers=4, omit_s=1)
+    s["legs"]["serial"]["measure_flows_at_once"] = serial_at_once
+    s["legs"]["slotted"]["measure_flows_at_once"] = slotted_at_once
+    s["legs"]["slotted"]["slots"] = {"tfs-peer-01": {"index": 0, "count": 2}} if slot_records else {}
+    assert slots.smoke_check(s) == rc
+
+
+def test_sweep_expectation_from_the_serial_legs_runs():
+    def sweep_run(host, start, end):
+        return {"play": 6, "task": "t", "action": ss.IPERF3_ACTION, "role": "tunnelfix.fleet.tunnel_sweep",
+                "host": host, "start": start, "end": end, "status": "ok"}
+    serial = leg("serial")
+    serial["timeline"] = dict(serial["timeline"], runs=serial["timeline"]["runs"] + [
+        sweep_run("tfs-peer-01", 100.0, 103.0), sweep_run("tfs-peer-01", 104.0, 107.0),
+        sweep_run("tfs-peer-02", 108.0, 110.0), sweep_run("tfs-peer-02", 111.0, 113.0),
+        sweep_run("tfs-peer-03", 114.0, 119.0)])
+    s = ss.summarize({"serial": serial, "slotted": leg("slotted")}, hubs=2, peers=4, omit_s=1)
+    assert s["peer_sweep_s"] == 5.0     # median of 6, 4 and 5 s
+    assert s["expected_sweep"] == {"rounds": 2, "serial_s": 20.0, "slotted_s": 10.0}
+    assert s["legs"]["serial"]["sweep_window_s"] == 19.0
+    assert s["legs"]["serial"]["sweep_runs_at_once"] == 1
 
 
 def test_others_running_finds_no_such_process():
