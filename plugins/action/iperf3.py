@@ -47,6 +47,9 @@ class ActionModule(OpenWrtActionBase):
         if self.check_mode:
             return dict(result, skipped=True, msg=CHECK_MODE_MSG)
 
+        if args["start_delay_s"]:
+            # on the controller, per host: the flows of one measurement slot start a little apart
+            self.sleep(args["start_delay_s"])
         argv = bounded_argv(build_argv(iperf3, args, lookup["version"]), timeout_path, args)
         result["udp_counters_64bit"] = "--udp-counters-64bit" in argv
         while True:

@@ -109,6 +109,12 @@ options:
     description: Base of the exponential backoff in seconds; each wait is random in [0, base*2^attempt], at most 30 s.
     type: float
     default: 2.0
+  start_delay_s:
+    description:
+      - Seconds to wait before the test (0-600), on the controller after iperf3 is found. The flows of one
+        measurement slot (role C(tunnel_measure)) start apart by a seeded delay, so they do not all slow-start at once.
+    type: float
+    default: 0
 notes:
   - Supports check mode by not running the test (result C(skipped)); the options are still
     checked and C(iperf3) is still looked up on the target.

@@ -41,6 +41,7 @@ ARGUMENT_SPEC = {
     "max_retransmits": {"type": "int"},
     "busy_retries": {"type": "int", "default": 5},
     "busy_backoff_s": {"type": "float", "default": 2.0},
+    "start_delay_s": {"type": "float", "default": 0.0},
 }
 
 # option -> inclusive (low, high); None (not given) is not checked
@@ -52,6 +53,7 @@ RANGES = {
     "connect_timeout_ms": (1, 600000),
     "busy_retries": (0, 50),
     "busy_backoff_s": (0, 60),
+    "start_delay_s": (0, 600),
     "max_lost_percent": (0, 100),
     "max_retransmits": (0, 2 ** 31),
 }

@@ -36,6 +36,8 @@ PARALLEL_RANGE = (2, 128)
 
 DIRECTIONS = (("upload", False), ("download", True))
 _IPERF3_DIRECTION = {"upload": "client_to_server", "download": "server_to_client"}
+# the start of a test's invalid_reason when its sweep got no measurement slot (plugin_utils/measure/slots.py)
+NOT_MEASURED = "not measured: "
 _PLAN_KEYS = ("name", "protocol", "reverse", "parallel", "bitrate")
 
 
@@ -225,7 +227,8 @@ def sweep_result(test, iperf3_result):
          "valid": True, "invalid_reason": None}
 
     ``valid`` is False, with every reason in ``invalid_reason`` ("; "-joined), when the test did
-    not run (``not run``), failed (``failed: <msg>``), iperf3 called it invalid (``iperf3:
+    not run (``not run``; ``not measured: <why>`` when ``iperf3_result`` is ``{"not_measured_reason": why}``,
+    a sweep that got no measurement slot), failed (``failed: <msg>``), iperf3 called it invalid (``iperf3:
     <its reason>``), a number is NaN/infinite/not a number, a rate, count, jitter or RTT is
     negative, loss is outside 0-100, the receiver rate is missing, a UDP result has no loss (``UDP
     loss unknown: <why>`` when iperf3 could not vouch for it: an unknown loss is never 0), or iperf3
@@ -246,6 +249,9 @@ def sweep_result(test, iperf3_result):
     raw = dict(iperf3_result or {})
     if not raw:
         entry["invalid_reason"] = "not run"
+        return entry
+    if raw.get("not_measured_reason"):
+        entry["invalid_reason"] = "%s%s" % (NOT_MEASURED, raw["not_measured_reason"])
         return entry
     if raw.get("failed"):
         entry["invalid_reason"] = "failed: %s" % (raw.get("msg") or "no message")

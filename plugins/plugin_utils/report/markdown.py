@@ -45,6 +45,8 @@ def _loss(record):
 def _throughput(record):
     result = (record or {}).get("iperf3") or {}
     bps = result.get("bits_per_second")
+    if result.get("not_measured"):
+        return "not measured: %s" % (result.get("invalid_reason") or "no slot")
     if result.get("failed") or bps is None:
         return "failed: %s" % (result.get("msg") or "no result") if result else None
     if result.get("valid") is False:

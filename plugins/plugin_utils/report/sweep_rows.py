@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import finite_float
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.sweep import _check_results, _path
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.sweep import NOT_MEASURED, _check_results, _path
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.sweep_verdict import UDP_MAX_LOST_PERCENT
 
 
@@ -59,7 +59,8 @@ def _cells(entry, key):
     if entry is None:
         return "n/a", None
     if not entry.get("valid"):
-        return "invalid: %s" % (entry.get("invalid_reason") or "no reason given"), None
+        reason = entry.get("invalid_reason") or "no reason given"
+        return reason if reason.startswith(NOT_MEASURED) else "invalid: %s" % reason, None
     value = finite_float(entry.get(key))
     if value is None:
         return "n/a", None

@@ -230,3 +230,17 @@ def test_a_stuck_server_is_an_invalid_result_that_fails_a_floor(replies):
     result = action.run(task_vars={})
     assert result["valid"] is False and "a stuck server" in result["invalid_reason"]
     assert result["failed"] is True and "result is invalid (only the first of the client's 10 intervals" in result["msg"]
+
+
+@pytest.mark.parametrize("delay_s, slept", [(0, []), (0.0, []), (1.7, [1.7])])
+def test_start_delay_sleeps_on_the_controller_before_the_test(replies, delay_s, slept):
+    action = FakeIperf3Action(dict(ARGS, start_delay_s=delay_s), {LOOKUP: [FOUND], CLIENT: [replies("tcp_forward_3.12.txt")]})
+    result = action.run(task_vars={})
+    assert "failed" not in result and action.slept == slept and action.ran == [LOOKUP, CLIENT]
+
+
+@pytest.mark.parametrize("delay_s", [-0.1, 600.1])
+def test_a_start_delay_out_of_range_fails_naming_it(delay_s):
+    action = FakeIperf3Action(dict(ARGS, start_delay_s=delay_s), {LOOKUP: [FOUND]})
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "start_delay_s" in result["msg"] and action.slept == []

@@ -400,6 +400,18 @@ def test_udp_rows_invalid_and_missing_sides():
         "reference_value": None, "unit": None}
 
 
+def test_a_sweep_without_a_measurement_slot_reads_not_measured_never_a_rate():
+    reason = "no measurement slot within 60 s (tunnel_sweep_slot_wait_max_s): its slot, 3 of 3, would start about 120 s after the first"
+    entry = sweep_result(_test("tcp_single_upload"), {"not_measured_reason": reason})
+    assert (entry["valid"], entry["bits_per_second"], entry["invalid_reason"]) == (False, None, "not measured: " + reason)
+    results = [sweep_result(test, {"not_measured_reason": reason}) for test in sweep_plan(40e6, None, 4)]
+    after = {"peer": _record(results)}
+    rows = {row["test"]: row for row in sweep_rows(BEFORE, after)}
+    single = rows["TCP 1 flow peer -> hub"]
+    assert (single["after"], single["after_value"]) == ("not measured: " + reason, None)
+    assert after["peer"]["conclusion"]["verdict"] == "inconclusive"
+
+
 @pytest.mark.parametrize("before, after, path_by_host, reference", [
     (BEFORE, AFTER, None, "40.0 Mbit/s"),                     # from the records
     (BEFORE, AFTER, {"peer": "36M"}, "36.0 Mbit/s"),          # the dict wins

@@ -141,6 +141,14 @@ def test_throughput_value_is_none_unless_a_valid_number(iperf3, expected):
     assert before_after_rows({}, after)[1]["after_value"] == expected
 
 
+def test_a_flow_without_a_measurement_slot_reads_not_measured_never_a_rate():
+    reason = "no measurement slot within 60 s (tunnel_measure_slot_wait_max_s): its slot, 3 of 3, would start about 68 s after the first"
+    after = {"peer": dict(AFTER["peer"], iperf3={"bits_per_second": None, "valid": False, "failed": False, "not_measured": True,
+                                                 "invalid_reason": reason})}
+    row = before_after_rows({}, after)[1]
+    assert (row["after"], row["after_value"]) == ("not measured: " + reason, None)
+
+
 @pytest.mark.parametrize("record, expected", [
     ({"sent": 20, "failed_pings": 3}, 3.0),
     ({"sent": 20, "failed_pings": None}, None),
