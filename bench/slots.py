@@ -189,6 +189,19 @@ def run_leg(name, args, work_dir):
     return leg
 
 
+def settle(busy_below=50.0, quiet_s=5, max_s=90):
+    """After the fleet's start (20 systemd boots): wait until the machine's CPU was below ``busy_below`` percent
+    busy for ``quiet_s`` seconds in a row, at most ``max_s``; returns the seconds waited."""
+    t0, quiet = time.monotonic(), 0
+    prev = run.cpu_times()
+    while quiet < quiet_s and time.monotonic() - t0 < max_s:
+        time.sleep(1.0)
+        now = run.cpu_times()
+        quiet = quiet + 1 if 100.0 * (now[0] - prev[0]) / max(1, now[1] - prev[1]) < busy_below else 0
+        prev = now
+    return round(time.monotonic() - t0, 1)
+
+
 def git_commit():
     try:
         return run.sh(["git", "-C", REPO, "describe", "--always", "--dirty"])
@@ -249,6 +262,8 @@ def parse_args(argv=None):
     ap.add_argument("--out-dir", help="where performance-slots.json goes, performance.md is re-rendered (default docs/)")
     ap.add_argument("--note", default="", help="a sentence for the document (e.g. what else ran)")
     ap.add_argument("--smoke", action="store_true", help="H=2, N=4, 3 s flows, no sweep, temp output, assert")
+    ap.add_argument("--before-slots", metavar="FILE",
+                    help="performance-slots.json of a run on the code before the slots: its serial leg is shown beside")
     args = ap.parse_args(argv)
     for key, smoke, full in (("hubs", 2, 4), ("peers", 4, 16), ("duration_s", 3, 10)):
         if getattr(args, key) is None:
@@ -266,6 +281,20 @@ def parse_args(argv=None):
     if args.forks is not None and args.forks < 1:
         ap.error(f"--forks must be at least 1, got {args.forks}")
     return args
+
+
+def before_slots(path):
+    """The serial leg of an earlier run (its performance-slots.json; summarised again from its raw results when
+    they are still there), to show beside this run's legs: ``{"source", "generated", "commit", "note", "leg"}``."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    raw_text = run._read(os.path.join(REPO, doc.get("raw") or "")) if doc.get("raw") else None
+    if raw_text:
+        leg = slots_summary.leg_summary(json.loads(raw_text)["serial"], doc["config"]["measure_omit_s"])
+    else:
+        leg = doc["summary"]["legs"]["serial"]
+    return {"source": os.path.relpath(os.path.abspath(path), REPO), "generated": doc.get("generated"),
+            "commit": doc.get("commit"), "config": doc.get("config"), "note": doc.get("note", ""), "leg": leg}
 
 
 def main(argv=None):
@@ -310,6 +339,7 @@ def main(argv=None):
         with open(os.path.join(work_dir, "fleet-up.log"), "w", encoding="utf-8") as out:
             subprocess.run([FLEET, "up", str(args.hubs), str(args.peers)], stdout=out, stderr=subprocess.STDOUT, check=True)
         doc["fleet_up_s"] = round(time.monotonic() - t0, 1)
+        doc["settle_s"] = settle()
         for name in legs:
             raw[name] = run_leg(name, args, work_dir)
     finally:
@@ -318,6 +348,8 @@ def main(argv=None):
     with open(os.path.join(work_dir, "raw.json"), "w", encoding="utf-8") as f:
         json.dump(raw, f, indent=1)
     doc["summary"] = slots_summary.summarize(raw, args.hubs, args.peers, args.omit_s)
+    if args.before_slots:
+        doc["before_slots"] = before_slots(args.before_slots)
     doc["total_s"] = round(time.monotonic() - t0, 1)
     doc["raw"] = os.path.relpath(os.path.join(work_dir, "raw.json"), REPO)
     path = os.path.join(out_dir, "performance-slots.json")

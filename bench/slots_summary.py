@@ -319,7 +319,14 @@ def render(doc):
            "group (a flow holds its peer and its hub; flows on disjoint hubs run at once).", ""]
     if doc.get("note"):
         out += [doc["note"], ""]
-    names = [n for n in ("serial", "slotted") if n in legs]
+    before = doc.get("before_slots")
+    if before and before.get("leg"):
+        # shown as a third column: the serial leg of a run on the code before the slots (same fleet and settings)
+        legs = dict(legs, **{"before the slots": before["leg"]})
+        out += [f"Column *before the slots*: the serial leg of a run of {before.get('generated', '?')} on the code "
+                f"before the slots (`{before.get('commit', '?')}`, `throttle: 1`; {before.get('source', '?')}), same "
+                "fleet size and settings." + (f" {before['note']}" if before.get("note") else ""), ""]
+    names = [n for n in ("serial", "slotted", "before the slots") if n in legs]
     rows = []
     for label, key, fmt in (
             ("status", "status", "{}"), ("verify wall s", "wall_s", "{:.1f}"),

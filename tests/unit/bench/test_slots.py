@@ -211,6 +211,19 @@ def test_render_the_section_and_performance_md_carries_it():
     assert "## Flows in parallel" not in pm.render({"runs": []}, "", None)
 
 
+def test_render_shows_the_serial_leg_before_the_slots_beside():
+    s = ss.summarize({"serial": leg("serial"), "slotted": leg("slotted")}, hubs=2, peers=4, omit_s=1)
+    before = ss.leg_summary(dict(leg("serial"), wall_s=40.0), 1)
+    doc = {"config": {"sweep": False}, "summary": s,
+           "before_slots": {"generated": "2026-12-02T12:54:35Z", "commit": "0905e92", "source": "x.json", "leg": before}}
+    text = "\n".join(ss.render(doc))
+    assert "|  | serial | slotted | before the slots |" in text
+    assert "| verify wall s | 30.0 | 30.0 | 40.0 |" in text
+    assert "on the code before the slots (`0905e92`" in text
+    assert "| before the slots: single flow | 4 |" in text
+    assert "|  | serial | slotted |\n" in "\n".join(ss.render(dict(doc, before_slots=None))) + "\n"
+
+
 # --- bench/slots.py -------------------------------------------------------------------------------------
 class Args:
     idle_s, duration_s, omit_s, sweep = 2, 10, 1, True
