@@ -68,13 +68,37 @@ tunnelfix_wireguard_hubs:
 """
 
 
-class Sampler(threading.Thread):
-    """Every second: [epoch, machine CPU busy percent over the last second, 1-minute load]."""
+def proc_cpu_ticks(stat_text):
+    """``/proc/PID/stat`` -> utime + stime in clock ticks (fields 14 and 15; the name may hold spaces).
 
-    def __init__(self):
+    >>> proc_cpu_ticks("42 (ssh: /tmp/x [mux]) S 1 42 42 0 -1 4194560 10 0 0 0 7 3 0 0 20 0 1 0 5 0 0")
+    10
+    """
+    fields = stat_text.rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+class Sampler(threading.Thread):
+    """Every second: [epoch, machine CPU busy percent over the last second, 1-minute load]; and the CPU ticks of
+    this leg's ssh control masters (found by their ControlPath directory; they daemonize, so getrusage of the
+    children never counts them), the last value seen per master."""
+
+    def __init__(self, control_dir):
         super().__init__(daemon=True)
         self.samples = []
+        self.control_dir = control_dir
+        self.master_ticks = {}
         self._halt = threading.Event()
+
+    def scan_masters(self):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            cmd = run._read(f"/proc/{pid}/cmdline") or ""
+            if cmd.startswith("ssh") and self.control_dir in cmd:
+                stat = run._read(f"/proc/{pid}/stat")
+                if stat:
+                    self.master_ticks[pid] = proc_cpu_ticks(stat)
 
     def run(self):
         prev = run.cpu_times()
@@ -83,6 +107,7 @@ class Sampler(threading.Thread):
             busy = 100.0 * (now[0] - prev[0]) / max(1, now[1] - prev[1])
             self.samples.append([round(time.time(), 2), round(busy, 1), round(os.getloadavg()[0], 2)])
             prev = now
+            self.scan_masters()
 
     def stop(self):
         self._halt.set()
@@ -147,7 +172,7 @@ def run_leg(name, args, work_dir):
     load_before = os.getloadavg()[0]
     e2e_before = others_running()
     cpu0, child0, fleet0 = run.cpu_times(), run.children_cpu_s(), cgroup_cpu_s(names)
-    sampler = Sampler()
+    sampler = Sampler(control_dir)
     sampler.start()
     start = time.monotonic()
     status = "ok"
@@ -160,6 +185,7 @@ def run_leg(name, args, work_dir):
             rc, status = proc.wait(), "timeout"
     wall = time.monotonic() - start
     sampler.stop()
+    sampler.scan_masters()
     cpu1, child1, fleet1 = run.cpu_times(), run.children_cpu_s(), cgroup_cpu_s(names)
     # This leg's ssh control masters (they daemonize): end them by pid, found by their ControlPath directory.
     masters = run.MemorySampler(proc.pid, control_dir)
@@ -175,6 +201,7 @@ def run_leg(name, args, work_dir):
     leg = {"status": status, "rc": rc, "wall_s": round(wall, 2), "log": log_path,
            "cpu": {"controller_cpu_s": round(child1 - child0, 2),
                    "fleet_cpu_s": round(fleet1 - fleet0, 2) if fleet0 is not None and fleet1 is not None else None,
+                   "ssh_masters_cpu_s": round(sum(sampler.master_ticks.values()) / os.sysconf("SC_CLK_TCK"), 2),
                    "busy_percent": round(100.0 * (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]), 1),
                    "busy_cpu_s": round((cpu1[0] - cpu0[0]) / os.sysconf("SC_CLK_TCK"), 1),
                    "load1_before": round(load_before, 2),

@@ -208,8 +208,9 @@ def expected(peers, hubs, peer_test_s):
 def cpu_summary(cpu, samples, start=None, end=None):
     """The leg's CPU figures plus what its 1-s samples ``[[epoch, busy percent, load1], ...]`` show.
 
-    Adds ``busy_percent_max`` and ``load1_max`` (all samples) and ``busy_percent_measure``, the mean busy
-    percent of the samples taken between ``start`` and ``end`` (the single flows' window; None outside it).
+    Adds ``busy_percent_max`` and ``load1_max`` (all samples), ``busy_percent_measure``, the mean busy
+    percent of the samples taken between ``start`` and ``end`` (the single flows' window; None outside it),
+    and ``other_cpu_s``: the machine's busy CPU seconds less the controller's and the fleet's.
     """
     out = dict(cpu or {})
     rows = [r for r in samples or [] if isinstance(r, (list, tuple)) and len(r) == 3]
@@ -217,6 +218,8 @@ def cpu_summary(cpu, samples, start=None, end=None):
     out["load1_max"] = max((r[2] for r in rows), default=None)
     inside = [r[1] for r in rows if start is not None and end is not None and start <= r[0] <= end]
     out["busy_percent_measure"] = statistics.fmean(inside) if inside else None
+    parts = [out.get(k) for k in ("busy_cpu_s", "controller_cpu_s", "fleet_cpu_s")]
+    out["other_cpu_s"] = parts[0] - parts[1] - parts[2] - (out.get("ssh_masters_cpu_s") or 0) if None not in parts else None
     return out
 
 
@@ -347,6 +350,9 @@ def render(doc):
         rows.append([f"play: {n_play} s"] + [_f(legs[n]["plays_s"].get(n_play)) for n in names])
     cpu_rows = [("controller CPU s (ansible-playbook, workers, ssh)", "controller_cpu_s", "{:.1f}"),
                 ("fleet containers' CPU s (wireguard-go, iperf3, sshd, modules)", "fleet_cpu_s", "{:.1f}"),
+                ("ssh control masters' CPU s (not counted in the controller's)", "ssh_masters_cpu_s", "{:.1f}"),
+                ("rest of the machine's busy CPU s (kernel, podman, other sessions; ssh masters where not counted)",
+                 "other_cpu_s", "{:.1f}"),
                 ("machine CPU busy, whole leg", "busy_percent", "{:.0f} %"),
                 ("machine CPU busy, during the single flows", "busy_percent_measure", "{:.0f} %"),
                 ("machine CPU busy, highest 1-s sample", "busy_percent_max", "{:.0f} %"),

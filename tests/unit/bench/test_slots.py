@@ -172,7 +172,20 @@ def test_expected(peers, hubs, rounds):
 def test_cpu_summary_takes_the_samples_inside_the_window():
     samples = [[1.0, 10.0, 0.5], [2.0, 90.0, 1.5], [3.0, 50.0, 1.0], [4.0, 20.0, 0.7]]
     cpu = ss.cpu_summary({"controller_cpu_s": 3.0}, samples, 2.0, 3.0)
-    assert cpu == {"controller_cpu_s": 3.0, "busy_percent_max": 90.0, "load1_max": 1.5, "busy_percent_measure": 70.0}
+    assert cpu == {"controller_cpu_s": 3.0, "busy_percent_max": 90.0, "load1_max": 1.5, "busy_percent_measure": 70.0,
+                   "other_cpu_s": None}
+    cpu = ss.cpu_summary({"controller_cpu_s": 3.0, "fleet_cpu_s": 2.5, "busy_cpu_s": 10.0}, samples, 5.0, 6.0)
+    assert cpu["other_cpu_s"] == 4.5 and cpu["busy_percent_measure"] is None
+    cpu = ss.cpu_summary({"controller_cpu_s": 3.0, "fleet_cpu_s": 2.5, "busy_cpu_s": 10.0, "ssh_masters_cpu_s": 1.5}, [])
+    assert cpu["other_cpu_s"] == 3.0
+
+
+@pytest.mark.parametrize("text, ticks", [
+    ("42 (ssh) S 1 42 42 0 -1 4194560 10 0 0 0 7 3 0 0 20 0 1 0 5 0 0", 10),
+    ("42 (ssh: /tmp/tfs-cp-serial-x/abc [mux]) S 1 42 42 0 -1 4194560 10 0 0 0 120 35 0 0 20 0 1 0 5", 155),
+])
+def test_proc_cpu_ticks(text, ticks):
+    assert slots.proc_cpu_ticks(text) == ticks
     assert ss.cpu_summary(None, [], None, None)["busy_percent_measure"] is None
 
 
