@@ -11,7 +11,7 @@ INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
-	report-browser-test molecule e2e build ee clean bench bench-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
+	report-browser-test molecule e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
 	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
 	changelog-check prometheus-rules-test
 
@@ -172,6 +172,18 @@ clean:
 # lab's before/after (re-plants the lab: lab/down.sh + lab/up.sh + site.yml). BENCH_ARGS adds options.
 bench: images
 	.venv/bin/python bench/run.py $(BENCH_ARGS)
+
+# The slots benchmark (bench/slots.py, issue 19; not part of make test, no lab): H = 4 hubs and N = 16 peers of
+# its own (bench/slots_fleet.sh: real WireGuard, each hub's path shaped to 10 Mbit/s), playbooks/verify.yml twice
+# on the same fleet, every hub in one tunnelfix_bottleneck_group (serial) and none (slotted); wall times, per-flow
+# rates paired per peer, CPU and load into docs/performance-slots.json and docs/performance.md (about 15 min).
+bench-slots: images
+	.venv/bin/python bench/slots.py $(BENCH_ARGS)
+
+# H = 2, N = 4, 3 s flows, no sweep, results in a temporary directory; fails unless both legs completed with a
+# valid flow per peer and no hub took part in two flows at once (about 2 min).
+bench-slots-smoke: images
+	.venv/bin/python bench/slots.py --smoke
 
 # Mutation testing of the fault registry and the parsers (mutmut): a report like the benchmark, not part of
 # make test (about 30 min on 2 cores); .cache/mutation/report.md has the score per file and the survivors.

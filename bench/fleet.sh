@@ -23,6 +23,8 @@ REPO_DIR="$(dirname "${BENCH_DIR}")"
 source "${REPO_DIR}/lab/common.sh"   # IMAGE, OWRT_IMAGE, HOST_SYSCTL_ORIG, HOST_CC_ALLOWED, CONTAINERS_CONF
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "${BENCH_DIR}/common.sh"   # pid_of, nsx, put, ensure_host_cc_allowed, ensure/restore_host_inotify, wait_systemd, ssh_ok
 
 STATE="${BENCH_DIR}/state"
 COUNTS="${STATE}/counts"
@@ -46,11 +48,6 @@ owrt_name() { printf 'tfb-owrt-%02d' "$1"; }
 mgmt_ip() { local kind="$1" i="$2"; if [[ "${kind}" == lnx ]]; then echo "172.31.250.$((8 + 2 * i))"; else echo "172.31.250.$((9 + 2 * i))"; fi; }
 host_if() { local kind="$1" i="$2"; printf 'tfbm-%s%02d' "${kind:0:1}" "${i}"; }
 
-pid_of() { podman inspect -f '{{.State.Pid}}' "$1"; }
-nsx() { local pid="$1"; shift; nsenter -t "${pid}" -n -- "$@"; }
-# put ROOT PATH MODE < content: write a file into a container through /proc/PID/root.
-put() { mkdir -p "$1$(dirname "$2")"; cat > "$1$2"; chmod "$3" "$1$2"; chown 0:0 "$1$2"; }
-
 reset_counts() {
   local f
   for f in "${COUNTS}"/*/execs; do [[ -e "${f}" ]] && : > "${f}"; done
@@ -71,45 +68,11 @@ down() {
   done
   ip link show dev "${BRIDGE}" &>/dev/null && ip link del dev "${BRIDGE}"
   rm -rf "${COUNTS}" "${WGDIR}" "${INV}" "${STATE}/logs"
-  restore_host_inotify
+  restore_host_inotify "${BENCH_SYSCTL_ORIG}"
   return 0
 }
 
-# Host: bbr (the fix) and cubic (the fault) must be allowed for a child namespace to select them.
-# Same record as lab/up.sh, so lab/down.sh (from any checkout) restores the original.
-ensure_host_cc_allowed() {
-  local allowed wanted cc
-  allowed="$(cat "${HOST_CC_ALLOWED}")"; wanted="${allowed}"
-  for cc in bbr cubic; do [[ " ${wanted} " == *" ${cc} "* ]] || wanted="${wanted} ${cc}"; done
-  if [[ "${wanted}" != "${allowed}" ]]; then
-    mkdir -p "$(dirname "${HOST_SYSCTL_ORIG}")"
-    [[ -e "${HOST_SYSCTL_ORIG}" ]] || printf 'net.ipv4.tcp_allowed_congestion_control=%s\n' "${allowed}" > "${HOST_SYSCTL_ORIG}"
-    echo "${wanted}" > "${HOST_CC_ALLOWED}"
-    log "host: tcp_allowed_congestion_control '${allowed}' -> '${wanted}' (lab/down.sh restores it)"
-  fi
-}
-
-# Host: every systemd container takes several inotify instances (systemd, journald, logind, ...),
-# and all rootful containers share root's fs.inotify.max_user_instances (often 128). Past it,
-# systemd in a new container never finishes booting. Raised for the fleet; `down` restores it.
 BENCH_SYSCTL_ORIG="/var/lib/tunnelfix-bench/host-sysctl.orig"
-INOTIFY_INSTANCES=/proc/sys/fs/inotify/max_user_instances
-ensure_host_inotify() {
-  local want="$1" have
-  have="$(cat "${INOTIFY_INSTANCES}")"
-  (( have >= want )) && return 0
-  mkdir -p "$(dirname "${BENCH_SYSCTL_ORIG}")"
-  [[ -e "${BENCH_SYSCTL_ORIG}" ]] || printf 'fs.inotify.max_user_instances=%s\n' "${have}" > "${BENCH_SYSCTL_ORIG}"
-  echo "${want}" > "${INOTIFY_INSTANCES}"
-  log "host: fs.inotify.max_user_instances ${have} -> ${want} (bench/fleet.sh down restores it)"
-}
-restore_host_inotify() {
-  [[ -s "${BENCH_SYSCTL_ORIG}" ]] || return 0
-  local orig
-  orig="$(sed -n 's/^fs\.inotify\.max_user_instances=//p' "${BENCH_SYSCTL_ORIG}")"
-  [[ -n "${orig}" ]] && echo "${orig}" > "${INOTIFY_INSTANCES}" && log "host: fs.inotify.max_user_instances restored to ${orig}"
-  rm -f "${BENCH_SYSCTL_ORIG}"
-}
 
 # The counting login shell for root; REAL is the shell it execs.
 install_wrapper() {
@@ -172,15 +135,7 @@ setup_lnx() {
   local i="$1" name pid root ip
   name="$(lnx_name "${i}")"; ip="$(mgmt_ip lnx "${i}")"
   pid="$(pid_of "${name}")"; root="/proc/${pid}/root"
-  local state="" _t
-  # "degraded" is acceptable (sshd and wg-quick are what matter). podman exec can fail for a
-  # moment right after the start, so ask again until systemd answers.
-  for _t in $(seq 1 60); do
-    state="$(timeout 120 podman exec "${name}" systemctl is-system-running --wait 2>/dev/null || true)"
-    [[ "${state}" == running || "${state}" == degraded ]] && break
-    sleep 2
-  done
-  [[ "${state}" == running || "${state}" == degraded ]] || { log "${name}: systemd state '${state}'"; return 1; }
+  wait_systemd "${name}" || return 1
   install_wrapper "${root}" /bin/bash
   wire_mgmt "${name}" "${pid}" "$(host_if lnx "${i}")" "${ip}"
   ensure_dummy "${pid}" wan0 "${WAN_IP}/24"
@@ -335,11 +290,6 @@ C
   nsx "${pid}" nft list table inet banIP &>/dev/null || podman exec "${name}" /etc/init.d/banip start
 }
 
-ssh_ok() {
-  ssh -i "${KEY}" -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no \
-    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "root@$1" true
-}
-
 up() {
   local n="$1" nl no i name
   [[ "${n}" =~ ^[0-9]+$ && "${n}" -ge 1 && "${n}" -le 200 ]] || die "N must be 1-200, got '${n}'"
@@ -351,7 +301,7 @@ up() {
   [[ -s "${KEY}" ]] || ssh-keygen -q -t ed25519 -N '' -C tunnelfix-bench -f "${KEY}"
   if [[ ! -s "${WGDIR}/fakehub.pub" ]]; then wg genkey | wg pubkey > "${WGDIR}/fakehub.pub"; fi
   ensure_host_cc_allowed
-  ensure_host_inotify $(( 1024 + 32 * n ))
+  ensure_host_inotify "${BENCH_SYSCTL_ORIG}" $(( 1024 + 32 * n ))
 
   # Hosts beyond N (a larger fleet before) go.
   local extra=()
@@ -403,11 +353,11 @@ up() {
   # Every host answers ssh (one remote execution each; the runner resets the counters).
   local bad=()
   for ((i = 1; i <= nl; i++)); do
-    local ok=false _t; for _t in 1 2 3 4 5 6 7 8 9 10; do if ssh_ok "$(mgmt_ip lnx "${i}")"; then ok=true; break; fi; sleep 1; done
+    local ok=false _t; for _t in 1 2 3 4 5 6 7 8 9 10; do if ssh_ok "${KEY}" "$(mgmt_ip lnx "${i}")"; then ok=true; break; fi; sleep 1; done
     "${ok}" || bad+=("$(lnx_name "${i}")")
   done
   for ((i = 1; i <= no; i++)); do
-    local ok=false _t; for _t in 1 2 3 4 5 6 7 8 9 10; do if ssh_ok "$(mgmt_ip owrt "${i}")"; then ok=true; break; fi; sleep 1; done
+    local ok=false _t; for _t in 1 2 3 4 5 6 7 8 9 10; do if ssh_ok "${KEY}" "$(mgmt_ip owrt "${i}")"; then ok=true; break; fi; sleep 1; done
     "${ok}" || bad+=("$(owrt_name "${i}")")
   done
   ((${#bad[@]} == 0)) || die "no ssh to ${bad[*]}"

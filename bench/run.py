@@ -528,8 +528,11 @@ def write(results, out_dir):
         json.dump(results, f, indent=1, sort_keys=True)
         f.write("\n")
     notes = _read(NOTES) or ""
+    # The slots benchmark's results (bench/slots.py), kept in their own file: a section of the same page.
+    slots_text = _read(os.path.join(out_dir, "performance-slots.json"))
+    slots = json.loads(slots_text) if slots_text else None
     with open(os.path.join(out_dir, "performance.md"), "w", encoding="utf-8") as f:
-        f.write(performance_md.render(results, notes))
+        f.write(performance_md.render(results, notes, slots))
 
 
 def smoke_check(results):

@@ -83,9 +83,10 @@ _ELSEWHERE = frozenset({"chroot", "ssh", "dbclient"})
 # container or on another host; "arguments": "$@" are arguments of a fixed program, not a command.
 # tests/unit/scripts/test_host_commands.py fails when a function passing "$@" on is missing here.
 FUNCTION_WRAPPERS = {
-    # lab/up.sh, bench/fleet.sh: nsx ROLE|PID CMD...: nsenter -n into a lab container, host binary
+    # lab/up.sh, bench/common.sh (bench/fleet.sh, bench/slots_fleet.sh): nsx ROLE|PID CMD...: nsenter -n into a
+    # container's network namespace, host binary
     "lab/up.sh:nsx": ("host", 1),
-    "bench/fleet.sh:nsx": ("host", 1),
+    "bench/common.sh:nsx": ("host", 1),
     "lab/common.sh:check": ("host", 2),         # check DESCRIPTION HINT CMD...: a lab verification step
     "lab/up.sh:cx": ("elsewhere", 1),           # cx ROLE CMD...: podman exec in a lab container
     "lab/up.sh:ox": ("elsewhere", 0),           # ox CMD...: podman exec in the OpenWrt-like container
