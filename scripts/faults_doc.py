@@ -15,25 +15,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
+
+# the scripts' own helpers (this file is also loaded by path, from the tests)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from collection_import import import_from  # noqa: E402  pylint: disable=wrong-import-position
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = "docs/faults.md"
 
 
 def load_faults(repo: Path):
-    """The registry's FAULTS, imported from ``repo`` through a temporary ansible_collections/tunnelfix/fleet link."""
-    root = Path(tempfile.mkdtemp(prefix="faults-doc-"))
-    link = root / "ansible_collections" / "tunnelfix" / "fleet"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(repo.resolve(), target_is_directory=True)
-    sys.path.insert(0, str(root))
-    try:
-        from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry  # pylint: disable=import-outside-toplevel
-    finally:
-        sys.path.remove(str(root))
-    return registry
+    """The registry module, imported from ``repo`` through a temporary ansible_collections/tunnelfix/fleet link."""
+    return import_from(repo, "plugins.plugin_utils.faults.registry")[0]
 
 
 def _cell(text):

@@ -18,9 +18,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
+
+# the scripts' own helpers (this file is also loaded by path, from the tests)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from collection_import import import_from  # noqa: E402  pylint: disable=wrong-import-position
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = "roles/prometheus_textfile/files/tunnelfix.rules.yml"
@@ -33,18 +36,8 @@ GROUP = "tunnelfix"
 
 def load(repo: Path):
     """(registry, the textfile renderer's module, the keepalive fault module) imported from ``repo``."""
-    root = Path(tempfile.mkdtemp(prefix="prometheus-rules-"))
-    link = root / "ansible_collections" / "tunnelfix" / "fleet"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(repo.resolve(), target_is_directory=True)
-    sys.path.insert(0, str(root))
-    try:
-        # pylint: disable=import-outside-toplevel
-        from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import nat_peer_keepalive, registry
-        from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report import prometheus
-    finally:
-        sys.path.remove(str(root))
-    return registry, prometheus, nat_peer_keepalive
+    return tuple(import_from(repo, "plugins.plugin_utils.faults.registry", "plugins.plugin_utils.report.prometheus",
+                             "plugins.plugin_utils.faults.nat_peer_keepalive"))
 
 
 def finding_series(prometheus, fault_id):
