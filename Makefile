@@ -6,6 +6,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 export CONTAINERS_CONF := $(CURDIR)/lab/containers.conf
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# The OpenWrt release profile of the lab's router image (lab/images/openwrt-release.sh): 23.05, 24.10 or 25.12.
+export TUNNELFIX_OPENWRT_RELEASE ?= 24.10
+export TUNNELFIX_OPENWRT_IMAGE ?= localhost/tunnelfix/openwrt-like:$(TUNNELFIX_OPENWRT_RELEASE)
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 INVENTORY := lab/state/inventory.yml
 MOLECULE_SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))

@@ -9,7 +9,10 @@ STATE_DIR="${LAB_DIR}/state"
 IMAGE="localhost/tunnelfix/debian12:latest"
 LAB_LABEL="tunnelfix.lab=true"             # on every lab container
 IMAGE_LABEL="tunnelfix.image=debian12"     # on every build of IMAGE (finds replaced, untagged copies)
-OWRT_IMAGE="localhost/tunnelfix/openwrt-like:latest"   # owrt's image: BusyBox, no Python, emulated uci
+# owrt's image: BusyBox, no Python, emulated uci; the release profile from TUNNELFIX_OPENWRT_RELEASE
+# shellcheck source=lab/images/openwrt-release.sh
+. "${LAB_DIR}/images/openwrt-release.sh"
+OWRT_IMAGE="$(openwrt_image)"
 ROLES=(hub nat peer wan owrt)   # container tf-<role>, hostname <role>
 SYSTEMD_ROLES=(hub nat peer wan)        # Debian with systemd as PID 1 (owrt runs /sbin/tf-init)
 MANAGED_ROLES=(hub nat peer owrt)       # reachable over the management bridge, listed in the inventory

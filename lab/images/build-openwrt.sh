@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the OpenWrt-like test image localhost/tunnelfix/openwrt-like:latest (no Python).
+# Build the OpenWrt-like test image of one release profile (no Python):
+# localhost/tunnelfix/openwrt-like:<release>, release 23.05, 24.10 (the default) or 25.12.
 #
 # A BusyBox userland (Debian's busybox .deb, unpacked with dpkg-deb, applets installed with
 # `busybox --install -s`), /bin/sh = busybox ash, a few real tools copied from this host with the
@@ -7,8 +8,12 @@
 # a uci command-line emulator and init-script stand-ins (lab/images/openwrt/). PID 1 is
 # /sbin/tf-init (sleeps until SIGTERM). What is emulated: lab/images/openwrt/README.md.
 #
-# Usage: lab/images/build-openwrt.sh [--rebuild]
+# Usage: lab/images/build-openwrt.sh [--rebuild] [--release 23.05|24.10|25.12]
 #   --rebuild   replace the image even if it exists.
+#   --release   the release profile (default: $TUNNELFIX_OPENWRT_RELEASE, else 24.10): the files of
+#               lab/images/openwrt/releases/<release>/ are laid over the common rootfs, and the
+#               stand-ins behave like that release's upstream code (docs/openwrt-fidelity.md).
+# The image is $TUNNELFIX_OPENWRT_IMAGE if set, else localhost/tunnelfix/openwrt-like:<release>.
 # Why Debian's dynamic `busybox` and not `busybox-static`: the static build prefers its applets
 # (FEATURE_SH_STANDALONE), so its ash runs the busybox `ip` applet even when /sbin/ip (iproute2)
 # is on PATH. OpenWrt's busybox does not do that; the dynamic Debian build does not either.
@@ -20,7 +25,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SRC="${HERE}/openwrt"
 export CONTAINERS_CONF="${HERE}/../containers.conf"
-IMAGE="localhost/tunnelfix/openwrt-like:latest"
+# shellcheck source=lab/images/openwrt-release.sh
+. "${HERE}/openwrt-release.sh"
 IMAGE_LABEL="tunnelfix.image=openwrt-like"
 # Real binaries from the host: source path -> path in the image (OpenWrt's locations).
 declare -A TOOLS=(
@@ -39,17 +45,24 @@ copy_libs() {
 }
 
 rebuild=false
-for arg in "$@"; do
-  case "${arg}" in
+while [[ $# -gt 0 ]]; do
+  case "$1" in
     --rebuild) rebuild=true ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) log "unknown argument: ${arg}"; exit 2 ;;
+    --release) [[ $# -ge 2 ]] || { log "--release needs a value (23.05, 24.10 or 25.12)"; exit 2; }
+               TUNNELFIX_OPENWRT_RELEASE="$2"; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) log "unknown argument: $1"; exit 2 ;;
   esac
+  shift
 done
+openwrt_release_check || exit 2
+RELEASE="${TUNNELFIX_OPENWRT_RELEASE}"
+IMAGE="$(openwrt_image)"
 if [[ "$(id -u)" -ne 0 ]]; then log "must run as root (chroot, podman import)"; exit 1; fi
 # The image records a hash of its definition (this script and lab/images/openwrt/): an image built
 # from an older definition is rebuilt, so a checkout never tests against a stale image.
-SOURCE_HASH="$( { cat "${BASH_SOURCE[0]}"; (cd "${SRC}" && find . -type f | LC_ALL=C sort | xargs sha256sum); } \
+SOURCE_HASH="$( { cat "${BASH_SOURCE[0]}" "${HERE}/openwrt-release.sh"; echo "${RELEASE}";
+  (cd "${SRC}" && find . -type f | LC_ALL=C sort | xargs sha256sum); } \
   | sha256sum | cut -c1-16)"
 if ! "${rebuild}" && podman image exists "${IMAGE}"; then
   if [[ "$(podman image inspect -f '{{index .Labels "tunnelfix.image.source"}}' "${IMAGE}")" == "${SOURCE_HASH}" ]]; then
@@ -100,6 +113,7 @@ done
 
 # Our files: /etc (configs, stand-ins), uci emulator, PID 1.
 cp -a --remove-destination "${SRC}/rootfs/." "${root}/"   # never write through a busybox symlink
+cp -a --remove-destination "${SRC}/releases/${RELEASE}/." "${root}/"   # the release profile's own files
 install -D -m 0755 "${SRC}/uci/uci" "${root}/sbin/uci"
 install -D -m 0644 "${SRC}/uci/uci.awk" "${root}/usr/libexec/tunnelfix/uci.awk"
 
@@ -112,6 +126,7 @@ old_id="$(podman image inspect -f '{{.Id}}' "${IMAGE}" 2>/dev/null || true)"
 tar -C "${root}" --numeric-owner -cf - . \
   | podman import -q --change 'CMD ["/sbin/tf-init"]' --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
       --change "LABEL ${IMAGE_LABEL}" --change "LABEL tunnelfix.image.source=${SOURCE_HASH}" \
+      --change "LABEL tunnelfix.openwrt.release=${RELEASE}" \
       - "${IMAGE}" >/dev/null
 new_id="$(podman image inspect -f '{{.Id}}' "${IMAGE}")"
 if [[ -n "${old_id}" && "${old_id}" != "${new_id}" ]]; then

@@ -12,7 +12,10 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "${HERE}/../.." && pwd)"
 export CONTAINERS_CONF="${REPO}/lab/containers.conf"
-IMAGE="localhost/tunnelfix/openwrt-like:latest"
+# shellcheck source=lab/images/openwrt-release.sh
+. "${REPO}/lab/images/openwrt-release.sh"
+openwrt_release_check || exit 2
+IMAGE="$(openwrt_image)"
 CT="tf-owrt-test"
 passed=0
 failed=0
