@@ -131,7 +131,8 @@ def route_plan(view, role_vars):
         iface = interfaces[name]
         if iface.get("tunnel") == "split":
             if not iface.get("nohostroute"):
-                changes.append("network.%s.nohostroute: unset -> '1'" % name)
+                written = (iface.get("options") or {}).get("nohostroute")
+                changes.append("network.%s.nohostroute: %s -> '1'" % (name, "unset" if written is None else "'%s' (netifd honours only '1')" % written))
             changes.extend("delete the pinned route %s via %s dev %s (endpoint of %s)"
                            % (route.get("dst"), route.get("gateway"), route.get("dev"), name)
                            for endpoint in routes.get("endpoints") or [] if endpoint.get("interface") == name

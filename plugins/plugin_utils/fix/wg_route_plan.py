@@ -57,11 +57,15 @@ def wireguard_interfaces(network: dict) -> dict:
     """Return the ``proto wireguard`` interfaces of a parsed ``network`` config with their peers.
 
     ``parse_uci_show(case 01)["network"]`` →
-    ``{"wg0": {"nohostroute": False, "addresses": ["10.77.0.2/24"], "peers": [
+    ``{"wg0": {"nohostroute": False, "nohostroute_value": None, "addresses": ["10.77.0.2/24"], "peers": [
     {"section": "@wireguard_wg0[0]", "endpoint_host": "203.0.113.10", "allowed_ips":
     ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True}]}}``
 
-    ``route_allowed_ips`` is False when unset (OpenWrt's default). Raises ParseError for a
+    ``nohostroute`` is True only for the literal ``'1'``, the one value netifd's wireguard.sh
+    honours (openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh@0a576dec:
+    any other value, ``'true'`` included, still pins the endpoint's host route);
+    ``nohostroute_value`` is the option as written (None when unset). ``route_allowed_ips`` is
+    False when unset (OpenWrt's default; read as config_get_bool does). Raises ParseError for a
     bad boolean or prefix, naming the uci path.
     """
     result = {}
@@ -69,9 +73,12 @@ def wireguard_interfaces(network: dict) -> dict:
         options = section.get("options", {})
         if section.get("type") != "interface" or options.get("proto") != "wireguard":
             continue
-        where = "network.%s.nohostroute" % name
+        # netifd's wireguard.sh (openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh
+        # @0a576dec) skips the endpoint host route only for the literal '1': 'true', 'on' or 'yes' still pin it.
+        raw = options.get("nohostroute")
         result[name] = {
-            "nohostroute": bool(parse_uci_bool(options.get("nohostroute", "0"), where)),
+            "nohostroute": raw == "1",
+            "nohostroute_value": raw if isinstance(raw, str) else None,
             "addresses": _as_list(options.get("addresses")),
             "peers": [],
         }
@@ -497,7 +504,7 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
                  "changed": False, "refused": None}
         option = "network.%s.nohostroute" % name
         if kind["tunnel"] == "split":
-            before.append("%s=%s" % (option, "'1'" if info["nohostroute"] else "(unset)"))
+            before.append("%s=%s" % (option, "(unset)" if info["nohostroute_value"] is None else "'%s'" % info["nohostroute_value"]))
             after.append("%s='1'" % option)
             if not info["nohostroute"]:
                 plan["uci_commands"].append(["uci", "set", "%s=1" % option])

@@ -122,9 +122,10 @@ def test_banip_plan(banip, role_vars, expected):
 
 # endpoint route ---------------------------------------------------------------------------------
 
-def route_view(tunnel="split", nohostroute=False, pinned=None, in_uci=True, interface="wg0"):
+def route_view(tunnel="split", nohostroute=False, pinned=None, in_uci=True, interface="wg0", options=None):
     return {"openwrt": {
-        "wireguard": {"interfaces": {interface: {"in_uci": in_uci, "tunnel": tunnel, "nohostroute": nohostroute, "peers": []}}},
+        "wireguard": {"interfaces": {interface: {"in_uci": in_uci, "tunnel": tunnel, "nohostroute": nohostroute, "peers": [],
+                                                 "options": options or {}}}},
         "endpoint_routes": {"endpoints": [{"interface": "wg0", "address": "203.0.113.10", "pinned_routes": pinned or []}]}}}
 
 
@@ -134,6 +135,8 @@ PINNED = [{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0"}]
 @pytest.mark.parametrize("view, role_vars, expected", [
     (route_view(nohostroute=True), {}, []),
     (route_view(), {}, ["network.wg0.nohostroute: unset -> '1'"]),
+    # written but not the literal '1' that netifd honours: still pinned, still a change
+    (route_view(options={"nohostroute": "true"}), {}, ["network.wg0.nohostroute: 'true' (netifd honours only '1') -> '1'"]),
     (route_view(nohostroute=True, pinned=PINNED), {},
      ["delete the pinned route 203.0.113.10 via 198.51.100.1 dev wwan0 (endpoint of wg0)"]),
     (route_view(nohostroute=True, pinned=PINNED, interface="wg1"), {}, []),    # another interface's endpoint

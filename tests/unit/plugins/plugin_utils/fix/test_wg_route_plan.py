@@ -120,7 +120,7 @@ def test_over_tunnel(peers, connection, inside):
 def test_wireguard_interfaces_case01(load_fixture):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
     assert wireguard_interfaces(network) == {"wg0": {
-        "nohostroute": False, "addresses": ["10.77.0.2/24"],
+        "nohostroute": False, "nohostroute_value": None, "addresses": ["10.77.0.2/24"],
         "peers": [{"section": "@wireguard_wg0[0]", "endpoint_host": "203.0.113.10",
                    "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True}]}}
 
@@ -194,6 +194,21 @@ def test_plan_case01_diff(load_fixture):
         "after": "network.wg0.nohostroute='1'\n"}
     assert plan["interfaces"]["wg0"]["refused"] is None
     assert plan["full_tunnel_endpoints"] == []
+
+
+# netifd's wireguard.sh skips the endpoint host route only for the literal '1' (wireguard.sh@0a576dec):
+# 'true', 'on' or 'yes' still pin it, so the plan writes '1' over them.
+@pytest.mark.parametrize("written, honoured", [("1", True), ("true", False), ("on", False), ("yes", False),
+                                               ("0", False), ("banana", False)])
+def test_nohostroute_is_only_the_literal_1(load_fixture, written, honoured):
+    text = load_fixture("uci_show", "case01_network.txt") + "network.wg0.nohostroute='%s'\n" % written
+    network = parse_uci_show(text)["network"]
+    assert wireguard_interfaces(network)["wg0"]["nohostroute"] is honoured
+    assert wireguard_interfaces(network)["wg0"]["nohostroute_value"] == written
+    routes = _routes(load_fixture, ("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
+    plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network))
+    assert plan["uci_commands"] == ([] if honoured else [["uci", "set", "network.wg0.nohostroute=1"]])
+    assert plan["diff"]["before"].startswith("network.wg0.nohostroute='%s'\n" % written)
 
 
 def test_plan_case04_refuses_nohostroute(load_fixture):
