@@ -31,8 +31,8 @@ description:
   - C(banip) - whether banIP is installed (C(ls -1d /etc/init.d/banip)), its version (C(apk list --installed banip)
     or C(opkg list-installed banip)), its global uci settings (C(uci -q show banip)), the
     effective C(ban_icmplimit) (the version's default when unset - 10 before banIP 1.5.3, 25
-    from 1.5.3), and from C(nft -j list table inet banIP) (text C(nft list) when nft has no JSON)
-    the ICMP flood counter (C(cnt_icmpflood), or C(cnt-icmpflood) before banIP 1.5.0) and the
+    from 1.5.3), and from C(nft -tj list table inet banIP) (terse, without the sets' elements, as banIP
+    lists it; text C(nft -t list) when nft has no JSON) the ICMP flood counter (C(cnt_icmpflood), or C(cnt-icmpflood) before banIP 1.5.0) and the
     limit rule that feeds it.
   - C(mwan3) - interface status (C(mwan3 interfaces)) and each interface's tracking settings
     (C(uci -q show mwan3)).

@@ -7,9 +7,10 @@ from the table each release's own ``f_nftinit`` loads (net/banip/files/banip-fun
 openwrt/packages openwrt-23.05@16c320b7fd = banIP 1.0.1, openwrt-24.10@42525d32c4 = 1.5.6,
 openwrt-25.12@57654a9f48 = 1.8.12; tests/unit/fixtures/README.md):
 
-* 1.0.1: counter ``cnt-icmpflood``; two rules, ``ip protocol icmp limit rate over N/second ...``
-  and ``ip6 nexthdr ipv6-icmp limit rate over N/second ...``, each its own bucket; chain
-  ``pre-routing`` at priority -150 (``mangle`` in the listing).
+* 1.0.1: counter ``cnt-icmpflood`` (``cnt_icmpflood`` from 1.5.0); two rules (one from
+  1.5.3), ``ip protocol icmp limit rate over N/second ...`` and ``ip6 nexthdr ipv6-icmp limit
+  rate over N/second ...``, each its own bucket; chain ``pre-routing`` at priority -150
+  (``mangle`` in the listing; -175 from 1.5.1).
 * 1.5.6: counter ``cnt_icmpflood``; one rule ``meta nfproto . meta l4proto { ipv4 . icmp, ipv6 .
   ipv6-icmp } limit rate over N/second ...``; priority -175. With pre-routing logging on, the
   same rule carries the log and a second limit, ``... limit rate over N/second log prefix
@@ -211,7 +212,7 @@ def find_icmp_limit(text: str):
     → ``{"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1}``;
     the same rule from ``nft -j`` gives ``"burst_packets": 5``: nft 1.0.6 leaves the default
     burst of 5 packets out of its text, so text without ``burst N packets`` gives None.
-    banIP before 1.5.0 has one rule per family (``ip protocol icmp``, ``ip6 nexthdr
+    banIP before 1.5.3 has one rule per family (``ip protocol icmp``, ``ip6 nexthdr
     ipv6-icmp``), each its own bucket: ``rules`` is 2 and the values are the first rule's (the
     IPv4 one, the bucket mwan3track's IPv4 pings share). The limit is the rule's ``limit rate
     over``: banIP 1.5.6's logging rule also holds ``limit rate 10/second`` (the log's), which is
