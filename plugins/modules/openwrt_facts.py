@@ -176,7 +176,8 @@ ansible_facts:
             - C(version), C(upstream_version) (null when no package manager lists banIP),
               C(icmplimit_default_per_second) (the version's default, 10 or 25; null when the
               version is unknown).
-            - C(enabled) (C(ban_enabled) as a bool, null when unset), C(ban_icmplimit) (as set in
+            - C(enabled) (false only for C(banip.global.ban_enabled '0'), the one value banIP refuses to
+              start with; true for any other value or none; null without a banip config), C(ban_icmplimit) (as set in
               uci, null when unset), C(icmplimit_per_second) (effective, packets per second; 0 is
               off), C(icmplimit_source) (C(uci), C(default) or null), C(settings) (all options of
               C(banip.global), secrets redacted).
