@@ -31,8 +31,8 @@ description:
   - C(banip) - whether banIP is installed (C(ls -1d /etc/init.d/banip)), its version (C(apk list --installed banip)
     or C(opkg list-installed banip)), its global uci settings (C(uci -q show banip)), the
     effective C(ban_icmplimit) (the version's default when unset - 10 before banIP 1.5.3, 25
-    from 1.5.3), and from C(nft -j list table inet banIP) (text C(nft list) when nft has no JSON)
-    the ICMP flood counter (C(cnt_icmpflood), or C(cnt-icmpflood) before banIP 1.5.0) and the
+    from 1.5.3), and from C(nft -tj list table inet banIP) (terse, without the sets' elements, as banIP
+    lists it; text C(nft -t list) when nft has no JSON) the ICMP flood counter (C(cnt_icmpflood), or C(cnt-icmpflood) before banIP 1.5.0) and the
     limit rule that feeds it.
   - C(mwan3) - interface status (C(mwan3 interfaces)) and each interface's tracking settings
     (C(uci -q show mwan3)).
@@ -176,7 +176,8 @@ ansible_facts:
             - C(version), C(upstream_version) (null when no package manager lists banIP),
               C(icmplimit_default_per_second) (the version's default, 10 or 25; null when the
               version is unknown).
-            - C(enabled) (C(ban_enabled) as a bool, null when unset), C(ban_icmplimit) (as set in
+            - C(enabled) (false only for C(banip.global.ban_enabled '0'), the one value banIP refuses to
+              start with; true for any other value or none; null without a banip config), C(ban_icmplimit) (as set in
               uci, null when unset), C(icmplimit_per_second) (effective, packets per second; 0 is
               off), C(icmplimit_source) (C(uci), C(default) or null), C(settings) (all options of
               C(banip.global), secrets redacted).

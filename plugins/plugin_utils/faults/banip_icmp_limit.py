@@ -8,10 +8,15 @@ uplink can be marked offline. Reads openwrt_facts' ``banip`` and ``mwan3`` and
 health_check_measure's record. mwan3track's defaults (count 1, interval 10 s) are from its UCI
 documentation.
 
-The limiter is in force only where banIP is installed, not disabled (``ban_enabled '0'``: its init
-script refuses to start and deletes the table) and its nft table ``inet banIP`` is loaded with an
-ICMP limit rule (``ban_icmplimit`` 0 builds none). Elsewhere nothing is found and the fixing role
-changes nothing: it would write and reload a banIP the operator switched off.
+The limiter is in force only where banIP is installed, not disabled (``ban_enabled '0'``) and its
+nft table ``inet banIP`` is loaded with an ICMP limit rule (``ban_icmplimit`` 0 builds none).
+Elsewhere nothing is found and the fixing role changes nothing; banip_inactive says why, in terms
+of what banIP itself does (banip.init and banip-functions.sh, openwrt/packages openwrt-23.05@16c320b7fd,
+openwrt-24.10@42525d32c4, openwrt-25.12@57654a9f48, alike in this): with ``ban_enabled '0'`` every
+start, restart and reload ends at banIP's own check, which deletes its table and exits 1, so a
+reload applies nothing; with its autostart off (no ``/etc/rc.d/S95banip``, ``/etc/init.d/banip
+enabled`` fails) start, restart and reload refuse the same way; a banIP enabled in both but stopped
+(no table) is started by a reload, which would switch on what the operator stopped.
 
 The measurement must not cause what it measures. A burst of 100 pings/s overflows a 10/s or 25/s
 bucket by itself, so the evidence is passive first: health_check_measure's window (action
@@ -69,24 +74,38 @@ def mwan3_ping_budget_per_second(tracking):
     return budget
 
 
+# banip_inactive's reasons (the module doc says what banIP does in each state)
+DISABLED_REASON = ("banIP is disabled in uci (banip.global.ban_enabled '0'): its start, restart and reload stop at that "
+                   "setting and delete its nft table, so a reload cannot apply a new limit")
+AUTOSTART_OFF_REASON = ("banIP's autostart is off (/etc/init.d/banip enabled fails: no /etc/rc.d/S95banip): its start, restart "
+                        "and reload refuse and delete its nft table, so a reload cannot apply a new limit")
+NOT_LOADED_REASON = ("banIP's nft table inet banIP is not loaded (banIP is stopped, failed or still starting): where its "
+                     "autostart is on, a reload would start it, switching on what was stopped; where it is off, a reload "
+                     "refuses and starts nothing")
+
+
 def banip_inactive(banip):
     """Why banIP cannot drop anything now and its role must leave it alone, or None when it is active.
 
-    ``banip``: openwrt_facts' ``banip`` (installed, enabled, nft_installed, nft_table_loaded). Active:
-    installed, ``ban_enabled`` not '0' (unset is banIP's own call) and its table ``inet banIP`` loaded.
-    ``("absent", reason)`` when it cannot drop (not installed, disabled, table not loaded);
-    ``("unknown", reason)`` when the facts cannot tell (no nft to list the table).
+    ``banip``: openwrt_facts' ``banip`` (installed, enabled, nft_installed, nft_table_loaded; an
+    ``autostart`` bool where known, for ``/etc/rc.d/S95banip``). Active: installed, ``enabled``
+    not False (banip_settings: only ``ban_enabled '0'`` stops banIP), autostart not False, and its
+    table ``inet banIP`` loaded. ``("absent", reason)`` when it cannot drop: not installed,
+    DISABLED_REASON, AUTOSTART_OFF_REASON, NOT_LOADED_REASON (each says what a reload would do
+    there; module doc); ``("unknown", reason)`` when the facts cannot tell (no nft to list the table).
     """
     if not banip.get("installed"):
         return ("absent", "banIP is not installed (no %s)" % BANIP_INIT)
     if banip.get("enabled") is False:
-        return ("absent", "banIP is disabled (banip.global.ban_enabled '0')")
+        return ("absent", DISABLED_REASON)
+    if banip.get("autostart") is False:
+        return ("absent", AUTOSTART_OFF_REASON)
     if banip.get("nft_installed") is False:
         return ("unknown", "nft is not installed, so banIP's nft table cannot be read")
     if banip.get("nft_table_loaded") is None:
         return ("unknown", "openwrt_facts did not read banIP's nft table")
     if banip.get("nft_table_loaded") is not True:
-        return ("absent", "banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)")
+        return ("absent", NOT_LOADED_REASON)
     return None
 
 
@@ -260,7 +279,8 @@ BANIP_ICMP_LIMIT = Fault(
                "window (nothing sent) banIP's ICMP flood counter grew while mwan3 logged failed checks, or a probe "
                "inside a fifth of the limit lost pings while the counter grew",
     symptom="mwan3 flaps or marks an uplink offline while it works; banIP's cnt_icmpflood counter grows.",
-    fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP; a disabled or stopped banIP is left alone.",
+    fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP; a disabled or stopped banIP is left alone "
+        "(a reload would apply nothing to a disabled one and would start a stopped one).",
     fix_role="tunnelfix.fleet.banip_icmp",
     fix_groups=("tunnelfix_openwrt",),
     rechecked=needs_own("health_checks"),

@@ -213,14 +213,27 @@ def banip_settings(text: str, default_icmplimit=None) -> dict:
 
     The section read is ``banip.global``, else the first section of type ``banip``; ``settings``
     are its options, secrets redacted. No config or no such section → no settings, ``enabled``
-    None. Raises ParseError for unreadable ``uci show`` output, or naming the option and value
-    for a ban_icmplimit that is not a whole number or a ban_enabled that is not a uci boolean.
+    None (banIP refuses to start without /etc/config/banip; its nft table tells).
+
+    ``enabled`` follows banIP itself, not uci's booleans: every release (banip-functions.sh of
+    openwrt-23.05@16c320b7fd, openwrt-24.10@42525d32c4, openwrt-25.12@57654a9f48) refuses to run
+    only when ``uci_get banip global ban_enabled`` prints exactly ``0`` (it then deletes its table
+    and exits 1); any other value, ``on``/``off``/``no``/``false`` included, and an unset option
+    let it run. So ``enabled`` is False only for ``banip.global.ban_enabled='0'`` (a list
+    option: its values joined by a space, as ``uci get`` prints them) and True for anything else
+    where a banip config exists, also when the '0' is in an anonymous section (banIP reads the
+    section named ``global`` only). Raises ParseError for unreadable ``uci show`` output, or
+    naming the option and value for a ban_icmplimit that is not a whole number.
     """
     sections = parse_uci_show(text).get("banip", {})
     name = "global" if "global" in sections else next(
         (key for key, section in sections.items() if section["type"] == "banip"), None)
     options = dict(sections[name]["options"]) if name is not None else {}
     where = "banip.%s." % (name or "global")
+    enabled = None
+    if name is not None:  # banIP's own gate: only global's ban_enabled exactly '0' stops it (docstring)
+        gate = (sections.get("global") or {}).get("options", {}).get("ban_enabled")
+        enabled = (" ".join(gate) if isinstance(gate, list) else gate) != "0"
     raw = options.get("ban_icmplimit")
     limit = parse_uci_int(raw, where + "ban_icmplimit")
     if limit is not None:
@@ -229,7 +242,7 @@ def banip_settings(text: str, default_icmplimit=None) -> dict:
         limit = default_icmplimit
         source = None if limit is None else "default"
     return {
-        "enabled": parse_uci_bool(options.get("ban_enabled"), where + "ban_enabled"),
+        "enabled": enabled,
         "ban_icmplimit": raw,
         "icmplimit_per_second": limit,
         "icmplimit_source": source,

@@ -101,7 +101,7 @@ def old_router(load_fixture):
         "opkg list-installed banip": (0, load_fixture("banip_version", "case05_opkg_old.txt"), ""),
         "uci -q show banip": (0, load_fixture("uci_show", "case05_banip.txt"), ""),
         # recorded from a banIP 1.0-shaped table named banIPold (the recording namespace held both)
-        "nft -j list table inet banIP": (0, load_fixture("nft_j_list", "netns_banip_old_table.txt"), ""),
+        "nft -tj list table inet banIP": (0, load_fixture("nft_j_list", "netns_banip_old_table.txt"), ""),
         "mwan3 interfaces": (0, load_fixture("mwan3_interfaces", "case01_both_online.txt"), ""),
         "uci -q show mwan3": (0, load_fixture("uci_show", "case05_mwan3_aggressive.txt"), ""),
         # the image has no live WireGuard device and one bridge (see test_openwrt_facts_tunnels.py)
@@ -140,7 +140,7 @@ def test_old_banip_and_mwan3(fake, old_router, check_mode):
     assert len(calls) == len(set(calls))  # each command once
     # everything answered ran; the text fallbacks only where the JSON form is answered too
     assert set(old_router) - {DATE} <= set(calls) | {"cat /proc/sys/net/ipv4/ip_forward"}
-    assert "nft list table inet banIP" not in calls  # the JSON listing worked: no text listing
+    assert "nft -t list table inet banIP" not in calls  # the JSON listing worked: no text listing
     network = old_router["uci -q show network"][1]
     assert SECRETS[0] in network  # the image's config holds a private key
     assert_no_secret(action, result, network)
@@ -152,8 +152,8 @@ def test_new_banip_apk_and_nft_without_json(fake, old_router, load_fixture):
     answers.update({
         "apk list --installed banip": (0, load_fixture("banip_version", "case05_apk_new.txt"), ""),
         "uci -q show banip": (0, load_fixture("uci_show", "case05_banip.txt") + "banip.global.ban_icmplimit='250'\n", ""),
-        "nft -j list table inet banIP": (1, "", "Error: JSON support not compiled-in\n"),
-        "nft list table inet banIP": (0, load_fixture("nft_list", "netns_icmplimit_250_burst10.txt"), ""),
+        "nft -tj list table inet banIP": (1, "", "Error: JSON support not compiled-in\n"),
+        "nft -t list table inet banIP": (0, load_fixture("nft_list", "netns_icmplimit_250_burst10.txt"), ""),
     })
     action = fake({"gather_subset": ["banip"]}, answers)
     facts = facts_of(action.run(task_vars={}))
@@ -166,6 +166,34 @@ def test_new_banip_apk_and_nft_without_json(fake, old_router, load_fixture):
     assert banip["icmp_counter"] is None  # a chain listing has no counter objects
     assert_one_execution(action)
     assert not [call for call in action.router.calls() if call.startswith(("uci -q show network", "mwan3", "ip "))]
+
+
+RELEASE_BANIP = {  # release: (banIP version fixture, counter name, packets dropped, default limit, rules)
+    "23.05": ("case05_opkg_old.txt", "cnt-icmpflood", 264, 10, 2),
+    "24.10": (None, "cnt_icmpflood", 236, 25, 1),
+    "25.12": ("case05_apk_new.txt", "cnt_icmpflood", 236, 25, 1),
+}
+
+
+@pytest.mark.parametrize("release", sorted(RELEASE_BANIP))
+@pytest.mark.parametrize("json_support", [True, False])
+def test_banip_read_from_each_releases_terse_listing(fake, old_router, load_fixture, release, json_support):
+    # the real table of each release's f_nftinit with a filled blocklist set (tests/unit/fixtures/README.md);
+    # only the terse listings are answered: the full ones would list every element of every feed
+    _version, counter, packets, limit, rules = RELEASE_BANIP[release]
+    answers = dict(old_router)
+    if json_support:
+        answers["nft -tj list table inet banIP"] = (0, load_fixture("nft_t_j_list", "%s_banip_default.txt" % release), "")
+    else:
+        answers["nft -tj list table inet banIP"] = (1, "", "Error: JSON support not compiled-in\n")
+        answers["nft -t list table inet banIP"] = (0, load_fixture("nft_t_list", "%s_banip_default.txt" % release), "")
+    action = fake({"gather_subset": ["banip"]}, answers)
+    banip = facts_of(action.run(task_vars={}))["banip"]
+    assert banip["icmp_counter"]["name"] == counter and banip["icmp_counter"]["packets"] == packets
+    assert banip["icmp_limit_rule"] == {"rate_per_second": limit, "burst_packets": 5 if json_support else None,
+                                        "counter": counter, "rules": rules}
+    calls = action.router.calls()
+    assert not [call for call in calls if call.startswith("nft ") and call.split()[1] not in ("-tj", "-t")]
 
 
 NOTHING = {BANIP: NO_BANIP, "uci -q show network": (1, "", ""), DATE: (0, "1796029496\n", ""),
@@ -184,7 +212,7 @@ NOTHING = {BANIP: NO_BANIP, "uci -q show network": (1, "", ""), DATE: (0, "17960
      None),
     # banIP installed, not started (no nft table), no /etc/config/banip, opkg does not list it
     ({BANIP: (0, "/etc/init.d/banip\n", ""), "opkg list-installed banip": (0, "", ""),
-      "uci -q show banip": (1, "", ""), "nft -j list table inet banIP": NO_TABLE},
+      "uci -q show banip": (1, "", ""), "nft -tj list table inet banIP": NO_TABLE},
      ["banip"], {"installed": True, "version": None, "enabled": None, "icmplimit_per_second": None,
                  "icmplimit_source": None, "settings": {}, "nft_installed": True, "nft_table_loaded": False,
                  "icmp_counter": None, "icmp_limit_rule": None},
@@ -216,18 +244,18 @@ def test_banip_not_installed_has_every_key_null(fake):
 @pytest.mark.parametrize("change, args, message, extra", [
     ({"mwan3 interfaces": (1, "", "mwan3: not running\n")}, {},
      "mwan3 interfaces failed with rc=1: mwan3: not running", {"cmd": "mwan3 interfaces", "rc": 1}),
-    ({"nft -j list table inet banIP": (2, "", "Error: Could not process rule: Operation not permitted\n")}, {},
-     "nft -j list table inet banIP failed with rc=2: Error: Could not process rule",
-     {"cmd": "nft -j list table inet banIP", "rc": 2}),
-    ({"nft -j list table inet banIP": (1, "", "Operation not permitted (you must be root)\n"
+    ({"nft -tj list table inet banIP": (2, "", "Error: Could not process rule: Operation not permitted\n")}, {},
+     "nft -tj list table inet banIP failed with rc=2: Error: Could not process rule",
+     {"cmd": "nft -tj list table inet banIP", "rc": 2}),
+    ({"nft -tj list table inet banIP": (1, "", "Operation not permitted (you must be root)\n"
                                               "netlink: Error: cache initialization failed: Operation not permitted\n")},
-     {}, "nft -j list table inet banIP failed with rc=1: Operation not permitted (you must be root)",
-     {"cmd": "nft -j list table inet banIP", "rc": 1}),
+     {}, "nft -tj list table inet banIP failed with rc=1: Operation not permitted (you must be root)",
+     {"cmd": "nft -tj list table inet banIP", "rc": 1}),
     ({"command -v mwan3": (2, "", "sh: syntax error\n")}, {}, "command -v mwan3 failed with rc=2: sh: syntax error",
      {"cmd": "command -v mwan3", "rc": 2}),
-    ({"nft -j list table inet banIP": (0, "{not json", "")}, {},
-     "cannot read the output of nft -j list table inet banIP: nft -j output is not JSON",
-     {"cmd": "nft -j list table inet banIP", "rc": 0}),
+    ({"nft -tj list table inet banIP": (0, "{not json", "")}, {},
+     "cannot read the output of nft -tj list table inet banIP: nft -j output is not JSON",
+     {"cmd": "nft -tj list table inet banIP", "rc": 0}),
     ({"uci -q show banip": (0, "banip.global=banip\nbanip.global.ban_icmplimit='fast'\n", "")}, {},
      "cannot read the output of uci -q show banip: banip.global.ban_icmplimit: expected a whole number", {}),
     ({"opkg list-installed banip": (0, "banip - v1\n", "")}, {},

@@ -5,6 +5,7 @@ health_check_probe, ...): input checks, error translation."""
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import DISABLED_REASON, NOT_LOADED_REASON
 from ansible_collections.tunnelfix.fleet.plugins.filter.role_support import FilterModule
 
 FILTERS = FilterModule().filters()
@@ -58,8 +59,8 @@ ACTIVE = {"installed": True, "enabled": True, "nft_installed": True, "nft_table_
 @pytest.mark.parametrize("banip, reason", [
     (ACTIVE, ""),
     (dict(ACTIVE, enabled=None), ""),
-    (dict(ACTIVE, enabled=False), "banIP is disabled (banip.global.ban_enabled '0')"),
-    (dict(ACTIVE, nft_table_loaded=False), "banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)"),
+    (dict(ACTIVE, enabled=False), DISABLED_REASON),
+    (dict(ACTIVE, nft_table_loaded=False), NOT_LOADED_REASON),
     ({"installed": False}, "banIP is not installed (no /etc/init.d/banip)"),
 ])
 def test_banip_inactive_reason_is_what_the_role_decides_on(banip, reason):

@@ -4,8 +4,8 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import (
-    PROBE_SHARE_OF_LIMIT, banip_inactive, limit_coverage, limit_drops_health_checks, mwan3_ping_budget_per_second,
-    probe_interval_ms)
+    AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, PROBE_SHARE_OF_LIMIT, banip_inactive, limit_coverage,
+    limit_drops_health_checks, mwan3_ping_budget_per_second, probe_interval_ms)
 
 
 def track(targets=2, count=1, interval=None, failure=None, recovery=None, enabled=True, method="ping"):
@@ -152,13 +152,25 @@ def test_the_burst_shown_in_the_rule_as_nft_json_lists_it():
     (banip(), None),
     (banip(enabled=None), None),
     (banip(installed=False), ("absent", "banIP is not installed (no /etc/init.d/banip)")),
-    (banip(enabled=False), ("absent", "banIP is disabled (banip.global.ban_enabled '0')")),
-    (banip(nft_table_loaded=False), ("absent", "banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)")),
+    (banip(enabled=False), ("absent", DISABLED_REASON)),
+    (banip(nft_table_loaded=False), ("absent", NOT_LOADED_REASON)),
+    (banip(autostart=False), ("absent", AUTOSTART_OFF_REASON)),
+    (banip(autostart=True), None),
+    (banip(enabled=False, autostart=False), ("absent", DISABLED_REASON)),
     (banip(nft_installed=False, nft_table_loaded=None), ("unknown", "nft is not installed, so banIP's nft table cannot be read")),
     (banip(nft_table_loaded=None), ("unknown", "openwrt_facts did not read banIP's nft table")),
 ])
 def test_banip_inactive(banip_facts, expected):
     assert banip_inactive(banip_facts) == expected
+
+
+def test_each_reason_says_what_a_reload_does_there():
+    # banip.init / banip-functions.sh (every release): ban_enabled '0' and autostart off make start, restart and reload
+    # refuse and delete the table; a stopped banIP enabled in both is started by a reload
+    for reason in (DISABLED_REASON, AUTOSTART_OFF_REASON):
+        assert "a reload cannot apply a new limit" in reason and "would start" not in reason
+    assert "a reload would start it" in NOT_LOADED_REASON
+    assert "ban_enabled '0'" in DISABLED_REASON and "/etc/rc.d/S95banip" in AUTOSTART_OFF_REASON
 
 
 @pytest.mark.parametrize("banip_facts, wanted, expected", [
@@ -194,9 +206,9 @@ def test_probe_interval_refuses_a_bad_interval(wanted):
 
 @pytest.mark.parametrize("checks, banip_changes, expected", [
     (record(), {}, None),
-    (record(), {"enabled": False}, ("clear", "does not apply: banIP is disabled (banip.global.ban_enabled '0')")),
+    (record(), {"enabled": False}, ("clear", "does not apply: " + DISABLED_REASON)),
     (record(), {"nft_table_loaded": False},
-     ("clear", "does not apply: banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)")),
+     ("clear", "does not apply: " + NOT_LOADED_REASON)),
     (record(), {"nft_installed": False, "nft_table_loaded": None},
      ("not_checked", "nft is not installed, so banIP's nft table cannot be read")),
     (record(), {"icmp_limit_rule": None}, ("clear", "does not apply: banIP's nft table has no ICMP limit rule (ban_icmplimit 0)")),

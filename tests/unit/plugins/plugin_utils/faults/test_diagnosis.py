@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import DISABLED_REASON, NOT_LOADED_REASON
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
@@ -147,9 +148,9 @@ ENABLED = {"installed": True, "enabled": True, "nft_installed": True, "nft_table
 @pytest.mark.parametrize("changes, status, reason", [
     ({}, "clear", None),
     ({"banip": {"installed": False}}, "clear", "does not apply: banIP is not installed (no /etc/init.d/banip)"),
-    ({"banip": dict(ENABLED, enabled=False)}, "clear", "does not apply: banIP is disabled (banip.global.ban_enabled '0')"),
+    ({"banip": dict(ENABLED, enabled=False)}, "clear", "does not apply: " + DISABLED_REASON),
     ({"banip": dict(ENABLED, nft_table_loaded=False)}, "clear",
-     "does not apply: banIP's nft table inet banIP is not loaded (banIP is stopped or did not start)"),
+     "does not apply: " + NOT_LOADED_REASON),
     ({"banip": dict(ENABLED, nft_installed=False, nft_table_loaded=None)}, "not_checked",
      "nft is not installed, so banIP's nft table cannot be read"),
     ({"banip": None}, "not_checked", "openwrt_facts read no banIP state"),

@@ -69,10 +69,11 @@ def test_banip_settings_case05(load_fixture, extra, default, expected):
 @pytest.mark.parametrize("text, expected", [
     ("", {"enabled": None, "ban_icmplimit": None, "icmplimit_per_second": 25, "icmplimit_source": "default",
           "settings": {}}),
-    # an anonymous banip section, as a hand-made config may have; a secret is redacted
+    # an anonymous banip section, as a hand-made config may have; a secret is redacted. banIP reads
+    # ban_enabled from the section named global only (uci_get banip global ban_enabled): its '0' here stops nothing
     ("banip.@banip[0]=banip\nbanip.@banip[0].ban_enabled='0'\nbanip.@banip[0].ban_icmplimit='100'\n"
      "banip.@banip[0].ban_mailpassword='hunter2'\n",
-     {"enabled": False, "ban_icmplimit": "100", "icmplimit_per_second": 100, "icmplimit_source": "uci",
+     {"enabled": True, "ban_icmplimit": "100", "icmplimit_per_second": 100, "icmplimit_source": "uci",
       "settings": {"ban_enabled": "0", "ban_icmplimit": "100", "ban_mailpassword": "<redacted>"}}),
 ])
 def test_banip_settings_shapes(text, expected):
@@ -82,12 +83,25 @@ def test_banip_settings_shapes(text, expected):
 @pytest.mark.parametrize("text, message", [
     ("banip.global=banip\nbanip.global.ban_icmplimit='fast'\n",
      "banip.global.ban_icmplimit: expected a whole number >= 0, got 'fast'"),
-    ("banip.global=banip\nbanip.global.ban_enabled='2'\n", "banip.global.ban_enabled: expected a uci boolean"),
     ("uci: Entry not found\n", "line 1"),
 ])
 def test_banip_settings_errors(text, message):
     with pytest.raises(ParseError, match=message):
         banip_settings(text, 25)
+
+
+@pytest.mark.parametrize("value, enabled", [
+    # banIP (banip-functions.sh, every release) stops only at exactly '0'; every other value lets it run
+    ("'0'", False),
+    ("'0' '0'", True),  # a list: uci get prints '0 0', not '0'
+    ("'1'", True), ("'on'", True), ("'off'", True), ("'no'", True), ("'false'", True), ("'disabled'", True),
+    ("'2'", True), ("''", True), ("'0 '", True), (None, True),
+])
+def test_ban_enabled_is_read_as_banip_reads_it(value, enabled):
+    text = "banip.global=banip\nbanip.global.ban_icmplimit='25'\n"
+    if value is not None:
+        text += "banip.global.ban_enabled=%s\n" % value
+    assert banip_settings(text, 25)["enabled"] is enabled
 
 
 def test_tracking_skips_sections_of_other_types_wherever_they_are():

@@ -104,12 +104,12 @@ def test_find_icmp_limit(load_fixture, command, case, expected):
 
 @pytest.mark.parametrize("text, message", [
     ('\t\tip protocol icmp counter name "cnt-icmpflood" drop\n',
-     "line 1: rule with counter 'cnt-icmpflood' has no 'limit rate \\[over\\] N/second'"),
+     "line 1: rule with counter 'cnt-icmpflood' has no 'limit rate over N/second'"),
     ('table inet banIP {\n\tchain pre-routing {\n\t\tmeta l4proto icmp limit rate over 10/minute '
      'counter name "cnt_icmpflood" drop\n', "line 3: rule with counter 'cnt_icmpflood'"),
     ('\t\tip protocol icmp limit rate over 10 mbytes/second counter name cnt_icmpflood drop\n', "line 1"),
     ('{"nftables": [{"rule": {"chain": "pre-routing", "handle": 8, "expr": [{"counter": "cnt_icmpflood"}, '
-     '{"drop": null}]}}]}', "rule 8 in chain pre-routing: counter 'cnt_icmpflood' without a 'limit'"),
+     '{"drop": null}]}}]}', "rule 8 in chain pre-routing: counter 'cnt_icmpflood' without a 'limit rate over'"),
     ('{"nftables": [{"rule": {"chain": "pre-routing", "handle": 8, "expr": [{"limit": {"rate": 25, "burst": 5, '
      '"per": "minute", "inv": true}}, {"counter": "cnt_icmpflood"}]}}]}',
      "rule 8 in chain pre-routing: expected a packet rate per second"),
