@@ -203,9 +203,16 @@ ansible_facts:
         mwan3:
           description:
             - C(installed) (bool, the C(mwan3) command exists).
-            - C(interfaces), by name - C(status) (online, offline, disabled, ...), C(tracking)
-              (active, down, not enabled, ...), C(online_s), C(offline_s), C(uptime_s) (null when
-              not printed).
+            - C(interfaces), by name, from C(mwan3 interfaces) (23.05's and 24.10+'s line formats) -
+              C(format) (C(23.05), C(24.10+), or null where the line fits both), C(status) (23.05 - mwan3's
+              routing state online/offline, error, disabled; 24.10+ - mwan3track's online, offline,
+              connecting, disconnecting, disabled, unknown), C(tracking) (active, paused, down, not enabled
+              (23.05) or disabled (24.10+)), C(hotplug_state) (mwan3's routing state online/offline where
+              printed), C(online_s) (since mwan3track last declared the uplink online), C(offline_s) (never
+              printed by mwan3, always null), C(uptime_s) (netifd's), C(error_code) (mwan3's missing-rules
+              number, 0 nothing missing, null not checked or not told) and C(missing) (what it names -
+              ip_rule_iif, ip_rule_fwmark, ip_rule_unreachable, iptables_iface_in_chain,
+              table_default_route); null when not printed.
             - C(tracking), by name, from uci - C(enabled), C(family), C(track_method), C(track_ip)
               (list), C(reliability), C(count), C(timeout_s), C(interval_s),
               C(failure_interval_s), C(recovery_interval_s), C(down), C(up); null when unset
@@ -214,7 +221,10 @@ ansible_facts:
           sample:
             installed: true
             interfaces:
-              wan: {status: online, tracking: active, online_s: 8049, offline_s: null, uptime_s: 8200}
+              wan: {format: 24.10+, status: online, tracking: active, hotplug_state: online, online_s: 8049,
+                    offline_s: null, uptime_s: 8200, error_code: null, missing: []}
+              wanb: {format: 24.10+, status: offline, tracking: active, hotplug_state: null, online_s: null,
+                     offline_s: null, uptime_s: null, error_code: 4, missing: [ip_rule_unreachable]}
             tracking:
               wan:
                 enabled: true

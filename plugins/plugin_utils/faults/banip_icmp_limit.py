@@ -5,8 +5,8 @@
 banIP limits ICMP on the WAN devices to ``ban_icmplimit`` packets/s in one shared bucket (burst 5),
 counted in ``cnt_icmpflood``; mwan3track's pings and any monitoring pinger share it, so a healthy
 uplink can be marked offline. Reads openwrt_facts' ``banip`` and ``mwan3`` and
-health_check_measure's record. mwan3track's defaults (count 1, interval 10 s) are from its UCI
-documentation.
+health_check_measure's record. mwan3track's defaults (reliability 1, count 1, interval 10 s) are its own
+(``config_get`` defaults in net/mwan3/files/usr/sbin/mwan3track).
 
 The limiter is in force only where banIP is installed, not disabled (``ban_enabled '0'``) and its
 nft table ``inet banIP`` is loaded with an ICMP limit rule (``ban_icmplimit`` 0 builds none).
@@ -48,6 +48,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 # banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
 FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250}
 MWAN3_DEFAULT_COUNT = 1
+MWAN3_DEFAULT_RELIABILITY = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
 # nft's burst when a packet limit names none (banIP's rule names none; nft list hides it)
 NFT_DEFAULT_BURST_PACKETS = 5
@@ -58,19 +59,29 @@ BANIP_INIT = "/etc/init.d/banip"
 
 
 def mwan3_ping_budget_per_second(tracking):
-    """Echo replies per second mwan3track expects: sum over enabled ping-tracked interfaces of targets x count / interval.
+    """Echo replies per second mwan3track expects from a healthy uplink, summed over the enabled ping-tracked interfaces.
 
-    ``tracking``: openwrt_facts' ``mwan3.tracking`` ({interface: {enabled, track_method, track_ip,
-    count, interval_s, failure_interval_s, recovery_interval_s}}). The shortest of the intervals
-    counts (mwan3track switches to it while an uplink fails or recovers).
+    ``tracking``: openwrt_facts' ``mwan3.tracking`` ({interface: {enabled, track_method, track_ip, reliability,
+    count, interval_s}}). Per interface: ``min(reliability, len(track_ip)) x count / interval_s``.
+
+    Why: mwan3track (openwrt/packages ``net/mwan3/files/usr/sbin/mwan3track``, the same loop on openwrt-23.05
+    @16c320b7fd, openwrt-24.10 @42525d32c4, openwrt-25.12 @57654a9f48 and master @0521bb5679) pings the targets
+    in order, ``count`` pings each, and skips the rest of the round once ``reliability`` targets answered; it then
+    sleeps ``interval``. Assumed: the uplink is healthy (every target pinged answers, so exactly ``reliability``
+    targets are pinged, all of them when there are fewer) and the tracker online, so the round repeats every
+    ``interval``. A failing target makes mwan3track ping the next ones, and while an uplink fails or recovers it
+    waits ``failure_interval``/``recovery_interval`` instead: the healthy case is the floor of what the limiter sees
+    from mwan3, the load it must pass for no check to fail. Unset options are mwan3track's defaults (reliability 1,
+    count 1, interval 10 s); reliability 0 pings nothing.
     """
     budget = 0.0
     for entry in tracking.values():
         if entry.get("enabled") is not True or entry.get("track_method") not in (None, "ping"):
             continue
-        intervals = [v for v in (entry.get("interval_s"), entry.get("failure_interval_s"), entry.get("recovery_interval_s")) if v]
-        interval = min(intervals) if intervals else MWAN3_DEFAULT_INTERVAL_S
-        budget += len(entry.get("track_ip") or []) * (entry.get("count") or MWAN3_DEFAULT_COUNT) / interval
+        reliability = entry.get("reliability")
+        reliability = MWAN3_DEFAULT_RELIABILITY if reliability is None else reliability
+        targets = max(0, min(reliability, len(entry.get("track_ip") or [])))
+        budget += targets * (entry.get("count") or MWAN3_DEFAULT_COUNT) / (entry.get("interval_s") or MWAN3_DEFAULT_INTERVAL_S)
     return budget
 
 

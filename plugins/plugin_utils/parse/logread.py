@@ -2,12 +2,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Read mwan3track's failed health checks from OpenWrt's system log (``logread -t -e mwan3track``).
 
-Format: ubox's logread (OpenWrt's logd, ``log/logread.c``): one line per message, ``ctime`` of the
-message, with ``-t`` its time as ``[seconds.milliseconds]``, then ``facility.priority``, then the
-message, which for ``logger -t TAG`` (mwan3track's ``LOG``) starts with ``TAG: ``. mwan3track's texts
-are from openwrt/packages ``net/mwan3/files/usr/sbin/mwan3track`` (mwan3 2.11): a failed check
-while the uplink's score is above ``up``, the lost pings once checks pass again, and the state
-changes. Pure functions, no I/O.
+Format: ubox's logread (OpenWrt's logd, openwrt/ubox ``log/logread.c@6f78fa4``, its line format unchanged since
+f8d3d16 (2017), so the same on 23.05, 24.10 and 25.12): one line per message, ``ctime`` of the message, with ``-t`` its
+time as ``[seconds.milliseconds]``, then ``facility.priority``, then the message, which for ``logger -t TAG``
+(mwan3track's ``LOG``: tag ``mwan3track[PID]``, facility user, ``-p info``/``notice``) starts with ``TAG: ``
+(logd strips the syslog header, ``log/syslog.c``). mwan3track's texts are from openwrt/packages
+``net/mwan3/files/usr/sbin/mwan3track`` and are the same on openwrt-23.05 ``@16c320b7fd`` (2.11.8), openwrt-24.10
+``@42525d32c4`` (2.11.16), openwrt-25.12 ``@57654a9f48`` (2.12.0) and master ``@0521bb5679`` (recorded per release
+in tests/unit/fixtures/logread/<release>_mwan3track.txt): a failed check, logged only while the uplink's score is
+above ``up``; the lost pings, logged by the next passing round and counting every failed check since the last one
+(those logged as failed and those not: ``count`` pings each); and the state changes. Pure functions, no I/O.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Read mwan3's interface status and tracking settings, and banIP's version and settings.
 
-Formats: mwan3's ``mwan3_report_iface_status`` (``interface <name> is <status> and tracking is
-<state>``, newer releases append ``(online 02h:14m:09s, uptime 02h:16m:40s)``); ``opkg
-list-installed banip`` (OpenWrt <= 24.10) and ``apk list --installed banip`` (25.12);
+Formats: mwan3's ``mwan3_report_iface_status`` (``mwan3 interfaces``: two line formats, 23.05's and
+24.10's and later, see parse_mwan3_interfaces); ``opkg list-installed banip`` (OpenWrt <= 24.10) and
+``apk list --installed banip`` (25.12);
 ``uci -q show mwan3`` and ``uci -q show banip`` (read with _uci.parse_uci_show, secrets redacted).
 Pure functions, no I/O.
 """
@@ -20,33 +20,134 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
 # banIP's ban_icmplimit default: none before 0.9.5 (no limiter), 10 from 0.9.5, 25 from 1.5.3
 BANIP_ICMPLIMIT_DEFAULTS = (((1, 5, 3), 25), ((0, 9, 5), 10))
 
-_IFACE = re.compile(r"^interface (?P<name>\S+) is (?P<status>[a-z]+)"
-                    r"(?: and tracking is (?P<tracking>[a-z]+(?: [a-z]+)*?))?(?: \((?P<times>[^)]*)\))?$")
-_DURATION = re.compile(r"\b(online|offline|uptime) (\d+)h:(\d+)m:(\d+)s\b")
+# mwan3 interfaces (module doc of parse_mwan3_interfaces for the shapes and their sources)
+_DUR = r"\d+h:\d{2}m:\d{2}s"
+_IFACE = re.compile(r"^interface (?P<name>\S+) is (?P<rest>.+)$")
+_TRACKING = r" and tracking is (?P<tracking>[a-z]+(?: [a-z]+)?)"
+# 23.05 (mwan3 up to 2.11.11): the routing state with the online time, or "error (N)", or a bare status
+_OLD_TIMES = re.compile(r"^(?P<hotplug>[a-z]+) (?P<online>%s), uptime (?P<uptime>%s)%s$" % (_DUR, _DUR, _TRACKING))
+_OLD_ERROR = re.compile(r"^error \((?P<code>\d+)\)%s$" % _TRACKING)
+# bare "STATUS and tracking is STATE" (both formats), 24.10+ with "(N)" or "(online|offline TIME, uptime TIME)" after it
+_STATUS = re.compile(r"^(?P<status>[a-z]+)%s(?: \((?P<paren>[^()]*)\))?$" % _TRACKING)
+_PAREN_CODE = re.compile(r"^\d+$")
+_PAREN_TIMES = re.compile(r"^(?P<hotplug>[a-z]+) (?P<online>%s), uptime (?P<uptime>%s)$" % (_DUR, _DUR))
+_DURATION = re.compile(r"^(\d+)h:(\d{2})m:(\d{2})s$")
+
+# What each bit of mwan3's missing-rules number means (mwan3_report_iface_status, which tests them in this
+# order; mwan3_create_iface_rules/_iptables/_route create them): pref 1000+id "iif DEV lookup id",
+# pref 2000+id "fwmark MARK lookup id", pref 3000+id "fwmark MARK unreachable", the mangle chain
+# mwan3_iface_in_<iface>, the default route over the device in table id
+MWAN3_MISSING_BITS = ((1, "ip_rule_iif"), (2, "ip_rule_fwmark"), (4, "ip_rule_unreachable"),
+                      (8, "iptables_iface_in_chain"), (16, "table_default_route"))
+MWAN3_ALL_MISSING = 31
+# the words each format prints (status: 23.05's routing state or verdict, 24.10+'s mwan3track STATUS file)
+MWAN3_OLD_STATUSES = ("online", "offline", "error", "disabled")
+MWAN3_NEW_STATUSES = ("online", "offline", "connecting", "disconnecting", "disabled", "unknown")
+MWAN3_OLD_TRACKING = ("active", "paused", "down", "not enabled")
+MWAN3_NEW_TRACKING = ("active", "paused", "down", "disabled")
+MWAN3_HOTPLUG_STATES = ("online", "offline")
+
 _OPKG = re.compile(r"^(?P<package>\S+) - (?P<version>\S+)$")
 _APK = re.compile(r"^(?P<nameversion>\S+-r\d+) \S+ \{[^}]*\}.*$")
 _VERSION = re.compile(r"^(?P<upstream>\d+(?:\.\d+)*)(?:-(?P<release>r?\d+))?$")
 
 
+def mwan3_missing(error_code):
+    """The pieces mwan3's missing-rules number names, in bit order: ``20`` → ``["ip_rule_unreachable",
+    "table_default_route"]``; None → ``[]`` (MWAN3_MISSING_BITS says what each bit is)."""
+    return [name for bit, name in MWAN3_MISSING_BITS if error_code and error_code & bit]
+
+
+def _seconds(text):
+    hours, minutes, seconds = (int(part) for part in _DURATION.match(text).groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
+def _interface_status(rest):
+    """The part after ``is `` → the parsed status, or None for a shape no mwan3 release prints."""
+    result = {"format": None, "status": None, "tracking": None, "hotplug_state": None, "online_s": None,
+              "offline_s": None, "uptime_s": None, "error_code": None}
+    old_times, old_error, plain = _OLD_TIMES.match(rest), _OLD_ERROR.match(rest), _STATUS.match(rest)
+    if old_times:
+        if old_times.group("hotplug") not in MWAN3_HOTPLUG_STATES or old_times.group("tracking") not in MWAN3_OLD_TRACKING:
+            return None
+        # printed only when every rule is in place; the time is the online time whatever the word says
+        return dict(result, format="23.05", status=old_times.group("hotplug"), tracking=old_times.group("tracking"),
+                    hotplug_state=old_times.group("hotplug"), online_s=_seconds(old_times.group("online")),
+                    uptime_s=_seconds(old_times.group("uptime")), error_code=0)
+    if old_error:
+        code = int(old_error.group("code"))
+        if not 0 < code < MWAN3_ALL_MISSING or old_error.group("tracking") not in MWAN3_OLD_TRACKING:
+            return None
+        return dict(result, format="23.05", status="error", tracking=old_error.group("tracking"), error_code=code)
+    if not plain:
+        return None
+    status, tracking, paren = plain.group("status"), plain.group("tracking"), plain.group("paren")
+    result.update(status=status, tracking=tracking)
+    if paren is not None:
+        if status not in MWAN3_NEW_STATUSES or tracking not in MWAN3_NEW_TRACKING:
+            return None
+        times = _PAREN_TIMES.match(paren)
+        if status == "online" and times and times.group("hotplug") in MWAN3_HOTPLUG_STATES:
+            return dict(result, format="24.10+", hotplug_state=times.group("hotplug"),
+                        online_s=_seconds(times.group("online")), uptime_s=_seconds(times.group("uptime")))
+        if status != "online" and _PAREN_CODE.match(paren) and 0 < int(paren) <= MWAN3_ALL_MISSING:
+            return dict(result, format="24.10+", error_code=int(paren))
+        return None
+    # bare: 23.05's offline (no device or nothing in place) or disabled (nothing in place), or 24.10+'s
+    # non-online status with every rule in place; the words tell the format apart where they differ
+    old = status in ("offline", "disabled") and tracking in MWAN3_OLD_TRACKING
+    new = status in MWAN3_NEW_STATUSES and status != "online" and tracking in MWAN3_NEW_TRACKING
+    if old and new:
+        return result
+    if old:
+        return dict(result, format="23.05", error_code=MWAN3_ALL_MISSING if status == "disabled" else None)
+    if new:
+        return dict(result, format="24.10+", error_code=0)
+    return None
+
+
 def parse_mwan3_interfaces(text: str) -> dict:
     """Parse ``mwan3 interfaces`` into ``{interface: status}`` in the order printed.
 
-    Input (case 01, mwan3 on OpenWrt 25.12)::
+    Input (``mwan3_interfaces/24.10_online.txt``, recorded from mwan3 2.11.16)::
 
         Interface status:
          interface wan is online and tracking is active (online 02h:14m:09s, uptime 02h:16m:40s)
 
     Output::
 
-        {"wan": {"status": "online",      # online, offline, disabled, error, unknown, ...
-                 "tracking": "active",    # active, down, "not enabled", ...; None if not printed
-                 "online_s": 8049,        # None when not printed (older mwan3)
-                 "offline_s": None,
-                 "uptime_s": 8200}}
+        {"wan": {"format": "24.10+",        # which of the two line formats below; None where the line fits both
+                 "status": "online",        # the word after "is" (its meaning depends on the format, below)
+                 "tracking": "active",      # mwan3track: active, paused, down, "not enabled" (23.05) / disabled (24.10+)
+                 "hotplug_state": "online", # mwan3's routing state (online: its policies use the uplink), None if not printed
+                 "online_s": 8049,          # since mwan3track last declared the uplink online; None if not printed
+                 "offline_s": None,         # never printed by mwan3 interfaces (any release): always None
+                 "uptime_s": 8200,          # netifd's uptime of the interface; None if not printed
+                 "error_code": None,        # mwan3's missing-rules number: 0 nothing missing, None not checked or not told
+                 "missing": []}}            # the pieces it names (MWAN3_MISSING_BITS), in bit order
 
-    Blank lines and the ``Interface status:`` header are skipped. Raises ParseError naming the
-    line for any other line (pass ``mwan3 interfaces``, not the whole ``mwan3 status``) or for
-    an interface listed twice.
+    Formats, from openwrt/packages ``net/mwan3/files/lib/mwan3/mwan3.sh`` (``mwan3_report_iface_status``) and
+    ``lib/mwan3/common.sh`` (tracking, online time), recorded per release in ``tests/unit/fixtures/mwan3_interfaces``:
+
+    - 23.05 (mwan3 2.11.8, ``mwan3.sh@16c320b7fd``): ``interface wan is online 02h:14m:09s, uptime 02h:16m:40s and
+      tracking is active`` when every rule is in place. The word is mwan3's routing state (hotplug state file, online
+      or offline), NOT mwan3track's status: ``offline 00h:00m:00s`` is an uplink mwan3track took offline (its online
+      time is 0), ``offline 02h:14m:09s`` one whose online event mwan3 has not applied; the time is always the online
+      time. ``error (N)`` when 1-30 of the 31 bits are missing; ``offline`` (no device, or all 31 missing on an
+      enabled interface) and ``disabled`` (all 31 missing, ``enabled 0``) without times. Tracking ``not enabled``
+      when the interface has no track_ip.
+    - 24.10 and later (mwan3 2.11.16 ``@42525d32c4``, 2.12.0 ``@57654a9f48``, master ``@0521bb5679``; since
+      commit f021b9416b): the status is mwan3track's (online, offline, connecting, disconnecting, disabled, or
+      unknown when it wrote none). Online: ``(online|offline ONLINE_TIME, uptime UPTIME)`` after the tracking
+      state, the word being mwan3's routing state: ``(offline 02h:14m:09s, ...)`` is a transient (mwan3 has not
+      applied the online event yet) and the time is the ONLINE time, kept in online_s, never in offline_s. Any
+      other status: ``(N)`` when pieces are missing, nothing when all are in place (error_code 0). Tracking
+      ``disabled`` when there is no track_ip.
+
+    Blank lines and the ``Interface status:`` header are skipped. Raises ParseError naming the line for any
+    other line, a shape or word no release prints (a time after a status other than online, ``(N)`` after
+    online, a bare ``online``, a number outside 1-31), or an interface listed twice.
     """
     if not isinstance(text, str):
         raise ParseError("mwan3 interfaces output must be text, got %s" % type(text).__name__)
@@ -56,21 +157,15 @@ def parse_mwan3_interfaces(text: str) -> dict:
         if not stripped or stripped == "Interface status:":
             continue
         match = _IFACE.match(stripped)
-        if not match:
-            raise ParseError("mwan3 interfaces line %d: expected 'interface NAME is STATUS [and tracking is "
-                             "STATE]', got %r" % (lineno, line[:200]))
+        status = _interface_status(match.group("rest")) if match else None
+        if status is None:
+            raise ParseError("mwan3 interfaces line %d: expected 'interface NAME is STATUS [TIMES] and tracking is "
+                             "STATE [(DETAIL)]' as an OpenWrt 23.05-25.12 mwan3 prints it, got %r" % (lineno, line[:200]))
         name = match.group("name")
         if name in interfaces:
             raise ParseError("mwan3 interfaces line %d: interface %r listed twice" % (lineno, name))
-        durations = {word: int(h) * 3600 + int(m) * 60 + int(s)
-                     for word, h, m, s in _DURATION.findall(match.group("times") or "")}
-        interfaces[name] = {
-            "status": match.group("status"),
-            "tracking": match.group("tracking"),
-            "online_s": durations.get("online"),
-            "offline_s": durations.get("offline"),
-            "uptime_s": durations.get("uptime"),
-        }
+        status["missing"] = mwan3_missing(status["error_code"])
+        interfaces[name] = status
     return interfaces
 
 

@@ -6,25 +6,39 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import (
     AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, PROBE_SHARE_OF_LIMIT, banip_inactive, limit_coverage,
     limit_drops_health_checks, mwan3_ping_budget_per_second, probe_interval_ms)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import parse_mwan3_tracking
 
 
-def track(targets=2, count=1, interval=None, failure=None, recovery=None, enabled=True, method="ping"):
+def track(targets=2, count=1, interval=None, failure=None, recovery=None, enabled=True, method="ping", reliability=None):
     return {"enabled": enabled, "track_method": method, "track_ip": ["192.0.2.%d" % i for i in range(1, targets + 1)],
-            "count": count, "interval_s": interval, "failure_interval_s": failure, "recovery_interval_s": recovery}
+            "reliability": reliability, "count": count, "interval_s": interval, "failure_interval_s": failure,
+            "recovery_interval_s": recovery}
 
 
+# mwan3track stops a round once `reliability` targets answered (default 1): a healthy uplink pings
+# min(reliability, targets) of them, count pings each, every interval (failure/recovery intervals only while failing)
 @pytest.mark.parametrize("tracking, budget", [
-    ({"wan": track(targets=2, interval=5)}, 0.4),
-    ({"wan": track(targets=2)}, 0.2),                                   # mwan3track's default interval 10 s, count 1
-    ({"wan": track(targets=1, count=3, interval=10, failure=2)}, 1.5),  # the shortest interval counts
-    ({"wan": track(targets=1, interval=10, recovery=4)}, 0.25),
+    ({"wan": track(targets=2, interval=5)}, 0.2),                        # reliability 1: the second target is skipped
+    ({"wan": track(targets=2, interval=5, reliability=2)}, 0.4),
+    ({"wan": track(targets=2, interval=5, reliability=3)}, 0.4),         # more than there are: all of them
+    ({"wan": track(targets=2, interval=5, reliability=0)}, 0.0),         # 0: mwan3track pings none
+    ({"wan": track(targets=4)}, 0.1),                                    # mwan3track's defaults: interval 10 s, count 1
+    ({"wan": track(targets=4, count=3, interval=10, failure=2, reliability=2)}, 0.6),  # the healthy interval counts
+    ({"wan": track(targets=1, interval=10, recovery=4)}, 0.1),
+    ({"wan": track(targets=0, interval=1)}, 0.0),
     ({"wan": track(enabled=False, interval=1)}, 0.0),
     ({"wan": track(method="arping", interval=1)}, 0.0),
-    ({"wan": track(method=None, interval=1)}, 2.0),                    # unset: mwan3's default, ping
-    ({"wan": track(targets=2, interval=5), "wwan": track(targets=4, interval=2)}, 2.4),
+    ({"wan": track(method=None, interval=1, reliability=2)}, 2.0),       # unset: mwan3's default, ping
+    ({"wan": track(targets=2, interval=5), "wwan": track(targets=4, interval=2, reliability=2)}, 1.2),
 ])
 def test_budget(tracking, budget):
     assert mwan3_ping_budget_per_second(tracking) == pytest.approx(budget)
+
+
+def test_budget_of_case05s_uci(load_fixture):
+    """Case 05's router: 2 uplinks x 4 targets, reliability 2, count 2, every 1 s: 2 x 2 x 2 = 8 replies/s, not 16."""
+    tracking = parse_mwan3_tracking(load_fixture("uci_show", "case05_mwan3_aggressive.txt"))
+    assert mwan3_ping_budget_per_second(tracking) == 8
 
 
 def banip(**changes):
@@ -87,15 +101,16 @@ def test_growth_in_the_window_with_failed_checks_fires(checks):
     assert len(limit_drops_health_checks("owrt", view(checks), {})) == 1
 
 
-def test_a_ping_budget_over_half_the_limit_with_a_static_counter_is_no_finding():
-    """Case 05's aggressive tracking (2 uplinks x 4 targets x count 2 every 1 s = 16 replies/s) against 25/s: it may
-    overflow, but nothing shows it did; the passive window decides."""
+def test_an_aggressive_ping_budget_with_a_static_counter_is_no_finding():
+    """Case 05's aggressive tracking (2 uplinks x 4 targets, reliability 2, count 2 every 1 s = 8 replies/s healthy,
+    up to 16 while targets fail) against 25/s: it may overflow, but nothing shows it did; the passive window decides."""
     v = view(record())
-    v["openwrt"]["mwan3"]["tracking"] = {"wan": track(targets=4, count=2, interval=1), "wanb": track(targets=4, count=2, interval=1)}
-    assert mwan3_ping_budget_per_second(v["openwrt"]["mwan3"]["tracking"]) == 16
+    v["openwrt"]["mwan3"]["tracking"] = {"wan": track(targets=4, count=2, interval=1, reliability=2),
+                                         "wanb": track(targets=4, count=2, interval=1, reliability=2)}
+    assert mwan3_ping_budget_per_second(v["openwrt"]["mwan3"]["tracking"]) == 8
     assert limit_drops_health_checks("owrt", v, {}) == []
     v["health_checks"] = record(window_icmp_flood_growth_packets=12, mwan3_failed_checks=2)
-    assert limit_drops_health_checks("owrt", v, {})[0][0]["mwan3_ping_budget_per_second"] == 16
+    assert limit_drops_health_checks("owrt", v, {})[0][0]["mwan3_ping_budget_per_second"] == 8
 
 
 def test_a_probe_just_over_a_fifth_of_the_limit_does_not_count():

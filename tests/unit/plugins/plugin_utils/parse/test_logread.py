@@ -75,3 +75,33 @@ def test_a_line_without_a_time_cannot_be_placed(load_fixture):
     with pytest.raises(ParseError, match="mwan3track's log line for wan has no time"):
         failures_in_window(events, 0, 2 ** 40)
     assert failures_in_window([], 0, 1) == {"failed_checks": 0, "lost_pings": 0, "offline_events": 0, "interfaces": []}
+
+
+# Each release's own mwan3track run against loopback targets (fixtures/README.md): two targets, reliability 1,
+# down 2, up 2; both dropped, one back, ifdown, ifup. The texts are the same on every release.
+RECORDED_EVENTS = [
+    ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.2", None), ("disconnecting", None, None),
+    ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.2", None), ("offline", None, None),
+    # score at or under `up`: failed checks are not logged, the next passing round logs them all as lost
+    ("lost", None, 13), ("lost", None, 1),
+    # online again with one target down: each round pings the dead one first, logs it and reaches the live one
+    ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.1", None),
+    ("check_failed", "10.99.0.1", None),
+    ("offline", None, None),  # after "Detect ifdown event": an ifdown, counted like a failure (see the report)
+    ("lost", None, 1),
+    ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.1", None), ("check_failed", "10.99.0.1", None),
+]
+
+
+@pytest.mark.parametrize("release", ["23.05", "24.10", "25.12", "master"])
+def test_each_releases_mwan3track(load_fixture, release):
+    text = load_fixture("logread", "%s_mwan3track.txt" % release)
+    events = parse_mwan3track_log(text)
+    assert [(e["kind"], e["target"], e["lost_pings"]) for e in events] == RECORDED_EVENTS
+    assert {(e["interface"], e["device"]) for e in events} == {("wan", "eth1")}
+    times = [e["time_s"] for e in events]
+    assert times == sorted(times) and all(isinstance(t, int) for t in times)
+    assert failures_in_window(events, times[0], times[-1]) == {"failed_checks": 11, "lost_pings": 15, "offline_events": 3,
+                                                               "interfaces": ["wan"]}
+    # left out: the online/connecting changes, successful checks, ifdown/ifup and the stop message
+    assert len(text.splitlines()) == 28 and len(events) == 17

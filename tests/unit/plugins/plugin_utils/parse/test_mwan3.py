@@ -1,51 +1,125 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""parse_mwan3_interfaces, parse_banip_version, banip_default_icmplimit."""
+"""parse_mwan3_interfaces (on every release's recorded output), parse_banip_version, banip_default_icmplimit."""
 
 import re
+from pathlib import Path
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import (
     banip_default_icmplimit,
+    mwan3_missing,
     parse_banip_version,
     parse_mwan3_interfaces,
 )
 
 
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+def iface(**changes):
+    """One interface's parsed status: nothing printed but what ``changes`` give."""
+    return dict({"format": None, "status": None, "tracking": None, "hotplug_state": None, "online_s": None,
+                 "offline_s": None, "uptime_s": None, "error_code": None, "missing": []}, **changes)
+
+
+OLD, NEW = {"format": "23.05"}, {"format": "24.10+"}
+# the router states recorded with each release's own mwan3 (fixtures/README.md): online 02h:14m:09s = 8049 s,
+# netifd uptime 02h:16m:40s = 8200 s
+TIMES = {"online_s": 8049, "uptime_s": 8200}
+ALL_MISSING = ["ip_rule_iif", "ip_rule_fwmark", "ip_rule_unreachable", "iptables_iface_in_chain", "table_default_route"]
+OLD_STATES = {
+    "online": iface(status="online", tracking="active", hotplug_state="online", error_code=0, **dict(OLD, **TIMES)),
+    # mwan3 has not applied mwan3track's online event: the word is mwan3's routing state, the time the ONLINE time
+    "online_hotplug_offline": iface(status="offline", tracking="active", hotplug_state="offline", error_code=0,
+                                    **dict(OLD, **TIMES)),
+    # mwan3track took it offline: the routing state says offline, the online time is 0
+    "offline": iface(status="offline", tracking="active", hotplug_state="offline", error_code=0, online_s=0,
+                     uptime_s=8200, **OLD),
+    "connecting": iface(status="offline", tracking="active", hotplug_state="offline", error_code=0, online_s=0,
+                        uptime_s=8200, **OLD),
+    "disconnecting": iface(status="online", tracking="active", hotplug_state="online", error_code=0, **dict(OLD, **TIMES)),
+    "error_4": iface(status="error", tracking="active", error_code=4, missing=["ip_rule_unreachable"], **OLD),
+    "error_24": iface(status="error", tracking="active", error_code=24,
+                      missing=["iptables_iface_in_chain", "table_default_route"], **OLD),
+    # no device: mwan3 checks nothing; the line fits both formats
+    "ifdown": iface(status="offline", tracking="paused"),
+    "disabled": iface(status="disabled", tracking="down"),
+    "no_track_ip": iface(status="online", tracking="not enabled", hotplug_state="online", error_code=0, online_s=0,
+                         uptime_s=8200, **OLD),
+    "tracker_down": iface(status="online", tracking="down", hotplug_state="online", error_code=0, **dict(OLD, **TIMES)),
+}
+NEW_STATES = {
+    "online": iface(status="online", tracking="active", hotplug_state="online", **dict(NEW, **TIMES)),
+    # issue 28 item 5: "(offline ...)" after an online status is mwan3's routing state and the ONLINE time
+    "online_hotplug_offline": iface(status="online", tracking="active", hotplug_state="offline", **dict(NEW, **TIMES)),
+    "offline": iface(status="offline", tracking="active"),          # 24.10+: every rule in place, but 23.05 prints it too
+    "connecting": iface(status="connecting", tracking="active", error_code=0, **NEW),
+    "disconnecting": iface(status="disconnecting", tracking="active", error_code=0, **NEW),
+    "error_4": iface(status="offline", tracking="active", error_code=4, missing=["ip_rule_unreachable"], **NEW),
+    "error_24": iface(status="offline", tracking="active", error_code=24,
+                      missing=["iptables_iface_in_chain", "table_default_route"], **NEW),
+    "ifdown": iface(status="disabled", tracking="paused", error_code=31, missing=ALL_MISSING, **NEW),
+    "disabled": iface(status="unknown", tracking="down", error_code=31, missing=ALL_MISSING, **NEW),
+    "no_track_ip": iface(status="unknown", tracking="disabled", error_code=0, **NEW),
+    "tracker_down": iface(status="online", tracking="down", hotplug_state="online", **dict(NEW, **TIMES)),
+}
+RECORDED = [("23.05", state, expected) for state, expected in OLD_STATES.items()] + [
+    (release, state, expected) for release in ("24.10", "25.12", "master") for state, expected in NEW_STATES.items()]
+
+
+@pytest.mark.parametrize("release, state, expected", RECORDED, ids=["%s_%s" % case[:2] for case in RECORDED])
+def test_parse_mwan3_interfaces_recorded(load_fixture, release, state, expected):
+    assert parse_mwan3_interfaces(load_fixture("mwan3_interfaces", "%s_%s.txt" % (release, state))) == {"wan": expected}
+
+
+def test_every_recorded_fixture_is_in_the_table():
+    recorded = {path.name for path in (FIXTURES / "mwan3_interfaces").glob("*.txt") if not path.name.startswith("case")}
+    assert recorded == {"%s_%s.txt" % case[:2] for case in RECORDED}
+
+
 def test_parse_mwan3_interfaces_case01(load_fixture):
     assert parse_mwan3_interfaces(load_fixture("mwan3_interfaces", "case01_both_online.txt")) == {
-        "wan": {"status": "online", "tracking": "active", "online_s": 8049, "offline_s": None, "uptime_s": 8200},
-        "wanb": {"status": "online", "tracking": "active", "online_s": 8395, "offline_s": None, "uptime_s": 8431},
+        "wan": iface(status="online", tracking="active", hotplug_state="online", online_s=8049, uptime_s=8200, **NEW),
+        "wanb": iface(status="online", tracking="active", hotplug_state="online", online_s=8395, uptime_s=8431, **NEW),
     }
 
 
-# Statuses and tracking states as mwan3.sh's mwan3_report_iface_status prints them (read in the
-# openwrt/packages source, not recorded); the last two lines are assumed shapes: a newer mwan3's
-# times after an offline interface, and an older one's line without tracking.
+# Lines in shapes read in mwan3_report_iface_status (openwrt/packages net/mwan3/files/lib/mwan3/mwan3.sh) but not
+# in a fixture: more interfaces, long uptimes, the error numbers' edges, every tracking word.
 @pytest.mark.parametrize("line, expected", [
-    (" interface wanb is offline and tracking is down",
-     {"status": "offline", "tracking": "down", "online_s": None, "offline_s": None, "uptime_s": None}),
-    (" interface wwan is disabled and tracking is not enabled",
-     {"status": "disabled", "tracking": "not enabled", "online_s": None, "offline_s": None, "uptime_s": None}),
-    (" interface wan6 is unknown and tracking is not enabled",
-     {"status": "unknown", "tracking": "not enabled", "online_s": None, "offline_s": None, "uptime_s": None}),
-    (" interface wan is error and tracking is active",
-     {"status": "error", "tracking": "active", "online_s": None, "offline_s": None, "uptime_s": None}),
-    (" interface wanb is offline and tracking is paused (offline 00h:00m:42s, uptime 01h:00m:00s)",
-     {"status": "offline", "tracking": "paused", "online_s": None, "offline_s": 42, "uptime_s": 3600}),
-    (" interface wan is online", {"status": "online", "tracking": None, "online_s": None, "offline_s": None,
-                                  "uptime_s": None}),
+    (" interface wanb is offline 00h:00m:00s, uptime 123h:00m:05s and tracking is paused",
+     iface(status="offline", tracking="paused", hotplug_state="offline", online_s=0, uptime_s=442805, error_code=0, **OLD)),
+    (" interface wan is error (1) and tracking is not enabled",
+     iface(status="error", tracking="not enabled", error_code=1, missing=["ip_rule_iif"], **OLD)),
+    (" interface wan is error (30) and tracking is down",
+     iface(status="error", tracking="down", error_code=30, missing=ALL_MISSING[1:], **OLD)),
+    # "not enabled" is 23.05's word, "disabled" 24.10's: they tell the format apart
+    (" interface wan is disabled and tracking is not enabled",
+     iface(status="disabled", tracking="not enabled", error_code=31, **dict(OLD, missing=ALL_MISSING))),
+    (" interface wan is offline and tracking is not enabled", iface(status="offline", tracking="not enabled", **OLD)),
+    (" interface wan is offline and tracking is disabled", iface(status="offline", tracking="disabled", error_code=0, **NEW)),
+    (" interface wan6 is disconnecting and tracking is paused (16)",
+     iface(status="disconnecting", tracking="paused", error_code=16, missing=["table_default_route"], **NEW)),
+    (" interface wan is online and tracking is disabled (online 00h:00m:00s, uptime 00h:00m:07s)",
+     iface(status="online", tracking="disabled", hotplug_state="online", online_s=0, uptime_s=7, **NEW)),
 ])
-def test_parse_mwan3_interfaces_statuses(line, expected):
+def test_parse_mwan3_interfaces_shapes(line, expected):
     name = line.split()[1]
     assert parse_mwan3_interfaces("Interface status:\n%s\n\n" % line) == {name: expected}
 
 
-def test_parse_mwan3_interfaces_unreadable_duration_is_unknown():
-    text = " interface wan is online and tracking is active (online 02h:14m, uptime 00h:01m:05s)\n"
-    assert parse_mwan3_interfaces(text)["wan"] == {"status": "online", "tracking": "active", "online_s": None,
-                                                   "offline_s": None, "uptime_s": 65}
+def test_parse_mwan3_interfaces_in_print_order():
+    text = ("Interface status:\n interface wan is online 02h:14m:09s, uptime 02h:16m:40s and tracking is active\n"
+            " interface wanb is error (4) and tracking is active\n interface wwan is disabled and tracking is not enabled\n\n")
+    assert list(parse_mwan3_interfaces(text)) == ["wan", "wanb", "wwan"]
+
+
+def test_mwan3_missing():
+    assert mwan3_missing(None) == [] and mwan3_missing(0) == []
+    assert mwan3_missing(20) == ["ip_rule_unreachable", "table_default_route"]
+    assert mwan3_missing(31) == ALL_MISSING
 
 
 def test_parse_mwan3_interfaces_empty():
@@ -53,15 +127,44 @@ def test_parse_mwan3_interfaces_empty():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("Interface status:\n interface wan is online and tracking is active\n\nCurrent ipv4 policies:\n",
+    ("Interface status:\n interface wan is connecting and tracking is active\n\nCurrent ipv4 policies:\n",
      "line 4: expected 'interface NAME is STATUS"),
-    (" interface wan is online\n interface wan is offline\n", "line 2: interface 'wan' listed twice"),
+    (" interface wan is offline and tracking is active\n interface wan is connecting and tracking is active\n",
+     "line 2: interface 'wan' listed twice"),
     (" interface wan is 42\n", "line 1: expected"),
+    # shapes no release prints: a time after a status other than online (no release stores offline time there),
+    # a number after online, a bare online, error without its number, numbers outside 1-31
+    (" interface wanb is offline and tracking is paused (offline 00h:00m:42s, uptime 01h:00m:00s)\n", "line 1: expected"),
+    (" interface wan is online and tracking is active (4)\n", "line 1: expected"),
+    (" interface wan is online and tracking is active\n", "line 1: expected"),
+    (" interface wan is online\n", "line 1: expected"),
+    (" interface wan is error and tracking is active\n", "line 1: expected"),
+    (" interface wan is error (31) and tracking is active\n", "line 1: expected"),
+    (" interface wan is error (0) and tracking is active\n", "line 1: expected"),
+    (" interface wan is offline and tracking is active (32)\n", "line 1: expected"),
+    (" interface wan is offline and tracking is active (0)\n", "line 1: expected"),
+    # words no release prints, or from the other format
+    (" interface wan is connecting and tracking is not enabled\n", "line 1: expected"),
+    (" interface wan is online and tracking is not enabled (online 00h:00m:01s, uptime 00h:00m:01s)\n", "line 1: expected"),
+    (" interface wan is error (4) and tracking is disabled\n", "line 1: expected"),
+    (" interface wan is standby and tracking is active\n", "line 1: expected"),
+    (" interface wan is offline and tracking is sleeping\n", "line 1: expected"),
+    (" interface wan is connecting 02h:14m:09s, uptime 02h:16m:40s and tracking is active\n", "line 1: expected"),
+    (" interface wan is online and tracking is active (connecting 02h:14m:09s, uptime 02h:16m:40s)\n", "line 1: expected"),
+    # unreadable times
+    (" interface wan is online and tracking is active (online 02h:14m, uptime 00h:01m:05s)\n", "line 1: expected"),
+    (" interface wan is online -1h:59m:59s, uptime 00h:01m:05s and tracking is active\n", "line 1: expected"),
     (["interface wan is online"], "must be text, got list"),
 ])
 def test_parse_mwan3_interfaces_errors(text, message):
-    with pytest.raises(ParseError, match=message):
+    with pytest.raises(ParseError, match=re.escape(message)):
         parse_mwan3_interfaces(text)
+
+
+def test_the_error_names_the_line():
+    with pytest.raises(ParseError) as err:
+        parse_mwan3_interfaces("Interface status:\n interface wan is online and tracking is active (4)\n")
+    assert "line 2" in str(err.value) and "interface wan is online and tracking is active (4)" in str(err.value)
 
 
 VERSION_CASES = [
