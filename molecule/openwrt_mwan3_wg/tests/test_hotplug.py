@@ -41,33 +41,48 @@ def status(host, interface):
     return host.check_output("cat /var/run/mwan3track/%s/STATUS 2>/dev/null || true" % interface)
 
 
+def wait_for_status(host, interface, want, timeout_s=20.0):
+    """mwan3track's STATUS of the interface once it is ``want``, or the last one seen after timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    seen = status(host, interface)
+    while seen != want and time.monotonic() < deadline:
+        time.sleep(0.5)
+        seen = status(host, interface)
+    return seen
+
+
 @pytest.fixture(scope="module")
 def trackers(host):
-    """mwan3track for wan and wanb, started as mwan3's init script starts them; stopped afterwards."""
+    """mwan3track for wan and wanb, started as mwan3's init script starts them; stopped afterwards.
+
+    Yields the endpoint's route before they started (their first check fires connected at once).
+    """
+    before = endpoint_route(host)
     host.check_output("for i in wan wanb; do setsid /usr/sbin/mwan3track $i </dev/null >/dev/null 2>&1 & done")
-    yield
+    yield before
     host.run(ANSWER_ECHO)
     host.run("for p in /proc/[0-9]*; do case \"$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)\" in "
              "*'/usr/sbin/mwan3track '*) kill ${p#/proc/} ;; esac; done")
 
 
 def test_host_route_follows_mwan3_events(host, trackers):
-    seen = {"before": endpoint_route(host)}
+    seen = {"before": trackers}
     # Each tracker's first check announces connected (FIRSTCONNECT=1): the best uplink, wan, is used.
     seen["both_online"] = wait_for_route(host, VIA_WAN)
     host.check_output(DROP_ECHO)
-    seen["wan_disconnected"] = wait_for_route(host, VIA_WANB)
-    seen["wan_status_down"] = status(host, "wan")
+    # mwan3track writes STATUS before it fires the event, whose scripts run before its next check
+    seen["wan_status_down"] = wait_for_status(host, "wan", "offline")
+    seen["wan_disconnected"] = wait_for_route(host, VIA_WANB, timeout_s=5.0)
     host.check_output(ANSWER_ECHO)
-    seen["wan_connected"] = wait_for_route(host, VIA_WAN)
-    seen["wan_status_up"] = status(host, "wan")
+    seen["wan_status_up"] = wait_for_status(host, "wan", "online")
+    seen["wan_connected"] = wait_for_route(host, VIA_WAN, timeout_s=5.0)
     assert seen == {
         "before": VIA_WANB,   # pinned by prepare, kept by the role (full tunnel)
         "both_online": VIA_WAN,
-        "wan_disconnected": VIA_WANB,
         "wan_status_down": "offline",
-        "wan_connected": VIA_WAN,
+        "wan_disconnected": VIA_WANB,
         "wan_status_up": "online",
+        "wan_connected": VIA_WAN,
     }
     assert host.check_output("ip route get %s" % ENDPOINT).split()[:5] == VIA_WAN.split()
 
