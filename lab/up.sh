@@ -528,7 +528,7 @@ if ! nsx owrt nft list table inet banIP &>/dev/null; then
   log "owrt: banIP started (ban_icmplimit $(ox uci -q get banip.global.ban_icmplimit || echo 'unset: 25/s'))"
 fi
 
-# Fault 2's field situation, enforced: mwan3's tracking (lab/owrt/mwan3track, one loop per enabled
+# Fault 2's field situation, enforced: mwan3's tracking (the image's /usr/sbin/mwan3track, one per enabled
 # interface tracking by ping, logging its failed checks for logread) and beside it a monitoring pinger
 # (lab/owrt/monitor-ping, 6 targets x 10 pings at 0.5 s). Their replies share banIP's bucket, so its
 # flood counter grows and checks fail with no help from diagnose, whose probe stays inside the limit.
@@ -548,9 +548,7 @@ owrt_daemon() {
     log "owrt: started ${1##*/} ${*:2}"
   fi
 }
-tracker_changed=false
 pinger_changed=false
-if put_file owrt /etc/tunnelfix/lab/mwan3track 0755 < "${LAB_DIR}/owrt/mwan3track"; then tracker_changed=true; fi
 if put_file owrt /etc/tunnelfix/lab/monitor-ping 0755 < "${LAB_DIR}/owrt/monitor-ping"; then pinger_changed=true; fi
 if printf '%s\n' "${HUB_FIBRE_IP}" "${HUB_5G_IP}" "${HUB_WAN_IP}" "${HUB_MONITOR_IPS[@]}" \
     | put_file owrt /etc/tunnelfix/lab/monitor-ping.targets 0644; then pinger_changed=true; fi
@@ -560,9 +558,13 @@ for iface in $(ox sh -c 'for s in $(uci -q show mwan3 | sed -n "s/^mwan3\.\([^.=
     [ "$(uci -q get "mwan3.$s.enabled")" = 1 ] || continue
     case "$(uci -q get "mwan3.$s.track_method" || echo ping)" in ping) echo "$s" ;; esac
   done'); do
-  # The first tracked interface times every LAB_ALIGN_EVERY-th check by the pinger's tick (see mwan3track).
-  owrt_daemon "${tracker_changed}" "/tmp/run/tunnelfix-mwan3track-${iface}.pid" /etc/tunnelfix/lab/mwan3track "${iface}" \
-    "${align_every}"
+  # The image's /usr/sbin/mwan3track, started as mwan3's init script does (`mwan3track IFACE`); the first
+  # tracked interface times every LAB_ALIGN_EVERY-th check by the pinger's tick (TUNNELFIX_ALIGN_EVERY).
+  if ! owrt_alive "/tmp/run/tunnelfix-mwan3track-${iface}.pid" /usr/sbin/mwan3track; then
+    ox sh -c 'TUNNELFIX_ALIGN_EVERY=$3 setsid /usr/sbin/mwan3track "$2" </dev/null >/dev/null 2>&1 & echo $! > "$1"' \
+      sh "/tmp/run/tunnelfix-mwan3track-${iface}.pid" "${iface}" "${align_every}"
+    log "owrt: started mwan3track ${iface}"
+  fi
   align_every=0
 done
 owrt_daemon "${pinger_changed}" /tmp/run/tunnelfix-monitor-ping.pid /etc/tunnelfix/lab/monitor-ping \
@@ -606,9 +608,9 @@ check "owrt banIP ICMP limiter loaded" "owrt's banIP hook did not load table ine
 for loop in mwan3track-wan mwan3track-wanb monitor-ping; do
   # shellcheck disable=SC2016  # expanded by owrt's shell
   check "owrt ${loop} running" \
-    "owrt's lab loop /etc/tunnelfix/lab/${loop%-wan*} is not running: podman exec $(container_name owrt) logread -e mwan3track; ${REDO}" \
+    "owrt's lab loop ${loop%-wan*} is not running: podman exec $(container_name owrt) logread -e mwan3track; ${REDO}" \
     ox sh -c 'n=0; until [ -s "$1" ] && grep -qs "$2" "/proc/$(cat "$1")/cmdline"; do
-                n=$((n + 1)); [ "$n" -le 5 ] || exit 1; sleep 1; done' sh "/tmp/run/tunnelfix-${loop}.pid" "/etc/tunnelfix/lab/${loop%-wan*}"
+                n=$((n + 1)); [ "$n" -le 5 ] || exit 1; sleep 1; done' sh "/tmp/run/tunnelfix-${loop}.pid" "${loop%-wan*}"
 done
 [[ "${fail}" -eq 0 ]] || die "lab verification failed (see FAIL lines above)"
 

@@ -142,7 +142,11 @@ check "-P: commit does nothing (as uci)" 1 "network.wg0.mtu='1280'${NL}0" "" \
   'uci -P /tmp/p commit network && uci -P /tmp/p changes && grep -c mtu /etc/config/network'
 
 echo "== init-script stand-ins"
-check "mwan3 interfaces prints the status" 0 "~Interface status:${NL} interface wan is online[^${NL}]*${NL} interface wanb is online[^${NL}]*" "" 'mwan3 interfaces'
+# mwan3track's status files, no tracker (tracking is down), no 15-mwan3 event (hotplug state offline), no
+# eth1/wwan0 (23.05: offline; 24.10+: mwan3's rules missing, (31))
+check "mwan3 interfaces prints mwan3track's status files" 0 \
+  "~Interface status:${NL} interface wan is (online and tracking is down \(offline 00h:00m:0[0-9]s, uptime 00h:00m:00s\)|offline and tracking is down)${NL} interface wanb is (unknown and tracking is down \(31\)|offline and tracking is down)(${NL})?" "" \
+  'mkdir -p /var/run/mwan3track/wan && echo online > /var/run/mwan3track/wan/STATUS && cut -d. -f1 /proc/uptime > /var/run/mwan3track/wan/ONLINE && mwan3 interfaces'
 check "init scripts, ifup/ifdown and mwan3 are logged in order" 0 \
   "/etc/init.d/banip reload${NL}/etc/init.d/network restart${NL}/etc/init.d/mwan3 restart${NL}/sbin/ifup wg0${NL}/sbin/ifdown wg0${NL}/usr/sbin/mwan3 interfaces" "" \
   ': > /tmp/tunnelfix-calls.log; /etc/init.d/banip reload && /etc/init.d/network restart && /etc/init.d/mwan3 restart && ifup wg0 && ifdown wg0 && mwan3 interfaces >/dev/null && cut -d" " -f2- /tmp/tunnelfix-calls.log'

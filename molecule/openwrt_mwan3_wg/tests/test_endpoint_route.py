@@ -32,8 +32,13 @@ def test_wg0_brought_up_exactly_once(recorded_calls):
     assert [call for call in recorded_calls() if "ifup" in call] == ["/sbin/ifup wg0"]
 
 
-def test_hotplug_script_installed(host):
-    assert host.run("test -x /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint").rc == 0
+def test_hotplug_script_installed_where_mwan3track_events_run(host):
+    assert host.run("test -f /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint").rc == 0
+
+
+def test_hook_left_by_an_earlier_version_removed(host):
+    """prepare plants it where mwan3 never looks (/etc/hotplug.d/mwan3/); the role removes it."""
+    assert host.run("test -e /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint").rc == 1
 
 
 def test_rollback_confirmed(host):

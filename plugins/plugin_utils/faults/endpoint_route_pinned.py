@@ -86,8 +86,10 @@ def pinned_endpoints(host, view, views):
         else:
             text += "because of a route you configured: %s." % conflict["message"]
         text += _metered_text(dev, uplinks)
-        text += (" mwan3 rules do not steer the router's own WireGuard packets (they are generated on the router, not "
-                 "forwarded), so adding mwan3 rules will not help: the route has to change.")
+        text += (" mwan3 marks the router's own packets too (its hook is on mangle OUTPUT as well as PREROUTING), but "
+                 "every destination of the main table counts for it as connected and keeps the default mark, so the "
+                 "endpoint's own host route puts it outside mwan3's policies: adding mwan3 rules will not help, the "
+                 "route has to change.")
         out.append((evidence, text))
     return out
 
@@ -170,12 +172,14 @@ ENDPOINT_ROUTE_PINNED = Fault(
             "points at the uplink that was up when the WireGuard interface started.",
     fix="Split tunnel: nohostroute=1 on every split-tunnel interface (or those in openwrt_mwan3_wg_interfaces) and "
         "every pinned /32 or /128 of its endpoints deleted (a peer's live endpoint, else its uci IP), so the endpoint "
-        "follows the main table (mwan3). A route a config route section asks for is the user's: kept, and when it still "
+        "follows mwan3 (a new flow gets its policy's mark; a flow conntrack already tracks keeps the default mark and "
+        "the main table's default route). A route a config route section asks for is the user's: kept, and when it still "
         "sends the endpoint over another uplink the role's final check fails naming the section. When every uplink is "
         "in openwrt_mwan3_wg_metered_uplinks the role changes nothing and fails saying so. A changed interface is brought "
         "up again with an automatic rollback of /etc/config/network (the uci commit and the route deletion before it are "
         "not guarded: docs/rollback.md). Full tunnel: an existing nohostroute is removed, the host route stays and is "
-        "re-pointed when the uplink changes by an mwan3 hotplug script (openwrt_mwan3_wg_full_tunnel_hotplug, on by default).",
+        "re-pointed when mwan3track reports an uplink connected or disconnected, by a script in /etc/hotplug.d/iface/ "
+        "(openwrt_mwan3_wg_full_tunnel_hotplug, on by default).",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),
     subject=lambda evidence: evidence.get("interface"),

@@ -80,9 +80,13 @@ def test_a_users_route_that_keeps_the_endpoint_on_the_backup_is_reported_as_a_co
 
 
 def test_the_explanation_says_mwan3_rules_will_not_help():
+    """mwan3 marks OUTPUT too; the host route makes the endpoint 'connected' to it (lib/mwan3/mwan3.sh@42525d32c4)."""
     [(_evidence, text)] = pinned_endpoints("owrt", view(), {})
-    assert ("mwan3 rules do not steer the router's own WireGuard packets (they are generated on the router, not "
-            "forwarded), so adding mwan3 rules will not help") in " ".join(text.split())
+    text = " ".join(text.split())
+    assert "its hook is on mangle OUTPUT as well as PREROUTING" in text
+    assert "every destination of the main table counts for it as connected and keeps the default mark" in text
+    assert "adding mwan3 rules will not help, the route has to change" in text
+    assert "do not steer the router's own WireGuard packets" not in text
 
 
 def test_a_tunnel_on_a_metered_uplink_says_so_with_the_uplinks_counters():
