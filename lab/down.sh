@@ -4,8 +4,10 @@
 # keys and inventory under lab/state/, and the host sysctl change (restored to its recorded value).
 #
 # Usage: lab/down.sh [--images]
-#   --images   also remove the base images (Debian and OpenWrt-like) and the cached rootfs tarball
-#              (lab/images/build.sh and build-openwrt.sh rebuild them; molecule scenarios use them too).
+#   --images   also remove the base images (Debian, and the OpenWrt-like image of every release
+#              profile: the configured name and the default one, each with every release as its tag)
+#              and the cached rootfs tarball (lab/images/build.sh and build-openwrt.sh rebuild them;
+#              molecule scenarios use them too).
 # Safe to run when nothing exists.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -15,7 +17,7 @@ remove_images=false
 for arg in "$@"; do
   case "${arg}" in
     --images) remove_images=true ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) die "unknown argument: ${arg}" ;;
   esac
 done
@@ -71,7 +73,12 @@ done < <(podman images -a -q --no-trunc --filter "label=${IMAGE_LABEL}" | sed 's
 
 if "${remove_images}"; then
   # Not forced: an image still used by e.g. a molecule container is kept, with a message.
-  for image in "${IMAGE}" "${OWRT_IMAGE}"; do
+  owrt_images=()
+  for release in "${OPENWRT_RELEASES[@]}"; do
+    owrt_images+=("$(openwrt_image_for "${release}")" "${OPENWRT_IMAGE_REPO_DEFAULT}:${release}")
+  done
+  # (and :latest, the name before the release profiles)
+  for image in "${IMAGE}" "${OWRT_IMAGE}" "${owrt_images[@]}" "${OPENWRT_IMAGE_REPO_DEFAULT}:latest"; do
     if podman image exists "${image}"; then
       podman rmi "${image}" >/dev/null 2>&1 || log "image ${image} is still in use; not removed"
     fi

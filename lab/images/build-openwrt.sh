@@ -13,7 +13,8 @@
 #   --release   the release profile (default: $TUNNELFIX_OPENWRT_RELEASE, else 24.10): the files of
 #               lab/images/openwrt/releases/<release>/ are laid over the common rootfs, and the
 #               stand-ins behave like that release's upstream code (docs/openwrt-fidelity.md).
-# The image is $TUNNELFIX_OPENWRT_IMAGE if set, else localhost/tunnelfix/openwrt-like:<release>.
+# The image is $TUNNELFIX_OPENWRT_IMAGE if set, else localhost/tunnelfix/openwrt-like:<release>; with
+# --release another than $TUNNELFIX_OPENWRT_RELEASE, that name with the release as its tag.
 # Why Debian's dynamic `busybox` and not `busybox-static`: the static build prefers its applets
 # (FEATURE_SH_STANDALONE), so its ash runs the busybox `ip` applet even when /sbin/ip (iproute2)
 # is on PATH. OpenWrt's busybox does not do that; the dynamic Debian build does not either.
@@ -45,24 +46,28 @@ copy_libs() {
 }
 
 rebuild=false
+release=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rebuild) rebuild=true ;;
     --release) [[ $# -ge 2 ]] || { log "--release needs a value (23.05, 24.10 or 25.12)"; exit 2; }
-               TUNNELFIX_OPENWRT_RELEASE="$2"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+               release="$2"; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) log "unknown argument: $1"; exit 2 ;;
   esac
   shift
 done
-openwrt_release_check || exit 2
-RELEASE="${TUNNELFIX_OPENWRT_RELEASE}"
-IMAGE="$(openwrt_image)"
+RELEASE="${release:-${TUNNELFIX_OPENWRT_RELEASE}}"
+IMAGE="$(openwrt_image_for "${RELEASE}")"
+TUNNELFIX_OPENWRT_RELEASE="${RELEASE}"
+openwrt_release_check "${release:+--release}" || exit 2
 if [[ "$(id -u)" -ne 0 ]]; then log "must run as root (chroot, podman import)"; exit 1; fi
-# The image records a hash of its definition (this script and lab/images/openwrt/): an image built
-# from an older definition is rebuilt, so a checkout never tests against a stale image.
+# The image records a hash of its definition (this script and lab/images/openwrt/: its files and
+# its symlinks): an image built from an older definition is rebuilt, so a checkout never tests
+# against a stale image.
 SOURCE_HASH="$( { cat "${BASH_SOURCE[0]}" "${HERE}/openwrt-release.sh"; echo "${RELEASE}";
-  (cd "${SRC}" && find . -type f | LC_ALL=C sort | xargs sha256sum); } \
+  (cd "${SRC}" && find . -type f | LC_ALL=C sort | xargs sha256sum
+   find . -type l -printf '%p -> %l\n' | LC_ALL=C sort); } \
   | sha256sum | cut -c1-16)"
 if ! "${rebuild}" && podman image exists "${IMAGE}"; then
   if [[ "$(podman image inspect -f '{{index .Labels "tunnelfix.image.source"}}' "${IMAGE}")" == "${SOURCE_HASH}" ]]; then

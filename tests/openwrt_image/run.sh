@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Check the OpenWrt-like test image (lab/images/openwrt/README.md): the uci emulator, the absence
-# of Python, the init-script stand-ins, and the python-free tunnelfix.fleet.uci action against it.
+# Check the OpenWrt-like test image (lab/images/openwrt/README.md) of one release profile: the uci
+# emulator, the absence of Python, the init-script stand-ins, the profile's release files and
+# package manager, and the python-free tunnelfix.fleet actions against it.
 #
 # Usage: tests/openwrt_image/run.sh        (root; builds the image if it is missing)
-# Starts a throwaway container tf-owrt-test, runs a table of command -> expected rc/stdout/stderr,
-# then the playbook uci_nohostroute.yml (--check --diff, run, run again), removes the container.
+#   TUNNELFIX_OPENWRT_RELEASE   the profile to check: 23.05, 24.10 (default) or 25.12; the image is
+#                               TUNNELFIX_OPENWRT_IMAGE's (lab/images/openwrt-release.sh); make
+#                               openwrt-image-test runs this once per profile
+#   TUNNELFIX_OPENWRT_TEST_CT   the container's name (default tf-owrt-test)
+# Starts a throwaway container, runs a table of command -> expected rc/stdout/stderr, then the
+# playbook uci_nohostroute.yml (--check --diff, run, run again), removes the container.
 # Prints "N passed, M failed" last and exits 1 if anything failed. About 20 s with the image built.
 # shellcheck disable=SC2016  # the single-quoted commands run in the container, unexpanded here
 set -uo pipefail
@@ -14,9 +19,10 @@ REPO="$(cd "${HERE}/../.." && pwd)"
 export CONTAINERS_CONF="${REPO}/lab/containers.conf"
 # shellcheck source=lab/images/openwrt-release.sh
 . "${REPO}/lab/images/openwrt-release.sh"
-openwrt_release_check || exit 2
+openwrt_release_check TUNNELFIX_OPENWRT_RELEASE || exit 2
 IMAGE="$(openwrt_image)"
-CT="tf-owrt-test"
+RELEASE="${TUNNELFIX_OPENWRT_RELEASE}"
+CT="${TUNNELFIX_OPENWRT_TEST_CT:-tf-owrt-test}"
 passed=0
 failed=0
 
@@ -28,6 +34,9 @@ podman rm -f -t 0 "${CT}" >/dev/null 2>&1 || true
 podman run -d --rm --name "${CT}" --network none "${IMAGE}" >/dev/null \
   || { echo "FAIL cannot start ${CT}"; echo "0 passed, 1 failed"; exit 1; }
 tmpdir="$(mktemp -d)"
+# The inventory: host tf-owrt-test (the playbooks' and tests' name), reached in container CT.
+INVENTORY="${tmpdir}/inventory.yml"
+sed "s/^      ansible_connection: .*/&\n      ansible_host: ${CT}/" "${HERE}/inventory.yml" > "${INVENTORY}"
 
 ok() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
 ko() { failed=$((failed + 1)); printf 'FAIL %s\n%s\n' "$1" "$2" | sed '2,$s/^/     /'; }
@@ -65,6 +74,67 @@ check "nft, wg, ethtool, iperf3 run" 0 "*" "" 'nft --version && wg --version && 
 check "/etc/rc.local ends with exit 0" 0 "exit 0" "" 'tail -n1 /etc/rc.local'
 check "/etc/openwrt_release says OpenWrt" 0 "DISTRIB_ID='OpenWrt'" "" 'grep ^DISTRIB_ID /etc/openwrt_release'
 check "/etc/hotplug.d/iface exists" 0 "" "" 'test -d /etc/hotplug.d/iface'
+
+# What each profile must show: the point release and revision of a real build (x86/64), the
+# package manager (opkg before 25.12, apk-tools 3 from 25.12 on) and the banIP and mwan3 packages
+# at that release's versions (openwrt/packages branch: PKG_VERSION-PKG_RELEASE; apk writes -rN).
+case "${RELEASE}" in
+  23.05) point=23.05.5 revision=r24106-10cc5fcd00 build_date="" firmware_url="" pm=opkg
+         banip="banip - 1.0.1-2" mwan3="mwan3 - 2.11.8-2" banip_version=1.0.1-2 icmp_default=10 ;;
+  24.10) point=24.10.6 revision=r29141-81be8a8869 build_date=1773709139 firmware_url="" pm=opkg
+         banip="banip - 1.5.6-7" mwan3="mwan3 - 2.11.16-5" banip_version=1.5.6-7 icmp_default=25 ;;
+  25.12) point=25.12.5 revision=r33051-f5dae5ece4 build_date=1782737960 firmware_url=https://downloads.openwrt.org/ pm=apk
+         banip="banip-1.8.12-r1 noarch {feeds/packages/net/banip} (GPL-3.0-or-later) [installed]"
+         mwan3="mwan3-2.12.0-r3 noarch {feeds/packages/net/mwan3} (GPL-2.0) [installed]"
+         banip_version=1.8.12-r1 icmp_default=25 ;;
+esac
+emulation="(tunnelfix test image: an emulation, not OpenWrt)"
+os_release_fields="NAME VERSION ID ID_LIKE PRETTY_NAME VERSION_ID HOME_URL BUG_URL SUPPORT_URL${firmware_url:+ FIRMWARE_URL} BUILD_ID"
+os_release_fields+=" OPENWRT_BOARD OPENWRT_ARCH OPENWRT_TAINTS OPENWRT_DEVICE_MANUFACTURER OPENWRT_DEVICE_MANUFACTURER_URL"
+os_release_fields+=" OPENWRT_DEVICE_PRODUCT OPENWRT_DEVICE_REVISION OPENWRT_RELEASE${build_date:+ OPENWRT_BUILD_DATE}"
+
+echo "== the release profile ${RELEASE}"
+label="$(podman image inspect -f '{{index .Labels "tunnelfix.openwrt.release"}}' "${IMAGE}")"
+if [[ "${label}" == "${RELEASE}" ]]; then ok "the image ${IMAGE} is the ${RELEASE} profile (label)"; else
+  ko "the image ${IMAGE} is the ${RELEASE} profile (label)" "label tunnelfix.openwrt.release: '${label}'"; fi
+check "/etc/openwrt_release: release, revision, target and arch of OpenWrt ${point}" 0 "${point} ${revision} x86/64 x86_64" "" \
+  '. /etc/openwrt_release && echo "$DISTRIB_RELEASE $DISTRIB_REVISION $DISTRIB_TARGET $DISTRIB_ARCH"'
+check "/etc/openwrt_release: a real one's fields, in its order" 0 \
+  "DISTRIB_ID DISTRIB_RELEASE DISTRIB_REVISION DISTRIB_TARGET DISTRIB_ARCH DISTRIB_DESCRIPTION DISTRIB_TAINTS" "" \
+  'cut -d= -f1 /etc/openwrt_release | tr "\n" " " | sed "s/ \$//"'
+check "DISTRIB_DESCRIPTION: distribution, release, revision, then that this is an emulation" 0 "OpenWrt ${point} ${revision} ${emulation}" "" \
+  '. /etc/openwrt_release && echo "$DISTRIB_DESCRIPTION"'
+check "/etc/openwrt_version is the revision" 0 "${revision}" "" 'cat /etc/openwrt_version'
+check "/etc/os-release links to ../usr/lib/os-release (base-files)" 0 "../usr/lib/os-release" "" 'readlink /etc/os-release'
+check "os-release: ${RELEASE}'s fields, in order" 0 "${os_release_fields}" "" \
+  'cut -d= -f1 /etc/os-release | tr "\n" " " | sed "s/ \$//"'
+check "os-release: version, build id, board, OPENWRT_RELEASE, build date, firmware URL" 0 \
+  "${point}|${revision}|x86/64|OpenWrt ${point} ${revision} ${emulation}|${build_date}|${firmware_url}" "" \
+  '. /etc/os-release && echo "$VERSION_ID|$BUILD_ID|$OPENWRT_BOARD|$OPENWRT_RELEASE|${OPENWRT_BUILD_DATE:-}|${FIRMWARE_URL:-}"'
+
+echo "== the package manager of ${RELEASE}: ${pm}"
+if [[ "${pm}" == opkg ]]; then
+  check "opkg is /bin/opkg; there is no apk" 0 "/bin/opkg" "" 'command -v opkg; ! command -v apk'
+  check "opkg list-installed banip: 'NAME - VERSION'" 0 "${banip}" "" 'opkg list-installed banip'
+  check "opkg list-installed mwan3" 0 "${mwan3}" "" 'opkg list-installed mwan3'
+  check "opkg list-installed: every installed package, by name" 0 "${banip}${NL}${mwan3}" "" 'opkg list-installed'
+  check "opkg list-installed 'mw*': a glob" 0 "${mwan3}" "" "opkg list-installed 'mw*'"
+  check "opkg list-installed of a package not installed: nothing, rc 0" 0 "" "" 'opkg list-installed kmod-tcp-bbr'
+  check "another opkg command: not emulated, rc 1" 1 "" "~opkg: 'install' is not emulated .*" 'opkg install banip'
+  check "opkg is in the call log" 0 "/bin/opkg list-installed banip${NL}/bin/opkg install banip" "" \
+    ': > /tmp/tunnelfix-calls.log; opkg list-installed banip >/dev/null; opkg install banip 2>/dev/null; cut -d" " -f2- /tmp/tunnelfix-calls.log'
+else
+  check "apk is /usr/bin/apk; there is no opkg" 0 "/usr/bin/apk" "" 'command -v apk; ! command -v opkg'
+  check "apk list --installed banip: 'NAME-VERSION ARCH {ORIGIN} (LICENSE) [installed]'" 0 "${banip}" "" 'apk list --installed banip'
+  check "apk list -I mwan3" 0 "${mwan3}" "" 'apk list -I mwan3'
+  check "apk list --installed mwan3 banip: by name" 0 "${banip}${NL}${mwan3}" "" 'apk list --installed mwan3 banip'
+  check "apk list --installed 'mw*': a glob" 0 "${mwan3}" "" "apk list --installed 'mw*'"
+  check "apk list --installed of a package not installed: nothing, rc 0" 0 "" "" 'apk list --installed kmod-tcp-bbr'
+  check "apk list without --installed: not emulated, rc 1" 1 "" "~apk: 'list without --installed' is not emulated .*" 'apk list banip'
+  check "another apk command: not emulated, rc 1" 1 "" "~apk: 'add' is not emulated .*" 'apk add banip'
+  check "apk is in the call log" 0 "/usr/bin/apk list --installed banip${NL}/usr/bin/apk add banip" "" \
+    ': > /tmp/tunnelfix-calls.log; apk list --installed banip >/dev/null; apk add banip 2>/dev/null; cut -d" " -f2- /tmp/tunnelfix-calls.log'
+fi
 
 echo "== uci: reading"
 check "show a named section" 0 "network.wg0=interface${NL}network.wg0.proto='wireguard'${NL}network.wg0.private_key='KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK='${NL}network.wg0.listen_port='51820'${NL}network.wg0.addresses='10.77.0.2/24'" "" 'uci show network.wg0'
@@ -171,7 +241,22 @@ export ANSIBLE_CONFIG="${REPO}/ansible.cfg" PATH="${REPO}/.venv/bin:${PATH}" ANS
 mkdir -p "${tmpdir}/coll/ansible_collections/tunnelfix"
 ln -s "${REPO}" "${tmpdir}/coll/ansible_collections/tunnelfix/fleet"
 export ANSIBLE_COLLECTIONS_PATH="${tmpdir}/coll"
-play() { ansible-playbook -i "${HERE}/inventory.yml" "${HERE}/uci_nohostroute.yml" "$@" >"${tmpdir}/play.out" 2>&1; }
+# The product's readers on this profile: host_platform (/etc/openwrt_release) and the banIP version
+# parser on what the package manager prints (openwrt_facts' banip subset needs nft with
+# CAP_NET_ADMIN, which this unprivileged container lacks).
+ansible -i "${INVENTORY}" tf-owrt-test -m tunnelfix.fleet.host_platform >"${tmpdir}/platform.out" 2>&1
+if grep -q "SUCCESS" "${tmpdir}/platform.out" && grep -Eq '"?platform"?: "?openwrt"?' "${tmpdir}/platform.out"; then ok "tunnelfix.fleet.host_platform: openwrt"; else
+  ko "tunnelfix.fleet.host_platform: openwrt" "$(tail -n 10 "${tmpdir}/platform.out")"; fi
+if [[ "${pm}" == opkg ]]; then listing=(opkg list-installed banip); else listing=(apk list --installed banip); fi
+got="$(podman exec "${CT}" "${listing[@]}" | PYTHONPATH="${tmpdir}/coll" python -c '
+import sys
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import banip_default_icmplimit, parse_banip_version
+text = sys.stdin.read()
+print(parse_banip_version(text)["version"], banip_default_icmplimit(text))' 2>&1)"
+if [[ "${got}" == "${banip_version} ${icmp_default}" ]]; then ok "parse_banip_version on ${listing[*]}: ${got}"; else
+  ko "parse_banip_version on ${listing[*]}" "got: ${got}${NL}want: ${banip_version} ${icmp_default}"; fi
+
+play() { ansible-playbook -i "${INVENTORY}" "${HERE}/uci_nohostroute.yml" "$@" >"${tmpdir}/play.out" 2>&1; }
 recap() { grep -E '^tf-owrt-test +:' "${tmpdir}/play.out" | sed -E 's/ +/ /g'; }
 assert_play() {  # NAME RC_WANT CHANGED_WANT [grep -E pattern that must be in the output]
   local name="$1" rc_want="$2" changed_want="$3" pattern="${4:-}" rc="$5"
@@ -219,7 +304,7 @@ podman exec "${CT}" sh -c "${reset}"
 # before committing: the task must fail, commit nothing, and leave the old key in place.
 NEWKEY="ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ="
 OLDKEY="$(podman exec "${CT}" uci get network.wg0.private_key)"
-ansible -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.uci \
+ansible -i "${INVENTORY}" tf-owrt-test -m tunnelfix.fleet.uci \
   -a "config=network section=wg0 option=private_key value=${NEWKEY}" >"${tmpdir}/play.out" 2>&1
 got="$(podman exec "${CT}" uci get network.wg0.private_key)"
 if grep -q "FAILED" "${tmpdir}/play.out" && grep -q "does not hold the new value" "${tmpdir}/play.out" \
@@ -234,7 +319,7 @@ printf "set network.wg0.private_key='%s'\n" "${NEWKEY}" | podman exec -i "${CT}"
 check "uci batch gets the secret when stdin is forwarded (podman exec -i)" 0 "${NEWKEY}" "" 'uci get network.wg0.private_key'
 
 # A secret is compared by SHA-256 on the router: setting the value it already has changes nothing.
-ansible -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.uci \
+ansible -i "${INVENTORY}" tf-owrt-test -m tunnelfix.fleet.uci \
   -a "config=network section=wg0 option=private_key value=${NEWKEY}" >"${tmpdir}/play.out" 2>&1
 if grep -q "SUCCESS" "${tmpdir}/play.out" && grep -q '"changed": false\|changed: false' "${tmpdir}/play.out"; then
   ok "a secret already set to the wanted value is unchanged (digest compared on the router)"
@@ -243,7 +328,7 @@ else
 fi
 # Keys are redacted on the router, so not even -vvv (which prints raw command output) holds one.
 # (not banip: nft needs CAP_NET_ADMIN, which this unprivileged container lacks)
-ansible -vvv -i "${HERE}/inventory.yml" tf-owrt-test -m tunnelfix.fleet.openwrt_facts \
+ansible -vvv -i "${INVENTORY}" tf-owrt-test -m tunnelfix.fleet.openwrt_facts \
   -a "gather_subset=wireguard,endpoint_routes,mwan3" >"${tmpdir}/facts.out" 2>&1
 secrets_seen="$(grep -c -e "${NEWKEY}" -e "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP=" "${tmpdir}/facts.out")"
 if grep -q "SUCCESS" "${tmpdir}/facts.out" && grep -q "private_key_set: true" "${tmpdir}/facts.out" \
