@@ -261,6 +261,7 @@ check "banIP: disable/enable manage /etc/rc.d/S95banip, enabled says so" 0 "1${N
 check "banIP: start refused (rc 1) while the release's lock is held by a live banIP" 1 "" "" \
   '. /usr/libexec/tunnelfix/banip-model.sh; mkdir -p "$banip_lock" "${banip_pidfile%/*}"; echo 1 > "$banip_pidfile"; /etc/init.d/banip start'
 # shellcheck disable=SC2016  # expanded by the container's shell
+# shellcheck disable=SC2088  # a regular expression (matches), not a path
 check "banIP: the lock is where the release keeps it" 0 "~/var/run/(banip\.lock|banIP/banIP\.lock)" "" \
   '. /usr/libexec/tunnelfix/banip-model.sh; ls -d "$banip_lock"; rm -rf "$banip_lock"; : > "$banip_pidfile"'
 

@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034  # the variables are used by the scripts that source this file
 # banIP's model in the tunnelfix test image, the part shared by /etc/init.d/banip and
 # /usr/libexec/tunnelfix/banip-service (sourced by both). It picks, by DISTRIB_RELEASE in
 # /etc/openwrt_release, what the release's banIP does that the product relies on (our own
