@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: role_option_errors, wireguard_config_plan, wireguard_unmatched, bridge_persist_probe, banip_icmp_report,
-banip_inactive_reason, health_check_probe (docs in the .yml twins)."""
+banip_inactive_reason, banip_icmp_live, banip_icmp_replace_script, health_check_probe (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.banip import banip_icmp_report as _banip_icmp_report
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.banip_flood_rule import (
+    live_icmp_limit, live_icmp_limit_text, replace_script, shell_quote)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
     config_plan, parse_config_listing, unmatched_messages)
 
@@ -23,12 +25,38 @@ def role_option_errors(options, role):
         raise AnsibleFilterError("role_option_errors: %s" % exc) from exc
 
 
-def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change=None):
+def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change=None,
+                      apply="replace_rule"):
     """banIP's facts before and after -> the role's report lines (see plugin_utils/report/banip.py)."""
     try:
-        return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change)
+        return _banip_icmp_report(before, after, wanted_per_second, check_mode, init_script, version_defaults, would_change,
+                                  apply)
     except ValueError as exc:
         raise AnsibleFilterError("banip_icmp_report: %s" % exc) from None
+
+
+def banip_icmp_live(result):
+    """A raw result of ``nft -t -a list chain inet banIP pre-routing`` -> banIP's live ICMP flood limit (parse/banip_flood_rule.py),
+    with ``text`` in words."""
+    if not isinstance(result, dict) or "rc" not in result:
+        raise AnsibleFilterError("banip_icmp_live: expected the registered result of a raw nft list (with rc and stdout), got %r"
+                                 % (type(result).__name__,))
+    try:
+        live = live_icmp_limit(result.get("rc"), result.get("stdout") or "")
+    except ParseError as exc:
+        raise AnsibleFilterError("banip_icmp_live: %s" % exc) from None
+    return dict(live, text=live_icmp_limit_text(live))
+
+
+def banip_icmp_replace_script(live, rate_per_second):
+    """banip_icmp_live's answer and the wanted limit -> one shell command that rewrites the flood rule(s) in place (nft -f -)."""
+    try:
+        script = replace_script((live or {}).get("rules") or [], int(rate_per_second))
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError("banip_icmp_replace_script: %s" % exc) from None
+    if not script:
+        raise AnsibleFilterError("banip_icmp_replace_script: banIP's live chain has no ICMP flood rule to replace")
+    return "printf '%%s\\n' %s | nft -f -" % " ".join(shell_quote(line) for line in script)
 
 
 def banip_inactive_reason(banip):
@@ -88,5 +116,7 @@ class FilterModule:
             "bridge_persist_probe": bridge_persist_probe,
             "banip_icmp_report": banip_icmp_report,
             "banip_inactive_reason": banip_inactive_reason,
+            "banip_icmp_live": banip_icmp_live,
+            "banip_icmp_replace_script": banip_icmp_replace_script,
             "health_check_probe": health_check_probe,
         }

@@ -342,8 +342,17 @@ echo "== stand-in hooks"
 check "without a hook ifup only records" 0 "" "" 'ifup wg0'
 check "a lab hook gets the arguments and its exit status is returned" 3 "hook ifup wg0" "" \
   'mkdir -p /etc/tunnelfix/hooks && printf "#!/bin/sh\necho hook ifup \$*\nexit 3\n" > /etc/tunnelfix/hooks/ifup && chmod 755 /etc/tunnelfix/hooks/ifup && ifup wg0'
-check "banIP reload runs its hook, enable does not" 0 "hook banip reload" "" \
-  'printf "#!/bin/sh\necho hook banip \$*\n" > /etc/tunnelfix/hooks/banip && chmod 755 /etc/tunnelfix/hooks/banip && /etc/init.d/banip enable && /etc/init.d/banip reload'
+
+echo "== banIP's model (its nft side needs NET_ADMIN: molecule/banip_icmp)"
+check "banIP: disable/enable manage /etc/rc.d/S95banip, enabled says so" 0 "1${NL}0" "" \
+  '/etc/init.d/banip disable; /etc/init.d/banip enabled; echo $?; /etc/init.d/banip enable; /etc/init.d/banip enabled; echo $?'
+# shellcheck disable=SC2016  # expanded by the container's shell
+check "banIP: start refused (rc 1) while the release's lock is held by a live banIP" 1 "" "" \
+  '. /usr/libexec/tunnelfix/banip-model.sh; mkdir -p "$banip_lock" "${banip_pidfile%/*}"; echo 1 > "$banip_pidfile"; /etc/init.d/banip start'
+# shellcheck disable=SC2016  # expanded by the container's shell
+# shellcheck disable=SC2088  # a regular expression (matches), not a path
+check "banIP: the lock is where the release keeps it" 0 "~/var/run/(banip\.lock|banIP/banIP\.lock)" "" \
+  '. /usr/libexec/tunnelfix/banip-model.sh; ls -d "$banip_lock"; rm -rf "$banip_lock"; : > "$banip_pidfile"'
 
 echo "${passed} passed, ${failed} failed"
 [[ "${failed}" -eq 0 ]]

@@ -16,7 +16,9 @@ openwrt-24.10@42525d32c4, openwrt-25.12@57654a9f48, alike in this): with ``ban_e
 start, restart and reload ends at banIP's own check, which deletes its table and exits 1, so a
 reload applies nothing; with its autostart off (no ``/etc/rc.d/S95banip``, ``/etc/init.d/banip
 enabled`` fails) start, restart and reload refuse the same way; a banIP enabled in both but stopped
-(no table) is started by a reload, which would switch on what the operator stopped.
+(no table) is started by a reload, which would switch on what the operator stopped. What is in force
+is the LIVE rule: banIP rebuilds it from ``ban_icmplimit`` only when it builds its table, never on a
+reload with the table loaded, so the plan compares the live rule as well as uci (limit_plan).
 
 The measurement must not cause what it measures. A burst of 100 pings/s overflows a 10/s or 25/s
 bucket by itself, so the evidence is passive first: health_check_measure's window (action
@@ -46,7 +48,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
 
 # banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
-FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250}
+FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250, "banip_icmp_apply": "replace_rule"}
+# How banip_icmp gets the limit into banIP's live rule, and what that costs (the plan says it)
+APPLY_PLAN = {
+    "replace_rule": "rewritten in place with nft replace rule; banIP's sets stay loaded",
+    "restart": "banIP restarted: its table is rebuilt and its blocklist sets are empty until its feeds load again",
+}
 MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_RELIABILITY = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
@@ -171,7 +178,7 @@ def _probe_inside(checks, limit):
 
 def _probe_failures(checks, limit):
     """The probe's failed pings that count: sent inside PROBE_SHARE_OF_LIMIT of ``limit`` while the counter grew; else 0.
-    A counter that fell (banIP reloaded and recreated its table during the probe) or is unknown did not grow."""
+    A counter that fell (banIP restarted and recreated its table during the probe) or is unknown did not grow."""
     if not _probe_inside(checks, limit) or (_count(checks.get("icmp_flood_drops_packets")) or 0) <= 0:
         return 0
     return _count(checks.get("failed_pings")) or 0
@@ -257,11 +264,17 @@ def limit_coverage(host, view, views):
 
 
 def limit_plan(view, role_vars):
-    """What banip_icmp would change: ``banip.global.ban_icmplimit`` (uci) when it is not the wanted limit, then a reload.
+    """What banip_icmp would change: ``banip.global.ban_icmplimit`` (uci) when it is not the wanted limit, and the LIVE
+    ICMP flood rule when its limit is not the wanted one, whatever uci says.
 
-    ``[]`` where banIP is not installed, is disabled (``ban_enabled '0'``) or its nft table is not
-    loaded, or nft is missing (the role leaves banIP alone there), or the limit is already set; None
-    without openwrt_facts' ``banip`` or with a limit that is not a whole number (the role fails naming it).
+    banIP writes the rule only when it builds its nft table (start, restart, or a reload that finds the
+    chain missing; a reload with the table loaded keeps the old rule: banip-service.sh in openwrt/packages
+    23.05 @16c320b7fd, 24.10 @42525d32c4, 25.12 @57654a9f48), so a router whose uci is right can still
+    drop at the old limit. The live rule is openwrt_facts' ``icmp_limit_rule`` (read from nft); the
+    role's ``banip_icmp_apply`` says how it changes (APPLY_PLAN). ``[]`` where banIP is not installed,
+    is disabled (``ban_enabled '0'``) or its nft table is not loaded, or nft is missing (the role leaves
+    banIP alone there), or uci and the live rule already carry the limit; None without openwrt_facts'
+    ``banip`` or with a limit or apply method the role refuses (it fails naming it).
     """
     banip = (view.get("openwrt") or {}).get("banip")
     if not isinstance(banip, dict) or not isinstance(banip.get("installed"), bool):
@@ -269,12 +282,18 @@ def limit_plan(view, role_vars):
     if banip_inactive(banip):
         return []
     wanted = whole_number(role_setting(role_vars, "banip_icmp_limit_per_second", FIX_DEFAULTS))
-    if wanted is None:
+    apply = role_setting(role_vars, "banip_icmp_apply", FIX_DEFAULTS)
+    if wanted is None or apply not in APPLY_PLAN:
         return None
+    plan = []
     current = banip.get("ban_icmplimit")
-    if current is not None and str(current) == str(wanted):
-        return []
-    return ["banip.global.ban_icmplimit: %s -> %d, then reload banIP" % ("unset" if current is None else "'%s'" % current, wanted)]
+    if current is None or str(current) != str(wanted):
+        plan.append("banip.global.ban_icmplimit: %s -> %d" % ("unset" if current is None else "'%s'" % current, wanted))
+    rule = banip.get("icmp_limit_rule")
+    live = rule.get("rate_per_second") if isinstance(rule, dict) else None
+    if live is not None and live != wanted:
+        plan.append("live ICMP flood rule: %s/s -> %d/s (%s)" % (live, wanted, APPLY_PLAN[apply]))
+    return plan
 
 
 BANIP_ICMP_LIMIT = Fault(
@@ -290,8 +309,9 @@ BANIP_ICMP_LIMIT = Fault(
                "window (nothing sent) banIP's ICMP flood counter grew while mwan3 logged failed checks, or a probe "
                "inside a fifth of the limit lost pings while the counter grew",
     symptom="mwan3 flaps or marks an uplink offline while it works; banIP's cnt_icmpflood counter grows.",
-    fix="Raise banip.global.ban_icmplimit (250 packets/s) and reload banIP; a disabled or stopped banIP is left alone "
-        "(a reload would apply nothing to a disabled one and would start a stopped one).",
+    fix="Raise banip.global.ban_icmplimit (250 packets/s) and the live ICMP flood rule with it (rewritten in place, or banIP "
+        "restarted); a disabled or stopped banIP is left alone (a reload or restart would apply nothing to a disabled one "
+        "and would start a stopped one).",
     fix_role="tunnelfix.fleet.banip_icmp",
     fix_groups=("tunnelfix_openwrt",),
     rechecked=needs_own("health_checks"),

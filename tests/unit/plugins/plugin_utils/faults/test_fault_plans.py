@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import limit_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import APPLY_PLAN, limit_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import offload_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import route_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import tcp_plan
@@ -46,7 +46,8 @@ def test_every_fixing_fault_has_a_plan_and_its_defaults_are_the_roles():
 
 def test_the_fresh_lab_plans_the_planted_faults(lab):
     owrt, peer = lab["before"]["owrt"], lab["before"]["peer"]
-    assert role_plan(BANIP_ROLE, owrt, {}) == ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]
+    assert role_plan(BANIP_ROLE, owrt, {}) == ["banip.global.ban_icmplimit: unset -> 250",
+                                               "live ICMP flood rule: 25/s -> 250/s (%s)" % APPLY_PLAN["replace_rule"]]
     assert role_plan(ROUTE_ROLE, owrt, {}) == ["network.wg0.nohostroute: unset -> '1'",
                                                "delete the pinned route 198.51.100.1 via 100.64.20.1 dev wwan0 (endpoint of wg0)"]
     # recorded before the facts read the configuration files: cannot tell; with the fresh peer's wg0.conf
@@ -90,31 +91,42 @@ def test_a_changed_variable_is_a_change(lab):
     assert role_plan(KEEPALIVE_ROLE, owrt, {"wireguard_keepalive_persistent_keepalive_s": 30}) == [
         "network.hub.persistent_keepalive: 25 -> 30", "wg set wg0 peer %s persistent-keepalive 30" % KEY_A]
     assert role_plan(BANIP_ROLE, owrt, {"banip_icmp_limit_per_second": "300"}) == [
-        "banip.global.ban_icmplimit: '250' -> 300, then reload banIP"]
+        "banip.global.ban_icmplimit: '250' -> 300", "live ICMP flood rule: 250/s -> 300/s (%s)" % APPLY_PLAN["replace_rule"]]
 
 
 # banIP ------------------------------------------------------------------------------------------
 
 def banip_view(**banip):
     return {"openwrt": {"banip": dict({"installed": True, "enabled": True, "nft_installed": True, "nft_table_loaded": True,
-                                       "ban_icmplimit": None}, **banip)}}
+                                       "ban_icmplimit": None, "icmp_limit_rule": None}, **banip)}}
+
+
+LIVE = "live ICMP flood rule: %s/s -> %s/s (%s)"
+IN_PLACE, RESTART = APPLY_PLAN["replace_rule"], APPLY_PLAN["restart"]
 
 
 @pytest.mark.parametrize("banip, role_vars, expected", [
     ({"ban_icmplimit": "250"}, {}, []),
-    ({"ban_icmplimit": "249"}, {}, ["banip.global.ban_icmplimit: '249' -> 250, then reload banIP"]),
-    ({"ban_icmplimit": "251"}, {}, ["banip.global.ban_icmplimit: '251' -> 250, then reload banIP"]),
-    ({}, {}, ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]),
-    ({"enabled": None}, {}, ["banip.global.ban_icmplimit: unset -> 250, then reload banIP"]),   # unset: banIP's call
+    ({"ban_icmplimit": "250", "icmp_limit_rule": {"rate_per_second": 250}}, {}, []),
+    # issue 28: uci already right, the live rule stale (a reload did not rebuild it): the live rule is planned
+    ({"ban_icmplimit": "250", "icmp_limit_rule": {"rate_per_second": 25}}, {}, [LIVE % (25, 250, IN_PLACE)]),
+    ({"ban_icmplimit": "250", "icmp_limit_rule": {"rate_per_second": 10}}, {"banip_icmp_apply": "restart"},
+     [LIVE % (10, 250, RESTART)]),
+    ({"icmp_limit_rule": {"rate_per_second": 25}}, {}, ["banip.global.ban_icmplimit: unset -> 250", LIVE % (25, 250, IN_PLACE)]),
+    ({"ban_icmplimit": "249"}, {}, ["banip.global.ban_icmplimit: '249' -> 250"]),
+    ({"ban_icmplimit": "251"}, {}, ["banip.global.ban_icmplimit: '251' -> 250"]),
+    ({}, {}, ["banip.global.ban_icmplimit: unset -> 250"]),
+    ({"enabled": None}, {}, ["banip.global.ban_icmplimit: unset -> 250"]),   # unset: banIP's call
     ({"ban_icmplimit": "100"}, {"banip_icmp_limit_per_second": 100}, []),
     ({"installed": False, "ban_icmplimit": "25"}, {}, []),          # the role changes nothing without banIP
-    # nor where banIP is switched off, stopped, or its table cannot be read: no write, no reload
-    ({"enabled": False, "ban_icmplimit": "25"}, {}, []),
+    # nor where banIP is switched off, stopped, or its table cannot be read: no write, no restart
+    ({"enabled": False, "ban_icmplimit": "25", "icmp_limit_rule": {"rate_per_second": 25}}, {}, []),
     ({"nft_table_loaded": False, "ban_icmplimit": "25"}, {}, []),
     ({"nft_installed": False, "nft_table_loaded": None}, {}, []),
     ({"installed": None}, {}, None),
     ({}, {"banip_icmp_limit_per_second": "lots"}, None),            # the role fails naming it
     ({}, {"banip_icmp_limit_per_second": True}, None),
+    ({}, {"banip_icmp_apply": "reload"}, None),
 ])
 def test_banip_plan(banip, role_vars, expected):
     assert limit_plan(banip_view(**banip), role_vars) == expected
