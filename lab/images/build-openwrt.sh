@@ -119,6 +119,12 @@ done
 # Our files: /etc (configs, stand-ins), uci emulator, PID 1.
 cp -a --remove-destination "${SRC}/rootfs/." "${root}/"   # never write through a busybox symlink
 cp -a --remove-destination "${SRC}/releases/${RELEASE}/." "${root}/"   # the release profile's own files
+# ... and its links to paths of the image (releases/<release>.links: PATH TARGET a line, # comments)
+while read -r link target; do
+  [[ -z "${link}" || "${link}" == \#* ]] && continue
+  rm -f "${root}${link}"
+  ln -s "${target}" "${root}${link}"
+done < "${SRC}/releases/${RELEASE}.links"
 install -D -m 0755 "${SRC}/uci/uci" "${root}/sbin/uci"
 install -D -m 0644 "${SRC}/uci/uci.awk" "${root}/usr/libexec/tunnelfix/uci.awk"
 

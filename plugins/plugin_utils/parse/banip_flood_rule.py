@@ -1,25 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""banIP's live ICMP flood rule(s) from ``nft -t -a list chain inet banIP pre-routing``, and the nft
-script that rewrites their rate in place.
+"""banIP's live ICMP flood limit from ``nft -t -a list chain inet banIP pre-routing``, and the nft
+script that rewrites it in place (role banip_icmp).
 
-(banip_icmp's own module until plugin_utils/parse/nft.py has the same functions; the lead unifies them.)
-
-Which rules: in chain ``pre-routing`` of ``table inet banIP``, every rule that matches ICMP and
-carries ``limit rate over N/second`` (banIP's f_nftinit, net/banip/files/banip-functions.sh):
-
-- banIP 1.0.x (OpenWrt 23.05, @16c320b7fd): two drop rules, ``ip protocol icmp ...`` and
-  ``ip6 nexthdr ipv6-icmp ...``, each counting into ``cnt-icmpflood``;
-- banIP 1.5.x (24.10, @42525d32c4): one drop rule ``meta nfproto . meta l4proto { ipv4 . icmp,
-  ipv6 . ipv6-icmp } limit rate over N/second ... counter name "cnt_icmpflood" drop`` (with
-  logging on, its log statement sits in the same rule);
-- banIP 1.8.x (25.12, @57654a9f48): that rule, and with logging on a second rule before it with the
-  same match and limit and a log statement, no counter.
-
-All of them carry banIP's limit and are rebuilt from ``ban_icmplimit`` by banIP's own (re)start, so
-all of them are rewritten together. Format: nftables 1.0.6's text listing with ``-a`` (``# handle N``
-at the end of each rule), as the lab's banIP model and tests/unit/fixtures/nft_chain/ record it. Pure
-functions, no I/O.
+Which rules carry the limit, per release, and how one rule's rate is rewritten is nft.py's
+(icmp_flood_rules, replace_flood_rate: banIP 1.0.1's two per-family rules, 1.5.6's one shared rule,
+1.8.12's log rule in front of it; tested on each release's recorded table). This module adds what
+the role needs around them: that the listing is really banIP's ``pre-routing`` chain, the one rate all
+rules share, the words for it, and the ``nft -f`` script. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -27,15 +15,12 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import icmp_flood_rules, replace_flood_rate
 
 TABLE = "inet banIP"
 CHAIN = "pre-routing"
 _CHAIN_HEAD = re.compile(r"^chain (\S+) \{(?: # handle \d+)?$")
-_HANDLE = re.compile(r"^(?P<rule>.*\S) # handle (?P<handle>\d+)$")
-_LIMIT_OVER = re.compile(r"\blimit rate over (?P<rate>\d+)/second\b")
-_ICMP = re.compile(r"\b(ip protocol icmp|ip6 nexthdr (ipv6-icmp|icmpv6)|ipv4 \. icmp|meta l4proto (icmp|ipv6-icmp|icmpv6))\b")
-_COUNTER = re.compile(r'\bcounter name "?([A-Za-z0-9_-]+)"?')
-# banIP's ICMP flood limit is 1-10000 packets/s in the role; nft takes any 32-bit rate
+# nft takes any 32-bit rate; the role asks 1-10000 packets/s
 MAX_RATE_PER_SECOND = 4294967295
 
 
@@ -43,13 +28,12 @@ def parse_icmp_flood_rules(text: str) -> list:
     """``nft -t -a list chain inet banIP pre-routing`` → banIP's ICMP flood rules, in chain order.
 
     ``text``: the listing (``table inet banIP {`` / ``chain pre-routing { # handle 2`` / rules ending
-    in ``# handle N`` / ``}``). Returns ``[{"handle": 7, "rate_per_second": 25, "counter":
-    "cnt_icmpflood", "kind": "drop", "rule": "meta nfproto . meta l4proto { ipv4 . icmp, ipv6 .
-    ipv6-icmp } limit rate over 25/second counter name \\"cnt_icmpflood\\" drop"}]``; ``kind`` is
-    ``"drop"`` for a rule that drops, ``"log"`` for 1.8's separate log rule; ``rule`` is the rule as
-    listed without its handle (rates in packets/s). ``[]`` for a chain without such a rule
-    (``ban_icmplimit 0``). Raises ParseError when the text is not a listing of chain ``pre-routing``,
-    or a rule has no handle (listed without ``-a``).
+    in ``# handle N`` / ``}``). Returns nft.icmp_flood_rules' list: ``[{"handle": 7, "rate_per_second": 25,
+    "counter": "cnt_icmpflood", "kind": "drop", "burst_packets": None, "rule": "meta nfproto . meta l4proto
+    { ipv4 . icmp, ipv6 . ipv6-icmp } limit rate over 25/second counter name \\"cnt_icmpflood\\" drop"}]``;
+    ``kind`` is ``"log"`` for 1.8's separate log rule. ``[]`` for a chain without such a rule
+    (``ban_icmplimit 0``). Raises ParseError when the text is not a listing of chain ``pre-routing``
+    of table ``inet banIP``, or as icmp_flood_rules does (a flood rule without a handle: not ``-a``).
     """
     if not isinstance(text, str):
         raise ParseError("expected the text of nft -t -a list chain inet banIP pre-routing, got %s" % type(text).__name__)
@@ -59,24 +43,10 @@ def parse_icmp_flood_rules(text: str) -> list:
     head = _CHAIN_HEAD.match(lines[1])
     if not head or head.group(1) != CHAIN:
         raise ParseError("not a listing of chain %s: %r" % (CHAIN, lines[1]))
-    rules = []
-    for line in lines[2:]:
-        if line == "}" or line.startswith("type ") or line.startswith("policy "):
-            continue
-        match = _HANDLE.match(line)
-        if not match:
-            raise ParseError("rule without a handle (list the chain with -a): %r" % line)
-        rule = match.group("rule")
-        limit = _LIMIT_OVER.search(rule)
-        if not limit or not _ICMP.search(rule):
-            continue
-        rate = int(limit.group("rate"))
-        if not 0 < rate <= MAX_RATE_PER_SECOND:
-            raise ParseError("ICMP flood rule with an impossible rate %d/second: %r" % (rate, line))
-        counter = _COUNTER.search(rule)
-        rules.append({"handle": int(match.group("handle")), "rate_per_second": rate,
-                      "counter": counter.group(1) if counter else None,
-                      "kind": "drop" if re.search(r"\bdrop$", rule) else "log", "rule": rule})
+    rules = icmp_flood_rules(text)
+    for rule in rules:
+        if not 0 < rule["rate_per_second"] <= MAX_RATE_PER_SECOND:
+            raise ParseError("ICMP flood rule with an impossible rate %s/second: %r" % (rule["rate_per_second"], rule["rule"]))
     return rules
 
 
@@ -127,9 +97,12 @@ def replace_script(rules, rate_per_second) -> list:
     script = []
     for rule in rules:
         text = rule.get("rule") if isinstance(rule, dict) else None
-        if not isinstance(rule.get("handle") if text else None, int) or not _LIMIT_OVER.search(text):
+        if not isinstance(text, str) or not isinstance(rule.get("handle"), int):
             raise ValueError("not an ICMP flood rule with handle and limit: %r" % (rule,))
-        new = _LIMIT_OVER.sub("limit rate over %d/second" % rate_per_second, text, count=1)
+        try:
+            new = replace_flood_rate(text, rate_per_second)
+        except ParseError as exc:
+            raise ValueError("not an ICMP flood rule with handle and limit: %s" % exc) from None
         script.append("replace rule %s %s handle %d %s" % (TABLE, CHAIN, rule["handle"], new))
     return script
 

@@ -80,8 +80,8 @@ def test_replace_script_refuses_a_rule_without_handle():
     ("table inet banIP {\n\tchain wan-input { # handle 3\n\t}\n}\n", "not a listing of chain pre-routing"),
     # listed without -a: no handles, nothing to replace
     ("table inet banIP {\n\tchain pre-routing {\n\t\ttype filter hook prerouting priority -175; policy accept;\n"
-     "\t\t%s counter name \"cnt_icmpflood\" drop\n\t}\n}\n" % (SHARED % 25), "rule without a handle"),
-    ("table inet banIP {\n\tchain pre-routing { # handle 2\n\t\tip protocol icmp limit rate over 0/second drop # handle 4\n\t}\n}\n",
+     "\t\t%s counter name \"cnt_icmpflood\" drop\n\t}\n}\n" % (SHARED % 25), "without '# handle N'"),
+    ("table inet banIP {\n\tchain pre-routing { # handle 2\n\t\tip protocol icmp limit rate over 0/second counter name \"cnt-icmpflood\" drop # handle 4\n\t}\n}\n",
      "impossible rate 0/second"),
 ])
 def test_not_a_chain_listing(text, message):
@@ -91,3 +91,21 @@ def test_not_a_chain_listing(text, message):
 
 def test_shell_quote():
     assert shell_quote("a 'b' \"c\"") == "'a '\\''b'\\'' \"c\"'"
+
+
+# Real banIP tables of each release (recorded from upstream's f_nftinit, tests/unit/fixtures/README.md):
+# the live limit the role reads, and the replace script the role runs, on every rule that carries it.
+@pytest.mark.parametrize("release, case, rules, rate", [
+    ("23.05", "default", 2, 10), ("23.05", "limit250", 2, 250), ("23.05", "log", 2, 10), ("23.05", "limit0", 0, None),
+    ("24.10", "default", 1, 25), ("24.10", "limit250", 1, 250), ("24.10", "log", 1, 25), ("24.10", "limit0", 0, None),
+    ("25.12", "default", 1, 25), ("25.12", "limit250", 1, 250), ("25.12", "log", 2, 25), ("25.12", "limit0", 0, None),
+])
+def test_live_limit_and_replace_script_on_every_releases_real_table(load_fixture, release, case, rules, rate):
+    live = live_icmp_limit(0, load_fixture("nft_a_list_chain", "%s_banip_%s.txt" % (release, case)))
+    assert len(live["rules"]) == rules
+    assert live["rate_per_second"] == rate
+    if rules:
+        script = replace_script(live["rules"], 300)
+        assert len(script) == rules
+        assert all(line.startswith("replace rule inet banIP pre-routing handle ") and "limit rate over 300/second" in line
+                   and "limit rate over %d/second" % rate not in line for line in script)
