@@ -51,6 +51,14 @@ has_file() { [[ -e "/proc/${PID[$1]}/root$2" ]]; }
 # --- 1. Image ------------------------------------------------------------------------------------
 podman image exists "${IMAGE}" || "${LAB_DIR}/images/build.sh"
 "${LAB_DIR}/images/build-openwrt.sh"   # builds only if absent or built from an older definition
+# A lab whose router runs another image (another release profile, or an older build) is planted anew:
+# reusing it would test the wrong release.
+owrt_name="$(container_name owrt)"
+if podman container exists "${owrt_name}" && [[ "$(podman inspect -f '{{.Image}}' "${owrt_name}")" \
+    != "$(podman image inspect -f '{{.Id}}' "${OWRT_IMAGE}")" ]]; then
+  log "${owrt_name} runs another image than ${OWRT_IMAGE} (OpenWrt ${TUNNELFIX_OPENWRT_RELEASE}): planting the lab anew"
+  "${LAB_DIR}/down.sh"
+fi
 
 # --- 2. Host: congestion controls a child netns may select ---------------------------------------
 # A non-init netns can only make an *allowed* algorithm its default: bbr for the fix role,

@@ -55,8 +55,8 @@ def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script,
     counter_name = next((c.get("name") for c in counters if c and c.get("name")), None)
     if check_mode:
         live = (before.get("icmp_limit_rule") or {}).get("rate_per_second")
-        would = would_change if would_change is not None else (before.get("icmplimit_per_second") != wanted
-                                                                or live not in (None, wanted))
+        would = would_change if would_change is not None else (
+            before.get("icmplimit_per_second") != wanted or live not in (None, wanted))
         how = APPLY_TEXT[apply] % init_script if apply == "restart" else APPLY_TEXT[apply]
         step = ("check mode: a real run would set ban_icmplimit to %d and %s; rule and counter as read now"
                 % (wanted, how) if would else "check mode: ban_icmplimit and the live rule are already %d: nothing to change" % wanted)

@@ -248,7 +248,7 @@ def test_banip_not_installed_has_every_key_null(fake):
      "nft -tj list table inet banIP failed with rc=2: Error: Could not process rule",
      {"cmd": "nft -tj list table inet banIP", "rc": 2}),
     ({"nft -tj list table inet banIP": (1, "", "Operation not permitted (you must be root)\n"
-                                            "netlink: Error: cache initialization failed: Operation not permitted\n")},
+                                               "netlink: Error: cache initialization failed: Operation not permitted\n")},
      {}, "nft -tj list table inet banIP failed with rc=1: Operation not permitted (you must be root)",
      {"cmd": "nft -tj list table inet banIP", "rc": 1}),
     ({"command -v mwan3": (2, "", "sh: syntax error\n")}, {}, "command -v mwan3 failed with rc=2: sh: syntax error",

@@ -81,7 +81,8 @@ def test_replace_script_refuses_a_rule_without_handle():
     # listed without -a: no handles, nothing to replace
     ("table inet banIP {\n\tchain pre-routing {\n\t\ttype filter hook prerouting priority -175; policy accept;\n"
      "\t\t%s counter name \"cnt_icmpflood\" drop\n\t}\n}\n" % (SHARED % 25), "without '# handle N'"),
-    ("table inet banIP {\n\tchain pre-routing { # handle 2\n\t\tip protocol icmp limit rate over 0/second counter name \"cnt-icmpflood\" drop # handle 4\n\t}\n}\n",
+    ("table inet banIP {\n\tchain pre-routing { # handle 2\n"
+     "\t\tip protocol icmp limit rate over 0/second counter name \"cnt-icmpflood\" drop # handle 4\n\t}\n}\n",
      "impossible rate 0/second"),
 ])
 def test_not_a_chain_listing(text, message):
