@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Fault 2: banIP's ICMP flood limit drops mwan3's health-check replies.
 
-banIP limits ICMP on the WAN devices to ``ban_icmplimit`` packets/s in one shared bucket (burst 5),
+banIP limits ICMP on the WAN devices to ``ban_icmplimit`` packets/s (burst 5; one bucket per family in 1.0.x, one shared from 1.5.3),
 counted in ``cnt_icmpflood``; mwan3track's pings and any monitoring pinger share it, so a healthy
 uplink can be marked offline. Reads openwrt_facts' ``banip`` and ``mwan3`` and
 health_check_measure's record. mwan3track's defaults (reliability 1, count 1, interval 10 s) are its own
@@ -214,13 +214,21 @@ def limit_drops_health_checks(host, view, views):
         "probe_rate_per_second": checks.get("rate_per_second"), "probe_pings_sent": _count(checks.get("sent")),
         "probe_pings_failed": _count(checks.get("failed_pings")),
         "probe_icmp_flood_drops_packets": _count(checks.get("icmp_flood_drops_packets"))}, """
-        banIP drops ICMP above %s packets/s (burst %s) in one shared bucket on the WAN devices, before established
+        banIP drops ICMP above %s packets/s (burst %s) in %s on the WAN devices, before established
         traffic is accepted. In a %s s window in which diagnose sent nothing, its flood counter %s grew by %s
         packets while mwan3 logged %s failed checks and %s lost pings%s; %s. The router's own ICMP (mwan3 tracking,
         about %.1f replies/s, and any monitoring pinger) overflows the limit, so mwan3 can mark a healthy uplink
         offline. Raise banip.global.ban_icmplimit (250)."""
-        % (limit, burst, window_s, rule.get("counter"), growth, _shown(mwan3_failed), _shown(mwan3_lost),
+        % (limit, burst, _buckets(rule), window_s, rule.get("counter"), growth, _shown(mwan3_failed), _shown(mwan3_lost),
            " (%s)" % ", ".join(interfaces) if interfaces else "", _probe_text(checks, limit), budget))]
+
+
+def _buckets(rule):
+    """How many buckets the limit is: banIP 1.0.x writes one rule per family (IPv4 and IPv6 each get the limit),
+    1.5.3 and later one rule for both (net/banip/files/banip-functions.sh f_nftinit @16c320b7fd / @42525d32c4)."""
+    if (rule.get("rules") or 1) > 1:
+        return "one bucket per family (IPv4 and IPv6, %d rules)" % rule["rules"]
+    return "one shared bucket for IPv4 and IPv6"
 
 
 def _shown(value):

@@ -238,3 +238,13 @@ def test_probe_interval_refuses_a_bad_interval(wanted):
 ])
 def test_coverage_says_why_the_rule_could_not_or_need_not_judge(checks, banip_changes, expected):
     assert limit_coverage("owrt", view(checks, **banip_changes), {}) == expected
+
+
+# banIP 1.0.x (OpenWrt 23.05) writes one rule per family, each its own bucket; from 1.5.3 one rule for both
+@pytest.mark.parametrize("rules, said", [(1, "in one shared bucket for IPv4 and IPv6 on the WAN devices"),
+                                         (2, "in one bucket per family (IPv4 and IPv6, 2 rules) on the WAN devices")])
+def test_the_explanation_says_how_many_buckets(rules, said):
+    checks = record(window_icmp_flood_growth_packets=3, mwan3_failed_checks=1)
+    rule = {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": rules}
+    [(_evidence, text)] = limit_drops_health_checks("owrt", view(checks, icmp_limit_rule=rule), {})
+    assert said in " ".join(text.split())
