@@ -21,7 +21,7 @@ from ansible.template import Templar, trust_as_template
 
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "openwrt_mwan3_wg"
 # The host programs this file runs by name (scripts/check_host_packages.py).
-HOST_COMMANDS = ("busybox",)
+HOST_COMMANDS = ("busybox", "env")
 
 # ip -4 route show default table main on that router: both uplinks up, wan preferred (lower metric)
 ROUTES = ("default via 192.0.2.1 dev eth1 proto static src 192.0.2.2 metric 10\n"
