@@ -134,6 +134,7 @@ def route_plan(view, role_vars):
         if iface.get("tunnel") == "split":
             if not iface.get("nohostroute"):
                 written = (iface.get("options") or {}).get("nohostroute")
+                written = " ".join(written) if isinstance(written, list) else written   # a `list nohostroute` by mistake
                 changes.append("network.%s.nohostroute: %s -> '1'" % (name, "unset" if written is None else "'%s' (netifd honours only '1')" % written))
             changes.extend("delete the pinned route %s via %s dev %s (endpoint of %s)"
                            % (route.get("dst"), route.get("gateway"), route.get("dev"), name)
