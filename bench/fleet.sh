@@ -173,7 +173,6 @@ setup_owrt() {
   install_wrapper "${root}" /bin/ash
   wire_mgmt "${name}" "${pid}" "$(host_if owrt "${i}")" "${ip}"
   put "${root}" /etc/tunnelfix/hooks/ifup 0755 < "${REPO_DIR}/lab/owrt/ifup"
-  put "${root}" /etc/tunnelfix/hooks/banip 0755 < "${REPO_DIR}/lab/owrt/banip"
   ensure_dummy "${pid}" eth1 "${WAN_IP}/24"
   ensure_dummy "${pid}" wwan0 "${WWAN_IP}/24"
   if [[ ! -e "${root}/etc/tunnelfix/bench-configured" ]]; then
@@ -287,7 +286,15 @@ C
   nsx "${pid}" ip route replace default via "${WWAN_GW}" dev wwan0 proto static metric 20
   ensure_bridge "${pid}" br-lan lan1 "192.168.1.1/24"
   nsx "${pid}" sysctl -q -w net.ipv4.ip_forward=1
-  nsx "${pid}" nft list table inet banIP &>/dev/null || podman exec "${name}" /etc/init.d/banip start
+  # The image's banIP model (as the lab's): start returns at once, the table is built in the background.
+  if ! nsx "${pid}" nft list table inet banIP &>/dev/null; then
+    podman exec "${name}" /etc/init.d/banip start || true   # exit 1: its lock is held by a run in progress
+    local n=0
+    until nsx "${pid}" nft list table inet banIP &>/dev/null; do
+      n=$((n + 1)); [[ "${n}" -le 20 ]] || die "${name}: banIP's table not loaded 10 s after /etc/init.d/banip start"
+      sleep 0.5
+    done
+  fi
 }
 
 up() {
