@@ -58,6 +58,7 @@ if podman container exists "${owrt_name}" && [[ "$(podman inspect -f '{{.Image}}
     != "$(podman image inspect -f '{{.Id}}' "${OWRT_IMAGE}")" ]]; then
   log "${owrt_name} runs another image than ${OWRT_IMAGE} (OpenWrt ${TUNNELFIX_OPENWRT_RELEASE}): planting the lab anew"
   "${LAB_DIR}/down.sh"
+  mkdir -p "${STATE_DIR}" "${WG_KEY_DIR}"   # down.sh removed lab/state with the keys
 fi
 
 # --- 2. Host: congestion controls a child netns may select ---------------------------------------
