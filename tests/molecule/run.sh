@@ -7,10 +7,10 @@
 #   --release R         for each R in order: build R's image (lab/images/build-openwrt.sh --release R:
 #                       the configured image's name with R as its tag, lab/images/openwrt-release.sh),
 #                       then the scenarios with TUNNELFIX_OPENWRT_RELEASE/_IMAGE set to R's
-# A scenario's container names are fixed (its molecule.yml), so each run holds the machine-wide lock
-# /tmp/tunnelfix-molecule-<scenario>.lock: two runs of one scenario (make test runs banip_icmp on
-# three profiles) wait for each other, different scenarios run side by side. Stops at the first
-# scenario that fails, with molecule's exit status.
+# A scenario's container names are fixed (its molecule.yml), and every molecule run installs the collection
+# into the same ~/.ansible/collections (two installs at once fail with "File exists"), so each run holds
+# the machine-wide lock /tmp/tunnelfix-molecule.lock: runs from make molecule and make molecule-profiles
+# (side by side in make test) take turns. Stops at the first scenario that fails, with molecule's exit status.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,7 +37,7 @@ for r in "${releases[@]}"; do TUNNELFIX_OPENWRT_RELEASE="${r}" openwrt_release_c
 cd "${REPO}"
 run() {  # run SCENARIO [NOTE]
   echo "== molecule test -s $1${2:+ $2}"
-  flock "/tmp/tunnelfix-molecule-$1.lock" molecule test -s "$1"
+  flock /tmp/tunnelfix-molecule.lock molecule test -s "$1"
 }
 if [[ ${#releases[@]} -eq 0 ]]; then
   for s in "${scenarios[@]}"; do run "${s}"; done
