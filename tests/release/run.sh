@@ -11,12 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 release=${1:?usage: tests/release/run.sh RELEASE}
-export TUNNELFIX_OPENWRT_RELEASE=$release
 # shellcheck source=lab/images/openwrt-release.sh
 . lab/images/openwrt-release.sh
-openwrt_release_check "the release (tests/release/run.sh RELEASE)"
+# RELEASE's image: the configured image's name with RELEASE as its tag (asked while the configured release
+# is still in force, so make's TUNNELFIX_OPENWRT_IMAGE of the default profile is not taken for it)
 TUNNELFIX_OPENWRT_IMAGE=$(openwrt_image_for "$release")
-export TUNNELFIX_OPENWRT_IMAGE
+export TUNNELFIX_OPENWRT_RELEASE=$release TUNNELFIX_OPENWRT_IMAGE
+openwrt_release_check "the release (tests/release/run.sh RELEASE)"
 export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" CONTAINERS_CONF="$PWD/lab/containers.conf"
 inventory=lab/state/inventory.yml
 log_dir=.cache/release-$release
