@@ -38,7 +38,7 @@ def replace_command(tmp_path):
         expr = match.group(1).strip()
         if "banip_icmp_replace_script" in expr:
             return script
-        return role_vars[expr]
+        return re.sub(r"\{\{(.*?)\}\}", fill, role_vars[expr])   # a role var may name another
     command = re.sub(r"\{\{(.*?)\}\}", fill, task["ansible.builtin.raw"])
     for lock in LOCKS:
         command = command.replace(lock, str(tmp_path / lock.lstrip("/")))
