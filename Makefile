@@ -47,7 +47,7 @@ lab-fresh: images
 
 demo: lab-fresh
 	ansible-playbook -i $(INVENTORY) playbooks/site.yml
-	@echo; echo "Before/after (reports/before-after.md):"; cat reports/before-after.md
+	@echo; echo "Before/after (reports/before-after.txt; as Markdown: reports/before-after.md):"; cat reports/before-after.txt
 	@echo; echo "The same as a page with charts: reports/report.html; for machines: reports/report.json"
 
 lab-down:

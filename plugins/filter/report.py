@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: batch_progress, before_after_rows, coverage_table, diagnosis_summary, findings_table, health_check_rows, markdown_table,
-finding_lines, ping_summary, redact_command_words, remediate_summary, report_document, report_html, run_summary (docs in the .yml twins)."""
+finding_lines, ping_summary, redact_command_words, remediate_summary, report_document, report_html, run_summary, terminal_text (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown im
     health_check_rows,
     markdown_table,
     redact_command_words,
+    terminal_text,
 )
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_lines, coverage_table, finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
@@ -67,6 +68,7 @@ class FilterModule:
             "markdown_table": _checked("markdown_table", _markdown_table, list),
             "ping_summary": _checked("ping_summary", parse_ping_summary, str),
             "redact_command_words": _checked("redact_command_words", redact_command_words, list),
+            "terminal_text": _checked("terminal_text", terminal_text, str),
             "report_document": _checked("report_document", report_document, list),
             "report_html": _checked("report_html", render_report_html, list),
             "run_summary": _checked("run_summary", stage_summary, object),

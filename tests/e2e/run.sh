@@ -71,7 +71,10 @@ python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until clear --alert T
   --label instance=peer --timeout 60
 python3 tests/e2e/prometheus_alerts.py --url "$PROM_URL" --until clear --timeout 30   # no other alert left
 prom_stop
-cat reports/before-after.md
+cat reports/before-after.txt
+# The console's table is plain text: the .md keeps its HTML entities (hub -&gt; owrt), the .txt and the run's log do not.
+grep -q -- '-&gt;' reports/before-after.md || { echo "FAIL: reports/before-after.md lost its entities (no '-&gt;')"; exit 1; }
+if grep -n -- '&gt;\|&lt;\|&amp;' reports/before-after.txt; then echo "FAIL: HTML entities in the console's table (above)"; exit 1; fi
 ansible-inventory -i "$inventory" --list > "$log_dir/inventory.json"
 python3 tests/e2e/check_measurements.py reports "$log_dir/inventory.json"
 dev=$(endpoint_dev)

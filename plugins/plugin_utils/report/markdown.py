@@ -173,6 +173,18 @@ def md_cell(value):
     return " ".join(text.split())
 
 
+def terminal_text(markdown):
+    """A table of ``markdown_table``/``findings_table``/``coverage_table`` (str) as a person reads it on a console (str).
+
+    ``md_cell`` writes ``&``, ``<`` and ``>`` as HTML entities for the .md and .html files; this turns exactly
+    those back into characters (``&amp;`` last, so a host's literal ``&lt;`` stays ``&lt;``). The table's ``|``
+    layout is kept. Raises ValueError for anything but a str.
+    """
+    if not isinstance(markdown, str):
+        raise ValueError("terminal_text expects the text of a table, got %s" % type(markdown).__name__)
+    return markdown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def markdown_table(rows):
     """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``."""
     header = ["host", "test", "before", "after", "bottleneck / target"]

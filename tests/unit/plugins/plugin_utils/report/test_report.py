@@ -2,7 +2,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import (
-    before_after_rows, findings_table, health_check_rows, markdown_table)
+    before_after_rows, findings_table, health_check_rows, markdown_table, terminal_text)
 
 BEFORE = {"peer": {"hub": "hub", "idle_s": 15, "ping": {"loss_percent": 100.0},
                    "iperf3": {"bits_per_second": 3.1e6, "retransmits": 412, "sender_congestion_control": "cubic"}}}
@@ -235,3 +235,19 @@ def test_the_single_flow_record_keeps_what_the_report_shows_of_an_invalid_result
     record = yaml.safe_load(record_yml.read_text())[0]["ansible.builtin.set_fact"]["tunnel_measure_record"]["iperf3"]
     assert {"bits_per_second", "valid", "invalid_reason", "failed", "msg"} <= set(record)
     assert "invalid_reason" in record["invalid_reason"]
+
+
+def test_terminal_text_reads_as_plain_text_and_keeps_a_literal_entity():
+    """The .md's cells carry entities; the console's text has the characters, and a host's own "&lt;" stays as typed."""
+    rows = before_after_rows(BEFORE, AFTER, 40e6)
+    rows[0]["before"] = "a&b <c> &lt;"
+    table = markdown_table(rows)
+    assert "hub -&gt; peer" in table and "a&amp;b &lt;c&gt; &amp;lt;" in table
+    text = terminal_text(table)
+    assert "hub -> peer ping loss" in text and "| a&b <c> &lt; |" in text
+    assert "&gt;" not in text.replace("&lt;", "")
+
+
+def test_terminal_text_refuses_a_non_string():
+    with pytest.raises(ValueError, match="terminal_text expects the text of a table, got list"):
+        terminal_text(["| a |"])
