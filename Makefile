@@ -22,7 +22,7 @@ SCENARIOS ?= $(OPENWRT_MOLECULE_SCENARIOS)
 PROFILE_MOLECULE_SCENARIOS := banip_icmp openwrt_mwan3_wg
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
-	report-browser-test molecule molecule-openwrt molecule-profiles e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog \
+	report-browser-test molecule molecule-openwrt molecule-profiles e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog release \
 	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
 	changelog-check prometheus-rules-test
 
@@ -175,8 +175,13 @@ rollback-test: lab-up
 role-docs: deps
 	.venv/bin/python scripts/role_docs.py
 
-# CHANGELOG.rst and changelogs/changelog.yaml from changelogs/fragments/ (make build fails when stale).
+# CHANGELOG.rst again from changelogs/changelog.yaml (make changelog-check fails when it is stale).
 changelog: deps
+	changelogs/release.sh --generate
+
+# Release the version galaxy.yml names (raise it first: one version, one release): the pending fragments of
+# changelogs/fragments/ are recorded under it in changelogs/changelog.yaml and CHANGELOG.rst is written.
+release: deps
 	changelogs/release.sh
 
 # Two stages. First the checks that need no lab, the molecule scenarios (their own containers: every one on

@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
-# (Re)generate CHANGELOG.rst and changelogs/changelog.yaml from every fragment in
-# changelogs/fragments/, for the version in galaxy.yml. Rerun it after adding a fragment:
-# the release is updated in place (antsibull-changelog release on an existing version adds the new
-# fragments; keep_fragments: true keeps the fragment files as the source). The date is the one
-# already recorded for that version, else today (UTC), or TF_RELEASE_DATE.
-# Usage: changelogs/release.sh [TREE]   (default: this repository; tests/build/check_changelog.sh
-#        runs it on a copy and compares)
+# make release: record the pending fragments of changelogs/fragments/ as the release galaxy.yml names, then
+# write CHANGELOG.rst. One version is one release, built once: the version must be new (scripts/release_state.py;
+# raise it in galaxy.yml first). keep_fragments: true keeps the fragment files; changelogs/changelog.yaml says
+# which release shipped each. The date is today (UTC) or TF_RELEASE_DATE.
+# make changelog (changelogs/release.sh --generate [TREE]): CHANGELOG.rst again from changelogs/changelog.yaml,
+# nothing released (tests/build/check_changelog.sh runs it on a copy and compares).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tree="${1:-$here}"
 antsibull="${ANTSIBULL_CHANGELOG:-$here/.venv/bin/antsibull-changelog}"
-cd "$tree"
+python="${TF_PYTHON:-$here/.venv/bin/python}"
+if [[ ${1:-} == --generate ]]; then
+  cd "${2:-$here}"
+  "$antsibull" generate
+  rm -f changelogs/.plugin-cache.yaml
+  exit 0
+fi
+cd "${1:-$here}"
 version="$(sed -n 's/^version: *//p' galaxy.yml | tr -d "\"'")"
-recorded="$("$here/.venv/bin/python" - "$version" <<'PY'
+if "$python" - "$version" <<'PY'
 import sys
 import yaml
 with open("changelogs/changelog.yaml") as f:
-    data = yaml.safe_load(f) or {}
-print(((data.get("releases") or {}).get(sys.argv[1]) or {}).get("release_date") or "")
+    sys.exit(0 if sys.argv[1] in ((yaml.safe_load(f) or {}).get("releases") or {}) else 1)
 PY
-)"
-date="${TF_RELEASE_DATE:-${recorded:-$(date -u +%F)}}"
-# --reload-plugins: list plugins and roles added since the last run under "New ...".
-# Rerunning on a released version warns "already exists" and, as the summary fragment is already
-# known, "no release_summary": both are expected then.
-out="$("$antsibull" release --version "$version" --date "$date" --reload-plugins 2>&1)"
-if [[ -n "$recorded" ]]; then
-  out="$(grep -v -e 'already exists' -e 'Found no release_summary' <<<"$out" || true)"
+then
+  echo "changelogs/release.sh: $version is already released (changelogs/changelog.yaml): raise galaxy.yml's version first" >&2
+  exit 1
 fi
-[[ -z "${out//[[:space:]]/}" ]] || echo "$out"
-# The plugin cache is rebuilt on every run (--reload-plugins): nothing to keep.
+# --reload-plugins: list the plugins and roles added since the last release under "New ...".
+"$antsibull" release --version "$version" --date "${TF_RELEASE_DATE:-$(date -u +%F)}" --reload-plugins
 rm -f changelogs/.plugin-cache.yaml
+"$python" "$here/scripts/release_state.py" .

@@ -37,7 +37,7 @@ def tarball(tmp_path, members):
 
 def test_allowed_top_level_from_this_galaxy_yml():
     assert sa.allowed_top_level(GALAXY.read_text()) == {
-        "MANIFEST.json", "FILES.json", "meta", "README.md", "CHANGELOG.rst", "changelogs", "plugins", "roles",
+        "MANIFEST.json", "FILES.json", "meta", "README.md", "CHANGELOG.rst", "LICENSE", "changelogs", "plugins", "roles",
         "playbooks", "docs"}
 
 
