@@ -18,7 +18,7 @@ for forbidden in lab/ tests/ molecule/ bench/ examples/ .ci/ .venv/ .cache/ Make
   if grep -q "^${forbidden}" <<<"$listing"; then echo "FAIL: $artifact contains $forbidden"; exit 1; fi
 done
 for needed in galaxy.yml MANIFEST.json LICENSE plugins/modules/tunnel_facts.py roles/linux_bbr_fq/meta/argument_specs.yml playbooks/site.yml \
-  CHANGELOG.rst changelogs/changelog.yaml; do
+  CHANGELOG.rst changelogs/changelog.yaml meta/execution-environment.yml meta/requirements.txt; do
   if [[ $needed == galaxy.yml ]]; then continue; fi
   grep -qx "$needed" <<<"$listing" || { echo "FAIL: $artifact lacks $needed"; exit 1; }
 done
