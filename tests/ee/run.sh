@@ -103,7 +103,9 @@ fi
 if [[ ! -d /dev/mqueue ]]; then
   # systemd mounts it at boot; a host without systemd has none, and navigator refuses podman then.
   if ((EUID == 0)) && mkdir /dev/mqueue && mount -t mqueue mqueue /dev/mqueue; then
-    echo "note: mounted /dev/mqueue (mqueue), as systemd does at boot: ansible-navigator needs it with podman"
+    # Left as it was found: unmounted and removed when this test ends.
+    trap 'umount /dev/mqueue 2>/dev/null; rmdir /dev/mqueue 2>/dev/null; rm -rf "$work"' EXIT
+    echo "note: mounted /dev/mqueue (mqueue) for this test, as systemd does at boot: ansible-navigator needs it with podman"
   else
     fail "no /dev/mqueue: ansible-navigator refuses podman without it (mkdir /dev/mqueue && mount -t mqueue mqueue /dev/mqueue as root)"
   fi
