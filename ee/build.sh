@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the execution environment localhost/tunnelfix/ee:latest (execution-environment.yml).
 #   1. ee/build-base.sh: localhost/tunnelfix/ee-base:latest from the lab's Debian image (cached)
-#   2. ansible-galaxy collection build -> .cache/ee/tunnelfix-fleet.tar.gz (the file the EE installs)
+#   2. scripts/build_collection.sh (git-tracked files, scanned) -> .cache/ee/tunnelfix-fleet.tar.gz (the file
+#      the EE installs)
 #   3. ansible-builder build (podman, layer cache on: only the stages after the collection rebuild
 #      when nothing but the collection changed)
 # Usage: ee/build.sh [TAG]   (default localhost/tunnelfix/ee:latest)
@@ -17,9 +18,9 @@ log() { printf '[ee] %s\n' "$*" >&2; }
 ee/build-base.sh
 rm -rf .cache/ee/dist
 mkdir -p .cache/ee
-ansible-galaxy collection build --force --output-path .cache/ee/dist . >/dev/null
+scripts/build_collection.sh .cache/ee/dist >/dev/null \
+  || { log "scripts/build_collection.sh failed (above): no artifact for the execution environment"; exit 1; }
 mv -f .cache/ee/dist/tunnelfix-fleet-*.tar.gz .cache/ee/tunnelfix-fleet.tar.gz
-python tests/build/scan_artifact.py .cache/ee/tunnelfix-fleet.tar.gz >&2 || { log "the artifact holds a key or a path outside the allow-list"; exit 1; }
 rm -rf .cache/ee/dist
 extra=(--pull=never)
 [[ -s "${TF_BUILD_CA_BUNDLE}" ]] && extra+=(--volume "${TF_BUILD_CA_BUNDLE}:/etc/ssl/certs/ca-certificates.crt:ro")

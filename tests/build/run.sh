@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make build: the collection as users get it.
-#   check_artifact.sh   build; the artifact's contents; install; resolve a module
+#   check_artifact.sh   build (scripts/build_collection.sh: tracked files, scanned); the artifact's contents;
+#                       install; resolve a module; secrets planted in a scratch repository
+#                       (check_planted_secrets.sh) stay out or fail the build, named
 #   check_install.sh    install into an EMPTY collections path, a config that cannot see this tree:
 #                       ansible-doc of every plugin and role entry point (check_docs.py) and a
 #                       playbook using only FQCNs (fqcn_playbook.yml)

@@ -1,27 +1,45 @@
-"""tests/build/scan_artifact.py: the artifact allow-list and the key-shape scan, on tarballs made here.
+"""scripts/scan_artifact.py: the allow-list, inventory-shaped paths and the secret shapes, on text and tarballs made here.
 
-Keys are random bytes made at run time (never a literal in the repository).
+Every secret is random and made at run time; a prefix is split in two ("gh" "p_") so that no literal in
+this file has a secret's shape.
 """
 
 import base64
 import io
 import os
+import secrets
+import string
 import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+import yaml
+from distlib.manifest import Manifest
 
 REPO = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "tests" / "build"))
+sys.path.insert(0, str(REPO / "scripts"))
 
 import scan_artifact as sa  # noqa: E402
 
 GALAXY = REPO / "galaxy.yml"
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+WG_KIND = "a WireGuard key (44 base64 characters, 32 bytes)"
+PEM_KIND = "a PEM/OpenSSH private key block"
+DASHES = "-" * 5
+
+
+def rand(alphabet, n):
+    return "".join(secrets.choice(alphabet) for _ in range(n))
 
 
 def random_key():
     return base64.b64encode(os.urandom(32)).decode()
+
+
+def var(key):
+    return "a literal value of a secret-named variable (%s)" % key
 
 
 def tarball(tmp_path, members):
@@ -35,6 +53,8 @@ def tarball(tmp_path, members):
     return path
 
 
+# --- the allow-list --------------------------------------------------------------------------------------------
+
 def test_allowed_top_level_from_this_galaxy_yml():
     assert sa.allowed_top_level(GALAXY.read_text()) == {
         "MANIFEST.json", "FILES.json", "meta", "README.md", "CHANGELOG.rst", "LICENSE", "changelogs", "plugins", "roles",
@@ -46,33 +66,237 @@ def test_allowed_top_level_needs_directives():
         sa.allowed_top_level("namespace: x\nbuild_ignore: [tests]\n")
 
 
-def test_key_shapes():
-    key = random_key()
-    text = "a\nPrivateKey = %s\nPublicKey = %s\nx='%s'\n-----BEGIN OPENSSH PRIVATE KEY-----\n" % (key, "A" * 43 + "=", key)
-    assert sa.key_shapes(text) == [(2, "a WireGuard key (44 base64 characters, 32 bytes)"),
-                                   (4, "a WireGuard key (44 base64 characters, 32 bytes)"),
-                                   (5, "a PEM/OpenSSH private key block")]
+# --- inventory-shaped paths ------------------------------------------------------------------------------------
+
+INVENTORY_SHAPED = {
+    "playbooks/host_vars/peer.yml": "inventory variables (under host_vars/)",
+    "playbooks/host_vars/peer/vars.yml": "inventory variables (under host_vars/)",
+    "playbooks/host_vars/peer/a/b.yml": "inventory variables (under host_vars/)",
+    "roles/x/group_vars/all.yml": "inventory variables (under group_vars/)",
+    "docs/group_vars/all/notes.md": "inventory variables (under group_vars/)",
+    "roles/x/inventory/hosts.yml": "an inventory (under inventory/)",
+    "playbooks/inventories/prod/site.yml": "an inventory (under inventories/)",
+    "playbooks/inventory.yml": "an inventory file",
+    "playbooks/inventory_prod.yaml": "an inventory file",
+    "playbooks/inventory.ini": "an inventory file",
+    "playbooks/inventory": "an inventory file",
+    "playbooks/hosts.yml": "an inventory file",
+    "playbooks/hosts": "an inventory file",
+    "roles/x/vars/vault.yml": "a vault file (by its name)",
+    "roles/x/vars/secrets.vault.yml": "a vault file (by its name)",
+    "roles/x/files/wg.vault": "a vault file (by its name)",
+}
+NOT_INVENTORY_SHAPED = ("docs/inventory.md", "docs/hosts.md", "plugins/inventory/fleet.py", "plugins/inventory/fleet.yml",
+                        "roles/x/templates/hosts.j2", "roles/x/tasks/main.yml", "playbooks/site.yml",
+                        "plugins/modules/inventory_facts.py", "roles/x/vars/main.yml")
 
 
-@pytest.mark.parametrize("text", [
-    "A" * 43 + "=",                        # placeholder
-    "AbCd" * 11 + "=",                     # 4 distinct characters: placeholder
-    "x" + random_key()[:43] + "==",        # inside a longer base64 run
-    random_key()[:42] + "B=",              # 44 characters, but not 32 bytes (B is not a last-character value)
-    "-----BEGIN PUBLIC KEY-----",
-])
-def test_not_key_shapes(text):
-    assert sa.key_shapes(text) == []
+@pytest.mark.parametrize("path", sorted(INVENTORY_SHAPED))
+def test_inventory_shaped(path):
+    assert sa.inventory_shaped(path) == INVENTORY_SHAPED[path]
 
 
-def test_scan_names_paths_outside_the_allow_list_and_keys(tmp_path):
+@pytest.mark.parametrize("path", NOT_INVENTORY_SHAPED)
+def test_not_inventory_shaped(path):
+    assert sa.inventory_shaped(path) is None
+
+
+def test_galaxy_yml_excludes_what_the_scan_calls_inventory_shaped(tmp_path):
+    """distlib (what ansible-galaxy runs) on galaxy.yml's directives: every inventory-shaped path of an allowed
+    type is left out, the others ship. Deeper than 3 levels below host_vars/ distlib's excludes stop (its * stops
+    at /): the scan still names such a path."""
+    deep = "playbooks/host_vars/a/b/c/d.yml"
+    paths = sorted(INVENTORY_SHAPED) + list(NOT_INVENTORY_SHAPED) + [deep]
+    for path in paths:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    manifest = Manifest(str(tmp_path))
+    for directive in yaml.safe_load(GALAXY.read_text())["manifest"]["directives"]:
+        manifest.process_directive(directive)
+    shipped = {str(Path(f).relative_to(tmp_path)) for f in manifest.files}
+    assert not shipped & set(INVENTORY_SHAPED)
+    assert shipped - {deep} == set(NOT_INVENTORY_SHAPED)
+    assert deep in shipped and sa.inventory_shaped(deep) == "inventory variables (under host_vars/)"
+
+
+# --- token shapes ----------------------------------------------------------------------------------------------
+
+def github_token():
+    return "gh" + "p_" + rand(ALNUM, 36)
+
+
+TOKENS = [
+    (lambda: "PrivateKey = " + random_key(), WG_KIND),
+    (lambda: "x='%s'" % random_key(), WG_KIND),
+    (lambda: DASHES + "BEGIN OPENSSH PRIVATE KEY" + DASHES, PEM_KIND),
+    (lambda: DASHES + "BEGIN RSA PRIVATE KEY" + DASHES, PEM_KIND),
+    (lambda: DASHES + "BEGIN ENCRYPTED PRIVATE KEY" + DASHES, PEM_KIND),
+    (lambda: DASHES + "BEGIN PGP PRIVATE KEY BLOCK" + DASHES, "a PGP private key block"),
+    (lambda: "PuTTY-User-" + "Key-File-3: ssh-ed25519", "a PuTTY private key file"),
+    (lambda: "$ANSIBLE" + "_VAULT;1.1;AES256", "an Ansible Vault encrypted blob ($ANSIBLE_VAULT header)"),
+    (lambda: "  password: !vault |\n    $ANSIBLE" + "_VAULT;1.2;AES256;prod",
+     "an Ansible Vault encrypted blob ($ANSIBLE_VAULT header)"),
+    (lambda: "token: " + github_token(), "a GitHub token (ghp_)"),
+    (lambda: "url: https://x:" + "gh" + "s_" + rand(ALNUM, 36) + "@github.com/o/r", "a GitHub token (ghs_)"),
+    (lambda: "GH=" + "github" + "_pat_" + rand(ALNUM, 22) + "_" + rand(ALNUM, 59), "a GitHub token (github_pat_)"),
+    (lambda: "`" + "gl" + "pat-" + rand(ALNUM + "_-", 20) + "`", "a GitLab personal access token (glpat-)"),
+    (lambda: "hook: " + "xo" + "xb-" + rand(string.digits, 12) + "-" + rand(ALNUM, 24), "a Slack token (xoxb-)"),
+    (lambda: "aws_access_key_id = " + "AK" + "IA" + rand(UPPER_DIGITS, 16), "an AWS access key ID (AKIA)"),
+    (lambda: '"AccessKeyId": "' + "AS" + "IA" + rand(UPPER_DIGITS, 16) + '"', "an AWS access key ID (ASIA)"),
+    (lambda: "aws_secret_access_key = " + rand(ALNUM + "/+", 40), "an AWS secret access key (aws_secret_access_key)"),
+    (lambda: "export AWS_SECRET_ACCESS_KEY=" + rand(ALNUM + "/+", 40), "an AWS secret access key (aws_secret_access_key)"),
+    (lambda: '{"key": "' + "AI" + "za" + rand(ALNUM + "_-", 35) + '"}', "a Google API key (AIza)"),
+]
+
+
+@pytest.mark.parametrize("make, kind", TOKENS, ids=[kind for _, kind in TOKENS])
+def test_token_shapes(make, kind):
+    text = make()
+    assert sa.secret_shapes("# first line\n" + text + "\n", "docs/a.md") == [(2 + text.count("\n"), kind)]
+
+
+NOT_TOKENS = [
+    "A" * 43 + "=",                                   # the house's WireGuard placeholder
+    "AbCd" * 11 + "=",                                # 4 distinct characters: a placeholder
+    "x" + random_key()[:43] + "==",                   # inside a longer base64 run
+    random_key()[:42] + "B=",                         # 44 characters, but not 32 bytes
+    DASHES + "BEGIN PUBLIC KEY" + DASHES,
+    DASHES + "BEGIN PGP PUBLIC KEY BLOCK" + DASHES,
+    "ANSIBLE_VAULT_PASSWORD_FILE is read from the environment",
+    "gh" + "p_" + "x" * 36,                           # placeholder
+    "gh" + "p_" + rand(ALNUM, 20),                    # too short for a classic token
+    "my" + "gh" + "p_" + rand(ALNUM, 36),             # inside a longer word
+    "gl" + "pat-" + "x" * 20,
+    "xo" + "xb-" + "1" * 12,
+    "AK" + "IAIOSFODNN7" + "EXAMPLE",                  # AWS's documentation example
+    "AK" + "IA" + rand(UPPER_DIGITS, 17),             # 21 characters
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLE" + "KEY",
+    "aws_secret_access_key = " + rand(ALNUM, 39),      # not 40 characters (and a reference below)
+    "AI" + "za" + rand(ALNUM, 34),                    # 38 characters
+]
+
+
+@pytest.mark.parametrize("line", NOT_TOKENS)
+def test_not_token_shapes(line):
+    assert sa.token_shapes(line) == []
+
+
+def test_a_line_with_a_token_is_reported_once_by_the_token():
+    assert sa.secret_shapes("github_token: %s\n" % github_token(), "roles/x/defaults/main.yml") == [(1, "a GitHub token (ghp_)")]
+
+
+# --- secrets in variables --------------------------------------------------------------------------------------
+
+def pw():
+    return rand(ALNUM, 16)
+
+
+VARS = [
+    ("roles/x/defaults/main.yml", lambda: "ansible_become_password: " + pw(), "ansible_become_password"),
+    ("roles/x/defaults/main.yml", lambda: "  ansible_password: '%s'" % pw(), "ansible_password"),
+    ("playbooks/site.yml", lambda: "    - ansible_ssh_pass: \"%s\"  # note" % pw(), "ansible_ssh_pass"),
+    ("playbooks/site.yml", lambda: "ansible_become_pass: " + pw(), "ansible_become_pass"),
+    ("roles/x/vars/main.yml", lambda: "tunnelfix_api_token: " + pw(), "tunnelfix_api_token"),
+    ("roles/x/vars/main.yml", lambda: "db_passwd: " + pw(), "db_passwd"),
+    ("roles/x/vars/main.yml", lambda: "client_secret: " + pw(), "client_secret"),
+    ("roles/x/vars/main.yml", lambda: "api_key: " + pw(), "api_key"),
+    ("roles/x/vars/main.yml", lambda: "wg_preshared_key: " + pw(), "wg_preshared_key"),
+    ("roles/x/vars/main.yml", lambda: "wifi_psk: " + pw(), "wifi_psk"),
+    ("roles/x/vars/main.yml", lambda: "secret: 73914682", "secret"),  # a number is a literal too
+    ("roles/x/templates/wg.conf.j2", lambda: "PrivateKey = " + pw(), "PrivateKey"),
+    ("docs/a.json", lambda: '{"user": "x", "password": "%s"}' % pw(), "password"),
+    ("plugins/module_utils/x.py", lambda: 'PASSWORD = "%s"' % pw(), "PASSWORD"),
+    ("plugins/module_utils/x.py", lambda: "connect(host, password='%s')" % pw(), "password"),
+    ("plugins/module_utils/x.py", lambda: 'auth = {"token": "%s"}' % pw(), "token"),
+    ("docs/a.md", lambda: "```ini\nhub ansible_host=192.0.2.1 ansible_password=%s\n```" % pw(), "ansible_password"),
+    ("docs/a.md", lambda: "~~~yaml\nvpn:\n  private_key: %s\n~~~" % pw(), "private_key"),
+    ("docs/a.md", lambda: "run `ansible-playbook -e ansible_become_password=%s site.yml`" % pw(), "ansible_become_password"),
+    ("docs/a.md", lambda: "uci: `network.henet.password='%s'`" % pw(), "network.henet.password"),
+    ("CHANGELOG.rst", lambda: "the option ``vpn_passphrase: %s`` was" % pw(), "vpn_passphrase"),
+]
+
+
+@pytest.mark.parametrize("name, make, key", VARS, ids=["%s: %s" % (n, k) for n, _, k in VARS])
+def test_secret_variables(name, make, key):
+    text = make()
+    line = next(number for number, t in enumerate(text.splitlines(), 1) if key in t)
+    assert sa.secret_shapes(text + "\n", name) == [(line, var(key))]
+
+
+NOT_VARS = [
+    ("roles/x/defaults/main.yml", 'ansible_become_password: "{{ vault_become_password }}"'),
+    ("roles/x/defaults/main.yml", "wg_private_key: \"{{ lookup('file', key_path) }}\""),
+    ("roles/x/tasks/main.yml", "    password: \"{{ item.password | default(omit) }}\""),
+    ("roles/x/tasks/main.yml", "    token: '{{ omit }}'"),
+    ("roles/x/defaults/main.yml", 'wg_psk: "tf-{{ inventory_hostname }}-{{ vault_psk_suffix }}"'),
+    ("roles/x/defaults/main.yml", "ansible_password:"),
+    ("roles/x/defaults/main.yml", 'ansible_password: ""'),
+    ("roles/x/defaults/main.yml", "api_token: ~"),
+    ("roles/x/defaults/main.yml", "api_token: null"),
+    ("roles/x/defaults/main.yml", "has_preshared_key: false"),
+    ("roles/x/defaults/main.yml", "secret: true"),
+    ("roles/x/defaults/main.yml", "password: <redacted>"),
+    ("roles/x/defaults/main.yml", "password: '<your become password>'"),
+    ("roles/x/defaults/main.yml", "password: CHANGE_ME"),
+    ("roles/x/defaults/main.yml", "password: changeme"),
+    ("roles/x/defaults/main.yml", "password: REDACTED"),
+    ("roles/x/defaults/main.yml", "password: xxxxxxxx"),
+    ("roles/x/defaults/main.yml", "password: '********'"),
+    ("roles/x/defaults/main.yml", "private_key: KKKK...K="),
+    ("roles/x/defaults/main.yml", "private_key: 'KKKK\u2026='"),
+    ("roles/x/defaults/main.yml", "token: $GITHUB_TOKEN"),
+    ("roles/x/defaults/main.yml", "token: ${CI_JOB_TOKEN}"),
+    ("roles/x/defaults/main.yml", "password: !vault |"),
+    ("roles/x/defaults/main.yml", "password: |"),
+    ("roles/x/defaults/main.yml", "secret: {name: x}"),
+    ("roles/x/defaults/main.yml", "password_file: /etc/tunnelfix/pw"),
+    ("roles/x/defaults/main.yml", "token_count: 12"),
+    ("roles/x/defaults/main.yml", "ansible_ssh_private_key_file: ~/.ssh/id_ed25519"),
+    ("roles/x/defaults/main.yml", "  description: the peer's token: a value from the hub"),
+    ("roles/x/tasks/main.yml", "    when: password == 'x1y2z3w4'"),
+    ("roles/x/templates/wg.conf.j2", "PrivateKey = {{ wireguard_private_key }}"),
+    ("plugins/module_utils/x.py", "password = module.params['password']"),
+    ("plugins/module_utils/x.py", "connect(host, password=password)"),
+    ("plugins/module_utils/x.py", 'token = "(^|[^A-Za-z0-9])%s($|%s)" % (a, b)'),
+    ("plugins/module_utils/x.py", 'secret = "{}-{}".format(a, b)'),
+    ("plugins/module_utils/x.py", "has_private_key = private_key != _NONE"),
+    ("docs/a.md", "The token: a string the hub hands out, never stored."),
+    ("docs/a.md", "Set ansible_become_password: prompted by --ask-become-pass."),
+    ("docs/a.md", "```yaml\nansible_become_password: \"{{ vault_become }}\"\n```"),
+    ("docs/a.md", "`-e wg_psk=...`"),
+]
+
+
+@pytest.mark.parametrize("name, text", NOT_VARS)
+def test_not_secret_variables(name, text):
+    assert sa.secret_shapes(text + "\n", name) == []
+
+
+def test_fenced_block_ends():
+    text = "```yaml\nx: 1\n```\npassword: %s in prose after the block\n" % pw()
+    assert sa.secret_shapes(text, "docs/a.md") == []
+    assert sa.secret_shapes(text, "docs/a.yml") == [(4, var("password"))]
+
+
+# --- the scan of a tarball -------------------------------------------------------------------------------------
+
+def test_scan_names_paths_and_secrets_never_values(tmp_path):
     allowed = sa.allowed_top_level(GALAXY.read_text())
+    key, token, become = random_key(), github_token(), pw()
     artifact = tarball(tmp_path, {"plugins/modules/x.py": "ok\n", "bench/state/id_ed25519": "x\n",
-                                  "docs/a.md": "k = %s\n" % random_key(), "MANIFEST.json": "{}"})
+                                  "docs/a.md": "k = %s\n" % key, "MANIFEST.json": "{}",
+                                  "playbooks/host_vars/peer.yml": "---\nansible_become_password: %s\n" % become,
+                                  "roles/x/defaults/main.yml": "---\nci_token: %s\n" % token})
     problems, count = sa.scan(artifact, allowed)
-    assert count == 4
+    assert count == 6
     assert problems[0].startswith("bench/state/id_ed25519: outside the allow-list (galaxy.yml manifest: CHANGELOG.rst")
-    assert problems[1:] == ["docs/a.md:1: a WireGuard key (44 base64 characters, 32 bytes)"]
+    assert problems[1:] == [
+        "docs/a.md:1: " + WG_KIND,
+        "playbooks/host_vars/peer.yml: inventory variables (under host_vars/), which never ships (galaxy.yml manifest excludes it)",
+        "playbooks/host_vars/peer.yml:2: " + var("ansible_become_password"),
+        "roles/x/defaults/main.yml:2: a GitHub token (ghp_)",
+    ]
+    assert not any(secret in problem for secret in (key, token, become) for problem in problems)
 
 
 def test_scan_refuses_links(tmp_path):
@@ -88,3 +312,7 @@ def test_main_exit_status(tmp_path, capsys):
     clean = tarball(tmp_path, {"README.md": "hello\n"})
     assert sa.main([str(clean), str(GALAXY)]) == 0
     assert capsys.readouterr().out == "1 passed, 0 failed\n"
+    leaky = tarball(tmp_path, {"README.md": "```\nexport GITHUB_TOKEN=%s\n```\n" % github_token(), "docs/a.md": "ok\n"})
+    assert sa.main([str(leaky), str(GALAXY)]) == 1
+    assert capsys.readouterr().out == "FAIL a.tar.gz: README.md:2: a GitHub token (ghp_)\n1 passed, 1 failed\n"
+    assert sa.main([]) == 2

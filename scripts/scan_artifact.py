@@ -1,0 +1,335 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fail when a built collection artifact holds a secret, an inventory-shaped path or a path outside the allow-list.
+
+    python3 scripts/scan_artifact.py ARTIFACT.tar.gz [GALAXY_YML]
+
+scripts/build_collection.sh runs this on every artifact it builds and deletes the artifact when it
+fails. Needs Python 3 with PyYAML (ansible-core depends on it: the venv that runs ansible-galaxy has it).
+
+Paths (each member's path inside the tarball):
+
+- outside the allow-list: galaxy.yml's ``manifest.directives`` (what ansible-galaxy packs) give the
+  allowed top-level names: each ``include`` path and each ``recursive-include``/``graft`` folder, plus
+  the MANIFEST.json and FILES.json ansible-galaxy writes. Any other top-level name fails;
+- not a regular file or folder (a link could point outside the collection);
+- inventory-shaped (galaxy.yml's excludes leave these out; the scan fails if one got in anyway), at any
+  depth: anything under a folder named ``host_vars`` or ``group_vars`` (Ansible's per-host and
+  per-group variables), or ``inventory``/``inventories`` (except ``plugins/inventory/``, the inventory
+  plugin type's folder); a file named ``inventory`` or ``inventory*.{yml,yaml,ini,json,cfg}``, ``hosts``
+  or ``hosts.{yml,yaml,ini}``; a vault-named file: ``*.vault``, ``*vault*.yml``, ``*vault*.yaml``.
+
+Content, line by line. A FAIL line names the file, the line and the kind of secret, never the value.
+
+Token shapes (found anywhere in a line):
+
+- WireGuard key: 44 base64 characters encoding 32 bytes (wg(8): 43 characters, the last one of
+  ``AEIMQUYcgkosw480``, then ``=``), not inside a longer base64 run;
+- private key blocks: a PEM ``BEGIN ... PRIVATE KEY`` line between five dashes each side (RFC 7468's
+  labels, the older ``RSA``/``EC``/``DSA`` ones, and OpenSSH's ``OPENSSH PRIVATE KEY``, PROTOCOL.key),
+  the OpenPGP armor line ``BEGIN PGP PRIVATE KEY BLOCK`` (RFC 4880, section 6.2) and the first line of
+  a PuTTY key file, ``PuTTY-User-Key-File-<version>:`` (PuTTY manual, appendix C, PPK file format);
+- Ansible Vault: the header of a file or ``!vault`` value encrypted with Ansible Vault, ``$ANSIBLE_VAULT``
+  then ``;1.1;AES256`` or ``;1.2;AES256;<vault id>`` (Ansible docs, "Format of files encrypted with
+  Ansible Vault"): an encrypted inventory secret is still an inventory secret and does not ship;
+- GitHub tokens: ``ghp_`` (personal access token), ``gho_`` (OAuth), ``ghu_`` (app user-to-server),
+  ``ghs_`` (app server-to-server), ``ghr_`` (refresh), then 36 or more of ``[A-Za-z0-9_]`` (today's
+  length; GitHub changelog 2021-03-31, "Authentication token format updates are generally available":
+  prefixes, character set, lengths up to 255), and ``github_pat_`` (fine-grained personal access token)
+  then 22 or more of them (GitHub docs, "About authentication to GitHub", GitHub's token formats);
+- GitLab personal access token: ``glpat-`` then 20 or more of ``[A-Za-z0-9_-]`` (GitLab docs,
+  personal access token prefix);
+- Slack token: ``xoxb-`` (bot), ``xoxp-`` (user; Slack API docs, "Token types"), ``xoxa-``, ``xoxe-``,
+  ``xoxr-``, ``xoxs-``, then 10 or more of ``[A-Za-z0-9-]``;
+- AWS access key ID: ``AKIA`` (long-term) or ``ASIA`` (temporary, STS) then 16 of ``[A-Z0-9]``, 20 in
+  all (AWS IAM User Guide, "IAM identifiers", unique ID prefixes; STS GetAccessKeyInfo);
+- AWS secret access key: the value of any key ending in ``secret_access_key`` (``aws_secret_access_key``
+  in the AWS CLI's credentials file, the ``AWS_SECRET_ACCESS_KEY`` environment variable) when it is 40
+  of ``[A-Za-z0-9/+]`` (AWS IAM User Guide, access keys: an access key ID and a 40-character secret
+  access key, ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`` in its examples);
+- Google API key: ``AIza`` then 35 of ``[A-Za-z0-9_-]``, 39 in all (Google Cloud docs, "Manage API keys":
+  the key string, e.g. ``AIzaSy`` and 33 more characters).
+
+A token is a placeholder, not reported, when its random part uses at most 4 distinct characters
+(``ghp_xxxx...``, the house's ``AAAA...A=``; a random WireGuard key's 43 characters have about 30
+distinct ones, 4 or fewer has probability below 10^-40) or holds ``EXAMPLE`` (AWS's documented
+``AKIAIOSFODNN7EXAMPLE`` and ``...EXAMPLEKEY``).
+
+Secrets in variables: a secret-named key with a literal value. The key (case-insensitive, ``-`` read as
+``_``) ends in ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``api_key``/``apikey``,
+``private_key``/``privatekey``, ``preshared_key``/``presharedkey``, ``secret_key`` or
+``secret_access_key``, or ends in ``_pass`` or ``_psk`` (so ``ansible_password``,
+``ansible_become_password``, ``ansible_ssh_pass``, ``ansible_become_pass``, ``wg_preshared_key``,
+``PrivateKey``; not ``password_file``, ``token_count`` or ``ansible_ssh_private_key_file``). Forms:
+
+- YAML ``key: value`` with the key first on its line (after indentation and an optional ``- ``);
+- JSON/Python ``"key": value`` anywhere in a line;
+- INI/env ``key = value`` first on its line, and ``key=value`` anywhere (``-e ansible_password=...``,
+  an INI inventory's host line, ``export TOKEN=...``).
+
+In Python files only a quoted value counts (an unquoted one is code: ``password=password``). In
+Markdown and reStructuredText only code counts: fenced blocks and inline ``code`` spans (prose says
+"the token: ..." without leaking one).
+
+A value is literal unless, without its quotes, it is:
+
+- empty, a YAML null or boolean (``~``, ``null``, ``true``, ``false``, ``yes``, ``no``...);
+- the start of a block scalar (``|``, ``>``) or of a flow collection (``[``, ``{``);
+- a reference: holds a Jinja expression (``{{``, ``{%``: ``"{{ vault_wg_key }}"``, ``"{{ omit }}"``) or
+  starts with ``$`` (an environment variable) or the ``!vault`` tag (the encrypted block below it is
+  reported by the Vault rule);
+- a documentation placeholder: enclosed in ``<...>`` (``<redacted>``, ``<your token>``), elided (holds
+  ``...`` or ``\u2026``: ``KKKK...=``), made of 4 or fewer distinct characters (``xxxx``, ``****``), or
+  one of ``CHANGE_ME``, ``CHANGEME``, ``REDACTED``, ``REPLACE_ME``, ``PLACEHOLDER`` (any case).
+
+Anything else is reported, numbers too (a PIN is a password). A line with a token shape is reported
+once, by that shape.
+
+Output: a FAIL line per problem (``FAIL ARTIFACT: PATH[:LINE]: KIND``), then ``N passed, N failed``
+(members); exit 1 on any problem, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tarfile
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+GENERATED = frozenset({"MANIFEST.json", "FILES.json"})
+PLACEHOLDER_MAX_DISTINCT = 4
+
+# --- paths ---------------------------------------------------------------------------------------
+VARS_DIRS = frozenset({"host_vars", "group_vars"})
+INVENTORY_DIRS = frozenset({"inventory", "inventories"})
+INVENTORY_FILE = re.compile(r"inventory|inventory.*\.(?:yml|yaml|ini|json|cfg)|hosts|hosts\.(?:yml|yaml|ini)")
+VAULT_FILE = re.compile(r".*\.vault|.*vault.*\.(?:yml|yaml)")
+
+# --- token shapes: (kind, regex); a "random" group is checked for placeholders, "prefix" goes into the kind --
+_B64 = "A-Za-z0-9+/"
+TOKEN_SHAPES = (
+    ("a WireGuard key (44 base64 characters, 32 bytes)",
+     re.compile(r"(?<![%s])(?P<random>[%s]{42}[AEIMQUYcgkosw480]=)(?![%s=])" % (_B64, _B64, _B64))),
+    ("a PEM/OpenSSH private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")),
+    ("a PGP private key block", re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-{5}")),
+    ("a PuTTY private key file", re.compile(r"PuTTY-User-Key-File-[0-9]+:")),
+    ("an Ansible Vault encrypted blob ($ANSIBLE_VAULT header)", re.compile(r"\$ANSIBLE_VAULT;[0-9]+\.[0-9]+;")),
+    ("a GitHub token (%s)", re.compile(r"(?<![A-Za-z0-9_])(?P<prefix>gh[pousr]_|github_pat_)(?P<random>[A-Za-z0-9_]{22,})")),
+    ("a GitLab personal access token (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>glpat-)(?P<random>[A-Za-z0-9_-]{20,})")),
+    ("a Slack token (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>xox[abeprs]-)(?P<random>[A-Za-z0-9-]{10,})")),
+    ("an AWS access key ID (%s)", re.compile(r"(?<![A-Za-z0-9])(?P<prefix>AKIA|ASIA)(?P<random>[A-Z0-9]{16})(?![A-Za-z0-9])")),
+    ("an AWS secret access key (aws_secret_access_key)",
+     re.compile(r"(?i:secret_access_key)[\"']?\s*[:=]\s*[\"']?(?P<random>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
+    ("a Google API key (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>AIza)(?P<random>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])")),
+)
+# ghp_ and the other classic GitHub prefixes take 36 or more characters, github_pat_ 22 or more.
+GITHUB_CLASSIC_MIN = 36
+
+# --- secrets in variables ------------------------------------------------------------------------
+SECRET_KEY = re.compile(
+    r"(?:.*(?:password|passwd|passphrase|secret|token|api_?key|private_?key|preshared_?key|secret_?key|secret_access_key)"
+    r"|.+_pass|.+_psk)")
+_KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
+# YAML 'key:' first on the line; the ':' ends the line or is followed by a blank.
+YAML_KEY = re.compile(r"^\s*(?:-\s+)?(?P<key>%s)\s*:(?=\s|$)(?P<rest>.*)$" % _KEY)
+# "key": or 'key': anywhere (JSON, Python dicts, YAML flow).
+QUOTED_KEY = re.compile(r"(?P<q>[\"'])(?P<key>%s)(?P=q)\s*:(?=(?P<rest>.*)$)" % _KEY)
+# key = value first on the line (INI, env, Python), key=value anywhere.
+INI_KEY = re.compile(r"^\s*(?:export\s+)?(?P<key>%s)\s*=(?![=~])(?P<rest>.*)$" % _KEY)
+INLINE_KEY = re.compile(r"(?:(?<=[\s,;({\[\"'`])|^)(?P<key>%s)=(?![=~])(?=(?P<rest>.*)$)" % _KEY)
+YAML_NON_LITERAL = frozenset({"", "~", "null", "none", "true", "false", "yes", "no", "on", "off"})
+PLACEHOLDER_WORDS = frozenset({"change_me", "changeme", "redacted", "replace_me", "placeholder"})
+PROSE_SUFFIXES = (".md", ".rst")
+FENCE = re.compile(r"^\s*(```|~~~)")
+INLINE_CODE = re.compile(r"``(.+?)``|`([^`]+)`")
+
+
+class ScanError(ValueError):
+    """galaxy.yml has no manifest directives to take the allow-list from."""
+
+
+def allowed_top_level(galaxy_text: str) -> frozenset[str]:
+    """galaxy.yml text -> the top-level names its manifest directives admit.
+
+    ``include README.md meta/runtime.yml`` -> README.md, meta; ``recursive-include plugins *.py`` ->
+    plugins; ``global-exclude``/``exclude``/``prune`` admit nothing. Raises ScanError without directives.
+    """
+    directives = ((yaml.safe_load(galaxy_text) or {}).get("manifest") or {}).get("directives") or []
+    if not directives:
+        raise ScanError("galaxy.yml has no manifest.directives: the artifact is not an allow-list")
+    allowed = set(GENERATED)
+    for directive in directives:
+        words = str(directive).split()
+        if words[0] == "include":
+            allowed.update(word.split("/", 1)[0] for word in words[1:])
+        elif words[0] in ("recursive-include", "graft"):
+            allowed.add(words[1].split("/", 1)[0])
+    return frozenset(allowed)
+
+
+def inventory_shaped(name: str) -> str | None:
+    """Why the member path ``name`` is inventory-shaped (a phrase), or None."""
+    parts = PurePosixPath(name).parts
+    folders, base = parts[:-1], parts[-1]
+    for index, folder in enumerate(folders):
+        if folder in VARS_DIRS:
+            return "inventory variables (under %s/)" % folder
+        if folder in INVENTORY_DIRS and folders[:index + 1] != ("plugins", "inventory"):
+            return "an inventory (under %s/)" % folder
+    if INVENTORY_FILE.fullmatch(base):
+        return "an inventory file"
+    if VAULT_FILE.fullmatch(base):
+        return "a vault file (by its name)"
+    return None
+
+
+def is_placeholder_token(random_part: str) -> bool:
+    return len(set(random_part)) <= PLACEHOLDER_MAX_DISTINCT or "EXAMPLE" in random_part
+
+
+def token_shapes(line: str) -> list[str]:
+    """Kinds of the token shapes in ``line``, placeholders left out; a kind names the prefix, never the value."""
+    kinds = []
+    for kind, pattern in TOKEN_SHAPES:
+        for match in pattern.finditer(line):
+            groups = match.groupdict()
+            prefix, random_part = groups.get("prefix"), groups.get("random")
+            if random_part is not None and is_placeholder_token(random_part[:43]):
+                continue
+            if prefix and prefix.startswith("gh") and len(random_part) < GITHUB_CLASSIC_MIN:
+                continue
+            kinds.append(kind % prefix if prefix else kind)
+            break
+    return kinds
+
+
+def first_value(rest: str, inline: bool) -> tuple[str, str | None]:
+    """The value at the start of ``rest`` (the text after ``:`` or ``=``) and, when it was quoted, what follows it.
+
+    ``inline`` (``key=value`` inside a line): an unquoted value ends at a blank or a quote.
+    """
+    rest = rest.strip()
+    if rest[:1] in ("'", '"'):
+        end = rest.find(rest[0], 1)
+        return (rest[1:end], rest[end + 1:].strip()) if end > 0 else (rest[1:], "")
+    if inline:
+        rest = re.split(r"[\s'\"`]", rest, maxsplit=1)[0]
+    rest = re.split(r"\s+#", rest, maxsplit=1)[0]
+    return rest.strip().rstrip(",;)]}`").strip(), None
+
+
+def is_literal(value: str) -> bool:
+    """Whether a variable's value (without quotes) is a literal secret by the rule in the module docstring."""
+    plain = value.strip()
+    lowered = plain.lower()
+    if lowered in YAML_NON_LITERAL:
+        return False
+    if plain[0] in "|>[{$" or plain.startswith("!vault") or "{{" in plain or "{%" in plain:
+        return False
+    if (plain.startswith("<") and plain.endswith(">")) or "..." in plain or "\u2026" in plain:
+        return False
+    return len(set(plain)) > PLACEHOLDER_MAX_DISTINCT and lowered not in PLACEHOLDER_WORDS
+
+
+def secret_assignments(line: str, python: bool) -> list[str]:
+    """Secret-named keys given a literal value in ``line``.
+
+    ``python``: only a quoted string that is the whole value counts (a bare value is code, and so is a
+    string that an operator or a method call follows: ``"(%s)" % x``, ``"{}".format(x)``, ``"a" + b``).
+    """
+    found = []
+    forms = [(YAML_KEY.match(line), False), (INI_KEY.match(line), False)]
+    forms += [(match, False) for match in QUOTED_KEY.finditer(line)]
+    forms += [(match, True) for match in INLINE_KEY.finditer(line)]
+    for match, inline in forms:
+        if not match:
+            continue
+        key = match.group("key")
+        if key in found or not SECRET_KEY.fullmatch(key.lower().replace("-", "_")):
+            continue
+        value, after = first_value(match.group("rest"), inline)
+        if python and (after is None or after[:1] in ("%", ".", "+", "*", "[")):
+            continue
+        if is_literal(value):
+            found.append(key)
+    return found
+
+
+def code_lines(text: str, name: str) -> list[tuple[int, str]]:
+    """(1-based line, text) to check for secrets in variables: every line, or in prose files only code."""
+    lines = list(enumerate(text.splitlines(), 1))
+    if not name.endswith(PROSE_SUFFIXES):
+        return lines
+    code, fenced = [], False
+    for number, line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+        elif fenced:
+            code.append((number, line))
+        else:
+            code.extend((number, span[0] or span[1]) for span in INLINE_CODE.findall(line))
+    return code
+
+
+def secret_shapes(text: str, name: str = "") -> list[tuple[int, str]]:
+    """(1-based line, kind) of each secret in ``text`` (the member ``name`` picks the rules); never the value."""
+    found = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        kinds = token_shapes(line)
+        if kinds:
+            found[number] = kinds
+    python = name.endswith(".py")
+    for number, line in code_lines(text, name):
+        if number in found:
+            continue
+        for key in secret_assignments(line, python):
+            found.setdefault(number, []).append("a literal value of a secret-named variable (%s)" % key)
+    return [(number, kind) for number in sorted(found) for kind in found[number]]
+
+
+def scan(artifact: Path, allowed: frozenset[str]) -> tuple[list[str], int]:
+    """Problems (one sentence each) and the number of members scanned."""
+    problems = []
+    count = 0
+    with tarfile.open(artifact, "r:gz") as tar:
+        for member in tar.getmembers():
+            name = member.name[2:] if member.name.startswith("./") else member.name
+            if member.isdir():
+                continue
+            count += 1
+            if not member.isfile():
+                problems.append("%s: not a regular file (%s)" % (name, "link" if member.issym() or member.islnk() else "special"))
+                continue
+            if name.split("/", 1)[0] not in allowed:
+                problems.append("%s: outside the allow-list (galaxy.yml manifest: %s)" % (name, ", ".join(sorted(allowed))))
+            why = inventory_shaped(name)
+            if why:
+                problems.append("%s: %s, which never ships (galaxy.yml manifest excludes it)" % (name, why))
+            text = tar.extractfile(member).read().decode("utf-8", errors="replace")
+            for line, kind in secret_shapes(text, name):
+                problems.append("%s:%d: %s" % (name, line, kind))
+    return problems, count
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (1, 2):
+        print("usage: scan_artifact.py ARTIFACT.tar.gz [GALAXY_YML]")
+        return 2
+    artifact = Path(argv[0])
+    galaxy = Path(argv[1]) if len(argv) == 2 else Path(__file__).resolve().parents[1] / "galaxy.yml"
+    try:
+        allowed = allowed_top_level(galaxy.read_text(encoding="utf-8"))
+        problems, count = scan(artifact, allowed)
+    except (ScanError, OSError, tarfile.TarError) as exc:
+        print("FAIL %s: %s" % (artifact.name, exc))
+        return 1
+    for problem in problems:
+        print("FAIL %s: %s" % (artifact.name, problem))
+    bad = len({problem.split(":", 1)[0] for problem in problems})
+    print("%d passed, %d failed" % (count - bad, bad))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
