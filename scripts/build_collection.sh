@@ -72,4 +72,4 @@ if ((rc != 0)); then
   fail "$name failed the scan (problems above): not written to $out$stale; take the secret out of the file, or the file out of git (git rm --cached FILE)"
 fi
 mv -f "${artifacts[0]}" "$out/$name"
-echo "Built $out/$name from the files git tracks (scan: ${scan%% passed*} files, no secret, no inventory path)"
+echo "built $out/$name from the files git tracks (scan: ${scan%% passed*} files, no secret, no inventory path)"

@@ -67,7 +67,7 @@ log=$(cd "$scratch" && PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collecti
 artifacts=("$out1"/tunnelfix-fleet-*.tar.gz)
 [[ -f ${artifacts[0]} ]] || fail "no artifact in $out1"
 artifact=${artifacts[0]} name=$(basename "${artifacts[0]}")
-[[ $log == "Built $out1/$name from the files git tracks "* && $(wc -l <<<"$log") -eq 1 ]] \
+[[ $log == "built $out1/$name from the files git tracks "* && $(wc -l <<<"$log") -eq 1 ]] \
   || { echo "$log"; fail "the build did not print one line naming $out1/$name"; }
 listing=$(tar tzf "$artifact")
 for gone in playbooks/host_vars/ playbooks/group_vars/ playbooks/inventory.yml roles/linux_bbr_fq/vars/vault.yml \
