@@ -31,7 +31,7 @@ DASHES = "-" * 5
 
 
 def rand(alphabet, n):
-    return "".join(secrets.choice(alphabet) for _ in range(n))
+    return "".join(secrets.choice(alphabet) for position in range(n))
 
 
 def random_key():
@@ -149,7 +149,7 @@ TOKENS = [
 ]
 
 
-@pytest.mark.parametrize("make, kind", TOKENS, ids=[kind for _, kind in TOKENS])
+@pytest.mark.parametrize("make, kind", TOKENS, ids=[shape[1] for shape in TOKENS])
 def test_token_shapes(make, kind):
     text = make()
     assert sa.secret_shapes("# first line\n" + text + "\n", "docs/a.md") == [(2 + text.count("\n"), kind)]
@@ -216,7 +216,7 @@ VARS = [
 ]
 
 
-@pytest.mark.parametrize("name, make, key", VARS, ids=["%s: %s" % (n, k) for n, _, k in VARS])
+@pytest.mark.parametrize("name, make, key", VARS, ids=["%s: %s" % (case[0], case[2]) for case in VARS])
 def test_secret_variables(name, make, key):
     text = make()
     line = next(number for number, t in enumerate(text.splitlines(), 1) if key in t)
