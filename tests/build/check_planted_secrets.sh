@@ -29,15 +29,17 @@ rand() {
   while ((${#s} < $2)); do s+=$(head -c 512 /dev/urandom | LC_ALL=C tr -dc "$1"); done
   printf '%s' "${s:0:$2}"
 }
-git_() { git -C "$src" -c user.name=planted -c user.email=planted@example.invalid -c commit.gpgsign=false "$@"; }
 
 src=$scratch/src
 mkdir "$src"
 git ls-files -z | while IFS= read -r -d '' f; do if [[ -f $f || -L $f ]]; then printf '%s\0' "$f"; fi; done \
   | tar --null -T - -cf - | tar -xf - -C "$src"
-git_ init -q
-git_ add -A
-git_ commit -q -m scratch
+git -C "$src" init -q
+git -C "$src" config user.name planted
+git -C "$src" config user.email planted@example.invalid
+git -C "$src" config commit.gpgsign false
+git -C "$src" add -A
+git -C "$src" commit -q -m scratch
 
 # --- 1. left out ---------------------------------------------------------------------------------------------
 become=$(rand 'A-Za-z0-9' 20)
@@ -49,8 +51,8 @@ vault_blob() { printf '%s\n' "$vault_header"; for _ in 1 2 3; do rand 'a-f0-9' 8
 vault_blob > "$src/playbooks/group_vars/all/vault.yml"
 vault_blob > "$src/roles/linux_bbr_fq/vars/vault.yml"
 printf -- '---\nall:\n  hosts:\n    peer:\n      ansible_password: %s\n' "$(rand 'A-Za-z0-9' 16)" > "$src/playbooks/inventory.yml"
-git_ add playbooks/host_vars/peer.yml playbooks/group_vars/all/vault.yml roles/linux_bbr_fq/vars/vault.yml playbooks/inventory.yml
-git_ commit -q -m "inventory-shaped files, tracked"
+git -C "$src" add playbooks/host_vars/peer.yml playbooks/group_vars/all/vault.yml roles/linux_bbr_fq/vars/vault.yml playbooks/inventory.yml
+git -C "$src" commit -q -m "inventory-shaped files, tracked"
 gh_untracked="gh""p_$(rand 'A-Za-z0-9' 36)"
 printf '# notes\n\n~~~sh\nexport GITHUB_TOKEN=%s\n~~~\n' "$gh_untracked" > "$src/docs/notes-untracked.md"
 mkdir -p "$src/bench/state/wg"
@@ -107,8 +109,8 @@ declare -A planted=(
   [docs/leak.md]=$'# notes\nPrivateKey = '"$wgkey2"
 )
 for f in "${!planted[@]}"; do printf '%s\n' "${planted[$f]}" > "$src/$f"; done
-git_ add -A
-git_ commit -q -m "secrets in allowed paths"
+git -C "$src" add -A
+git -C "$src" commit -q -m "secrets in allowed paths"
 expect=(
   "$defaults:$defaults_line: a literal value of a secret-named variable (ansible_become_password)"
   "docs/inventory-example.md:2: a literal value of a secret-named variable (ansible_password)"
@@ -137,7 +139,7 @@ grep -q "removed the earlier $out1/$name" <<<"$log" || { echo "$log"; fail "the 
 echo "ok   named: ${#expect[@]} secrets in allowed paths, each by file, line and kind, no value printed; nothing left in the output directory"
 
 # --- 3. defence in depth -----------------------------------------------------------------------------------
-git_ reset -q --hard HEAD~1
+git -C "$src" reset -q --hard HEAD~1
 sed -i '/^    - global-exclude \/host_vars/d' "$src/galaxy.yml"
 rc=0
 log=$(cd "$scratch" && PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collection.sh" out3 2>&1) || rc=$?
