@@ -93,6 +93,7 @@ FUNCTION_WRAPPERS = {
     "lab/up.sh:owrt_daemon": ("elsewhere", 2),  # owrt_daemon RESTART PIDFILE CMD...: a loop in the background there
     "tests/rollback/run.sh:mgmt": ("elsewhere", 1),   # mgmt HOST CMD...: ssh to a lab host
     "tests/ee/run.sh:ee_run": ("elsewhere", 0),       # podman run of the execution environment
+    "tests/ee/run.sh:navigator_check": ("arguments", 2),   # navigator_check NAME DIR ansible-navigator run options
     "tests/matrix/run.sh:check": ("host", 1),         # check NAME CMD...: one check of a matrix leg
     "tests/openwrt_image/run.sh:play": ("arguments", 0),   # ansible-playbook options
     "tests/rollout/run.sh:run": ("arguments", 2),          # run NAME CHECK ansible-playbook options

@@ -58,8 +58,6 @@ def resolve(document: str, target: str) -> str | None:
     return posixpath.normpath(posixpath.join(base, path.lstrip("/"))).rstrip("/")
 
 
-
-
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: check_links.py ARTIFACT.tar.gz")

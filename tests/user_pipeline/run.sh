@@ -33,7 +33,7 @@ start=$SECONDS
 start_epoch=$(date +%s)
 
 echo "== build the collection artifact and make the user repository ($repo)"
-ansible-galaxy collection build --force --output-path "$work/dist" . >/dev/null
+scripts/build_collection.sh "$work/dist" >/dev/null
 artifact=$(ls "$work"/dist/tunnelfix-fleet-*.tar.gz)
 cp -a examples/user-ci "$repo"
 rm -rf "$repo/collections" "$repo/reports" "$repo/inventory/host_vars"
