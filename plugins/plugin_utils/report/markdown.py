@@ -176,13 +176,15 @@ def md_cell(value):
 def terminal_text(markdown):
     """A table of ``markdown_table``/``findings_table``/``coverage_table`` (str) as a person reads it on a console (str).
 
-    ``md_cell`` writes ``&``, ``<`` and ``>`` as HTML entities for the .md and .html files; this turns exactly
-    those back into characters (``&amp;`` last, so a host's literal ``&lt;`` stays ``&lt;``). The table's ``|``
-    layout is kept. Raises ValueError for anything but a str.
+    ``md_cell`` writes ``&``, ``<`` and ``>`` as HTML entities and escapes ``\\`` and ``|`` with a backslash for
+    the .md and .html files; this turns exactly those back into characters (``&amp;`` last, so a host's literal
+    ``&lt;`` stays ``&lt;``; each escaped pair read once, so ``\\|`` is a backslash then the column bar). The
+    table's ``|`` layout is kept. Raises ValueError for anything but a str.
     """
     if not isinstance(markdown, str):
         raise ValueError("terminal_text expects the text of a table, got %s" % type(markdown).__name__)
-    return markdown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    text = re.sub(r"\\([\\|])", r"\1", markdown)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def markdown_table(rows):

@@ -314,8 +314,12 @@ def _next_lines(tally, invocation):
     lines = []
     troubled = sorted(set(tally.failed) | set(tally.unreachable))
     step = tally.stages[-1]["next"] if tally.stages else None
-    if troubled:
-        again = ",".join(troubled + ["localhost"])
+    if troubled == ["localhost"]:
+        # only the controller's checks failed (a variable, the inventory): the same run again, on every host
+        lines.append("next: fix what failed above, then run again: %s" % next_command(
+            invocation, _playbook_name(invocation.get("playbook")), check=bool(invocation.get("check"))))
+    elif troubled:
+        again = ",".join([host for host in troubled if host != "localhost"] + ["localhost"])
         name = _playbook_name(invocation.get("playbook"))
         lines.append("next: fix what failed above, then run again on those hosts: %s" % next_command(
             invocation, name, check=bool(invocation.get("check")), limit=again))

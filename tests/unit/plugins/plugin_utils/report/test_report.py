@@ -240,11 +240,11 @@ def test_the_single_flow_record_keeps_what_the_report_shows_of_an_invalid_result
 def test_terminal_text_reads_as_plain_text_and_keeps_a_literal_entity():
     """The .md's cells carry entities; the console's text has the characters, and a host's own "&lt;" stays as typed."""
     rows = before_after_rows(BEFORE, AFTER, 40e6)
-    rows[0]["before"] = "a&b <c> &lt;"
+    rows[0]["before"] = "a&b <c> &lt; x|y C:\\path\\|z"
     table = markdown_table(rows)
-    assert "hub -&gt; peer" in table and "a&amp;b &lt;c&gt; &amp;lt;" in table
+    assert "hub -&gt; peer" in table and "a&amp;b &lt;c&gt; &amp;lt; x\\|y C:\\\\path\\\\\\|z" in table
     text = terminal_text(table)
-    assert "hub -> peer ping loss" in text and "| a&b <c> &lt; |" in text
+    assert "hub -> peer ping loss" in text and "| a&b <c> &lt; x|y C:\\path\\|z |" in text
     assert "&gt;" not in text.replace("&lt;", "")
 
 

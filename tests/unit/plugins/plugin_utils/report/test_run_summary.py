@@ -141,6 +141,15 @@ def test_a_fleet_summary_is_a_line_per_finding_id_role_notice_and_troubled_host(
     assert len(lines) < 20
 
 
+def test_a_failure_on_the_controller_only_says_run_again_not_limit_localhost_twice():
+    """Only localhost failed (the inventory has no fleet host, a bad variable): the same run again, no --limit."""
+    tally = RunTally()
+    tally.record_failure("localhost", "Check the inventory has a host in the collection's groups", "no host of the inventory")
+    lines = summary_lines(tally, FQCN)
+    assert "next: fix what failed above, then run again: ansible-playbook -i inventory.yml tunnelfix.fleet.diagnose" in lines
+    assert not any("localhost,localhost" in line for line in lines)
+
+
 def test_check_mode_says_would_change_and_a_quiet_run_says_nothing():
     lines = summary_lines(RunTally(), dict(FQCN, check=True))
     assert lines == ["would change (check mode): nothing"]
