@@ -69,7 +69,7 @@ if ((rc != 0)); then
   stale=""
   if [[ -e $out/$name ]]; then rm -f "$out/$name"; stale=" (and removed the earlier $out/$name)"; fi
   printf '%s\n' "$scan" >&2
-  fail "$name failed the scan (problems above): not written to $out$stale; take the secret out of the file, or the file out of git (git rm --cached FILE)"
+  fail "$name failed the scan (problems above): not written to $out$stale; take the secret (or the inventory file) out of the collection's tree, or the file out of git (git rm --cached FILE); a secret that was ever committed stays in git history: rotate it"
 fi
 mv -f "${artifacts[0]}" "$out/$name"
 echo "built $out/$name from the files git tracks (scan: ${scan%% passed*} files, no secret, no inventory path)"

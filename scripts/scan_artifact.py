@@ -305,7 +305,8 @@ def scan(artifact: Path, allowed: frozenset[str]) -> tuple[list[str], int]:
                 problems.append("%s: outside the allow-list (galaxy.yml manifest: %s)" % (name, ", ".join(sorted(allowed))))
             why = inventory_shaped(name)
             if why:
-                problems.append("%s: %s, which never ships (galaxy.yml manifest excludes it)" % (name, why))
+                problems.append("%s: %s, which must not ship: it got past galaxy.yml's manifest excludes; move it out of the "
+                                "collection's tree" % (name, why))
             text = tar.extractfile(member).read().decode("utf-8", errors="replace")
             for line, kind in secret_shapes(text, name):
                 problems.append("%s:%d: %s" % (name, line, kind))
