@@ -18,7 +18,8 @@ Paths (each member's path inside the tarball):
   plugin type's folder); a file named ``inventory`` or ``inventory*.{yml,yaml,ini,json,cfg}``, ``hosts``
   or ``hosts.{yml,yaml,ini}``; a vault-named file: ``*.vault``, ``*vault*.yml``, ``*vault*.yaml``.
 
-Content, line by line. A FAIL line names the file, the line and the kind of secret, never the value.
+Content, line by line. A FAIL line names the file, the line and the kind of secret, never the value. A member
+is read as UTF-8 (a leading byte order mark dropped) or, when it starts with a UTF-16 byte order mark, as UTF-16.
 
 Token shapes (found anywhere in a line):
 
@@ -68,7 +69,8 @@ Secrets in variables: a secret-named key with a literal value. The key (case-ins
 
 In Python files only a quoted value counts (an unquoted one is code: ``password=password``). In
 Markdown and reStructuredText only code counts: fenced blocks and inline ``code`` spans (prose says
-"the token: ..." without leaking one).
+"the token: ..." without leaking one). A fenced block ends at a fence of its own character (backtick or
+tilde), at least as long and with nothing after it (CommonMark), so a fence shown inside a block stays code.
 
 A value is literal unless, without its quotes, it is:
 
@@ -90,6 +92,7 @@ Output: a FAIL line per problem (``FAIL ARTIFACT: PATH[:LINE]: KIND``), then ``N
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
 import tarfile
@@ -141,7 +144,9 @@ INLINE_KEY = re.compile(r"(?:(?<=[\s,;({\[\"'`])|^)(?P<key>%s)=(?![=~])(?=(?P<re
 YAML_NON_LITERAL = frozenset({"", "~", "null", "none", "true", "false", "yes", "no", "on", "off"})
 PLACEHOLDER_WORDS = frozenset({"change_me", "changeme", "redacted", "replace_me", "placeholder"})
 PROSE_SUFFIXES = (".md", ".rst")
-FENCE = re.compile(r"^\s*(```|~~~)")
+# A fence: 3 or more backticks or tildes; it is closed by a fence of the same character, at least as long, with
+# nothing after it (CommonMark), so a fence shown inside a longer one or of the other character stays code.
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 INLINE_CODE = re.compile(r"``(.+?)``|`([^`]+)`")
 
 
@@ -261,14 +266,17 @@ def code_lines(text: str, name: str) -> list[tuple[int, str]]:
     lines = list(enumerate(text.splitlines(), 1))
     if not name.endswith(PROSE_SUFFIXES):
         return lines
-    code, fenced = [], False
+    code, opener = [], None
     for number, line in lines:
-        if FENCE.match(line):
-            fenced = not fenced
-        elif fenced:
-            code.append((number, line))
-        else:
+        fence = FENCE.match(line)
+        if opener is None and fence:
+            opener = fence.group(1)
+        elif opener is None:
             code.extend((number, span[0] or span[1]) for span in INLINE_CODE.findall(line))
+        elif fence and fence.group(1)[0] == opener[0] and len(fence.group(1)) >= len(opener) and not fence.group(2).strip():
+            opener = None
+        else:
+            code.append((number, line))
     return code
 
 
@@ -286,6 +294,14 @@ def secret_shapes(text: str, name: str = "") -> list[tuple[int, str]]:
         for key in secret_assignments(line, python):
             found.setdefault(number, []).append("a literal value of a secret-named variable (%s)" % key)
     return [(number, kind) for number in sorted(found) for kind in found[number]]
+
+
+def member_text(data: bytes) -> str:
+    """A member's bytes as text: UTF-16 when it starts with a UTF-16 byte order mark, else UTF-8 without a leading
+    byte order mark (a Windows editor's, which would hide the first line's key); undecodable bytes replaced."""
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def scan(artifact: Path, allowed: frozenset[str]) -> tuple[list[str], int]:
@@ -307,7 +323,7 @@ def scan(artifact: Path, allowed: frozenset[str]) -> tuple[list[str], int]:
             if why:
                 problems.append("%s: %s, which must not ship: it got past galaxy.yml's manifest excludes; move it out of the "
                                 "collection's tree" % (name, why))
-            text = tar.extractfile(member).read().decode("utf-8", errors="replace")
+            text = member_text(tar.extractfile(member).read())
             for line, kind in secret_shapes(text, name):
                 problems.append("%s:%d: %s" % (name, line, kind))
     return problems, count

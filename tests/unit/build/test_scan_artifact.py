@@ -317,3 +317,32 @@ def test_main_exit_status(tmp_path, capsys):
     assert sa.main([str(leaky), str(GALAXY)]) == 1
     assert capsys.readouterr().out == "FAIL a.tar.gz: README.md:2: a GitHub token (ghp_)\n1 passed, 1 failed\n"
     assert sa.main([]) == 2
+
+
+# --- how a member is read (breaker, issue 29) ------------------------------------------------------------------
+
+def test_utf8_bom_does_not_hide_the_first_line(tmp_path):
+    """A file saved with a UTF-8 byte order mark (Windows editors): its first line is read as written."""
+    path = tmp_path / "a.tar.gz"
+    data = b"\xef\xbb\xbf" + ("ansible_password: %s\r\nx: 1\r\n" % pw()).encode()
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("roles/x/defaults/main.yml")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    assert sa.scan(path, frozenset({"roles"}))[0] == ["roles/x/defaults/main.yml:1: " + var("ansible_password")]
+
+
+def test_utf16_file_is_read_as_text():
+    data = ("# notes\n```\nexport GITHUB_TOKEN=%s\n```\n" % github_token()).encode("utf-16")
+    assert sa.secret_shapes(sa.member_text(data), "docs/a.md") == [(3, "a GitHub token (ghp_)")]
+
+
+@pytest.mark.parametrize("text", [
+    "````md\n```\nansible_password: %s\n````\n",      # a fence inside a longer fence does not end it
+    "```\nx\n~~~\nansible_password: %s\n```\n",        # nor does a fence of the other character
+    "```\n``` not a closing fence\nansible_password: %s\n```\n",  # nor one with an info string
+], ids=["longer", "other character", "info string"])
+def test_nested_fences_stay_code(text):
+    text = text % pw()
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("ansible_password"))
+    assert sa.secret_shapes(text, "docs/a.md") == [(line, var("ansible_password"))]
