@@ -48,7 +48,23 @@ Token shapes (found anywhere in a line):
   of ``[A-Za-z0-9/+]`` (AWS IAM User Guide, access keys: an access key ID and a 40-character secret
   access key, ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`` in its examples);
 - Google API key: ``AIza`` then 35 of ``[A-Za-z0-9_-]``, 39 in all (Google Cloud docs, "Manage API keys":
-  the key string, e.g. ``AIzaSy`` and 33 more characters).
+  the key string, e.g. ``AIzaSy`` and 33 more characters);
+- webhook URLs, which are their own credential: Slack's ``hooks.slack.com/services/T.../B.../<secret>``
+  (Slack API docs, "Sending messages using incoming webhooks") and Discord's
+  ``discord.com/api/webhooks/<id>/<token>``;
+- a base64-encoded private key block: a base64 run starting ``LS0tLS1CRUdJTi`` (``-----BEGIN``) whose first
+  bytes decode to a line naming a ``PRIVATE KEY`` (a Kubernetes Secret's ``tls.key``, a ``b64encode``d variable).
+
+Secrets known by what surrounds them (reported only when the line has no token shape above, so a GitHub token
+in a URL is reported once, as the token); the secret's value is checked like a variable's value (below):
+
+- credentials in a URL: ``scheme://user:password@host`` (RFC 3986, section 3.2.1), unless the password is
+  the word ``password``, ``passwd``, ``pass``, ``pwd``, ``secret`` or ``token`` (the form shown in docs);
+- an HTTP ``Authorization`` header with a ``Bearer``, ``Basic`` or ``token`` credential of 12 or more characters
+  (RFC 9110, section 11.6.2);
+- a secret on a command line: ``sshpass -p SECRET``, ``curl -u USER:SECRET`` (``--user``), and
+  ``--token``, ``--api-key``, ``--access-token`` followed by a value (``ansible-galaxy collection publish
+  --token ...``).
 
 A token is a placeholder, not reported, when its random part uses at most 4 distinct characters
 (``ghp_xxxx...``, the house's ``AAAA...A=``; a random WireGuard key's 43 characters have about 30
@@ -92,6 +108,7 @@ Output: a FAIL line per problem (``FAIL ARTIFACT: PATH[:LINE]: KIND``), then ``N
 
 from __future__ import annotations
 
+import base64
 import codecs
 import re
 import sys
@@ -125,7 +142,28 @@ TOKEN_SHAPES = (
     ("an AWS secret access key (aws_secret_access_key)",
      re.compile(r"(?i:secret_access_key)[\"']?\s*[:=]\s*[\"']?(?P<random>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
     ("a Google API key (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>AIza)(?P<random>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])")),
+    ("a Slack webhook URL",
+     re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Z0-9]{6,}/(?P<random>[A-Za-z0-9]{16,})")),
+    ("a Discord webhook URL", re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]{15,22}/(?P<random>[A-Za-z0-9_-]{40,})")),
+    # "-----BEGIN" in base64 starts with LS0tLS1CRUdJTi (a Kubernetes Secret's tls.key, a b64encoded variable).
+    ("a base64-encoded private key block", re.compile(r"(?<![A-Za-z0-9+/])(?P<b64>LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,})")),
 )
+# Secrets known by what surrounds them; a "secret" group is checked like a variable's value (is_literal), a
+# "prefix" goes into the kind. Reported only when the line has none of the token shapes above (a GitHub token
+# in a URL is reported once, as a GitHub token).
+CONTEXT_SHAPES = (
+    ("credentials in a URL (scheme://user:password@host)",
+     re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"<>]*:(?P<secret>[^\s/?#@'\"<>]+)@")),
+    ("an HTTP Authorization header (%s)",
+     re.compile(r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?P<prefix>Bearer|Basic|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)")),
+    ("a secret on a command line (sshpass -p)", re.compile(r"\bsshpass\s+-p\s*(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)")),
+    ("a secret on a command line (curl -u)",
+     re.compile(r"\bcurl\b.*?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)")),
+    ("a secret on a command line (%s)",
+     re.compile(r"(?<![\w-])(?P<prefix>--(?:token|api-key|access-token))\s+(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"'|;&)]+)")),
+)
+# The password of scheme://user:password@host written as a word (the form, not a secret).
+URL_PLACEHOLDER_WORDS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
 # ghp_ and the other classic GitHub prefixes take 36 or more characters, github_pat_ 22 or more.
 GITHUB_CLASSIC_MIN = 36
 
@@ -193,6 +231,15 @@ def is_placeholder_token(random_part: str) -> bool:
     return len(set(random_part)) <= PLACEHOLDER_MAX_DISTINCT or "EXAMPLE" in random_part
 
 
+def is_private_key_b64(run: str) -> bool:
+    """Whether a base64 run starting with "-----BEGIN" encodes a private key block's first line."""
+    head = run[:80][:len(run[:80]) // 4 * 4]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head)
+    except ValueError:
+        return False
+
+
 def token_shapes(line: str) -> list[str]:
     """Kinds of the token shapes in ``line``, placeholders left out; a kind names the prefix, never the value."""
     kinds = []
@@ -204,6 +251,16 @@ def token_shapes(line: str) -> list[str]:
                 continue
             if prefix and prefix.startswith("gh") and len(random_part) < GITHUB_CLASSIC_MIN:
                 continue
+            if groups.get("b64") is not None and not is_private_key_b64(groups["b64"]):
+                continue
+            kinds.append(kind % prefix if prefix else kind)
+            break
+    for kind, pattern in () if kinds else CONTEXT_SHAPES:
+        for match in pattern.finditer(line):
+            secret = match.group("secret").strip("\"'")
+            if not secret or not is_literal(secret) or secret.lower() in URL_PLACEHOLDER_WORDS:
+                continue
+            prefix = match.groupdict().get("prefix")
             kinds.append(kind % prefix if prefix else kind)
             break
     return kinds

@@ -346,3 +346,77 @@ def test_nested_fences_stay_code(text):
     text = text % pw()
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("ansible_password"))
     assert sa.secret_shapes(text, "docs/a.md") == [(line, var("ansible_password"))]
+
+
+# --- more shapes people leak (breaker, issue 29) ---------------------------------------------------------------
+
+URL_KIND = "credentials in a URL (scheme://user:password@host)"
+AUTH_KIND = "an HTTP Authorization header (%s)"
+CLI_KIND = "a secret on a command line (%s)"
+
+
+def pem_b64():
+    """A Kubernetes-style base64 of a private key block's first lines (the key itself random)."""
+    block = DASHES + "BEGIN OPENSSH PRIVATE KEY" + DASHES + "\n" + rand(ALNUM, 64) + "\n"
+    return base64.b64encode(block.encode()).decode()
+
+
+MORE_SHAPES = [
+    ("playbooks/p.yml", lambda: "    url: https://admin:%s@nexus.example.org/repo" % pw(), URL_KIND),
+    ("roles/x/templates/a.j2", lambda: "proxy=http://bob:%s@192.0.2.8:3128" % pw(), URL_KIND),
+    ("docs/a.md", lambda: "Clone it: git clone https://deploy:%s@git.example.org/x.git" % pw(), URL_KIND),
+    ("playbooks/p.yml", lambda: "      Authorization: Bearer " + rand(ALNUM + "._-", 40), AUTH_KIND % "Bearer"),
+    ("playbooks/p.yml", lambda: "      Authorization: \"Basic %s\"" % base64.b64encode(("admin:" + pw()).encode()).decode(),
+     AUTH_KIND % "Basic"),
+    ("docs/a.md", lambda: "```sh\ncurl -H 'Authorization: token %s' https://api.example.org\n```" % rand(ALNUM, 30),
+     AUTH_KIND % "token"),
+    ("playbooks/p.yml", lambda: "- ansible.builtin.command: sshpass -p %s ssh root@hub" % pw(), CLI_KIND % "sshpass -p"),
+    ("playbooks/p.yml", lambda: "- ansible.builtin.shell: curl -fsS -u admin:%s https://x/api" % pw(), CLI_KIND % "curl -u"),
+    ("docs/a.md", lambda: "```sh\nansible-galaxy collection publish x.tar.gz --token %s\n```" % rand(ALNUM, 40),
+     CLI_KIND % "--token"),
+    ("playbooks/p.yml", lambda: "    url: https://hooks.slack.com/services/T%s/B%s/%s" % (rand(UPPER_DIGITS, 9), rand(UPPER_DIGITS, 9),
+                                                                                           rand(ALNUM, 24)),
+     "a Slack webhook URL"),
+    ("playbooks/p.yml", lambda: "    url: https://discord.com/api/webhooks/%s/%s" % (rand(string.digits, 18), rand(ALNUM + "_-", 68)),
+     "a Discord webhook URL"),
+    ("playbooks/p.yml", lambda: "  tls.key: " + pem_b64(), "a base64-encoded private key block"),
+]
+
+
+@pytest.mark.parametrize("name, make, kind", MORE_SHAPES, ids=[case[2] + " in " + case[0] for case in MORE_SHAPES])
+def test_more_shapes(name, make, kind):
+    text = make()
+    line = len(text.splitlines()) if not text.startswith("```") else 2
+    assert sa.secret_shapes(text + "\n", name) == [(line, kind)]
+
+
+NOT_MORE_SHAPES = [
+    ("docs/a.md", "```sh\ngit clone https://user:password@git.example.org/x.git\n```"),
+    ("docs/a.md", "proxy: http://user:pass@proxy:3128 (the form)"),
+    ("playbooks/p.yml", "    url: \"https://{{ nexus_user }}:{{ nexus_password }}@nexus.example.org/\""),
+    ("playbooks/p.yml", "    url: https://{{ user }}:{{ pw | urlencode }}@nexus.example.org/"),
+    ("playbooks/p.yml", "    url: \"https://$USER:$PASSWORD@host/\""),
+    ("playbooks/p.yml", "    url: ssh://git@github.com:22/o/r.git"),
+    ("playbooks/p.yml", "    url: http://[2001:db8::1]:8080/x@y"),
+    ("playbooks/p.yml", "      Authorization: \"Bearer {{ api_token }}\""),
+    ("playbooks/p.yml", "      Authorization: Bearer <token>"),
+    ("docs/a.md", "```sh\ncurl -H \"Authorization: Bearer $TOKEN\" https://x\n```"),
+    ("playbooks/p.yml", "- ansible.builtin.command: sshpass -p \"{{ ssh_pw }}\" ssh root@hub"),
+    ("playbooks/p.yml", "- ansible.builtin.command: sshpass -f /root/pw ssh root@hub"),
+    ("playbooks/p.yml", "- ansible.builtin.shell: curl -u \"$CI_USER:$CI_TOKEN\" https://x"),
+    ("playbooks/p.yml", "- ansible.builtin.shell: podman run --user nobody:nogroup x"),
+    ("docs/a.md", "```sh\nansible-galaxy collection publish x.tar.gz --token \"$GALAXY_TOKEN\"\n```"),
+    ("docs/a.md", "```sh\nansible-playbook --ask-become-pass site.yml\n```"),
+    ("playbooks/p.yml", "    url: https://hooks.slack.com/services/TXXXXXXXX/BXXXXXXXX/XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("playbooks/p.yml", "  tls.crt: " + base64.b64encode((DASHES + "BEGIN CERTIFICATE" + DASHES + "\nMIIB" + rand(ALNUM, 40)).encode()).decode()),
+]
+
+
+@pytest.mark.parametrize("name, text", NOT_MORE_SHAPES)
+def test_not_more_shapes(name, text):
+    assert sa.secret_shapes(text + "\n", name) == []
+
+
+def test_a_token_in_a_url_is_reported_once_by_the_token():
+    line = "url: https://x:%s@github.com/o/r" % github_token()
+    assert sa.secret_shapes(line + "\n", "playbooks/p.yml") == [(1, "a GitHub token (ghp_)")]
