@@ -74,14 +74,18 @@ distinct ones, 4 or fewer has probability below 10^-40) or holds ``EXAMPLE`` (AW
 Secrets in variables: a secret-named key with a literal value. The key (case-insensitive, ``-`` read as
 ``_``) ends in ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``api_key``/``apikey``,
 ``private_key``/``privatekey``, ``preshared_key``/``presharedkey``, ``secret_key`` or
-``secret_access_key``, or ends in ``_pass`` or ``_psk`` (so ``ansible_password``,
+``secret_access_key``, or ends in ``_pass``, or is or ends in ``psk`` (so ``ansible_password``,
 ``ansible_become_password``, ``ansible_ssh_pass``, ``ansible_become_pass``, ``wg_preshared_key``,
 ``PrivateKey``; not ``password_file``, ``token_count`` or ``ansible_ssh_private_key_file``). Forms:
 
 - YAML ``key: value`` with the key first on its line (after indentation and an optional ``- ``);
 - JSON/Python ``"key": value`` anywhere in a line;
+- YAML flow mapping ``key: value`` after ``{`` or ``,`` (``- {name: alice, password: ...}``);
 - INI/env ``key = value`` first on its line, and ``key=value`` anywhere (``-e ansible_password=...``,
-  an INI inventory's host line, ``export TOKEN=...``).
+  an INI inventory's host line, ``export TOKEN=...``, ``--password=...``);
+- OpenWrt UCI (uci(1)): ``option NAME VALUE`` or ``list NAME VALUE`` first on its line (an /etc/config
+  template) and ``uci set CONFIG.SECTION.NAME=VALUE``; a UCI option named ``key`` counts as secret-named
+  (a wifi-iface's WPA passphrase).
 
 In Python files only a quoted value counts (an unquoted one is code: ``password=password``). In
 Markdown and reStructuredText only code counts: fenced blocks and inline ``code`` spans (prose says
@@ -93,7 +97,8 @@ A value is literal unless, without its quotes, it is:
 - empty, a YAML null or boolean (``~``, ``null``, ``true``, ``false``, ``yes``, ``no``...);
 - the start of a block scalar (``|``, ``>``) or of a flow collection (``[``, ``{``);
 - a reference: holds a Jinja expression (``{{``, ``{%``: ``"{{ vault_wg_key }}"``, ``"{{ omit }}"``) or
-  starts with ``$`` (an environment variable) or the ``!vault`` tag (the encrypted block below it is
+  is an environment variable or a command's output (``$NAME``, ``${...}``, ``$(...)``; a crypt(3) password
+  hash such as ``$6$salt$hash`` is literal) or starts with the ``!vault`` tag (the encrypted block below it is
   reported by the Vault rule);
 - a documentation placeholder: enclosed in ``<...>`` (``<redacted>``, ``<your token>``), elided (holds
   ``...`` or ``\u2026``: ``KKKK...=``), made of 4 or fewer distinct characters (``xxxx``, ``****``), or
@@ -170,7 +175,7 @@ GITHUB_CLASSIC_MIN = 36
 # --- secrets in variables ------------------------------------------------------------------------
 SECRET_KEY = re.compile(
     r"(?:.*(?:password|passwd|passphrase|secret|token|api_?key|private_?key|preshared_?key|secret_?key|secret_access_key)"
-    r"|.+_pass|.+_psk)")
+    r"|.+_pass|(?:.+_)?psk)")
 _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
 # YAML 'key:' first on the line; the ':' ends the line or is followed by a blank.
 YAML_KEY = re.compile(r"^\s*(?:-\s+)?(?P<key>%s)\s*:(?=\s|$)(?P<rest>.*)$" % _KEY)
@@ -178,7 +183,17 @@ YAML_KEY = re.compile(r"^\s*(?:-\s+)?(?P<key>%s)\s*:(?=\s|$)(?P<rest>.*)$" % _KE
 QUOTED_KEY = re.compile(r"(?P<q>[\"'])(?P<key>%s)(?P=q)\s*:(?=(?P<rest>.*)$)" % _KEY)
 # key = value first on the line (INI, env, Python), key=value anywhere.
 INI_KEY = re.compile(r"^\s*(?:export\s+)?(?P<key>%s)\s*=(?![=~])(?P<rest>.*)$" % _KEY)
-INLINE_KEY = re.compile(r"(?:(?<=[\s,;({\[\"'`])|^)(?P<key>%s)=(?![=~])(?=(?P<rest>.*)$)" % _KEY)
+# (after a '-' too: --password=..., --api-key=...)
+INLINE_KEY = re.compile(r"(?:(?<=[\s,;({\[\"'`-])|^)(?P<key>%s)=(?![=~])(?=(?P<rest>.*)$)" % _KEY)
+# key: value after '{' or ',' (a YAML flow mapping: - {name: alice, password: ...}).
+FLOW_KEY = re.compile(r"(?<=[{,])\s*(?P<key>%s)\s*:(?=\s)(?=(?P<rest>.*)$)" % _KEY)
+# OpenWrt's UCI: 'option NAME VALUE' / 'list NAME VALUE' in /etc/config files, and 'uci set CONFIG.SECTION.NAME=VALUE'
+# (uci(1); a wifi-iface's 'key' is its WPA passphrase, so a UCI option named key counts as secret-named).
+UCI_OPTION = re.compile(r"^\s*(?:option|list)\s+(?P<key>[A-Za-z0-9_]+)\s+(?P<rest>.*)$")
+UCI_SET = re.compile(r"\buci\s+(?:-\S+\s+)*?(?:set|add_list)\s+(?P<key>[A-Za-z0-9_][\w.@\[\]-]*)=(?P<rest>.*)$")
+# A value starting with $ is an environment variable ($NAME, ${NAME}) or a command's output ($(...)); anything else
+# starting with $ is literal (a crypt(3) password hash: $6$salt$hash, $y$...).
+ENV_REFERENCE = re.compile(r"\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]*$)")
 YAML_NON_LITERAL = frozenset({"", "~", "null", "none", "true", "false", "yes", "no", "on", "off"})
 PLACEHOLDER_WORDS = frozenset({"change_me", "changeme", "redacted", "replace_me", "placeholder"})
 PROSE_SUFFIXES = (".md", ".rst")
@@ -266,16 +281,30 @@ def token_shapes(line: str) -> list[str]:
     return kinds
 
 
-def first_value(rest: str, inline: bool) -> tuple[str, str | None]:
+def is_secret_name(key: str, uci: bool = False) -> bool:
+    """Whether ``key`` names a secret (SECRET_KEY, case-insensitive, '-' read as '_'); in UCI (``uci``) its last
+    dotted part is the option's name, and ``key`` counts too."""
+    name = key.lower().replace("-", "_")
+    if uci:
+        name = name.rsplit(".", 1)[-1]
+        if name == "key":
+            return True
+    return bool(SECRET_KEY.fullmatch(name))
+
+
+def first_value(rest: str, inline: bool | str) -> tuple[str, str | None]:
     """The value at the start of ``rest`` (the text after ``:`` or ``=``) and, when it was quoted, what follows it.
 
-    ``inline`` (``key=value`` inside a line): an unquoted value ends at a blank or a quote.
+    ``inline`` (``key=value`` inside a line): an unquoted value ends at a blank or a quote; ``"flow"`` (a YAML
+    flow mapping's ``key: value``): at a ``,``, ``}`` or ``]``.
     """
     rest = rest.strip()
     if rest[:1] in ("'", '"'):
         end = rest.find(rest[0], 1)
         return (rest[1:end], rest[end + 1:].strip()) if end > 0 else (rest[1:], "")
-    if inline:
+    if inline == "flow":
+        rest = re.split(r"[,}\]]", rest, maxsplit=1)[0]
+    elif inline:
         rest = re.split(r"[\s'\"`]", rest, maxsplit=1)[0]
     rest = re.split(r"\s+#", rest, maxsplit=1)[0]
     return rest.strip().rstrip(",;)]}`").strip(), None
@@ -287,7 +316,7 @@ def is_literal(value: str) -> bool:
     lowered = plain.lower()
     if lowered in YAML_NON_LITERAL:
         return False
-    if plain[0] in "|>[{$" or plain.startswith("!vault") or "{{" in plain or "{%" in plain:
+    if plain[0] in "|>[{" or ENV_REFERENCE.match(plain) or plain.startswith("!vault") or "{{" in plain or "{%" in plain:
         return False
     if (plain.startswith("<") and plain.endswith(">")) or "..." in plain or "\u2026" in plain:
         return False
@@ -304,13 +333,15 @@ def secret_assignments(line: str, python: bool) -> list[str]:
     forms = [(YAML_KEY.match(line), False), (INI_KEY.match(line), False)]
     forms += [(match, False) for match in QUOTED_KEY.finditer(line)]
     forms += [(match, True) for match in INLINE_KEY.finditer(line)]
+    forms += [(match, "flow") for match in FLOW_KEY.finditer(line)]
+    forms += [(UCI_OPTION.match(line), "uci"), (UCI_SET.search(line), "uci")]
     for match, inline in forms:
         if not match:
             continue
         key = match.group("key")
-        if key in found or not SECRET_KEY.fullmatch(key.lower().replace("-", "_")):
+        if key in found or not is_secret_name(key, uci=inline == "uci"):
             continue
-        value, after = first_value(match.group("rest"), inline)
+        value, after = first_value(match.group("rest"), True if inline == "uci" else inline)
         if python and (after is None or after[:1] in ("%", ".", "+", "*", "[")):
             continue
         if is_literal(value):

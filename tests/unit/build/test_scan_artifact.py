@@ -420,3 +420,54 @@ def test_not_more_shapes(name, text):
 def test_a_token_in_a_url_is_reported_once_by_the_token():
     line = "url: https://x:%s@github.com/o/r" % github_token()
     assert sa.secret_shapes(line + "\n", "playbooks/p.yml") == [(1, "a GitHub token (ghp_)")]
+
+
+# --- more places a variable's secret is written (breaker, issue 29) --------------------------------------------
+
+def crypt_hash():
+    return "$6$" + rand(ALNUM, 16) + "$" + rand(ALNUM + "./", 86)
+
+
+MORE_VARS = [
+    ("roles/x/templates/wireless.j2", lambda: "\toption key '%s'" % pw(), "key"),
+    ("roles/x/templates/network.j2", lambda: "    option password \"%s\"" % pw(), "password"),
+    ("roles/x/templates/network.j2", lambda: "\tlist auth_secret '%s'" % pw(), "auth_secret"),
+    ("docs/a.md", lambda: "```sh\nuci set wireless.@wifi-iface[0].key='%s'\n```" % pw(), "wireless.@wifi-iface[0].key"),
+    ("docs/a.md", lambda: "```sh\nuci set wireless.default_radio0.key=%s\n```" % pw(), "wireless.default_radio0.key"),
+    ("docs/a.md", lambda: "```sh\nmysqldump --password=%s db\n```" % pw(), "password"),
+    ("docs/a.md", lambda: "```sh\nansible-galaxy collection publish x.tar.gz --api-key=%s\n```" % pw(), "api-key"),
+    ("roles/x/vars/main.yml", lambda: "psk: " + pw(), "psk"),
+    ("roles/x/vars/main.yml", lambda: "- {name: alice, password: %s, groups: wheel}" % pw(), "password"),
+    ("playbooks/p.yml", lambda: "        password: '%s'" % crypt_hash(), "password"),
+    ("playbooks/p.yml", lambda: "root_password: \"$y$j9T$%s$%s\"" % (rand(ALNUM, 22), rand(ALNUM, 43)), "root_password"),
+]
+
+
+@pytest.mark.parametrize("name, make, key", MORE_VARS, ids=["%s: %s" % (case[0], case[2]) for case in MORE_VARS])
+def test_more_secret_variables(name, make, key):
+    text = make()
+    line = len(text.splitlines()) if not text.startswith("```") else 2
+    assert sa.secret_shapes(text + "\n", name) == [(line, var(key))]
+
+
+NOT_MORE_VARS = [
+    ("roles/x/templates/wireless.j2", "\toption key '{{ wifi_key }}'"),
+    ("roles/x/templates/wireless.j2", "\toption encryption 'psk2'"),
+    ("roles/x/templates/network.j2", "\toption private_key '{{ wg_private_key }}'"),
+    ("roles/x/templates/network.j2", "\toption keepalive '25'"),
+    ("docs/a.md", "```sh\nuci set network.wg0.private_key=\"$(wg genkey)\"\n```"),
+    ("docs/a.md", "```sh\nuci set dropbear.@dropbear[0].PasswordAuth=off\n```"),
+    ("docs/a.md", "```sh\nuci set network.wg0.listen_port=51820\n```"),
+    ("docs/a.md", "```sh\nmysqldump --password=\"$DB_PW\" db\n```"),
+    ("docs/a.md", "```sh\nansible-playbook --vault-password-file=~/.vault_pass site.yml\n```"),
+    ("roles/x/vars/main.yml", "psk: \"{{ vault_psk }}\""),
+    ("roles/x/vars/main.yml", "- {name: alice, password: \"{{ alice_pw }}\"}"),
+    ("roles/x/vars/main.yml", "- {name: alice, shell: /bin/sh}"),
+    ("roles/x/defaults/main.yml", "token: ${CI_JOB_TOKEN}"),
+    ("roles/x/defaults/main.yml", "token: $(cat /run/secrets/token)"),
+]
+
+
+@pytest.mark.parametrize("name, text", NOT_MORE_VARS)
+def test_not_more_secret_variables(name, text):
+    assert sa.secret_shapes(text + "\n", name) == []
