@@ -87,6 +87,13 @@ Secrets in variables: a secret-named key with a literal value. The key (case-ins
   template) and ``uci set CONFIG.SECTION.NAME=VALUE``; a UCI option named ``key`` counts as secret-named
   (a wifi-iface's WPA passphrase).
 
+YAML and JSON files (``.yml``, ``.yaml``, ``.json``) are also read as YAML (composed, nothing constructed), which
+finds what a line does not show: a secret-named key whose literal value is a block scalar (``password: |``),
+a plain scalar on the next line, an alias of an anchored literal (``ansible_password: *pw``), an explicit
+``? key``, a JSON key written with escapes; and the literal ``default`` of a private ``vars_prompt`` entry
+(``private: true``, or ``private`` left out, Ansible's default, and a secret-named ``name``). Reported on the
+key's line unless a line of the value was reported already (a key block is reported as the key block).
+
 In Python files only a quoted value counts (an unquoted one is code: ``password=password``). In
 Markdown and reStructuredText only code counts: fenced blocks and inline ``code`` spans (prose says
 "the token: ..." without leaking one). A fenced block ends at a fence of its own character (backtick or
@@ -197,6 +204,7 @@ ENV_REFERENCE = re.compile(r"\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]*$)")
 YAML_NON_LITERAL = frozenset({"", "~", "null", "none", "true", "false", "yes", "no", "on", "off"})
 PLACEHOLDER_WORDS = frozenset({"change_me", "changeme", "redacted", "replace_me", "placeholder"})
 PROSE_SUFFIXES = (".md", ".rst")
+YAML_SUFFIXES = (".yml", ".yaml", ".json")
 # A fence: 3 or more backticks or tildes; it is closed by a fence of the same character, at least as long, with
 # nothing after it (CommonMark), so a fence shown inside a longer one or of the other character stays code.
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
@@ -368,6 +376,70 @@ def code_lines(text: str, name: str) -> list[tuple[int, str]]:
     return code
 
 
+def is_literal_scalar(node: yaml.Node) -> bool:
+    """Whether a composed YAML node is a scalar with a literal value (not ``!vault``-tagged)."""
+    return isinstance(node, yaml.ScalarNode) and not node.tag.startswith("!vault") and is_literal(node.value)
+
+
+def node_lines(node: yaml.Node) -> tuple[int, int]:
+    """The 1-based first and last line of a composed node's text (a block scalar ends at the start of the next line)."""
+    end = node.end_mark.line + (0 if node.end_mark.column == 0 and node.end_mark.line > node.start_mark.line else 1)
+    return node.start_mark.line + 1, end
+
+
+def private_prompt_defaults(prompts: yaml.SequenceNode) -> list[tuple[int, int, int, str]]:
+    """(line, first, last, kind) of each literal ``default`` of a ``vars_prompt`` entry whose ``private`` is
+    true, or whose ``private`` is left out (Ansible's default: true) and whose ``name`` is secret-named."""
+    found = []
+    for item in prompts.value:
+        if not isinstance(item, yaml.MappingNode):
+            continue
+        keys = {key.value: key for key, value in item.value if isinstance(key, yaml.ScalarNode)}
+        fields = {key.value: value for key, value in item.value if isinstance(key, yaml.ScalarNode)}
+        name, private, default = fields.get("name"), fields.get("private"), fields.get("default")
+        name = name.value if isinstance(name, yaml.ScalarNode) else ""
+        if default is None or not is_literal_scalar(default):
+            continue
+        if isinstance(private, yaml.ScalarNode) and private.value.lower() in ("false", "no", "off"):
+            continue
+        if private is None and not is_secret_name(name):
+            continue
+        found.append((keys["default"].start_mark.line + 1, *node_lines(default),
+                      "a literal default of a private vars_prompt (%s)" % name))
+    return found
+
+
+def yaml_secrets(text: str) -> list[tuple[int, int, int, str]]:
+    """What a line-by-line reading misses in a YAML (or JSON) text, read as YAML: (key line, first line of the
+    value, last line of the value, kind) of each secret-named key with a literal scalar value wherever the YAML
+    puts it (a block scalar, a plain scalar on the next line, an alias of an anchored literal, an explicit
+    ``? key``, a JSON key written with escapes), and of each literal default of a private ``vars_prompt``.
+    A text that is not YAML (a Jinja template named .yml) gives []."""
+    try:
+        stack = [node for node in yaml.compose_all(text, Loader=yaml.SafeLoader) if node is not None]
+    except yaml.YAMLError:
+        return []
+    found, seen = [], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+                if not isinstance(key, yaml.ScalarNode):
+                    continue
+                if key.value == "vars_prompt" and isinstance(value, yaml.SequenceNode):
+                    found.extend(private_prompt_defaults(value))
+                if is_secret_name(key.value) and is_literal_scalar(value):
+                    found.append((key.start_mark.line + 1, *node_lines(value),
+                                  "a literal value of a secret-named variable (%s)" % key.value))
+    return found
+
+
 def secret_shapes(text: str, name: str = "") -> list[tuple[int, str]]:
     """(1-based line, kind) of each secret in ``text`` (the member ``name`` picks the rules); never the value."""
     found = {}
@@ -381,6 +453,10 @@ def secret_shapes(text: str, name: str = "") -> list[tuple[int, str]]:
             continue
         for key in secret_assignments(line, python):
             found.setdefault(number, []).append("a literal value of a secret-named variable (%s)" % key)
+    if name.endswith(YAML_SUFFIXES):
+        for number, first, last, kind in sorted(yaml_secrets(text)):
+            if number not in found and not any(line in found for line in range(first, last + 1)):
+                found[number] = [kind]
     return [(number, kind) for number in sorted(found) for kind in found[number]]
 
 

@@ -471,3 +471,58 @@ NOT_MORE_VARS = [
 @pytest.mark.parametrize("name, text", NOT_MORE_VARS)
 def test_not_more_secret_variables(name, text):
     assert sa.secret_shapes(text + "\n", name) == []
+
+
+# --- YAML read as YAML: values a line does not show (breaker, issue 29) ----------------------------------------
+
+YAML_CASES = [
+    ("block scalar", "vpn:\n  ansible_password: |\n    {pw}\n", 2, "ansible_password"),
+    ("folded block scalar", "ansible_become_password: >-\n  {pw}\n", 1, "ansible_become_password"),
+    ("plain scalar on the next line", "all:\n  vars:\n    ansible_password:\n      {pw}\n", 3, "ansible_password"),
+    ("alias of an anchored literal", "common: &pw {pw}\nhub:\n  ansible_password: *pw\n", 3, "ansible_password"),
+    ("multi-line flow mapping", "users:\n  - {{name: alice,\n     password: {pw}}}\n", 3, "password"),
+    ("explicit key", "? api_token\n: {pw}\n", 1, "api_token"),
+    ("JSON on one line, key in an escape", '{{"pass\\u0077ord": "{pw}"}}\n', 1, "password"),
+]
+
+
+@pytest.mark.parametrize("what, text, line, key", YAML_CASES, ids=[case[0] for case in YAML_CASES])
+def test_yaml_values_a_line_does_not_show(what, text, line, key):
+    name = "docs/a.json" if what.startswith("JSON") else "roles/x/defaults/main.yml"
+    assert sa.secret_shapes(text.format(pw=pw()), name) == [(line, var(key))]
+
+
+def test_vars_prompt_default_of_a_private_prompt():
+    text = ("- hosts: all\n  vars_prompt:\n    - name: become_pw\n      prompt: Become password\n      private: true\n"
+            "      default: %s\n    - name: iface\n      prompt: Interface\n      default: wg0\n"
+            "    - name: api_token\n      prompt: Token\n      default: %s\n" % (pw(), pw()))
+    assert sa.secret_shapes(text, "playbooks/p.yml") == [
+        (6, "a literal default of a private vars_prompt (become_pw)"),
+        (12, "a literal default of a private vars_prompt (api_token)")]
+
+
+NOT_YAML_CASES = [
+    ("block scalar with Jinja", "ansible_password: |\n  {{ vault_pw }}\n"),
+    ("alias of a reference", "common: &pw \"{{ vault_pw }}\"\nhub:\n  ansible_password: *pw\n"),
+    ("mapping value", "password:\n  type: str\n  no_log: true\n"),
+    ("non-private prompt", "- hosts: all\n  vars_prompt:\n    - name: api_token\n      private: false\n      default: abcdefgh\n"),
+    ("prompt default from a variable", "- hosts: all\n  vars_prompt:\n    - name: pw\n      private: true\n      default: \"{{ x }}\"\n"),
+    ("not YAML (a Jinja template named .yml)", "{% if x %}\nansible_password: \"{{ y }}\"\n{% endif %}\n"),
+]
+
+
+@pytest.mark.parametrize("what, text", NOT_YAML_CASES, ids=[case[0] for case in NOT_YAML_CASES])
+def test_not_yaml_secrets(what, text):
+    assert sa.secret_shapes(text, "roles/x/defaults/main.yml") == []
+
+
+def test_a_block_scalar_with_a_token_shape_is_reported_by_the_shape_only():
+    text = "wg_private_key: |\n  %sBEGIN OPENSSH PRIVATE KEY%s\n  %s\n" % (DASHES, DASHES, rand(ALNUM, 60))
+    assert sa.secret_shapes(text, "roles/x/defaults/main.yml") == [(2, PEM_KIND)]
+    vault = "ansible_password: !vault |\n  $ANSIBLE" "_VAULT;1.1;AES256\n  6134%s\n" % rand(string.digits, 40)
+    assert sa.secret_shapes(vault, "roles/x/defaults/main.yml") == [(2, "an Ansible Vault encrypted blob ($ANSIBLE_VAULT header)")]
+
+
+def test_each_block_scalar_secret_is_reported_next_to_a_token():
+    text = "a_password: |\n  %s\nb_token: %s\n" % (pw(), github_token())
+    assert sa.secret_shapes(text, "roles/x/defaults/main.yml") == [(1, var("a_password")), (3, "a GitHub token (ghp_)")]
