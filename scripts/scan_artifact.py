@@ -109,7 +109,12 @@ A value is literal unless, without its quotes, it is:
   reported by the Vault rule);
 - a documentation placeholder: enclosed in ``<...>`` (``<redacted>``, ``<your token>``), elided (holds
   ``...`` or ``\u2026``: ``KKKK...=``), made of 4 or fewer distinct characters (``xxxx``, ``****``), or
-  one of ``CHANGE_ME``, ``CHANGEME``, ``REDACTED``, ``REPLACE_ME``, ``PLACEHOLDER`` (any case).
+  one of ``CHANGE_ME``, ``CHANGEME``, ``REDACTED``, ``REPLACE_ME``, ``PLACEHOLDER`` (any case), or an
+  upper-case metavariable as a command's usage writes one (``YOUR_PASSWORD``, ``BECOME_PASSWORD``: upper-case
+  words joined by ``_``; or ``PASSWORD``, ``PASSWD``, ``PASSPHRASE``, ``SECRET``, ``TOKEN``, ``PSK``);
+- a file's path (the file that holds the secret, not the secret): starting ``/``, ``~/`` or ``./``, with two
+  parts or more of letters, digits, ``_.@-`` (``/etc/wireguard/wg0.key``, ``~/.ssh/id_ed25519``; base64's
+  ``+`` and ``=`` are not path characters here).
 
 Anything else is reported, numbers too (a PIN is a password). A line with a token shape is reported
 once, by that shape.
@@ -203,6 +208,10 @@ UCI_SET = re.compile(r"\buci\s+(?:-\S+\s+)*?(?:set|add_list)\s+(?P<key>[A-Za-z0-
 ENV_REFERENCE = re.compile(r"\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]*$)")
 YAML_NON_LITERAL = frozenset({"", "~", "null", "none", "true", "false", "yes", "no", "on", "off"})
 PLACEHOLDER_WORDS = frozenset({"change_me", "changeme", "redacted", "replace_me", "placeholder"})
+# A metavariable as a command's usage writes one: YOUR_PASSWORD, BECOME_PASSWORD, or one upper-case secret word.
+METAVARIABLE = re.compile(r"[A-Z]+(?:_[A-Z]+)+|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|PSK")
+# A file's path (the key's file, not the key): absolute, ~/ or ./, two parts or more, no base64's + or =.
+FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.@-]+/)+[\w.@-]+")
 PROSE_SUFFIXES = (".md", ".rst")
 YAML_SUFFIXES = (".yml", ".yaml", ".json")
 # A fence: 3 or more backticks or tildes; it is closed by a fence of the same character, at least as long, with
@@ -327,6 +336,8 @@ def is_literal(value: str) -> bool:
     if plain[0] in "|>[{" or ENV_REFERENCE.match(plain) or plain.startswith("!vault") or "{{" in plain or "{%" in plain:
         return False
     if (plain.startswith("<") and plain.endswith(">")) or "..." in plain or "\u2026" in plain:
+        return False
+    if METAVARIABLE.fullmatch(plain) or FILE_PATH.fullmatch(plain):
         return False
     return len(set(plain)) > PLACEHOLDER_MAX_DISTINCT and lowered not in PLACEHOLDER_WORDS
 

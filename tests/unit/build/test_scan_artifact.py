@@ -526,3 +526,34 @@ def test_a_block_scalar_with_a_token_shape_is_reported_by_the_shape_only():
 def test_each_block_scalar_secret_is_reported_next_to_a_token():
     text = "a_password: |\n  %s\nb_token: %s\n" % (pw(), github_token())
     assert sa.secret_shapes(text, "roles/x/defaults/main.yml") == [(1, var("a_password")), (3, "a GitHub token (ghp_)")]
+
+
+# --- what docs and roles reasonably write, which is not a secret (breaker, issue 29) ----------------------------
+
+REASONABLE = [
+    ("docs/a.md", "```sh\nansible-playbook site.yml -e ansible_become_password=YOUR_PASSWORD\n```"),
+    ("docs/a.md", "```ini\nhub ansible_host=192.0.2.1 ansible_password=BECOME_PASSWORD\n```"),
+    ("docs/a.md", "```sh\nsshpass -p SECRET ssh root@hub\n```"),
+    ("docs/a.md", "```sh\ncurl -u USER:TOKEN https://x\n```"),
+    ("docs/a.md", "```yaml\nwg_private_key: /etc/wireguard/wg0.key\n```"),
+    ("roles/x/defaults/main.yml", "ssh_private_key: ~/.ssh/id_ed25519"),
+    ("roles/x/defaults/main.yml", "wg_preshared_key: ./files/peer.psk"),
+    ("roles/x/templates/wg.conf.j2", "PrivateKey = /etc/wireguard/private.key"),
+]
+
+
+@pytest.mark.parametrize("name, text", REASONABLE)
+def test_reasonable_content_passes(name, text):
+    assert sa.secret_shapes(text + "\n", name) == []
+
+
+STILL_SECRET = [
+    ("roles/x/defaults/main.yml", lambda: "ansible_password: Summer_Holiday_" + rand(string.digits, 4), "ansible_password"),
+    ("roles/x/defaults/main.yml", lambda: "ansible_password: /%s" % pw(), "ansible_password"),
+    ("roles/x/defaults/main.yml", lambda: "aws_secret_key: /%s+%s" % (rand(ALNUM, 20), rand(ALNUM, 18)), "aws_secret_key"),
+]
+
+
+@pytest.mark.parametrize("name, make, key", STILL_SECRET, ids=[case[2] for case in STILL_SECRET])
+def test_still_secret(name, make, key):
+    assert sa.secret_shapes(make() + "\n", name) == [(1, var(key))]
