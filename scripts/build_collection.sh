@@ -8,7 +8,10 @@
 # 1. Only what git tracks: the files `git ls-files` lists, as they are in the working tree (edits included;
 #    tracked files deleted from the working tree left out), are copied to a temporary directory. Untracked
 #    and ignored files (an inventory, keys, a vault file, bench/ or lab/ state left in the checkout) never
-#    reach the build. Outside a git checkout of this repository it fails, saying so.
+#    reach the build, nor does a tracked file that a .gitignore ignores (added with git add -f, or before the
+#    ignore rule): it is named on stderr. The checkout is the one this script sits in, whatever GIT_DIR,
+#    GIT_WORK_TREE or GIT_INDEX_FILE say (a git hook sets them). Outside a git checkout of this repository it
+#    fails, saying so.
 # 2. ansible-galaxy collection build there: galaxy.yml's manifest is an allow-list with excludes for
 #    inventory-shaped paths (ansible-galaxy needs the distlib library for it, next to ansible-core).
 # 3. scripts/scan_artifact.py on the artifact (python3 from PATH, with PyYAML: ansible-core brings it):
@@ -26,6 +29,8 @@ set -euo pipefail
 fail() { printf 'build_collection.sh: %s\n' "$*" >&2; exit 1; }
 
 [[ $# -le 1 ]] || { echo "usage: scripts/build_collection.sh [OUTPUT_DIR]" >&2; exit 2; }
+# git reads these before -C: a hook's (or a caller's) would make it list another repository's or index's files.
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_COMMON_DIR GIT_OBJECT_DIRECTORY GIT_NAMESPACE GIT_PREFIX
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 out=${1:-$root}
 mkdir -p "$out" || fail "cannot make the output directory $out"
@@ -45,10 +50,17 @@ top=$(git -C "$root" rev-parse --show-toplevel 2>/dev/null) \
 work=$(mktemp -d "${TMPDIR:-/tmp}/tunnelfix-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src" "$work/dist"
+# Tracked files a .gitignore (or .git/info/exclude, core.excludesFile) ignores: left out, named.
+declare -A ignored=()
+while IFS= read -r -d '' f; do ignored[$f]=1; done < <(git -C "$root" ls-files -z --cached --ignored --exclude-standard)
 # Tracked paths that exist in the working tree (a regular file, or a link: the scan refuses links).
 (cd "$root" && git ls-files -z | while IFS= read -r -d '' f; do
-  if [[ -f $f || -L $f ]]; then printf '%s\0' "$f"; fi
+  if [[ -z ${ignored[$f]:-} ]] && [[ -f $f || -L $f ]]; then printf '%s\0' "$f"; fi
 done | tar --null -T - -cf -) | tar -xf - -C "$work/src"
+if ((${#ignored[@]})); then
+  mapfile -t names < <(printf '%s\n' "${!ignored[@]}" | sort)
+  printf 'build_collection.sh: left out %d tracked file(s) that git ignores (.gitignore): %s\n' "${#names[@]}" "${names[*]}" >&2
+fi
 
 if ! ansible-galaxy collection build --output-path "$work/dist" "$work/src" > "$work/build.log" 2>&1; then
   cat "$work/build.log" >&2
@@ -69,7 +81,7 @@ if ((rc != 0)); then
   stale=""
   if [[ -e $out/$name ]]; then rm -f "$out/$name"; stale=" (and removed the earlier $out/$name)"; fi
   printf '%s\n' "$scan" >&2
-  fail "$name failed the scan (problems above): not written to $out$stale; take the secret (or the inventory file) out of the collection's tree, or the file out of git (git rm --cached FILE); a secret that was ever committed stays in git history: rotate it"
+  fail "$name failed the scan (problems above): not written to $out$stale; take the secret (or the inventory file) out of the collection's tree (a placeholder such as <password>, YOUR_PASSWORD or \"{{ vault_password }}\" passes), or the file out of git (git rm --cached FILE); a secret that was ever committed stays in git history: rotate it"
 fi
 mv -f "${artifacts[0]}" "$out/$name"
 echo "built $out/$name from the files git tracks (scan: ${scan%% passed*} files, no secret, no inventory path)"

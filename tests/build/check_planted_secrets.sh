@@ -7,7 +7,9 @@
 #      password and a WireGuard key, playbooks/group_vars/all/vault.yml, playbooks/inventory.yml,
 #      roles/linux_bbr_fq/vars/vault.yml: galaxy.yml's excludes); an untracked docs/ file holding a GitHub token;
 #      keys under bench/state as make bench leaves them (git ignores them); a tracked file deleted from the working
-#      tree. A tracked file's working-tree edit is what ships. It prints one line naming the artifact.
+#      tree; a tracked docs/ file that .gitignore ignores (added with git add -f), holding a password. A tracked
+#      file's working-tree edit is what ships. It prints one line naming the artifact, and on stderr one line
+#      naming the tracked file it left out because git ignores it.
 #   2. Named, and the build fails: one tracked file per shape in allowed paths (a become password in a role's
 #      defaults, a password in an INI inventory line in docs/, a GitHub token, a GitLab token, a Slack token, an
 #      AWS access key ID and secret access key, a Google API key, an Ansible Vault blob, an OpenSSH private key, a
@@ -15,7 +17,9 @@
 #      appears in the output, and nothing is left in the output directory (the earlier build's artifact is removed).
 #   3. Defence in depth: galaxy.yml without its inventory excludes lets playbooks/host_vars/peer.yml into the
 #      tarball; the scan fails naming that path.
-#   4. Outside a git checkout the build fails, saying so.
+#   4. Run with a git hook's environment (GIT_DIR and GIT_INDEX_FILE of another repository), the build is still
+#      of the checkout the script sits in.
+#   5. Outside a git checkout the build fails, saying so.
 set -euo pipefail
 umask 077
 cd "$(dirname "$0")/../.."
@@ -59,6 +63,10 @@ mkdir -p "$src/bench/state/wg"
 ssh-keygen -q -t ed25519 -N '' -C planted -f "$src/bench/state/id_ed25519"
 for i in 1 2 3; do wg genkey > "$src/bench/state/wg/host$i.key"; done
 rm "$src/docs/sweep.md"
+printf '/docs/private-hub.md\n' >> "$src/.gitignore"
+printf '# the hub\n\n~~~ini\nhub ansible_password=%s\n~~~\n' "$(rand 'A-Za-z0-9' 16)" > "$src/docs/private-hub.md"
+git -C "$src" add -f .gitignore docs/private-hub.md
+git -C "$src" commit -q -m "a tracked file .gitignore ignores"
 marker="working-tree edit $(rand 'a-z0-9' 12)"
 echo "<!-- $marker -->" >> "$src/docs/faults.md"
 
@@ -69,17 +77,20 @@ log=$(cd "$scratch" && PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collecti
 artifacts=("$out1"/tunnelfix-fleet-*.tar.gz)
 [[ -f ${artifacts[0]} ]] || fail "no artifact in $out1"
 artifact=${artifacts[0]} name=$(basename "${artifacts[0]}")
-[[ $log == "built $out1/$name from the files git tracks "* && $(wc -l <<<"$log") -eq 1 ]] \
+ignored_note="build_collection.sh: left out 1 tracked file(s) that git ignores (.gitignore): docs/private-hub.md"
+[[ $(grep -c '^built ' <<<"$log") -eq 1 && $(grep '^built ' <<<"$log") == "built $out1/$name from the files git tracks "* ]] \
   || { echo "$log"; fail "the build did not print one line naming $out1/$name"; }
+[[ $(grep -v '^built ' <<<"$log") == "$ignored_note" ]] \
+  || { echo "$log"; fail "the build did not name (only) the tracked file git ignores, docs/private-hub.md"; }
 listing=$(tar tzf "$artifact")
 for gone in playbooks/host_vars/ playbooks/group_vars/ playbooks/inventory.yml roles/linux_bbr_fq/vars/vault.yml \
-  docs/notes-untracked.md bench/ docs/sweep.md; do
+  docs/notes-untracked.md bench/ docs/sweep.md docs/private-hub.md; do
   if grep -q "^${gone}" <<<"$listing"; then fail "$name contains $gone"; fi
 done
 grep -qx roles/linux_bbr_fq/vars/main.yml <<<"$listing" || fail "$name lacks roles/linux_bbr_fq/vars/main.yml"
 tar xzf "$artifact" -O docs/faults.md | grep -qF "$marker" || fail "$name does not hold docs/faults.md as edited in the working tree"
 echo "ok   left out: tracked host_vars/, group_vars/, inventory.yml, vault.yml; untracked docs/ file; bench/state keys;" \
-  "deleted docs/sweep.md (the build passes; the working-tree edit ships)"
+  "deleted docs/sweep.md; tracked docs/private-hub.md that .gitignore ignores, named (the build passes; the working-tree edit ships)"
 
 # --- 2. named --------------------------------------------------------------------------------------------
 rm -rf "$src/bench/state" "$src/docs/notes-untracked.md"
@@ -149,7 +160,20 @@ if ((rc != 1)) || ! grep -qF "$line" <<<"$log"; then
 fi
 echo "ok   defence in depth: without galaxy.yml's host_vars exclude the scan names playbooks/host_vars/peer.yml"
 
-# --- 4. no git ---------------------------------------------------------------------------------------------
+# --- 4. a git hook's environment -----------------------------------------------------------------------------
+git -C "$src" checkout -q galaxy.yml
+other=$scratch/other
+git init -q "$other"
+git -C "$other" -c user.name=o -c user.email=o@example.invalid commit -q --allow-empty -m other
+rc=0
+log=$(cd "$other" && GIT_DIR=$other/.git GIT_INDEX_FILE=$other/.git/index PATH="$repo/.venv/bin:$PATH" \
+  "$src/scripts/build_collection.sh" "$scratch/out5" 2>&1) || rc=$?
+if ((rc != 0)) || [[ ! -f $scratch/out5/$name ]]; then
+  echo "$log"; fail "with GIT_DIR and GIT_INDEX_FILE of another repository the build of $src failed (rc $rc)"
+fi
+echo "ok   a git hook's environment (GIT_DIR, GIT_INDEX_FILE of another repository): the checkout of the script is built"
+
+# --- 5. no git ---------------------------------------------------------------------------------------------
 rm -rf "$src/.git"
 rc=0
 log=$(PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collection.sh" "$scratch/out4" 2>&1) || rc=$?
