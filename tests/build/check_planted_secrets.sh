@@ -13,7 +13,8 @@
 #   2. Named, and the build fails: one tracked file per shape in allowed paths (a become password in a role's
 #      defaults, a password in an INI inventory line in docs/, a GitHub token, a GitLab token, a Slack token, an
 #      AWS access key ID and secret access key, a Google API key, an Ansible Vault blob, an OpenSSH private key, a
-#      PGP private key block, a WireGuard key): each FAIL line names the file, the line and the kind, no value
+#      PGP private key block, a WireGuard key; credentials in a URL, a password in a block scalar, a UCI wifi key in
+#      a template, a private vars_prompt's default): each FAIL line names the file, the line and the kind, no value
 #      appears in the output, and nothing is left in the output directory (the earlier build's artifact is removed).
 #   3. Defence in depth: galaxy.yml without its inventory excludes lets playbooks/host_vars/peer.yml into the
 #      tarball; the scan fails naming that path.
@@ -106,6 +107,7 @@ akid="AK""IA$(rand 'A-Z0-9' 16)"
 aws_secret=$(rand 'A-Za-z0-9/+' 40)
 gkey="AI""za$(rand 'A-Za-z0-9_-' 35)"
 wgkey2=$(wg genkey)
+url_pw=$(rand 'A-Za-z0-9' 16) block_pw=$(rand 'A-Za-z0-9' 16) wifi_key=$(rand 'A-Za-z0-9' 20) prompt_pw=$(rand 'A-Za-z0-9' 12)
 ssh-keygen -q -t ed25519 -N '' -C planted -f "$scratch/id_planted"
 declare -A planted=(
   [docs/inventory-example.md]=$'```ini\nhub ansible_host=192.0.2.1 ansible_password='"$ini_pw"$'\n```'
@@ -118,6 +120,10 @@ declare -A planted=(
   [docs/ssh.md]=$'```\n'"$(cat "$scratch/id_planted")"$'\n```'
   [docs/pgp.md]=$'```\n-----BEGIN PGP '$'PRIVATE KEY BLOCK-----\n\n'"$(rand 'A-Za-z0-9+/' 64)"$'\n```'
   [docs/leak.md]=$'# notes\nPrivateKey = '"$wgkey2"
+  [playbooks/fetch.yml]=$'---\n- name: Fetch\n  hosts: localhost\n  tasks:\n    - ansible.builtin.get_url:\n        url: https://deploy:'"$url_pw"$'@nexus.example.org/x\n        dest: /tmp/x'
+  [roles/linux_bbr_fq/vars/block.yml]=$'---\nrouter_password: |\n  '"$block_pw"
+  [roles/linux_bbr_fq/templates/wireless.j2]=$'config wifi-iface \'default_radio0\'\n\toption encryption \'psk2\'\n\toption key \''"$wifi_key"$'\''
+  [playbooks/prompt.yml]=$'---\n- name: Prompt\n  hosts: all\n  vars_prompt:\n    - name: become_pw\n      prompt: Become password\n      private: true\n      default: '"$prompt_pw"$'\n  tasks: []'
 )
 for f in "${!planted[@]}"; do printf '%s\n' "${planted[$f]}" > "$src/$f"; done
 git -C "$src" add -A
@@ -135,6 +141,10 @@ expect=(
   "docs/ssh.md:2: a PEM/OpenSSH private key block"
   "docs/pgp.md:2: a PGP private key block"
   "docs/leak.md:2: a WireGuard key (44 base64 characters, 32 bytes)"
+  "playbooks/fetch.yml:6: credentials in a URL (scheme://user:password@host)"
+  "roles/linux_bbr_fq/vars/block.yml:2: a literal value of a secret-named variable (router_password)"
+  "roles/linux_bbr_fq/templates/wireless.j2:3: a literal value of a secret-named variable (key)"
+  "playbooks/prompt.yml:8: a literal default of a private vars_prompt (become_pw)"
 )
 rc=0
 log=$(cd "$scratch" && PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collection.sh" out1 2>&1) || rc=$?
@@ -142,7 +152,8 @@ log=$(cd "$scratch" && PATH="$repo/.venv/bin:$PATH" "$src/scripts/build_collecti
 for line in "${expect[@]}"; do
   grep -qF "FAIL $name: $line" <<<"$log" || { echo "$log"; fail "the build did not name: $line"; }
 done
-for secret in "$become2" "$ini_pw" "$gh" "$gl" "$slack" "$akid" "$aws_secret" "$gkey" "$wgkey2" "$become" "$wgkey"; do
+for secret in "$become2" "$ini_pw" "$gh" "$gl" "$slack" "$akid" "$aws_secret" "$gkey" "$wgkey2" "$become" "$wgkey" \
+  "$url_pw" "$block_pw" "$wifi_key" "$prompt_pw"; do
   if grep -qF -- "$secret" <<<"$log"; then fail "the build's output holds a planted secret's value"; fi
 done
 [[ -z $(ls -A "$out1") ]] || fail "the failed build left $(ls "$out1") in the output directory"
