@@ -48,6 +48,39 @@ def test_a_link_to_an_unshipped_place_fails_naming_file_and_line(tmp_path, capsy
 
 
 def test_links_inside_the_artifact_pass(tmp_path, capsys):
-    artifact = _artifact(tmp_path, {"README.md": "[d](docs/) [r](docs/a.md#x)\n", "docs/a.md": "[up](../README.md)\n"})
+    artifact = _artifact(tmp_path, {"README.md": "[d](docs/) [r](docs/a.md#x)\n", "docs/a.md": "# X\n[up](../README.md)\n"})
     assert cl.main([artifact]) == 0
     assert "3 links, 0 broken" in capsys.readouterr().out
+
+
+# --- breaker, issue 29 -----------------------------------------------------------------------------------------
+
+def test_link_forms_markdown_allows():
+    text = ("[a](<my notes.md>) [b](a.md 'single-quoted title') [c](b.md (parenthesised title))\n"
+            "````md\n```\n[d](in-code.md)\n````\n"
+            "<!-- [old](gone.md) -->\n")
+    assert cl.links(text) == [(1, "my notes.md"), (1, "a.md"), (1, "b.md")]
+
+
+def test_resolve_decodes_percent_escapes():
+    assert cl.resolve("docs/faults.md", "my%20notes.md") == "docs/my notes.md"
+    assert cl.resolve("docs/faults.md", "my%20notes.md#x") == "docs/my notes.md"
+
+
+def test_anchors_github_headings():
+    text = ("# Faults\n## remediate.yml changes nothing, although something is wrong\n## UDP loss over 100 %\n"
+            "## Faults\n```\n# not a heading\n```\nSetext heading\n---\n<a id=\"custom\"></a>\n"
+            "## A [link](x.md) and `code`\n")
+    assert cl.anchors(text) == {"faults", "remediateyml-changes-nothing-although-something-is-wrong", "udp-loss-over-100-",
+                                "faults-1", "setext-heading", "custom", "a-link-and-code"}
+
+
+def test_a_link_to_a_missing_heading_fails(tmp_path, capsys):
+    artifact = _artifact(tmp_path, {"README.md": "[ok](docs/a.md#two-words) [bad](docs/a.md#gone) [self](#readme) [x](#nope)\n# Readme\n",
+                                    "docs/a.md": "# A\n## Two words\n", "docs/my notes.md": "x\n",
+                                    "docs/b.md": "[sp](my%20notes.md) [sp2](<my notes.md>)\n"})
+    assert cl.main([artifact]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL README.md:1: docs/a.md#gone (no heading or id 'gone' in docs/a.md)" in out
+    assert "FAIL README.md:1: #nope (no heading or id 'nope' in README.md)" in out
+    assert "6 links, 2 broken" in out
