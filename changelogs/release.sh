@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make release: record the pending fragments of changelogs/fragments/ as the release galaxy.yml names, then
-# write CHANGELOG.rst. One version is one release, built once: the version must be new (scripts/release_state.py;
-# raise it in galaxy.yml first). keep_fragments: true keeps the fragment files; changelogs/changelog.yaml says
+# write CHANGELOG.rst. One version is one release, built once: the version must be new, neither released nor older
+# than the last release (scripts/release_state.py --before-release, checked before anything is written; raise it in
+# galaxy.yml first). keep_fragments: true keeps the fragment files; changelogs/changelog.yaml says
 # which release shipped each. The date is today (UTC) or TF_RELEASE_DATE.
 # make changelog (changelogs/release.sh --generate [TREE]): CHANGELOG.rst again from changelogs/changelog.yaml,
 # nothing released (tests/build/check_changelog.sh runs it on a copy and compares).
@@ -16,17 +17,12 @@ if [[ ${1:-} == --generate ]]; then
   exit 0
 fi
 cd "${1:-$here}"
-version="$(sed -n 's/^version: *//p' galaxy.yml | tr -d "\"'")"
-if "$python" - "$version" <<'PY'
-import sys
-import yaml
-with open("changelogs/changelog.yaml") as f:
-    sys.exit(0 if sys.argv[1] in ((yaml.safe_load(f) or {}).get("releases") or {}) else 1)
-PY
-then
-  echo "changelogs/release.sh: $version is already released (changelogs/changelog.yaml): raise galaxy.yml's version first" >&2
+# Before anything is written: the version must be new (neither released nor older than the last release).
+if ! check=$("$python" "$here/scripts/release_state.py" --before-release .); then
+  echo "changelogs/release.sh: $check" >&2
   exit 1
 fi
+version="$("$python" -c 'import yaml; print(yaml.safe_load(open("galaxy.yml", encoding="utf-8"))["version"])')"
 # --reload-plugins: list the plugins and roles added since the last release under "New ...".
 "$antsibull" release --version "$version" --date "${TF_RELEASE_DATE:-$(date -u +%F)}" --reload-plugins
 rm -f changelogs/.plugin-cache.yaml

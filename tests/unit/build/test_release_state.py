@@ -1,5 +1,8 @@
 """scripts/release_state.py: a released version with pending fragments fails; a raised one passes."""
 
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +68,54 @@ def test_bad_galaxy_version_raises(galaxy, message):
 def test_this_repository_is_consistent():
     """The tree itself: galaxy.yml's version is not a released one with fragments pending."""
     assert rs.main([str(REPO)]) == 0
+
+
+# --- breaker, issue 29 -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version, message", [
+    ("0.2.0", "galaxy.yml's version 0.2.0 is already released (changelogs/changelog.yaml): raise it first"),
+    ("0.1.0", "galaxy.yml's version 0.1.0 is already released (changelogs/changelog.yaml): raise it first"),
+    ("0.1.5", "galaxy.yml's version 0.1.5 is older than the last release 0.2.0"),
+])
+def test_before_release_a_released_or_older_version_fails(version, message):
+    state = rs.release_state("version: %s\n" % version, CHANGELOG, ["a.yml", "b.yml", "c.yml"], before_release=True)
+    assert state["problem"] == message
+
+
+def test_before_release_a_new_version_passes():
+    assert rs.release_state("version: 0.3.0\n", CHANGELOG, ["d.yml"], before_release=True)["problem"] is None
+
+
+@pytest.mark.parametrize("changelog, message", [
+    ("- a\n", "changelogs/changelog.yaml is not a mapping"),
+    ("releases:\n  0.1.0: x\n", "changelogs/changelog.yaml: release 0.1.0 is not a mapping"),
+    ("releases:\n  0.1.0: {fragments: a.yml}\n", "changelogs/changelog.yaml: release 0.1.0's fragments are not a list"),
+    ("releases:\n  '1.0': {fragments: []}\n", "changelogs/changelog.yaml: release '1.0' is not MAJOR.MINOR.PATCH"),
+])
+def test_a_malformed_changelog_is_a_state_error(changelog, message):
+    with pytest.raises(rs.StateError, match=re.escape(message)):
+        rs.release_state("version: 0.2.0\n", changelog, [])
+
+
+def test_malformed_galaxy_yml_is_a_state_error():
+    with pytest.raises(rs.StateError, match="galaxy.yml is not a mapping"):
+        rs.release_state("- x\n", CHANGELOG, [])
+
+
+def test_make_release_refuses_an_older_version_before_writing(tmp_path):
+    """changelogs/release.sh on a copy (antsibull-changelog replaced by a stub that records being called): an
+    older version stops before anything is released, changelog.yaml untouched."""
+    (tmp_path / "changelogs" / "fragments").mkdir(parents=True)
+    (tmp_path / "galaxy.yml").write_text("version: 0.1.5  # older\n")
+    (tmp_path / "changelogs" / "changelog.yaml").write_text(CHANGELOG)
+    (tmp_path / "changelogs" / "fragments" / "d.yml").write_text("bugfixes: [x]\n")
+    stub = tmp_path / "antsibull-stub"
+    stub.write_text("#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/called\"\n")
+    stub.chmod(0o755)
+    env = dict(os.environ, ANTSIBULL_CHANGELOG=str(stub), TF_PYTHON=sys.executable)
+    result = subprocess.run(["bash", str(REPO / "changelogs" / "release.sh"), str(tmp_path)], env=env,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode != 0
+    assert "older than the last release 0.2.0" in result.stdout + result.stderr
+    assert not (tmp_path / "called").exists()
+    assert (tmp_path / "changelogs" / "changelog.yaml").read_text() == CHANGELOG
