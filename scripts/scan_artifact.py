@@ -49,6 +49,10 @@ Token shapes (found anywhere in a line):
   access key, ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`` in its examples);
 - Google API key: ``AIza`` then 35 of ``[A-Za-z0-9_-]``, 39 in all (Google Cloud docs, "Manage API keys":
   the key string, e.g. ``AIzaSy`` and 33 more characters);
+- package registry and cloud tokens by their documented prefixes: PyPI ``pypi-AgE...`` (an API token is a
+  macaroon; PyPI help, "API tokens"), npm ``npm_`` and 36 characters (npm docs, "About access tokens"), Docker
+  Hub ``dckr_pat_`` (Docker docs, "Personal access tokens") and DigitalOcean ``dop_v1_``/``doo_v1_``/``dor_v1_``
+  and 64 hexadecimal digits (DigitalOcean docs, "How to Create a Personal Access Token");
 - webhook URLs, which are their own credential: Slack's ``hooks.slack.com/services/T.../B.../<secret>``
   (Slack API docs, "Sending messages using incoming webhooks") and Discord's
   ``discord.com/api/webhooks/<id>/<token>``;
@@ -73,8 +77,9 @@ distinct ones, 4 or fewer has probability below 10^-40) or holds ``EXAMPLE`` (AW
 
 Secrets in variables: a secret-named key with a literal value. The key (case-insensitive, ``-`` read as
 ``_``) ends in ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``api_key``/``apikey``,
-``private_key``/``privatekey``, ``preshared_key``/``presharedkey``, ``secret_key`` or
-``secret_access_key``, or ends in ``_pass``, or is or ends in ``psk`` (so ``ansible_password``,
+``private_key``/``privatekey``, ``preshared_key``/``presharedkey``, ``secret_key``,
+``secret_access_key`` or ``account_key``/``accountkey`` (an Azure storage connection string's
+``AccountKey=``), or ends in ``_pass``, or is or ends in ``psk`` (so ``ansible_password``,
 ``ansible_become_password``, ``ansible_ssh_pass``, ``ansible_become_pass``, ``wg_preshared_key``,
 ``PrivateKey``; not ``password_file``, ``token_count`` or ``ansible_ssh_private_key_file``). Forms:
 
@@ -159,6 +164,10 @@ TOKEN_SHAPES = (
     ("an AWS secret access key (aws_secret_access_key)",
      re.compile(r"(?i:secret_access_key)[\"']?\s*[:=]\s*[\"']?(?P<random>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
     ("a Google API key (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>AIza)(?P<random>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])")),
+    ("a PyPI API token (%s)", re.compile(r"(?<![A-Za-z0-9_-])(?P<prefix>pypi-)AgE(?P<random>[A-Za-z0-9_-]{50,})")),
+    ("an npm access token (%s)", re.compile(r"(?<![A-Za-z0-9_])(?P<prefix>npm_)(?P<random>[A-Za-z0-9]{36})(?![A-Za-z0-9])")),
+    ("a Docker Hub access token (%s)", re.compile(r"(?<![A-Za-z0-9_])(?P<prefix>dckr_pat_)(?P<random>[A-Za-z0-9_-]{20,})")),
+    ("a DigitalOcean token (%s)", re.compile(r"(?<![A-Za-z0-9_])(?P<prefix>do[por]_v1_)(?P<random>[a-f0-9]{64})(?![A-Za-z0-9])")),
     ("a Slack webhook URL",
      re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Z0-9]{6,}/(?P<random>[A-Za-z0-9]{16,})")),
     ("a Discord webhook URL", re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]{15,22}/(?P<random>[A-Za-z0-9_-]{40,})")),
@@ -186,7 +195,8 @@ GITHUB_CLASSIC_MIN = 36
 
 # --- secrets in variables ------------------------------------------------------------------------
 SECRET_KEY = re.compile(
-    r"(?:.*(?:password|passwd|passphrase|secret|token|api_?key|private_?key|preshared_?key|secret_?key|secret_access_key)"
+    r"(?:.*(?:password|passwd|passphrase|secret|token|api_?key|private_?key|preshared_?key|secret_?key|secret_access_key"
+    r"|account_?key)"
     r"|.+_pass|(?:.+_)?psk)")
 _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
 # YAML 'key:' first on the line; the ':' ends the line or is followed by a blank.

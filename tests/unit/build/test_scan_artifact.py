@@ -557,3 +557,26 @@ STILL_SECRET = [
 @pytest.mark.parametrize("name, make, key", STILL_SECRET, ids=[case[2] for case in STILL_SECRET])
 def test_still_secret(name, make, key):
     assert sa.secret_shapes(make() + "\n", name) == [(1, var(key))]
+
+
+# --- registry, cloud and CI tokens (breaker, issue 29) ---------------------------------------------------------
+
+HEX = "0123456789abcdef"
+REGISTRY_TOKENS = [
+    (lambda: "password: " + "py" + "pi-AgEIcHlwaS5vcmc" + rand(ALNUM + "_-", 80), "a PyPI API token (pypi-)"),
+    (lambda: "//registry.npmjs.org/:_authToken=" + "np" + "m_" + rand(ALNUM, 36), "an npm access token (npm_)"),
+    (lambda: "echo " + "dc" + "kr_pat_" + rand(ALNUM + "_-", 27) + " | docker login -u x --password-stdin",
+     "a Docker Hub access token (dckr_pat_)"),
+    (lambda: "do_token: " + "do" + "p_v1_" + rand(HEX, 64), "a DigitalOcean token (dop_v1_)"),
+]
+
+
+@pytest.mark.parametrize("make, kind", REGISTRY_TOKENS, ids=[case[1] for case in REGISTRY_TOKENS])
+def test_registry_tokens(make, kind):
+    assert sa.secret_shapes(make() + "\n", "roles/x/defaults/main.yml") == [(1, kind)]
+
+
+def test_azure_storage_connection_string():
+    line = ("conn: DefaultEndpointsProtocol=https;AccountName=tf;AccountKey=%s==;EndpointSuffix=core.windows.net"
+            % rand(ALNUM + "+/", 86))
+    assert sa.secret_shapes(line + "\n", "roles/x/defaults/main.yml") == [(1, var("AccountKey"))]
