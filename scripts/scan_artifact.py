@@ -79,8 +79,8 @@ Secrets in variables: a secret-named key with a literal value. The key (case-ins
 ``_``) ends in ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``api_key``/``apikey``,
 ``private_key``/``privatekey``, ``preshared_key``/``presharedkey``, ``secret_key``,
 ``secret_access_key`` or ``account_key``/``accountkey`` (an Azure storage connection string's
-``AccountKey=``), or ends in ``_pass``, or is or ends in ``psk`` (so ``ansible_password``,
-``ansible_become_password``, ``ansible_ssh_pass``, ``ansible_become_pass``, ``wg_preshared_key``,
+``AccountKey=``), or ends in ``_pass`` or ``_pwd`` (``MYSQL_PWD``), or is or ends in ``psk`` (so
+``ansible_password``, ``ansible_become_password``, ``ansible_ssh_pass``, ``ansible_become_pass``, ``wg_preshared_key``,
 ``PrivateKey``; not ``password_file``, ``token_count`` or ``ansible_ssh_private_key_file``). Forms:
 
 - YAML ``key: value`` with the key first on its line (after indentation and an optional ``- ``);
@@ -108,7 +108,9 @@ A value is literal unless, without its quotes, it is:
 
 - empty, a YAML null or boolean (``~``, ``null``, ``true``, ``false``, ``yes``, ``no``...);
 - the start of a block scalar (``|``, ``>``) or of a flow collection (``[``, ``{``);
-- a reference: holds a Jinja expression (``{{``, ``{%``: ``"{{ vault_wg_key }}"``, ``"{{ omit }}"``) or
+- a reference: holds a Jinja expression (``{{``, ``{%``: ``"{{ vault_wg_key }}"``, ``"{{ omit }}"``; but not
+  one that starts with a quoted literal, ``"{{ 'Pw' | password_hash('sha512') }}"``, or gives one as its
+  ``default('...')``/``d('...')``: that literal is the value) or
   is an environment variable or a command's output (``$NAME``, ``${...}``, ``$(...)``; a crypt(3) password
   hash such as ``$6$salt$hash`` is literal) or starts with the ``!vault`` tag (the encrypted block below it is
   reported by the Vault rule);
@@ -179,14 +181,14 @@ TOKEN_SHAPES = (
 # in a URL is reported once, as a GitHub token).
 CONTEXT_SHAPES = (
     ("credentials in a URL (scheme://user:password@host)",
-     re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"<>]*:(?P<secret>[^\s/?#@'\"<>]+)@")),
+     re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"`<>]*:(?P<secret>[^\s/?#@'\"`<>]+)@")),
     ("an HTTP Authorization header (%s)",
      re.compile(r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?P<prefix>Bearer|Basic|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)")),
-    ("a secret on a command line (sshpass -p)", re.compile(r"\bsshpass\s+-p\s*(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)")),
+    ("a secret on a command line (sshpass -p)", re.compile(r"\bsshpass\s+-p\s*(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"'`]+)")),
     ("a secret on a command line (curl -u)",
-     re.compile(r"\bcurl\b.*?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)")),
+     re.compile(r"\bcurl\b.*?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]*:(?P<secret>[^\s\"'`]+)")),
     ("a secret on a command line (%s)",
-     re.compile(r"(?<![\w-])(?P<prefix>--(?:token|api-key|access-token))\s+(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"'|;&)]+)")),
+     re.compile(r"(?<![\w-])(?P<prefix>--(?:token|api-key|access-token))\s+(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"'`|;&)]+)")),
 )
 # The password of scheme://user:password@host written as a word (the form, not a secret).
 URL_PLACEHOLDER_WORDS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
@@ -197,7 +199,7 @@ GITHUB_CLASSIC_MIN = 36
 SECRET_KEY = re.compile(
     r"(?:.*(?:password|passwd|passphrase|secret|token|api_?key|private_?key|preshared_?key|secret_?key|secret_access_key"
     r"|account_?key)"
-    r"|.+_pass|(?:.+_)?psk)")
+    r"|.+_pass|.+_pwd|(?:.+_)?psk)")
 _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
 # YAML 'key:' first on the line; the ':' ends the line or is followed by a blank.
 YAML_KEY = re.compile(r"^\s*(?:-\s+)?(?P<key>%s)\s*:(?=\s|$)(?P<rest>.*)$" % _KEY)
@@ -352,6 +354,27 @@ def is_literal(value: str) -> bool:
     return len(set(plain)) > PLACEHOLDER_MAX_DISTINCT and lowered not in PLACEHOLDER_WORDS
 
 
+# Inside a Jinja expression: a quoted literal the expression starts with ({{ 'x' }}, {{ 'x' | password_hash(...) }})
+# or gives as default() / d().
+JINJA_LEADING_LITERAL = re.compile(r"\s*(['\"])(?P<literal>.*?)\1\s*(?:\||$)")
+JINJA_DEFAULT_LITERAL = re.compile(r"(?<![\w.])(?:default|d)\(\s*(['\"])(?P<literal>.*?)\1")
+
+
+def jinja_literal(text: str) -> bool:
+    """Whether ``text`` (a value, quoted or not) starts with a Jinja expression holding a literal secret: the
+    quoted string it starts with (``{{ 'Pw' | password_hash('sha512') }}``) or its ``default('...')``."""
+    text = text.strip().lstrip("\"'")
+    if not text.startswith("{{"):
+        return False
+    end = text.find("}}")
+    expression = text[2:end if end >= 0 else None]
+    literals = [match.group("literal") for match in JINJA_DEFAULT_LITERAL.finditer(expression)]
+    leading = JINJA_LEADING_LITERAL.match(expression)
+    if leading:
+        literals.append(leading.group("literal"))
+    return any(literal.strip() and is_literal(literal) for literal in literals)
+
+
 def secret_assignments(line: str, python: bool) -> list[str]:
     """Secret-named keys given a literal value in ``line``.
 
@@ -373,7 +396,7 @@ def secret_assignments(line: str, python: bool) -> list[str]:
         value, after = first_value(match.group("rest"), True if inline == "uci" else inline)
         if python and (after is None or after[:1] in ("%", ".", "+", "*", "[")):
             continue
-        if is_literal(value):
+        if is_literal(value) or jinja_literal(match.group("rest")):
             found.append(key)
     return found
 
@@ -399,7 +422,7 @@ def code_lines(text: str, name: str) -> list[tuple[int, str]]:
 
 def is_literal_scalar(node: yaml.Node) -> bool:
     """Whether a composed YAML node is a scalar with a literal value (not ``!vault``-tagged)."""
-    return isinstance(node, yaml.ScalarNode) and not node.tag.startswith("!vault") and is_literal(node.value)
+    return isinstance(node, yaml.ScalarNode) and not node.tag.startswith("!vault") and (is_literal(node.value) or jinja_literal(node.value))
 
 
 def node_lines(node: yaml.Node) -> tuple[int, int]:

@@ -580,3 +580,42 @@ def test_azure_storage_connection_string():
     line = ("conn: DefaultEndpointsProtocol=https;AccountName=tf;AccountKey=%s==;EndpointSuffix=core.windows.net"
             % rand(ALNUM + "+/", 86))
     assert sa.secret_shapes(line + "\n", "roles/x/defaults/main.yml") == [(1, var("AccountKey"))]
+
+
+# --- a literal inside Jinja (breaker, issue 29) ----------------------------------------------------------------
+
+JINJA_LITERALS = [
+    ("playbooks/p.yml", lambda: "        password: \"{{ '%s' | password_hash('sha512') }}\"" % pw(), "password"),
+    ("playbooks/p.yml", lambda: "ansible_become_password: \"{{ become_pw | default('%s') }}\"" % pw(), "ansible_become_password"),
+    ("playbooks/p.yml", lambda: "api_token: \"{{ '%s' }}\"" % pw(), "api_token"),
+    ("roles/x/templates/a.j2", lambda: "password={{ db_pw | d(\"%s\") }}" % pw(), "password"),
+    ("playbooks/p.yml", lambda: "      MYSQL_PWD: " + pw(), "MYSQL_PWD"),
+]
+
+
+@pytest.mark.parametrize("name, make, key", JINJA_LITERALS, ids=["%s: %s" % (case[0], case[2]) for case in JINJA_LITERALS])
+def test_jinja_literals(name, make, key):
+    assert sa.secret_shapes(make() + "\n", name) == [(1, var(key))]
+
+
+NOT_JINJA_LITERALS = [
+    ("playbooks/p.yml", "        password: \"{{ user_pw | password_hash('sha512', 'mysecretsalt') }}\""),
+    ("playbooks/p.yml", "ansible_become_password: \"{{ become_pw | default(omit) }}\""),
+    ("playbooks/p.yml", "ansible_become_password: \"{{ become_pw | default('') }}\""),
+    ("playbooks/p.yml", "api_token: \"{{ lookup('env', 'API_TOKEN') }}\""),
+    ("playbooks/p.yml", "api_token: \"{{ lookup('file', '/run/secrets/api_token') }}\""),
+    ("playbooks/p.yml", "wg_psk: \"{{ 'tf-' ~ inventory_hostname }}\""),
+]
+
+
+@pytest.mark.parametrize("name, text", NOT_JINJA_LITERALS)
+def test_not_jinja_literals(name, text):
+    assert sa.secret_shapes(text + "\n", name) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- scan - ``curl -u USER:PASSWORD`` and ``sshpass -p SECRET`` and ``--token TOKEN`` are metavariables.",
+    "- the form ``https://user:YOUR_PASSWORD@host`` in a changelog entry.",
+])
+def test_a_metavariable_in_a_code_span_ends_at_the_backticks(text):
+    assert sa.secret_shapes(text + "\n", "CHANGELOG.rst") == []
