@@ -374,9 +374,8 @@ MORE_SHAPES = [
     ("playbooks/p.yml", lambda: "- ansible.builtin.shell: curl -fsS -u admin:%s https://x/api" % pw(), CLI_KIND % "curl -u"),
     ("docs/a.md", lambda: "```sh\nansible-galaxy collection publish x.tar.gz --token %s\n```" % rand(ALNUM, 40),
      CLI_KIND % "--token"),
-    ("playbooks/p.yml", lambda: "    url: https://hooks.slack.com/services/T%s/B%s/%s" % (rand(UPPER_DIGITS, 9), rand(UPPER_DIGITS, 9),
-                                                                                           rand(ALNUM, 24)),
-     "a Slack webhook URL"),
+    ("playbooks/p.yml", lambda: "    url: https://hooks.slack.com/services/T%s/B%s/%s" % (
+        rand(UPPER_DIGITS, 9), rand(UPPER_DIGITS, 9), rand(ALNUM, 24)), "a Slack webhook URL"),
     ("playbooks/p.yml", lambda: "    url: https://discord.com/api/webhooks/%s/%s" % (rand(string.digits, 18), rand(ALNUM + "_-", 68)),
      "a Discord webhook URL"),
     ("playbooks/p.yml", lambda: "  tls.key: " + pem_b64(), "a base64-encoded private key block"),
