@@ -1,14 +1,13 @@
 """tests/build/check_links.py: which strings of a shipped Markdown file are links, and where they point."""
 
-import io
 import sys
-import tarfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "build"))
 
 import check_links as cl  # noqa: E402
+from tar_members import tarball  # noqa: E402
 
 
 def test_links_outside_code():
@@ -30,14 +29,7 @@ def test_resolve_relative_rooted_url_and_anchor():
 
 
 def _artifact(tmp_path, files):
-    path = tmp_path / "a.tar.gz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return str(path)
+    return str(tarball(tmp_path, files))
 
 
 def test_a_link_to_an_unshipped_place_fails_naming_file_and_line(tmp_path, capsys):

@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "scripts"))
 
 import scan_artifact as sa  # noqa: E402
+from tar_members import tarball  # noqa: E402
 
 GALAXY = REPO / "galaxy.yml"
 ALNUM = string.ascii_letters + string.digits
@@ -42,15 +43,6 @@ def var(key):
     return "a literal value of a secret-named variable (%s)" % key
 
 
-def tarball(tmp_path, members):
-    path = tmp_path / "a.tar.gz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in members.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
 
 
 # --- the allow-list --------------------------------------------------------------------------------------------
