@@ -7,7 +7,6 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "build"))
 
 import check_links as cl  # noqa: E402
-from tar_members import tarball  # noqa: E402
 
 
 def test_links_outside_code():
@@ -28,19 +27,15 @@ def test_resolve_relative_rooted_url_and_anchor():
     assert cl.resolve("docs/faults.md", "#top") is None
 
 
-def _artifact(tmp_path, files):
-    return str(tarball(tmp_path, files))
-
-
-def test_a_link_to_an_unshipped_place_fails_naming_file_and_line(tmp_path, capsys):
-    artifact = _artifact(tmp_path, {"README.md": "ok [d](docs/a.md)\n", "docs/a.md": "x\n[lab](../lab/README.md)\n"})
+def test_a_link_to_an_unshipped_place_fails_naming_file_and_line(tarball, capsys):
+    artifact = str(tarball({"README.md": "ok [d](docs/a.md)\n", "docs/a.md": "x\n[lab](../lab/README.md)\n"}))
     assert cl.main([artifact]) == 1
     out = capsys.readouterr().out
     assert "FAIL docs/a.md:2: ../lab/README.md" in out and "2 links, 1 broken" in out
 
 
-def test_links_inside_the_artifact_pass(tmp_path, capsys):
-    artifact = _artifact(tmp_path, {"README.md": "[d](docs/) [r](docs/a.md#x)\n", "docs/a.md": "# X\n[up](../README.md)\n"})
+def test_links_inside_the_artifact_pass(tarball, capsys):
+    artifact = str(tarball({"README.md": "[d](docs/) [r](docs/a.md#x)\n", "docs/a.md": "# X\n[up](../README.md)\n"}))
     assert cl.main([artifact]) == 0
     assert "3 links, 0 broken" in capsys.readouterr().out
 
@@ -67,10 +62,10 @@ def test_anchors_github_headings():
                                 "faults-1", "setext-heading", "custom", "a-link-and-code"}
 
 
-def test_a_link_to_a_missing_heading_fails(tmp_path, capsys):
-    artifact = _artifact(tmp_path, {"README.md": "[ok](docs/a.md#two-words) [bad](docs/a.md#gone) [self](#readme) [x](#nope)\n# Readme\n",
-                                    "docs/a.md": "# A\n## Two words\n", "docs/my notes.md": "x\n",
-                                    "docs/b.md": "[sp](my%20notes.md) [sp2](<my notes.md>)\n"})
+def test_a_link_to_a_missing_heading_fails(tarball, capsys):
+    artifact = str(tarball({"README.md": "[ok](docs/a.md#two-words) [bad](docs/a.md#gone) [self](#readme) [x](#nope)\n# Readme\n",
+                            "docs/a.md": "# A\n## Two words\n", "docs/my notes.md": "x\n",
+                            "docs/b.md": "[sp](my%20notes.md) [sp2](<my notes.md>)\n"}))
     assert cl.main([artifact]) == 1
     out = capsys.readouterr().out
     assert "FAIL README.md:1: docs/a.md#gone (no heading or id 'gone' in docs/a.md)" in out

@@ -21,7 +21,6 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "scripts"))
 
 import scan_artifact as sa  # noqa: E402
-from tar_members import tarball  # noqa: E402
 
 GALAXY = REPO / "galaxy.yml"
 ALNUM = string.ascii_letters + string.digits
@@ -272,13 +271,13 @@ def test_fenced_block_ends():
 
 # --- the scan of a tarball -------------------------------------------------------------------------------------
 
-def test_scan_names_paths_and_secrets_never_values(tmp_path):
+def test_scan_names_paths_and_secrets_never_values(tarball):
     allowed = sa.allowed_top_level(GALAXY.read_text())
     key, token, become = random_key(), github_token(), pw()
-    artifact = tarball(tmp_path, {"plugins/modules/x.py": "ok\n", "bench/state/id_ed25519": "x\n",
-                                  "docs/a.md": "k = %s\n" % key, "MANIFEST.json": "{}",
-                                  "playbooks/host_vars/peer.yml": "---\nansible_become_password: %s\n" % become,
-                                  "roles/x/defaults/main.yml": "---\nci_token: %s\n" % token})
+    artifact = tarball({"plugins/modules/x.py": "ok\n", "bench/state/id_ed25519": "x\n",
+                        "docs/a.md": "k = %s\n" % key, "MANIFEST.json": "{}",
+                        "playbooks/host_vars/peer.yml": "---\nansible_become_password: %s\n" % become,
+                        "roles/x/defaults/main.yml": "---\nci_token: %s\n" % token})
     problems, count = sa.scan(artifact, allowed)
     assert count == 6
     assert problems[0].startswith("bench/state/id_ed25519: outside the allow-list (galaxy.yml manifest: CHANGELOG.rst")
@@ -301,11 +300,11 @@ def test_scan_refuses_links(tmp_path):
     assert sa.scan(path, frozenset({"docs"})) == (["docs/x.md: not a regular file (link)"], 1)
 
 
-def test_main_exit_status(tmp_path, capsys):
-    clean = tarball(tmp_path, {"README.md": "hello\n"})
+def test_main_exit_status(tarball, capsys):
+    clean = tarball({"README.md": "hello\n"})
     assert sa.main([str(clean), str(GALAXY)]) == 0
     assert capsys.readouterr().out == "1 passed, 0 failed\n"
-    leaky = tarball(tmp_path, {"README.md": "```\nexport GITHUB_TOKEN=%s\n```\n" % github_token(), "docs/a.md": "ok\n"})
+    leaky = tarball({"README.md": "```\nexport GITHUB_TOKEN=%s\n```\n" % github_token(), "docs/a.md": "ok\n"})
     assert sa.main([str(leaky), str(GALAXY)]) == 1
     assert capsys.readouterr().out == "FAIL a.tar.gz: README.md:2: a GitHub token (ghp_)\n1 passed, 1 failed\n"
     assert sa.main([]) == 2
