@@ -42,8 +42,6 @@ def var(key):
     return "a literal value of a secret-named variable (%s)" % key
 
 
-
-
 # --- the allow-list --------------------------------------------------------------------------------------------
 
 def test_allowed_top_level_from_this_galaxy_yml():
