@@ -103,7 +103,7 @@ lab_part() {
   [[ $count == 1 && $live == "$new_keepalive" ]] \
     || fail "after apply the peer should have PersistentKeepalive = ${new_keepalive} (file lines: $count, live: $live)"
   grep -q 'tunnelfix.fleet.verify' "$work/apply.log" || fail "apply did not run verify"
-  grep -E '^\| peer \| (hub -> peer ping loss|TCP single flow)' "$repo/reports/before-after.md" || true
+  grep -E '^\| peer \| (hub -> peer ping loss|TCP single flow)' "$repo/reports/before-after.txt" || true
   echo "apply changed the keepalive to ${new_keepalive} s and verify passed: ok"
 
   echo "== pipeline.sh plan again: no change"
