@@ -46,7 +46,8 @@ def parse_wg_config_peers(text: str) -> list:
     ``interface``: a wg-quick file's name without ``.conf``; a .netdev's ``Name=`` (None without
     one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``.
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
-    off). Settings outside a peer section count only for the .netdev's Name= and Kind= (in
+    off). A wg-quick value ends at ``#`` (wg(8): a comment runs from ``#`` to the end of the line; the target
+    already cuts it, this holds for any input); a .netdev value is taken whole (systemd: whole-line comments). Settings outside a peer section count only for the .netdev's Name= and Kind= (in
     ``[NetDev]``). Empty input -> ``[]``. Raises ParseError naming the line for one that is not four
     tab-separated fields, a relative path or an unknown kind.
     """
@@ -61,6 +62,8 @@ def parse_wg_config_peers(text: str) -> list:
             raise ParseError("WireGuard configuration listing line %d: expected 'PATH<TAB>KIND<TAB>NAME<TAB>VALUE' "
                              "with KIND wg-quick or netdev, got %r" % (lineno, line[:200]))
         path, kind, name, value = fields
+        if kind == "wg-quick":
+            value = value.split("#", 1)[0]
         entry = files.setdefault(path, {"path": path, "kind": kind, "section": None, "peers": [],
                                         "interface": posixpath.basename(path)[:-len(".conf")] if kind == "wg-quick" else None,
                                         "wireguard": kind == "wg-quick"})

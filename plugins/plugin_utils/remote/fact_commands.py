@@ -85,10 +85,14 @@ def sysctl_path(key: str) -> str:
 # WG_QUICK_DIR (KIND wg-quick) and every .netdev of NETWORKD_DIR (KIND netdev); NAME is "section"
 # (the value: Interface, Peer, NetDev, WireGuardPeer, ...) or a lower-cased key among publickey,
 # endpoint, persistentkeepalive, name, kind. Only those keys are printed: a private or preshared key
-# never leaves the target. Parsed by parse/wg_config_peers.py.
+# never leaves the target. In a wg-quick file a "#" starts a comment anywhere on a line, as wg(8) and
+# wg-quick(8) read it (a key pasted into "Endpoint = ... # psk KEY" must not leave the target either, and
+# "PersistentKeepalive = 5 # NAT" means 5); a .netdev has whole-line comments only (systemd.syntax(7)).
+# Parsed by parse/wg_config_peers.py.
 WG_QUICK_DIR = "/etc/wireguard"
 NETWORKD_DIR = "/etc/systemd/network"
 _CONFIG_AWK = (
+    "k == \"wg-quick\" { sub(/#.*/, \"\") } "
     "/^[[:space:]]*\\[/ { s = $0; sub(/^[[:space:]]*\\[/, \"\", s); sub(/\\].*/, \"\", s); print f \"\\t\" k \"\\tsection\\t\" s; next } "
     "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n) } "
     "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" "

@@ -228,15 +228,17 @@ def outcome_text(finding):
             + (" (left alone: opt-in)" if finding.get("left_alone") else ""))
 
 
-# An argument word that names a secret (``-e wg_psk=...``, ``--vault-password-file=...``): redacted whole.
-_SECRET_WORD = re.compile(r"(?i)(pass|secret|token|key|psk|pin|pwd|credential)")
+# An argument word that names a secret (``-e wg_psk=...``, ``-e wps_pin=...``, ``--vault-password-file=...``): redacted
+# whole in the report, never carried into a next command (run_summary.carried_extra_vars). "ping" is not a PIN.
+SECRET_WORD = re.compile(r"(?i)(pass|secret|token|key|psk|pin(?!g)|pwd|credential|vault)")
 
 
 def redact_command_words(words: list) -> list:
     """A command line's words for the report, secrets out: ``["-e", "wg_psk=KKKK...="]`` ->
     ``["-e", "<redacted>"]``.
 
-    A word naming a secret (pass, secret, token, key, psk, pin, pwd, credential, any letter case) is replaced whole;
+    A word naming a secret (``SECRET_WORD``: pass, secret, token, key, psk, pin, pwd, credential, vault, any letter
+    case) is replaced whole;
     in every other word, each WireGuard-key-shaped token (``_wireguard.KEY_SHAPED``) is replaced, so a
     key passed under an innocent name (``-e x=KKKK...=``) never reaches report.html or report.json.
     Raises ValueError for a word that is not a string.
@@ -245,5 +247,5 @@ def redact_command_words(words: list) -> list:
     for index, word in enumerate(words):
         if not isinstance(word, str):
             raise ValueError("words[%d] must be a string, got %r" % (index, type(word).__name__))
-        redacted.append(REDACTED if _SECRET_WORD.search(word) else KEY_SHAPED.sub(REDACTED, word))
+        redacted.append(REDACTED if SECRET_WORD.search(word) else KEY_SHAPED.sub(REDACTED, word))
     return redacted

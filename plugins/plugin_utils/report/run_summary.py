@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import SECRET_WORD
+
 
 STAGES = ("diagnose", "remediate", "verify")
 # First line of a failure message kept in the summary; the task's own output above has all of it.
@@ -249,7 +252,7 @@ def next_command(invocation, playbook, check=False, limit=None) -> str:
     limit = limit if limit is not None else invocation.get("limit")
     if limit:
         words += ["--limit", _quote(limit)]
-    words.append(target)
+    words.append(_quote(target))
     for extra in carried_extra_vars(invocation.get("extra_vars")):
         words += ["-e", _quote(extra)]
     if check:
@@ -257,15 +260,13 @@ def next_command(invocation, playbook, check=False, limit=None) -> str:
     return " ".join(words)
 
 
-# An -e whose text names one of these may hold a secret: never printed, never carried into a next command.
-_SECRET_WORDS = re.compile(r"pass|secret|token|key|vault|credential", re.IGNORECASE)
-
-
 def carried_extra_vars(extra_vars) -> list:
     """The run's ``-e`` options as given (``udp_gro_forwarding_enable=true``, ``@vars.yml``, JSON), for the next
-    command: without them an opt-in or a setting of this run would be lost. One naming a password, key, token,
-    secret, vault or credential is left out (the summary goes to logs)."""
-    return [str(extra) for extra in extra_vars or () if str(extra).strip() and not _SECRET_WORDS.search(str(extra))]
+    command: without them an opt-in or a setting of this run would be lost. One naming a secret (markdown.SECRET_WORD:
+    a password, key, token, PSK, PIN, secret, vault or credential) or holding a WireGuard-key-shaped value is left out
+    (the summary goes to logs)."""
+    return [str(extra) for extra in extra_vars or ()
+            if str(extra).strip() and not SECRET_WORD.search(str(extra)) and not KEY_SHAPED.search(str(extra))]
 
 
 def _quote(word):

@@ -56,3 +56,15 @@ def test_nothing_and_not_text():
     assert parse_wg_config_peers("") == []
     with pytest.raises(ParseError, match="must be text"):
         parse_wg_config_peers(b"x")
+
+
+def test_a_wg_quick_value_ends_at_a_comment_a_netdev_value_does_not():
+    """wg(8): "#" starts a comment anywhere; systemd.netdev: whole-line comments only, so "#" is part of a value."""
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t5 # NAT\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tendpoint\t203.0.113.1:51820 # psk not-a-real-key\n"
+            "/etc/systemd/network/wg1.netdev\tnetdev\tsection\tNetDev\n"
+            "/etc/systemd/network/wg1.netdev\tnetdev\tname\twg#1\n")
+    configs = parse_wg_config_peers(text)
+    assert configs[0]["peers"] == [{"public_key": None, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
+    assert configs[1]["interface"] == "wg#1"

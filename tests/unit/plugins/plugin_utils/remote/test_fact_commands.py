@@ -74,6 +74,26 @@ def test_wg_config_peers_reads_wg_quick_then_netdev_files_with_one_awk(shell, tm
     assert run(shell, wg_config_peers_argv(str(tmp_path / "none"), str(tmp_path / "nothing"))[2], tmp_path).stdout == ""
 
 
+@pytest.mark.parametrize("shell", SHELLS)
+def test_wg_quick_comments_end_a_value_on_the_target_and_never_carry_a_key(shell, tmp_path):
+    """wg(8) reads "#" to the end of the line as a comment: a key pasted into one never leaves the target, and
+    "PersistentKeepalive = 5 # NAT" is 5. A .netdev's "#" inside a value is the value's (whole-line comments only)."""
+    wireguard, network = tmp_path / "wireguard", tmp_path / "network"
+    wireguard.mkdir()
+    network.mkdir()
+    (wireguard / "wg0.conf").write_text("[Interface] # hub side\nPrivateKey = %s\n[Peer] # the NATed site\n"
+                                        "PublicKey = %s # from the site's admin\nEndpoint = 203.0.113.1:51820 # psk %s\n"
+                                        "PersistentKeepalive = 5 # NAT forgets after 30 s\n# PersistentKeepalive = 25\n"
+                                        % (PRIVATE, KEY_A, PRIVATE), encoding="utf-8")
+    (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuardPeer]\nPublicKey=%s\n"
+                                           "# PersistentKeepalive=9\nPersistentKeepalive=7\n" % KEY_B, encoding="utf-8")
+    done = run(shell, wg_config_peers_argv(str(wireguard), str(network))[2], tmp_path)
+    assert done.returncode == 0 and PRIVATE not in done.stdout and "#" not in done.stdout
+    configs = parse_wg_config_peers(done.stdout)
+    assert configs[0]["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
+    assert configs[1]["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": 7}]
+
+
 def test_the_configuration_listing_reads_the_system_directories():
     assert WG_CONFIG_PEERS == wg_config_peers_argv("/etc/wireguard", "/etc/systemd/network")
     assert WG_CONFIG_PEERS[2].count("awk ") == 1

@@ -174,10 +174,23 @@ def test_the_next_command_has_the_form_the_run_was_started_with(started, target)
     (["@vars/rollout.yml", '{"tunnelfix_serial": 5}'], " -e @vars/rollout.yml -e '{\"tunnelfix_serial\": 5}'"),
     (["ansible_become_password=hunter2", "tunnelfix_canary=1"], " -e tunnelfix_canary=1"),   # a secret is never printed
     (['{"wg_private_key": "x"}', "api_token=t", "vault_id=v", ""], ""),
+    # a PSK and a WPS PIN (issue 30.7), a key under an innocent name; a ping setting is not a PIN
+    (["wg_psk=abc", "wps_pin=12345670", "x=" + "K" * 43 + "=", "tunnel_measure_ping_count=5"],
+     " -e tunnel_measure_ping_count=5"),
 ])
 def test_the_next_command_carries_the_runs_extra_vars_but_no_secret(extra_vars, carried):
     invocation = {"playbook": "playbooks/remediate.yml", "inventory": ["inv.yml"], "extra_vars": extra_vars}
     assert next_command(invocation, "remediate") == "ansible-playbook -i inv.yml playbooks/remediate.yml" + carried
+
+
+@pytest.mark.parametrize("started, quoted", [
+    ("my playbooks/diagnose.yml", "'my playbooks/remediate.yml'"),
+    ("$(touch /tmp/x)/diagnose.yml", "'$(touch /tmp/x)/remediate.yml'"),
+])
+def test_the_next_commands_playbook_path_is_quoted_for_the_shell(started, quoted):
+    """A pasted next line must not split at a space nor run a command substitution in the path (issue 30.7)."""
+    assert next_command({"playbook": started, "inventory": ["inv.yml"]}, "remediate") == (
+        "ansible-playbook -i inv.yml %s" % quoted)
 
 
 @pytest.mark.parametrize("count, serial, sizes", [
