@@ -47,9 +47,10 @@ def parse_wg_config_peers(text: str) -> list:
     one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``.
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
     off). A wg-quick value ends at ``#`` (wg(8): a comment runs from ``#`` to the end of the line; the target
-    already cuts it, this holds for any input); a .netdev value is taken whole (systemd: whole-line comments). Settings outside a peer section count only for the .netdev's Name= and Kind= (in
-    ``[NetDev]``). Empty input -> ``[]``. Raises ParseError naming the line for one that is not four
-    tab-separated fields, a relative path or an unknown kind.
+    already cuts it, this holds for any input); a .netdev value is taken whole (systemd: whole-line comments).
+    Settings outside a peer section count only for the .netdev's Name= and Kind= (in ``[NetDev]``). Empty input
+    -> ``[]``. Raises ParseError naming the line for one that is not four tab-separated fields, a relative path or
+    an unknown kind.
     """
     if not isinstance(text, str):
         raise ParseError("WireGuard configuration listing must be text, got %s" % type(text).__name__)
