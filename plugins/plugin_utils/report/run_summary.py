@@ -315,15 +315,13 @@ def _next_lines(tally, invocation):
     lines = []
     troubled = sorted(set(tally.failed) | set(tally.unreachable))
     step = tally.stages[-1]["next"] if tally.stages else None
-    if troubled == ["localhost"]:
-        # only the controller's checks failed (a variable, the inventory): the same run again, on every host
-        lines.append("next: fix what failed above, then run again: %s" % next_command(
-            invocation, _playbook_name(invocation.get("playbook")), check=bool(invocation.get("check"))))
-    elif troubled:
-        again = ",".join([host for host in troubled if host != "localhost"] + ["localhost"])
-        name = _playbook_name(invocation.get("playbook"))
-        lines.append("next: fix what failed above, then run again on those hosts: %s" % next_command(
-            invocation, name, check=bool(invocation.get("check")), limit=again))
+    if troubled:
+        # the fleet hosts that failed, plus localhost (the controller's plays); when only the controller's checks
+        # failed (a variable, the inventory), the same run again with its own --limit
+        hosts = [host for host in troubled if host != "localhost"]
+        lines.append("next: fix what failed above, then run again%s: %s" % (" on those hosts" if hosts else "", next_command(
+            invocation, _playbook_name(invocation.get("playbook")), check=bool(invocation.get("check")),
+            limit=",".join(hosts + ["localhost"]) if hosts else None)))
     if step and step.get("playbook"):
         lines.append("next%s: %s   # %s" % (" for the others" if troubled else "", next_command(
             invocation, step["playbook"], check=step.get("check", False)), step.get("why", "")))
