@@ -66,6 +66,17 @@ def not_checked(reason):
     return ("not_checked", reason)
 
 
+NO_HUB = "no tunnelfix_tunnel_hub: a peer without a hub in the inventory has nothing to measure its tunnel against"
+
+
+def unmeasured(view, reason):
+    """Why a measurement of the host is missing: ``NO_HUB`` for a peer whose inventory names no hub (diagnose and verify
+    measure no flow there), else ``reason`` (text: what was not measured in this run)."""
+    if "tunnelfix_wireguard_peers" in (view.get("groups") or []) and not view.get("tunnel_hub"):
+        return NO_HUB
+    return reason
+
+
 def is_router(view):
     """Whether the host is an OpenWrt router: in ``tunnelfix_openwrt``, or openwrt_facts read it."""
     return "tunnelfix_openwrt" in (view.get("groups") or []) or view.get("openwrt") is not None

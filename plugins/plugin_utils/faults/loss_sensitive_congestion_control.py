@@ -15,7 +15,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
-    Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
+    Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, unmeasured, whole_number)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
@@ -169,7 +169,7 @@ def _single_flow_unjudged(view):
     """Why the peer's own single flow cannot be judged, or None."""
     iperf3 = (view.get("measurement") or {}).get("iperf3")
     if not isinstance(iperf3, dict):
-        return "no single flow was measured in this run"
+        return unmeasured(view, "no single flow was measured in this run")
     if iperf3.get("valid") is False:
         return "the single flow was invalid (%s)" % (iperf3.get("invalid_reason") or "see the measurement")
     if not view.get("path_bits_per_second"):
@@ -203,7 +203,7 @@ def bdp_coverage(host, view, views):
     if not view.get("path_bits_per_second"):
         return not_checked("the path's rate is unknown (tunnelfix_path_bits_per_second)")
     if not ((measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms")):
-        return not_checked("no RTT was measured on this host in this run")
+        return not_checked(unmeasured(view, "no RTT was measured on this host in this run"))
     return None
 
 

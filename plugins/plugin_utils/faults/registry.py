@@ -70,7 +70,7 @@ FIX_OPT_IN = {fault.fix_role: fault.fix_opt_in for fault in FAULTS if fault.fix_
 NO_REGRESSION_SHARE = 0.7
 # With neither a finding's floor nor a before measurement: this share of the path's known rate.
 PATH_SHARE_FLOOR = 0.5
-OUTCOMES = ("fixed", "still_present", "new")
+OUTCOMES = ("fixed", "still_present", "not_checked", "new")
 STATUSES = ("found", "clear", "not_checked")
 FINDINGS_FORMAT = "tunnelfix.findings/2"
 
@@ -320,6 +320,18 @@ def _rechecked(finding, views):
     return bool(fault.rechecked(finding["host"], finding.get("evidence") or {}, views))
 
 
+def _unjudged(finding, views):
+    """Why the finding's rule could not judge its host on verify's fresh view (its coverage says ``not_checked``:
+    no hub to measure against, no measurement in this run), or None: the host was not read again, or the rule
+    could judge it."""
+    fault, host = BY_ID.get(finding.get("id")), finding["host"]
+    view = views.get(host)
+    if fault is None or not isinstance(view, dict) or (view.get("tunnelfix") is None and view.get("openwrt") is None):
+        return None
+    status = _status(fault, host, view, views, False)
+    return status["reason"] if status["status"] == "not_checked" else None
+
+
 def finding_outcomes(before, after, views, host_vars=None) -> list:
     """Pair diagnose's findings with verify's: one entry per finding, sorted by host, outcome, id.
 
@@ -328,8 +340,10 @@ def finding_outcomes(before, after, views, host_vars=None) -> list:
     measurements only). Each entry is the finding (the after one where it is still present) plus
     ``outcome``: ``fixed`` (gone after, and verify had what the rule needs to judge it),
     ``still_present`` (found again; or not re-checked: its host was not read again or the
-    measurement its rule needs was not taken, then ``rechecked`` is false) or ``new`` (found only
-    after). With ``host_vars`` (``hostvars``), a finding that is still present and whose opt-in fix the
+    measurement its rule needs was not taken, then ``rechecked`` is false), ``not_checked`` (its host
+    was read again but the rule cannot judge it there, ``rechecked`` false and ``reason`` the rule's own:
+    a peer without tunnelfix_tunnel_hub has nothing to measure against, verify ran with
+    tunnelfix_measure=false) or ``new`` (found only after). With ``host_vars`` (``hostvars``), a finding that is still present and whose opt-in fix the
     host did not opt into (``Fault.fix_opt_in`` not true) also has ``left_alone`` (why): remediate did not
     run its role, so it is not a failed fix (``unfixed_by_host`` leaves it out).
     Raises ValueError on input that is not a findings list or views that are not a dict.
@@ -346,7 +360,9 @@ def finding_outcomes(before, after, views, host_vars=None) -> list:
         if key in after_by_key:
             out.append(dict(after_by_key[key], outcome="still_present", rechecked=True))
         elif not _rechecked(finding, views):
-            out.append(dict(finding, outcome="still_present", rechecked=False))
+            unjudged = _unjudged(finding, views)
+            out.append(dict(finding, outcome="not_checked", rechecked=False, reason=unjudged) if unjudged
+                       else dict(finding, outcome="still_present", rechecked=False))
         else:
             out.append(dict(finding, outcome="fixed", rechecked=True))
     out.extend(dict(finding, outcome="new", rechecked=True) for finding in after if _key(finding) not in before_keys)
@@ -368,7 +384,7 @@ def _vars_of(host_vars, host):
 def unfixed_by_host(outcomes) -> dict:
     """``{host: [finding id, ...]}``: findings a role can fix that verify still finds (still_present or new).
 
-    verify fails these hosts. Findings no role fixes (kernel, container limits) and findings left alone by an
+    verify fails these hosts; a ``not_checked`` finding (the rule could not judge the host, ``reason``) does not. Findings no role fixes (kernel, container limits) and findings left alone by an
     opt-in fix the host did not opt into (``left_alone``, see ``finding_outcomes``) are reported, not failed.
     """
     out = {}

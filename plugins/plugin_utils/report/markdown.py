@@ -221,9 +221,12 @@ def findings_table(findings):
 
 
 def outcome_text(finding):
-    """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, or "-" when not verified;
+    """verify's outcome of one finding for a table cell: ``fixed``, ``still_present``, ``new``, ``not_checked: REASON``,
+    or "-" when not verified;
     ``(left alone: opt-in)`` after one whose opt-in fix the host did not opt into."""
     text = str(finding.get("outcome") or "-")
+    if text == "not_checked":   # the rule could not judge the host on verify's facts: its reason is the whole cell
+        return "not_checked: %s" % (finding.get("reason") or "see reports/outcomes.json")
     return (text + (" (not re-checked)" if finding.get("rechecked") is False else "")
             + (" (left alone: opt-in)" if finding.get("left_alone") else ""))
 

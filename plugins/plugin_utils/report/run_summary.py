@@ -165,6 +165,9 @@ def _verify(outcomes, check_mode):
                  "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome and not o.get("left_alone")],
                                       lambda o: o["id"])}
                 for outcome in ("fixed", "still_present", "new")]
+    sections.append({"heading": "not checked: the rule could not judge the host (hosts per reason)",
+                     "groups": _groups_by([o for o in outcomes if o["outcome"] == "not_checked"],
+                                          lambda o: "%s: %s" % (o["id"], o.get("reason") or "?"))})
     sections.append({"heading": "left alone: an opt-in fix not enabled for the host (hosts per finding id)",
                      "groups": _groups_by([o for o in outcomes if o.get("left_alone")], lambda o: o["id"])})
     sections = [section for section in sections if section["groups"]]   # none: the next line says nothing was found

@@ -48,8 +48,9 @@ def test_a_limited_run_judges_exactly_its_hosts(tmp_path):
     assert "lnx-01" not in res.stdout.split("PLAY [Findings]", 1)[1]
 
 
-def test_measuring_without_a_hub_names_the_facts_only_switch(tmp_path):
-    inventory = PEERS_ONLY.replace("ansible_port: 1}", "ansible_port: 1, tunnelfix_tunnel_address: 10.0.0.9}")
+def test_a_hub_that_is_no_inventory_host_is_named(tmp_path):
+    inventory = PEERS_ONLY.replace("ansible_port: 1}", "ansible_port: 1, tunnelfix_tunnel_address: 10.0.0.9, tunnelfix_tunnel_hub: hbu-01}")
     res = diagnose(tmp_path, inventory, "-e", "tunnelfix_facts_skip=true")
-    assert "needs tunnelfix_tunnel_hub" in res.stdout and "-e tunnelfix_measure=false" in res.stdout, res.stdout[-3000:]
+    assert res.returncode != 0, res.stdout[-3000:]
+    assert 'needs tunnelfix_tunnel_hub' in res.stdout and 'got tunnelfix_tunnel_hub="hbu-01"' in res.stdout, res.stdout[-3000:]
     assert "Could not match supplied host pattern" not in res.stdout + res.stderr

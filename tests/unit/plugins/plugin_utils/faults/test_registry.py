@@ -18,6 +18,7 @@ BRIDGE = BY_ID["bridge_offload_small_mtu_tunnel"]
 CC = BY_ID["loss_sensitive_congestion_control"]
 KERNEL = BY_ID["kernel_without_bbr"]
 UDP_GRO = BY_ID["udp_gro_forwarding_off"]
+BDP = BY_ID["buffer_below_bdp"]
 
 
 def test_ids_are_unique_and_every_fault_is_complete():
@@ -109,6 +110,25 @@ def test_a_finding_is_fixed_only_when_verify_had_what_its_rule_reads(fault, evid
     assert (outcome["outcome"], outcome["rechecked"]) == (("fixed", True) if rechecked else ("still_present", False))
     if not rechecked and fault.fix_role:
         assert unfixed_by_host([outcome]) == {"peer": [fault.id]}
+
+
+PEER_FACTS = {"tcp": {"tcp_wmem": "4096 16384 4194304", "tcp_rmem": "4096 131072 6291456", "congestion_control": "cubic"}}
+
+
+@pytest.mark.parametrize("view, outcome, reason", [
+    # a hub-less peer, read again: the rule cannot judge it (nothing to measure against), the host does not fail
+    ({"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": None, "tunnelfix": PEER_FACTS, "path_bits_per_second": 4e7},
+     "not_checked", "no tunnelfix_tunnel_hub: a peer without a hub in the inventory has nothing to measure its tunnel against"),
+    # a peer with a hub whose RTT verify did not take (tunnelfix_measure=false): the rule says so
+    ({"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub", "tunnelfix": PEER_FACTS, "path_bits_per_second": 4e7},
+     "not_checked", "no RTT was measured on this host in this run"),
+    # facts not read again (unreachable in verify): still present, and the host fails
+    ({"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": None, "tunnelfix": None, "openwrt": None}, "still_present", None),
+])
+def test_a_finding_the_rule_cannot_judge_on_fresh_facts_is_not_checked_with_its_reason(view, outcome, reason):
+    [entry] = finding_outcomes([finding("peer", BDP, sysctl="net.ipv4.tcp_wmem")], [], {"peer": view})
+    assert (entry["outcome"], entry["rechecked"], entry.get("reason")) == (outcome, False, reason)
+    assert unfixed_by_host([entry]) == ({} if outcome == "not_checked" else {"peer": [BDP.id]})
 
 
 @pytest.mark.parametrize("bad", [{"h": []}, [{"id": "x"}], "[]"])
