@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins over the fault registry (plugin_utils/faults/registry.py): findings, diagnosis, fix_roles_by_host,
-fix_vars_by_host, remediate_plans, finding_outcomes, unfixed_by_host, verify_floor, host_view, host_summary.
+fix_vars_by_host, remediate_plans, finding_outcomes, unfixed_by_host, verify_floor,
+health_check_allowance, host_view, host_summary.
 Documentation in the .yml twins."""
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class FilterModule:
             "finding_outcomes": _wrap("finding_outcomes", registry.finding_outcomes),
             "unfixed_by_host": _wrap("unfixed_by_host", registry.unfixed_by_host),
             "verify_floor": _wrap("verify_floor", registry.verify_floor),
+            "health_check_allowance": _wrap("health_check_allowance", registry.health_check_allowance),
             "host_summary": _wrap("host_summary", host_summary_lines),
             "host_view": host_view,
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 name: run_directory
+version_added: 0.3.0
 author: tunnelfix.fleet developers
 short_description: The directory the playbook was started in
 description:

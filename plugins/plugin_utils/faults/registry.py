@@ -394,6 +394,29 @@ def unfixed_by_host(outcomes) -> dict:
     return {host: sorted(set(ids)) for host, ids in sorted(out.items())}
 
 
+def health_check_allowance(findings, before_health_checks, host) -> dict:
+    """How many of verify's health-check pings may fail on router ``host``: ``{"max_failed_pings": int, "source": text}``.
+
+    ``findings``: diagnose's (reports/findings.json) or None; ``before_health_checks``: diagnose's
+    health_check_measure records (reports/health-checks-before.json, ``{host: record}``) or None. 0 when a finding
+    of the host reads the health checks (its proof: no ping may fail, e.g. banIP's ICMP limit) or diagnose measured
+    none; else as many as diagnose's valid record lost (no regression): a router whose track IPs never answered
+    (0 of 20 before and after) is not failed for a fault no role here fixes, and one that now loses more is.
+    """
+    listed = findings.get("findings") if isinstance(findings, dict) else findings
+    for finding in listed if isinstance(listed, list) else []:
+        fault = BY_ID.get(finding.get("id")) if isinstance(finding, dict) else None
+        if fault is not None and finding.get("host") == host and "health_checks" in fault.reads:
+            return {"max_failed_pings": 0, "source": "%s: its proof, no health-check ping may fail" % fault.id}
+    record = (before_health_checks or {}).get(host) if isinstance(before_health_checks, dict) else None
+    record = record if isinstance(record, dict) else {}
+    sent, failed = record.get("sent"), record.get("failed_pings")
+    if isinstance(sent, int) and isinstance(failed, int) and not isinstance(failed, bool) and 0 <= failed <= sent and sent > 0:
+        return {"max_failed_pings": failed,
+                "source": "no more than diagnose lost (%d of %d): no finding of this host is proved by them" % (failed, sent)}
+    return {"max_failed_pings": 0, "source": "diagnose measured no health-check pings on this host: none may fail"}
+
+
 def verify_floor(findings, before_measurements, host, path_bits_per_second=None) -> dict:
     """The single-flow floor verify holds ``host`` to when the inventory sets none.
 

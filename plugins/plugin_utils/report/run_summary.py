@@ -174,6 +174,10 @@ def _verify(outcomes, check_mode):
     if any(o["outcome"] in ("still_present", "new") and not o.get("left_alone") for o in outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "reports/outcomes.json has the evidence of what is still found; reports/report.md the before and after"}
+    if any(o["outcome"] == "not_checked" for o in outcomes):
+        return sections, {"playbook": None, "check": False,
+                          "why": "the findings not checked above could not be judged on this run's facts (their reasons say why); "
+                                 "every other finding remediate worked on is fixed"}
     if any(o.get("left_alone") for o in outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "every finding remediate worked on is fixed; the ones left alone say which variable opts in"}

@@ -25,4 +25,4 @@ def test_the_lookup_returns_the_process_working_directory(tmp_path, monkeypatch)
     monkeypatch.delenv("PWD", raising=False)
     assert LookupModule().run([]) == [os.getcwd()]
     with pytest.raises(AnsibleLookupError, match="takes no terms"):
-        LookupModule().run(["x"])
+        LookupModule().run(terms=("reports",))

@@ -280,3 +280,20 @@ def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
     assert list(plans["owrt"]["skipped"]) == [BRIDGE.fix_role, UDP_GRO.fix_role]
     assert plans["lnx"]["roles"][-1] == BRIDGE.fix_role and plans["lnx"]["vars"] == {}
     assert "other" not in plans
+
+
+@pytest.mark.parametrize("findings, before, allowed", [
+    ([finding("owrt", BANIP)], {"owrt": {"sent": 20, "failed_pings": 20}}, 0),   # banIP's proof: none may fail
+    ({"findings": [finding("owrt", ROUTE, interface="wg0")]}, {"owrt": {"sent": 20, "failed_pings": 20}}, 20),
+    (None, {"owrt": {"sent": 20, "failed_pings": 3}}, 3),                           # no more than diagnose lost
+    ([finding("other", BANIP)], {"owrt": {"sent": 20, "failed_pings": 3}}, 3),       # another router's finding
+    (None, {}, 0),                                                                  # diagnose measured none
+    (None, None, 0),
+    (None, {"owrt": {"sent": 20, "failed_pings": 21}}, 0),                          # cannot be true: not trusted
+    (None, {"owrt": {"sent": 0, "failed_pings": 0}}, 0),
+    (None, {"owrt": {"sent": "20", "failed_pings": "20"}}, 0),
+    (None, {"owrt": "junk"}, 0),
+])
+def test_health_check_allowance(findings, before, allowed):
+    got = registry.health_check_allowance(findings, before, "owrt")
+    assert got["max_failed_pings"] == allowed and got["source"]

@@ -84,6 +84,16 @@ def test_verify_groups_per_outcome_and_points_at_the_evidence_when_something_sur
     assert summary_lines(tally, FQCN) == ["changed: nothing", "next: nothing was found to fix"]
 
 
+def test_verify_says_what_it_could_not_judge_and_never_that_everything_is_fixed():
+    outcomes = [{"host": "a", "id": "f1", "outcome": "fixed", "rechecked": True},
+                {"host": "b", "id": "f2", "outcome": "not_checked", "rechecked": False, "reason": "no tunnelfix_tunnel_hub"},
+                {"host": "c", "id": "f2", "outcome": "not_checked", "rechecked": False, "reason": "no tunnelfix_tunnel_hub"}]
+    summary = stage_summary(outcomes, "verify")
+    [section] = [s for s in summary["sections"] if s["heading"].startswith("not checked")]
+    assert [(g["label"], g["hosts"]) for g in section["groups"]] == [("f2: no tunnelfix_tunnel_hub", ["b", "c"])]
+    assert "could not be judged" in summary["next"]["why"] and summary["next"]["why"] != "every finding is fixed"
+
+
 @pytest.mark.parametrize("data, stage", [
     ([], "diagnose"), ({"findings": {}}, "diagnose"), ([], "remediate"), ({"plans": []}, "remediate"),
     ({}, "verify"), ([{"host": "a"}], "verify"), ([], "sweep"),
