@@ -7,7 +7,8 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: run_directory
 version_added: 0.3.0
-author: tunnelfix.fleet developers
+author:
+  - tunnelfix.fleet developers (!UNKNOWN)
 short_description: The directory the playbook was started in
 description:
   - Returns the controller's working directory, the default parent of C(reports/) for diagnose, remediate,

@@ -384,8 +384,9 @@ def _vars_of(host_vars, host):
 def unfixed_by_host(outcomes) -> dict:
     """``{host: [finding id, ...]}``: findings a role can fix that verify still finds (still_present or new).
 
-    verify fails these hosts; a ``not_checked`` finding (the rule could not judge the host, ``reason``) does not. Findings no role fixes (kernel, container limits) and findings left alone by an
-    opt-in fix the host did not opt into (``left_alone``, see ``finding_outcomes``) are reported, not failed.
+    verify fails these hosts; a ``not_checked`` finding (the rule could not judge the host, ``reason``) does not.
+    Findings no role fixes (kernel, container limits) and findings left alone by an opt-in fix the host did not
+    opt into (``left_alone``, see ``finding_outcomes``) are reported, not failed.
     """
     out = {}
     for entry in outcomes:
