@@ -208,14 +208,47 @@ def terminal_text(markdown):
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+NO_MEASUREMENT = ("No measurement yet: the report directory has no measurements-before.json or measurements-after.json. "
+                  "diagnose.yml measures the tunnels before the fix (each peer needs its hub, tunnelfix_tunnel_hub, in "
+                  "the run, and no -e tunnelfix_measure=false), verify.yml after it.")
+NO_AFTER = ("No measurement after the fix yet, so the after column reads n/a: verify.yml, run after remediate.yml, "
+            "measures again and writes the report again with both sides.")
+
+
+def _missing(text):
+    return text in (None, "", "n/a")
+
+
+def measurement_note(rows):
+    """Why the before/after table says little (str), or None when it has both sides somewhere.
+
+    ``rows`` as ``before_after_rows`` (a list of row dicts). No row at all: ``NO_MEASUREMENT`` (nothing was
+    measured: diagnose ran without a hub or with tunnelfix_measure=false, or not from this report directory).
+    Rows, none with an after side (``after`` "n/a" and ``after_value`` None: diagnose's baseline, no verify yet):
+    ``NO_AFTER``. The Markdown table and the HTML page print the same sentence.
+    """
+    if not rows:
+        return NO_MEASUREMENT
+    if all(_missing(row.get("after")) and row.get("after_value") is None for row in rows):
+        return NO_AFTER
+    return None
+
+
 def markdown_table(rows):
-    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``."""
+    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``.
+
+    No row gives ``NO_MEASUREMENT``, a sentence instead of an empty table; rows without any after side are the
+    table followed by ``NO_AFTER`` (``measurement_note``).
+    """
+    note = measurement_note(rows)
+    if not rows:
+        return note + "\n"
     header = ["host", "test", "before", "after", "bottleneck / target"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [md_cell(row[key]) for key in ("host", "test", "before", "after", "reference")]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + ("\n" + note + "\n" if note else "")
 
 
 def findings_table(findings):

@@ -292,10 +292,29 @@ def test_link_and_image_syntax_from_a_target_is_literal_text(writer):
     "a\\*b \\[c\\] back\\\\slash | bar &lt; entity [ref]: http://evil [ref]",
 ])
 def test_no_markdown_in_a_cell_survives_and_the_console_gets_it_back(text):
-    rows = [{"host": "tf_owrt_1", "test": "t", "before": text, "after": "n/a", "reference": ""}]
+    rows = [{"host": "tf_owrt_1", "test": "t", "before": text, "after": "1", "reference": ""}]
     table = markdown_table(rows)
     html = _rendered(table)
     assert not re.search(r"<(a|img|em|strong|del|s|code|b)\b", html), html
     assert "| tf_owrt_1 |" in table                                          # a name's inner "_" stays as typed
     assert "| %s |" % text in terminal_text(table)
 
+
+
+# ---- issue 30.4: after diagnose alone the report says why the before/after table is empty or has no after side
+def test_no_measurement_is_a_sentence_not_an_empty_table():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import NO_MEASUREMENT
+    table = markdown_table(before_after_rows({}, {}) + health_check_rows({}, {}))
+    assert table == NO_MEASUREMENT + "\n" and "|" not in table
+    assert "diagnose.yml" in table and "verify.yml" in table and "tunnelfix_measure=false" in table
+    assert terminal_text(table) == table
+
+
+def test_a_baseline_without_verify_says_the_after_column_comes_with_verify():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import NO_AFTER, measurement_note
+    rows = before_after_rows(BEFORE, {})
+    table = markdown_table(rows)
+    assert table.splitlines()[2].startswith("| peer |") and table.endswith("\n\n" + NO_AFTER + "\n")
+    assert "verify.yml" in NO_AFTER
+    assert measurement_note(before_after_rows(BEFORE, AFTER)) is None                 # both sides: no note
+    assert NO_AFTER not in markdown_table(before_after_rows({}, AFTER))               # an after side alone is one

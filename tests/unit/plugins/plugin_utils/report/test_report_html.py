@@ -229,3 +229,16 @@ def test_rows_without_a_reference_are_table_lines_and_findings_come_first():
     html = render_report_html(rows, findings, {})
     assert 'class="bar' not in html and "<td>UDP at 10.0 Mbit/s peer -&gt; hub jitter</td>" in html
     assert html.index("What diagnose found") < html.index('data-host="peer"')
+
+
+@pytest.mark.parametrize("rows, words", [
+    ([], ["No measurement yet", "diagnose.yml", "tunnelfix_measure=false"]),               # diagnose without measuring
+    (before_after_rows(BEFORE, {}), ["No measurement after the fix yet", "verify.yml"]),   # diagnose alone, no verify
+])
+def test_the_page_says_why_it_has_no_after_bars(rows, words):
+    notes = [text for text in _Elements(render_report_html(rows, FINDINGS, META)).text if "No measurement" in text]
+    assert len(notes) == 1 and all(word in notes[0] for word in words)
+
+
+def test_a_page_with_both_sides_has_no_note():
+    assert "No measurement" not in render_report_html(ROWS, FINDINGS, META)
