@@ -16,12 +16,12 @@ Pure; ValueError names an entry of the wrong shape.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FIX_PERSIST
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import host_list
 
 # A role whose change outlives a reboot only through the hook or unit it installs, and the variable that turns that
-# off (role default true): a host setting it false gets the change for now only.
-RUNTIME_ONLY = {"tunnelfix.fleet.udp_gro_forwarding": "udp_gro_forwarding_persist",
-                "tunnelfix.fleet.bridge_gso_off": "bridge_gso_off_persist"}
+# off (role default true; the faults declare it, Fault.fix_persist): a host setting it false gets the change for now only.
+RUNTIME_ONLY = FIX_PERSIST
 
 
 def runtime_only_text(variable) -> str:

@@ -74,3 +74,16 @@ def test_bridge_gso_off_without_its_units_is_runtime_only_too():
     plans = {"owrt": {"roles": [BRIDGE], "vars": {}, "skipped": {}, "changes": {}}}
     assert "  runtime only: lost at reboot (bridge_gso_off_persist=false) on 1: owrt" in remediate_summary_lines(
         plans, False, 8, {"owrt": {"bridge_gso_off_persist": "false"}})
+
+
+def test_every_persist_variable_is_its_roles_default_true():
+    """The faults' fix_persist names a variable of the role's defaults that is true there (unset means persisted)."""
+    from pathlib import Path
+
+    import yaml
+
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FIX_PERSIST
+    assert set(FIX_PERSIST) == {UDP_GRO, BRIDGE}
+    for role, variable in FIX_PERSIST.items():
+        defaults = Path(__file__).resolve().parents[5] / "roles" / role.rsplit(".", 1)[1] / "defaults" / "main.yml"
+        assert yaml.safe_load(defaults.read_text(encoding="utf-8"))[variable] is True, (role, variable)
