@@ -133,7 +133,8 @@ class Fault:
     in either mode: an opt-in fix; without it remediate leaves the finding alone and says which
     variable, and verify reports the finding ``still_present`` with ``left_alone`` instead of failing
     the host. ``fix_persist``: the role variable (default true) that, set false, leaves the fix runtime only, lost at
-    reboot (no hook or unit re-applies it); remediate says so for the hosts that set it false. ``subject(evidence)``: what distinguishes two findings of this id on one host
+    reboot (no hook or unit re-applies it); remediate says so for the hosts that set it false.
+    ``subject(evidence)``: what distinguishes two findings of this id on one host
     (a bridge, an interface), for pairing diagnose's finding with verify's. ``rechecked(host,
     evidence, views)``: whether verify's views (``{host: view}``, 'after' measurements only) hold
     what the rule needs to judge this finding again; without it a finding cannot be called fixed
