@@ -49,8 +49,12 @@ class ActionModule(OpenWrtActionBase):
         "rollback_timeout_s": {"type": "int", "default": 90},
         "reconnect_timeout_s": {"type": "int", "default": 60},
         "connect_timeout_s": {"type": "int", "default": 5},
+        # what the apply changes, as the caller knows it (guarded_apply cannot tell from a shell command): for --diff
+        "diff_before": {"type": "str"},
+        "diff_after": {"type": "str"},
     }
     REQUIRED_IF = [("state", "applied", ("apply", "files")), ("state", "snapshot", ("files",))]
+    REQUIRED_TOGETHER = [["diff_before", "diff_after"]]
 
     # ---- connection handling -------------------------------------------------------------------
     def _short_timeouts(self, connect_timeout_s):
@@ -155,14 +159,23 @@ class ActionModule(OpenWrtActionBase):
         if self.check_mode:
             # apply and restore are never returned: they may hold keys (uci set ...private_key=...)
             msg = "would apply the change with a rollback of %s armed for %d s" % (", ".join(files), rollback_s)
-            return {"changed": True, "files": files, "msg": msg}
+            return dict({"changed": True, "files": files, "msg": msg}, **self._diff(name, args))
         before = None if args["use_snapshot"] else self._snapshot(name, files)
         token = secrets.token_hex(8)
         saved = self._short_timeouts(connect_s)
         try:
-            return self._apply(name, files, apply, restore, rollback_s, reconnect_s, token, before)
+            result = self._apply(name, files, apply, restore, rollback_s, reconnect_s, token, before)
         finally:
             self._restore_timeouts(saved)
+        # a rolled-back change changed nothing that stays: no diff for it
+        return dict(result, **self._diff(name, args)) if result.get("confirmed") else result
+
+    def _diff(self, name, args):
+        """``{"diff": {...}}`` under --diff with ``diff_before``/``diff_after`` (keys redacted as in every output), else {}."""
+        if not self.diff_mode or args.get("diff_before") is None:
+            return {}
+        return {"diff": {"before": redact(args["diff_before"]), "after": redact(args["diff_after"]),
+                         "before_header": "%s (before)" % name, "after_header": "%s (after)" % name}}
 
     def _apply(self, name, files, apply, restore, rollback_s, reconnect_s, token, before):
         """Arm, start the apply, reconnect and confirm; or wait for the rollback and verify it."""

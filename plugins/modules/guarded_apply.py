@@ -97,12 +97,22 @@ options:
     description: Connect timeout of each attempt (ssh C(ConnectTimeout), and C(ServerAliveInterval=1) with that many probes), 1-60.
     type: int
     default: 5
+  diff_before:
+    description:
+      - What O(apply) changes, before it (one line per setting, such as C(eth0 rx-gro-list) and its state), shown under C(--diff)
+        when the change is confirmed or, in check mode, would be made. guarded_apply cannot tell it from a shell command.
+      - Needs O(diff_after). WireGuard keys in it are replaced by C(<redacted>).
+    type: str
+  diff_after:
+    description: The same settings as O(diff_before), after O(apply).
+    type: str
 attributes:
   check_mode:
     support: full
     details: Reports what would be applied and does nothing on the target.
   diff_mode:
-    support: none
+    support: partial
+    details: Shows O(diff_before) and O(diff_after) for a confirmed change or, in check mode, the change it would make.
   platform:
     platforms: posix
 seealso:

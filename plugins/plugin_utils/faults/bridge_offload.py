@@ -149,6 +149,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers", "tunnelfix_openwrt"),
     fix_vars=lambda evidence: {"bridge_gso_off_bridges": [evidence["bridge"]]},
     fix_needs="bridge_gso_off_bridges",
+    fix_persist="bridge_gso_off_persist",
     fix_var_names=("bridge_gso_off_bridges",),
     subject=lambda evidence: evidence.get("bridge"),
     plan=offload_plan,

@@ -143,7 +143,9 @@ class Fault:
     operator must set true (inventory or ``-e``, never a findings file) before remediate runs the role
     in either mode: an opt-in fix; without it remediate leaves the finding alone and says which
     variable, and verify reports the finding ``still_present`` with ``left_alone`` instead of failing
-    the host. ``subject(evidence)``: what distinguishes two findings of this id on one host
+    the host. ``fix_persist``: the role variable (default true) that, set false, leaves the fix runtime only, lost at
+    reboot (no hook or unit re-applies it); remediate says so for the hosts that set it false.
+    ``subject(evidence)``: what distinguishes two findings of this id on one host
     (a bridge, an interface), for pairing diagnose's finding with verify's. ``rechecked(host,
     evidence, views)``: whether verify's views (``{host: view}``, 'after' measurements only) hold
     what the rule needs to judge this finding again; without it a finding cannot be called fixed
@@ -179,6 +181,7 @@ class Fault:
     fix_vars: Callable[[dict], Optional[dict]] = _no_vars
     fix_needs: Optional[str] = None
     fix_opt_in: Optional[str] = None
+    fix_persist: Optional[str] = None
     fix_var_names: tuple = ()
     subject: Callable[[dict], Optional[str]] = _no_subject
     rechecked: Callable[[str, dict, dict], bool] = _facts_only

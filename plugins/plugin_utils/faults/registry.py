@@ -65,6 +65,8 @@ FIX_GROUPS = {role: frozenset(group for fault in FAULTS if fault.fix_role == rol
 FIX_VAR_NAMES = frozenset(name for fault in FAULTS for name in fault.fix_var_names)
 # Per opt-in fixing role, the variable the operator must set true before remediate runs it (Fault.fix_opt_in).
 FIX_OPT_IN = {fault.fix_role: fault.fix_opt_in for fault in FAULTS if fault.fix_role and fault.fix_opt_in}
+# Per fixing role, the variable that set false leaves its change runtime only, lost at reboot (Fault.fix_persist).
+FIX_PERSIST = {fault.fix_role: fault.fix_persist for fault in FAULTS if fault.fix_role and fault.fix_persist}
 # A peer's single flow after the fix must keep this share of diagnose's single flow (no regression),
 # where no finding of the host sets a higher floor; the share leaves room for run-to-run noise.
 NO_REGRESSION_SHARE = 0.7

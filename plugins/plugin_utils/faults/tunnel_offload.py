@@ -171,6 +171,7 @@ TUNNEL_OFFLOAD_SMALL_MTU = Fault(
     fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers", "tunnelfix_openwrt"),
     fix_vars=lambda evidence: {"bridge_gso_off_tunnels": [evidence["tunnel"]]},
     fix_needs="bridge_gso_off_tunnels",
+    fix_persist="bridge_gso_off_persist",
     fix_var_names=("bridge_gso_off_tunnels",),
     subject=lambda evidence: evidence.get("tunnel"),
     plan=tunnel_plan,

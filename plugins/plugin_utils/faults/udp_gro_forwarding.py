@@ -134,6 +134,7 @@ UDP_GRO_FORWARDING_OFF = Fault(
     fix_vars=lambda evidence: {"udp_gro_forwarding_device": evidence["nic"]},
     fix_var_names=("udp_gro_forwarding_device",),
     fix_opt_in="udp_gro_forwarding_enable",
+    fix_persist="udp_gro_forwarding_persist",
     subject=lambda evidence: evidence.get("nic"),
     plan=udp_gro_plan_lines,
     fix_defaults=FIX_DEFAULTS,

@@ -118,7 +118,9 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
          "gateway": "192.0.2.1" | None,                      # the default route's gateway through that NIC
          "ethtool": "ethtool -K eth0 rx-udp-gro-forwarding on",   # guarded_apply's apply, with gateway_check after it
          "gateway_check": "end=$(($(date +%s) + 30)); until ping ... done" | None,
-         "restore": "ethtool -K eth0 rx-udp-gro-forwarding off"}  # guarded_apply's restore
+         "restore": "ethtool -K eth0 rx-udp-gro-forwarding off",  # guarded_apply's restore
+         "diff": {"before": "eth0 rx-udp-gro-forwarding: off\n",  # what --diff shows (guarded_apply's
+                  "after": "eth0 rx-udp-gro-forwarding: on\n"}}   # diff_before/diff_after), None unless a change
 
     ``left_alone``: forwarding off, no tunnel up, or a kernel before 6.2 (``device`` and the rest
     None). ``converged``: nothing to change on that NIC (both features as wanted or ``[fixed]``,
@@ -142,7 +144,7 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
                          % (facts.get("note") or "a fact was not read"))
     base = {"state": "left_alone", "reason": reason, "device": None, "kernel_release": facts.get("kernel_release"),
             "tunnels": [name for name, _kind in up_tunnels(facts)], "features": None, "changes": {}, "hook_states": {},
-            "hook_command": None, "gateway": None, "ethtool": None, "gateway_check": None, "restore": None}
+            "hook_command": None, "gateway": None, "ethtool": None, "gateway_check": None, "restore": None, "diff": None}
     if reason:
         return base
     nics = [nic for nic in facts.get("nics") or [] if isinstance(nic, dict) and nic.get("device")]
@@ -177,7 +179,15 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
     restore = {name: features[name].split()[0] for name in changes}
     check = gateway_wait(nic["device"], plan["gateway"], gateway_timeout_s) if plan["gateway"] and int(gateway_timeout_s) > 0 else None
     return dict(plan, state="change", changes=changes, ethtool=ethtool_command(nic["device"], changes), gateway_check=check,
-                restore=ethtool_command(nic["device"], restore))
+                restore=ethtool_command(nic["device"], restore), diff=change_diff(nic["device"], restore, changes))
+
+
+def change_diff(device, before, after) -> dict:
+    """The ``--diff`` text of an ``ethtool -K`` change: ``{"before": "eth0 rx-gro-list: on\\n", "after": "eth0 rx-gro-list:
+    off\\n"}``, one ``device feature: state`` line per feature changed (``before``/``after``: ``{feature: on|off}``),
+    as bridge_offload's diff writes them."""
+    return {side: "".join("%s %s: %s\n" % (device, name, states[name]) for name in after)
+            for side, states in (("before", before), ("after", after))}
 
 
 # What brings a Linux host's network up, from the role's python-free probe (vars/main.yml), one line each:

@@ -40,7 +40,7 @@ from html import escape
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import check_checks, coverage_rows
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import outcome_text
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import measurement_note, outcome_text
 
 SCHEMA_VERSION = 1
 COLOURS = {"before": "#9ca3af", "after": "#2563eb", "reference": "#d97706"}
@@ -282,7 +282,8 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
     and a blue after bar on one scale (value labels in human units: Mbit/s, %, ms) and the
     reference as a dashed line when it is > 0; other rows (jitter, verdicts) as a table. The
     findings (host, severity, id, fixing role, explanation, evidence folded) come first, after
-    ``meta``, then what diagnose judged per fault (``checks``). No script, no external resource (a
+    ``meta``, then what diagnose judged per fault (``checks``), then ``measurement_note``'s sentence when there is no
+    measurement or none after the fix yet. No script, no external resource (a
     Content-Security-Policy forbids both); every piece of input text is HTML-escaped.
 
     Bars carry ``class="bar before"``/``"bar after"``, ``data-host``, ``data-test``,
@@ -309,8 +310,9 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
     # What was wrong first, then the measurements that show the fix.
     out += _findings_section(findings)
     out += _coverage_section(checks)
-    if not hosts:
-        out.append("<p>No measurement.</p>")
+    note = measurement_note(rows)  # no row at all, or no after side yet: a sentence saying why, not an empty page
+    if note:
+        out.append('<p class="measurement-note">%s</p>' % _e(note))
     for host, host_rows in hosts.items():
         out += _host_section(host, host_rows)
     out.append("</body></html>")

@@ -164,37 +164,91 @@ def health_check_rows(before, after):
     return rows
 
 
+# Markdown inside a table cell (CommonMark and GitHub's GFM), each written as text with a backslash: code spans (`),
+# emphasis (*), link and image syntax ([ and ], so no "](" and no "![" stays active), strikethrough (~), math ($), the
+# column bar (|), mentions and e-mail autolinks (@), and the backslash itself. "&", "<" and ">" become HTML entities
+# (raw HTML, <autolinks>, entity references). "_" is escaped where it could open or close emphasis: everywhere
+# except between two letters or digits, where CommonMark never reads it as emphasis (host and finding names such
+# as tf_owrt_1 or nat_peer_without_keepalive stay readable in the .md). GFM's extended autolinks lose their
+# trigger: ":" before "//" (http://...) and the "." after a leading "www". One function for every Markdown table the
+# collection writes (markdown_table, findings_table, coverage_table); terminal_text reverses exactly these.
+MD_BACKSLASHED = "\\`*[]~$|@"
+MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_TRIGGERS = re.compile(r"(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=\bwww)\.", re.IGNORECASE)
+
+
 def md_cell(value):
-    """``value`` as the text of one Markdown table cell: on one line, ``\\`` and ``|`` escaped, and ``&``, ``<``,
-    ``>`` as HTML entities (a host name or a target's output in the report is text, never markup). None is ""."""
-    text = "" if value is None else str(value)
-    for plain, escaped in (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        text = text.replace(plain, escaped)
-    return " ".join(text.split())
+    """``value`` as the text of one Markdown table cell, read as literal text by any CommonMark/GFM renderer (str).
+
+    On one line (whitespace runs are one space); the characters of ``MD_BACKSLASHED`` and the emphasis, autolink
+    triggers of ``_MD_TRIGGERS`` escaped with a backslash, ``&``, ``<`` and ``>`` as HTML entities: a host name or a
+    target's output (``[x](http://evil)``, ``![i](http://evil/p.png)``, ``<b>``) is shown as typed, never as a link,
+    an image or markup. None is "".
+    """
+    text = " ".join(("" if value is None else str(value)).split())
+    text = _MD_TRIGGERS.sub(lambda match: "\\" + match.group(0),
+                            "".join("\\" + char if char in MD_BACKSLASHED else char for char in text))
+    return "".join(MD_ENTITIES.get(char, char) for char in text)
+
+
+_MD_UNESCAPE = re.compile(r"\\([%s_:.])" % re.escape(MD_BACKSLASHED))
 
 
 def terminal_text(markdown):
     """A table of ``markdown_table``/``findings_table``/``coverage_table`` (str) as a person reads it on a console (str).
 
-    ``md_cell`` writes ``&``, ``<`` and ``>`` as HTML entities and escapes ``\\`` and ``|`` with a backslash for
-    the .md and .html files; this turns exactly those back into characters (``&amp;`` last, so a host's literal
+    ``md_cell`` writes ``&``, ``<`` and ``>`` as HTML entities and escapes Markdown's characters with a backslash
+    for the .md and .html files; this turns exactly those back into characters (``&amp;`` last, so a host's literal
     ``&lt;`` stays ``&lt;``; each escaped pair read once, so ``\\|`` is a backslash then the column bar). The
     table's ``|`` layout is kept. Raises ValueError for anything but a str.
     """
     if not isinstance(markdown, str):
         raise ValueError("terminal_text expects the text of a table, got %s" % type(markdown).__name__)
-    text = re.sub(r"\\([\\|])", r"\1", markdown)
+    text = _MD_UNESCAPE.sub(r"\1", markdown)
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+NO_MEASUREMENT = ("No measurement yet: the report directory has no measurements-before.json or measurements-after.json. "
+                  "diagnose.yml measures the tunnels before the fix (each peer needs its hub, tunnelfix_tunnel_hub, in "
+                  "the run, and no -e tunnelfix_measure=false), verify.yml after it.")
+NO_AFTER = ("No measurement after the fix yet, so the after column reads n/a: verify.yml, run after remediate.yml, "
+            "measures again and writes the report again with both sides.")
+
+
+def _missing(text):
+    return text in (None, "", "n/a")
+
+
+def measurement_note(rows):
+    """Why the before/after table says little (str), or None when it has both sides somewhere.
+
+    ``rows`` as ``before_after_rows`` (a list of row dicts). No row at all: ``NO_MEASUREMENT`` (nothing was
+    measured: diagnose ran without a hub or with tunnelfix_measure=false, or not from this report directory).
+    Rows, none with an after side (``after`` "n/a" and ``after_value`` None: diagnose's baseline, no verify yet):
+    ``NO_AFTER``. The Markdown table and the HTML page print the same sentence.
+    """
+    if not rows:
+        return NO_MEASUREMENT
+    if all(_missing(row.get("after")) and row.get("after_value") is None for row in rows):
+        return NO_AFTER
+    return None
+
+
 def markdown_table(rows):
-    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``."""
+    """Render ``before_after_rows()`` output as a Markdown table (one string, LF line ends); cells as ``md_cell``.
+
+    No row gives ``NO_MEASUREMENT``, a sentence instead of an empty table; rows without any after side are the
+    table followed by ``NO_AFTER`` (``measurement_note``).
+    """
+    note = measurement_note(rows)
+    if not rows:
+        return note + "\n"
     header = ["host", "test", "before", "after", "bottleneck / target"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [md_cell(row[key]) for key in ("host", "test", "before", "after", "reference")]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + ("\n" + note + "\n" if note else "")
 
 
 def findings_table(findings):

@@ -7,12 +7,39 @@ Input: ``plans``, what ``registry.remediate_plans`` returns::
 
     {host: {"roles": [role, ...], "vars": {...}, "skipped": {role: reason}, "changes": {role: [line, ...]}}}
 
+and optionally ``host_vars`` (``hostvars``: host -> its variables), from which a role that keeps its change only until
+reboot on a host (``RUNTIME_ONLY``: its persist variable set false there) gets a line saying so, with the hosts.
+
 Pure; ValueError names an entry of the wrong shape.
 """
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FIX_PERSIST
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import host_list
+
+# A role whose change outlives a reboot only through the hook or unit it installs, and the variable that turns that
+# off (role default true; the faults declare it, Fault.fix_persist): a host setting it false gets the change for now only.
+RUNTIME_ONLY = FIX_PERSIST
+
+
+def runtime_only_text(variable) -> str:
+    """The words every summary uses for a change that a reboot undoes: ``runtime only: lost at reboot (<variable>=false)``."""
+    return "runtime only: lost at reboot (%s=false)" % variable
+
+
+def _runtime_only_hosts(role, hosts, host_vars):
+    """The ``hosts`` that set ``role``'s persist variable (``RUNTIME_ONLY``) to something not true; unset is the default, true."""
+    variable = RUNTIME_ONLY.get(role)
+    if not variable or host_vars is None:
+        return []
+    found = []
+    for host in hosts:
+        own = host_vars[host] if host in host_vars else {}
+        if variable in own and own[variable] is not None and not is_true(own[variable]):
+            found.append(host)
+    return found
 
 
 def _check(plans):
@@ -25,8 +52,12 @@ def _check(plans):
     return plans
 
 
-def remediate_summary_lines(plans, every_role=False, max_hosts=8) -> list:
-    """The lines remediate prints before it changes anything (module doc), in fix order of first appearance."""
+def remediate_summary_lines(plans, every_role=False, max_hosts=8, host_vars=None) -> list:
+    """The lines remediate prints before it changes anything (module doc), in fix order of first appearance.
+
+    With ``host_vars``, under a role of ``RUNTIME_ONLY``: ``  runtime only: lost at reboot (<variable>=false) on N: hosts``
+    for the hosts it runs on that set its persist variable false.
+    """
     plans = _check(plans)
     chosen = sorted(host for host, plan in plans.items() if plan.get("roles"))
     if not chosen:
@@ -56,4 +87,7 @@ def remediate_summary_lines(plans, every_role=False, max_hosts=8) -> list:
             for line in (plan.get("changes") or {}).get(role) or []:
                 changes.setdefault(str(line), []).append(host)
         lines.extend("  would change %s on %d: %s" % (line, len(hosts), host_list(hosts, max_hosts)) for line, hosts in changes.items())
+        runtime_only = _runtime_only_hosts(role, runs, host_vars)
+        if runtime_only:
+            lines.append("  %s on %d: %s" % (runtime_only_text(RUNTIME_ONLY[role]), len(runtime_only), host_list(runtime_only, max_hosts)))
     return lines

@@ -173,7 +173,7 @@ def _verify(outcomes, check_mode):
     sections = [section for section in sections if section["groups"]]   # none: the next line says nothing was found
     if any(o["outcome"] in ("still_present", "new") and not o.get("left_alone") for o in outcomes):
         return sections, {"playbook": None, "check": False,
-                          "why": "reports/outcomes.json has the evidence of what is still found; reports/report.md the before and after"}
+                          "why": "reports/outcomes.json has the evidence of what is still found; reports/before-after.md the before and after"}
     if any(o["outcome"] == "not_checked" for o in outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "the findings not checked above could not be judged on this run's facts (their reasons say why); "

@@ -39,3 +39,12 @@ def test_an_opt_in_fix_runs_only_where_the_host_opts_in(tmp_path, extra, runs):
         assert "nohost" not in fixing and res.returncode == 0
         summary = res.stdout.split("TUNNELFIX SUMMARY", 1)[1]
         assert "findings left alone" in summary and "udp_gro_forwarding_off: 1 host: nohost" in summary
+
+
+@pytest.mark.parametrize("persist, said", [("false", True), ("true", False), (None, False)])
+def test_a_change_without_its_hook_is_said_to_be_runtime_only(tmp_path, persist, said):
+    """Issue 30.4: udp_gro_forwarding_persist=false keeps the change until reboot; remediate's role choice says so, per host."""
+    extra = ("-e", "udp_gro_forwarding_enable=true") + (("-e", "udp_gro_forwarding_persist=%s" % persist) if persist else ())
+    out = remediate(tmp_path, *extra).stdout.replace("\n        ", " ")
+    line = "  runtime only: lost at reboot (udp_gro_forwarding_persist=false) on 1: nohost"
+    assert (line in out) is said and "tunnelfix.fleet.udp_gro_forwarding: runs on 1: nohost" in out, out[-3000:]

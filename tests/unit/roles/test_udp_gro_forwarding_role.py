@@ -150,3 +150,34 @@ def test_the_roles_defaults_and_specs_agree():
     specs = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text(encoding="utf-8"))["argument_specs"]["main"]["options"]
     assert {name: spec["default"] for name, spec in specs.items()} == defaults
     assert defaults["udp_gro_forwarding_enable"] is False
+
+
+def test_a_change_without_the_hook_leaves_a_runtime_only_notice():
+    """Issue 30.4: with udp_gro_forwarding_persist=false the role sets its notice (the run's summary prints it with the
+    host) once the change held, in the guarded block after the NIC was read back; the words are remediate_summary's."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import runtime_only_text
+    tasks = yaml.safe_load((ROLE / "tasks" / "apply.yml").read_text(encoding="utf-8"))
+    guarded = next(task for task in next(t for t in tasks if "block" in t)["block"]
+                   if task.get("name") == "Change the features, guarded")["block"]
+    names = [task["name"] for task in guarded]
+    notice = next(task for task in guarded if "runtime only" in task["name"])
+    assert names.index(notice["name"]) > names.index("Check the NIC shows the features now")
+    assert notice["when"] == "not (udp_gro_forwarding_persist | bool)"
+    assert "__udp_gro_forwarding_runtime_only" in notice["ansible.builtin.set_fact"]["udp_gro_forwarding_notices"]
+    text = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(VARS["__udp_gro_forwarding_runtime_only"]).render(
+        __udp_gro_forwarding_plan=udp_gro_plan(FACTS))
+    assert text.startswith("udp_gro_forwarding: " + runtime_only_text("udp_gro_forwarding_persist") + ":") and "eth0" in text
+
+
+def test_the_guarded_ethtool_change_carries_its_diff():
+    """Issue 30.4: under --diff the Linux ethtool change shows each feature before and after (check and real mode)."""
+    tasks = yaml.safe_load((ROLE / "tasks" / "apply.yml").read_text(encoding="utf-8"))
+    guarded = next(task for task in next(t for t in tasks if "block" in t)["block"]
+                   if task.get("name") == "Change the features, guarded")["block"]
+    applied = next(task["tunnelfix.fleet.guarded_apply"] for task in guarded
+                   if "apply" in task.get("tunnelfix.fleet.guarded_apply", {}))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    plan = udp_gro_plan(FACTS)
+    sides = {side: env.from_string(applied["diff_" + side]).render(__udp_gro_forwarding_plan=plan) for side in ("before", "after")}
+    assert sides == {"before": "eth0 rx-udp-gro-forwarding: off\neth0 rx-gro-list: on\n",
+                     "after": "eth0 rx-udp-gro-forwarding: on\neth0 rx-gro-list: off\n"}

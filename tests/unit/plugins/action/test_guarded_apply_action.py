@@ -24,8 +24,8 @@ ARGS = {"name": "wg0", "files": ["/etc/config/network"], "apply": "ifup wg0", "r
 class Scripted(ActionModule):
     """Answers each script by what it is; ``reachable`` says per confirm attempt whether the host answers."""
 
-    def __init__(self, args, check_mode=False, reachable=(True,), confirm="state confirmed\n", verify=None):
-        task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=False,
+    def __init__(self, args, check_mode=False, reachable=(True,), confirm="state confirmed\n", verify=None, diff=False):
+        task = SimpleNamespace(args=args, async_val=0, check_mode=check_mode, diff=diff,
                                action="tunnelfix.fleet.guarded_apply")
         super().__init__(task, SimpleNamespace(_shell=SimpleNamespace(tmpdir=None)), None, None, None)
         self._load_name = "tunnelfix.fleet.guarded_apply"
@@ -237,3 +237,30 @@ def test_role_gives_the_guarded_task_a_timeout_longer_than_its_wait(rollback_s):
     assert "timeout" in task, "the task inherits tunnelfix_task_timeout_s"
     timeout_s = int(env.from_string(task["timeout"]).render(variables))
     assert timeout_s >= rollback_s + reconnect_s + 60
+
+
+# ---- issue 30.4: under --diff the change shows what it changes (the caller's before/after), in check and real mode
+DIFF = dict(ARGS, diff_before="eth0 rx-udp-gro-forwarding: off\neth0 rx-gro-list: on\n",
+            diff_after="eth0 rx-udp-gro-forwarding: on\neth0 rx-gro-list: off\n")
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_diff_mode_shows_what_the_apply_changes(check_mode):
+    result = Scripted(DIFF, check_mode=check_mode, diff=True).run(task_vars={})
+    assert result["changed"] and not result.get("failed")
+    assert result["diff"] == {"before": DIFF["diff_before"], "after": DIFF["diff_after"],
+                              "before_header": "wg0 (before)", "after_header": "wg0 (after)"}
+
+
+def test_no_diff_without_diff_mode_or_for_a_rolled_back_change():
+    assert "diff" not in Scripted(DIFF).run(task_vars={})
+    verify = "state rolled-back\nrestore_rc 0\nfiles_rc 0\nrestore_out \nbefore 0 %s\nsha256 0 %s\n" % (SHA, SHA)
+    result = Scripted(DIFF, reachable=[False] * 100, verify=verify, diff=True).run(task_vars={})
+    assert result["failed"] and result["rolled_back"] and "diff" not in result
+
+
+def test_diff_text_is_redacted_and_needs_both_sides():
+    result = Scripted(dict(ARGS, diff_before="psk " + KEY, diff_after="psk x"), check_mode=True, diff=True).run(task_vars={})
+    assert KEY not in repr(result) and result["diff"]["before"] == "psk <redacted>"
+    result = Scripted(dict(ARGS, diff_before="a"), check_mode=True, diff=True).run(task_vars={})
+    assert result["failed"] and "diff_before" in result["msg"] and "diff_after" in result["msg"]

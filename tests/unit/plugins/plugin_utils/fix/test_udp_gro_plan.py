@@ -42,6 +42,10 @@ def test_the_change_and_its_commands():
     assert plan["hook_command"] == "ethtool -K eth0 rx-udp-gro-forwarding on rx-gro-list off"
     assert plan["gateway_check"] == gateway_wait("eth0", "192.0.2.1", 30)
     assert "ping -c 1 -W 1 -I eth0 192.0.2.1" in plan["gateway_check"] and "+ 30))" in plan["gateway_check"]
+    # what --diff shows (issue 30.4): each feature it changes, before and after
+    assert plan["diff"] == {"before": "eth0 rx-udp-gro-forwarding: off\neth0 rx-gro-list: on\n",
+                            "after": "eth0 rx-udp-gro-forwarding: on\neth0 rx-gro-list: off\n"}
+    assert udp_gro_plan(facts(nics=[nic(features=dict(OFF, **{"rx-udp-gro-forwarding": "on"}))]))["diff"] is None  # converged
 
 
 @pytest.mark.parametrize("features, changes, restore, hook", [

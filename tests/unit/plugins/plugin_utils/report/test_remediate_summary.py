@@ -48,3 +48,42 @@ def test_from_findings():
 def test_odd_plans_are_refused(plans):
     with pytest.raises(ValueError, match="plans"):
         remediate_summary_lines(plans)
+
+
+UDP_GRO = "tunnelfix.fleet.udp_gro_forwarding"
+
+
+@pytest.mark.parametrize("host_vars, said", [
+    ({"a": {"udp_gro_forwarding_persist": False}, "b": {"udp_gro_forwarding_persist": "no"}, "c": {}}, ["a", "b"]),
+    ({"a": {"udp_gro_forwarding_persist": True}, "b": {"udp_gro_forwarding_persist": "yes"}, "c": {}}, []),
+    (None, []),                                                                       # no hostvars given: no line
+])
+def test_a_role_without_its_hook_is_runtime_only_on_the_hosts_that_turn_it_off(host_vars, said):
+    """Issue 30.4: udp_gro_forwarding_persist=false (or bridge_gso_off_persist=false) leaves a change that a reboot undoes."""
+    plans = {host: {"roles": [UDP_GRO], "vars": {}, "skipped": {}, "changes": {}} for host in ("a", "b", "c")}
+    plans["d"] = {"roles": [], "vars": {}, "skipped": {UDP_GRO: "left alone"}, "changes": {}}   # not run there: not named
+    lines = remediate_summary_lines(plans, False, 8, dict(host_vars or {}, d={"udp_gro_forwarding_persist": False}) if host_vars else None)
+    runtime = [line for line in lines if "runtime only" in line]
+    assert runtime == (["  runtime only: lost at reboot (udp_gro_forwarding_persist=false) on %d: %s" % (len(said), ", ".join(said))]
+                       if said else [])
+    if said:
+        assert lines.index(runtime[0]) == lines.index("%s: runs on 3: a, b, c; skipped on 1 (left alone): d" % UDP_GRO) + 1
+
+
+def test_bridge_gso_off_without_its_units_is_runtime_only_too():
+    plans = {"owrt": {"roles": [BRIDGE], "vars": {}, "skipped": {}, "changes": {}}}
+    assert "  runtime only: lost at reboot (bridge_gso_off_persist=false) on 1: owrt" in remediate_summary_lines(
+        plans, False, 8, {"owrt": {"bridge_gso_off_persist": "false"}})
+
+
+def test_every_persist_variable_is_its_roles_default_true():
+    """The faults' fix_persist names a variable of the role's defaults that is true there (unset means persisted)."""
+    from pathlib import Path
+
+    import yaml
+
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FIX_PERSIST
+    assert set(FIX_PERSIST) == {UDP_GRO, BRIDGE}
+    for role, variable in FIX_PERSIST.items():
+        defaults = Path(__file__).resolve().parents[5] / "roles" / role.rsplit(".", 1)[1] / "defaults" / "main.yml"
+        assert yaml.safe_load(defaults.read_text(encoding="utf-8"))[variable] is True, (role, variable)

@@ -1,4 +1,6 @@
 """before_after_rows / health_check_rows / markdown_table."""
+import re
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import (
@@ -251,3 +253,68 @@ def test_terminal_text_reads_as_plain_text_and_keeps_a_literal_entity():
 def test_terminal_text_refuses_a_non_string():
     with pytest.raises(ValueError, match="terminal_text expects the text of a table, got list"):
         terminal_text(["| a |"])
+
+
+# ---- issue 30.9: what a target or the inventory writes is text in every Markdown table, never a link or an image
+LINK, IMAGE = "[x](http://evil)", "![i](http://evil/p.png)"
+
+
+def _rendered(markdown):
+    """The HTML a GFM renderer (markdown-it-py's gfm-like preset: tables, strikethrough, linkify) makes of ``markdown``."""
+    from markdown_it import MarkdownIt
+    return MarkdownIt("gfm-like").render(markdown)
+
+
+def _hostile_tables():
+    """Each Markdown writer, fed link and image syntax where a target or the inventory puts text."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_table
+    before = {IMAGE: dict(BEFORE["peer"], hub=LINK, iperf3=dict(BEFORE["peer"]["iperf3"], sender_congestion_control=LINK))}
+    after = {IMAGE: dict(AFTER["peer"], iperf3=dict(AFTER["peer"]["iperf3"], sender_congestion_control=IMAGE))}
+    return {
+        "markdown_table": markdown_table(before_after_rows(before, after, 40e6)),
+        "findings_table": findings_table([{"host": IMAGE, "severity": LINK, "id": "f", "fix_role": LINK}]),
+        "coverage_table": coverage_table({IMAGE: {"f": {"status": "not_checked", "reason": LINK}}}),
+    }
+
+
+@pytest.mark.parametrize("writer", ["markdown_table", "findings_table", "coverage_table"])
+def test_link_and_image_syntax_from_a_target_is_literal_text(writer):
+    table = _hostile_tables()[writer]
+    assert "![" not in table and not re.search(r"(?<!\\)\]\(", table)     # no image, no inline link left active
+    html = _rendered(table)
+    assert "<a " not in html and "<img" not in html and html.count("<tr>") == len(table.splitlines()) - 1
+    assert IMAGE in html and IMAGE in terminal_text(table)                  # shown as typed, on the page and the console
+    assert LINK in html and LINK in terminal_text(table)
+
+
+@pytest.mark.parametrize("text", [
+    "*bold* _em_ __strong__ ~~gone~~ `code` $x^2$ <b>b</b> <http://evil> http://evil www.evil.example x@evil.example",
+    "a\\*b \\[c\\] back\\\\slash | bar &lt; entity [ref]: http://evil [ref]",
+])
+def test_no_markdown_in_a_cell_survives_and_the_console_gets_it_back(text):
+    rows = [{"host": "tf_owrt_1", "test": "t", "before": text, "after": "1", "reference": ""}]
+    table = markdown_table(rows)
+    html = _rendered(table)
+    assert not re.search(r"<(a|img|em|strong|del|s|code|b)\b", html), html
+    assert "| tf_owrt_1 |" in table                                          # a name's inner "_" stays as typed
+    assert "| %s |" % text in terminal_text(table)
+
+
+
+# ---- issue 30.4: after diagnose alone the report says why the before/after table is empty or has no after side
+def test_no_measurement_is_a_sentence_not_an_empty_table():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import NO_MEASUREMENT
+    table = markdown_table(before_after_rows({}, {}) + health_check_rows({}, {}))
+    assert table == NO_MEASUREMENT + "\n" and "|" not in table
+    assert "diagnose.yml" in table and "verify.yml" in table and "tunnelfix_measure=false" in table
+    assert terminal_text(table) == table
+
+
+def test_a_baseline_without_verify_says_the_after_column_comes_with_verify():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import NO_AFTER, measurement_note
+    rows = before_after_rows(BEFORE, {})
+    table = markdown_table(rows)
+    assert table.splitlines()[2].startswith("| peer |") and table.endswith("\n\n" + NO_AFTER + "\n")
+    assert "verify.yml" in NO_AFTER
+    assert measurement_note(before_after_rows(BEFORE, AFTER)) is None                 # both sides: no note
+    assert NO_AFTER not in markdown_table(before_after_rows({}, AFTER))               # an after side alone is one

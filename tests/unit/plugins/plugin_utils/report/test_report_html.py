@@ -112,6 +112,15 @@ def test_everything_is_escaped():
     assert 'class="severity sev-other"' in page
 
 
+
+def test_link_and_image_syntax_is_text_on_the_page():
+    """Issue 30.9: Markdown from a target (iperf3's congestion control name) or the inventory is text here too."""
+    link, image = "[x](http://evil)", "![i](http://evil/p.png)"
+    before = {image: dict(BEFORE["owrt"], hub=link, iperf3=dict(BEFORE["owrt"]["iperf3"], sender_congestion_control=link))}
+    page = render_report_html(before_after_rows(before, {}, 40e6), [dict(FINDINGS[0], host=image, explanation=link)], {})
+    assert not [tag for tag, _attrs in _Elements(page).tags if tag in ("a", "img")]
+    assert link in page and image in page
+
 def test_page_is_self_contained():
     page = render_report_html(ROWS, FINDINGS, META)
     assert page.startswith("<!DOCTYPE html>")
@@ -220,3 +229,16 @@ def test_rows_without_a_reference_are_table_lines_and_findings_come_first():
     html = render_report_html(rows, findings, {})
     assert 'class="bar' not in html and "<td>UDP at 10.0 Mbit/s peer -&gt; hub jitter</td>" in html
     assert html.index("What diagnose found") < html.index('data-host="peer"')
+
+
+@pytest.mark.parametrize("rows, words", [
+    ([], ["No measurement yet", "diagnose.yml", "tunnelfix_measure=false"]),               # diagnose without measuring
+    (before_after_rows(BEFORE, {}), ["No measurement after the fix yet", "verify.yml"]),   # diagnose alone, no verify
+])
+def test_the_page_says_why_it_has_no_after_bars(rows, words):
+    notes = [text for text in _Elements(render_report_html(rows, FINDINGS, META)).text if "No measurement" in text]
+    assert len(notes) == 1 and all(word in notes[0] for word in words)
+
+
+def test_a_page_with_both_sides_has_no_note():
+    assert "No measurement" not in render_report_html(ROWS, FINDINGS, META)
