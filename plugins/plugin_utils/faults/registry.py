@@ -236,6 +236,28 @@ def opt_in_missing(role, host_vars):
     return None
 
 
+def opt_ins_left(findings, plans) -> list:
+    """The findings remediate leaves alone because their fix is opt-in and their host did not opt in.
+
+    ``findings``: reports/findings.json's document or list; ``plans``: ``remediate_plans``' choice for the same
+    hosts (a host's ``skipped`` names the opt-in roles it leaves out). One entry per opt-in role, sorted by role:
+    ``[{"role": "tunnelfix.fleet.udp_gro_forwarding", "variable": "udp_gro_forwarding_enable",
+    "ids": ["udp_gro_forwarding_off"], "hosts": ["exit-01", ...]}]`` (ids and hosts sorted). Raises ValueError
+    as ``findings_of`` does, or when ``plans`` is not a dict.
+    """
+    if not isinstance(plans, dict):
+        raise ValueError("plans must be remediate_plans' {host: {roles, vars, skipped, changes}}, got %s" % type(plans).__name__)
+    left = {}
+    for finding in findings_of(findings):
+        role = finding.get("fix_role")
+        skipped = (plans.get(finding["host"]) or {}).get("skipped") or {}
+        if FIX_OPT_IN.get(role) and role in skipped:
+            entry = left.setdefault(role, {"role": role, "variable": FIX_OPT_IN[role], "ids": set(), "hosts": set()})
+            entry["ids"].add(str(finding.get("id")))
+            entry["hosts"].add(finding["host"])
+    return [dict(entry, ids=sorted(entry["ids"]), hosts=sorted(entry["hosts"])) for _role, entry in sorted(left.items())]
+
+
 def every_role_plan(groups, host_vars, view=None) -> dict:
     """remediate's every-role mode for one host: ``{"roles": [...], "skipped": {role: reason}, "changes": {role: [...]}}``.
 
