@@ -234,3 +234,17 @@ def test_plans_do_not_change_the_view():
     FAULT.plan(before, {})
     FAULT.rule("exit", before, {})
     assert before == kept
+
+
+def test_opt_ins_left_names_the_variable_and_the_hosts_remediate_leaves_alone():
+    """What diagnose's and remediate's summaries name instead of proposing the role (issue 30.3)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import opt_ins_left
+    findings = find_findings({"exit-01": view(), "exit-02": view(), "exit-03": view()})
+    host_vars = {host: {"group_names": ["tunnelfix_wireguard_hubs"]} for host in ("exit-01", "exit-02", "exit-03")}
+    host_vars["exit-03"]["udp_gro_forwarding_enable"] = "yes"
+    plans = remediate_plans(findings, host_vars, sorted(host_vars), False)
+    assert opt_ins_left(findings, plans) == [{"role": ROLE, "variable": "udp_gro_forwarding_enable",
+                                              "ids": ["udp_gro_forwarding_off"], "hosts": ["exit-01", "exit-02"]}]
+    assert opt_ins_left(findings, {}) == []
+    with pytest.raises(ValueError):
+        opt_ins_left(findings, None)
