@@ -112,6 +112,7 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         self._tally.forget_failures_of([host for host in list(self._tally.failed) if not stats.failures.get(host)])
+        self._tally.hosts_run = set(stats.processed)
         if "json" in str(C.DEFAULT_STDOUT_CALLBACK).rpartition(".")[2]:
             return
         args = context.CLIARGS

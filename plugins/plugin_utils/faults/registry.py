@@ -291,7 +291,7 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
     return {"roles": roles, "skipped": skipped, "changes": changes}
 
 
-def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
+def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict:
     """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}, "changes": {...}}}``.
 
     ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
@@ -303,7 +303,9 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
     is no findings), less an opt-in role whose variable the host does not set true (``skipped``, with
     the variable: the finding is left alone). Hosts outside ``hosts`` are
     left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
-    Raises ValueError on findings that are not a findings list or name what no fault declares.
+    Raises ValueError on findings that are not a findings list or name what no fault declares. ``strict=False``
+    (diagnose's look ahead at what remediate would run, which must not fail diagnose): a role outside the host's
+    groups is put in ``skipped`` with the reason instead of refusing the findings.
     """
     plans = {}
     if every_role:
@@ -318,11 +320,16 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
         if not roles.get(host):
             continue
         groups = set(host_vars[host].get("group_names") or [])
+        outside = {}
         for role in roles[host]:
             if not groups & FIX_GROUPS[role]:
-                raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
-                                 "file from another inventory" % (role, host, ", ".join(sorted(FIX_GROUPS[role]))))
-        skipped = {role: opt_in_missing(role, host_vars[host]) for role in roles[host] if opt_in_missing(role, host_vars[host])}
+                reason = "the findings name %s for %s, which is in none of its groups (%s)" % (
+                    role, host, ", ".join(sorted(FIX_GROUPS[role])))
+                if strict:
+                    raise ValueError("%s: refusing a findings file from another inventory" % reason)
+                outside[role] = "%s: remediate refuses these findings" % reason
+        skipped = dict(outside, **{role: opt_in_missing(role, host_vars[host]) for role in roles[host]
+                                   if role not in outside and opt_in_missing(role, host_vars[host])})
         plans[host] = {"roles": [role for role in roles[host] if role not in skipped], "vars": fix_vars.get(host, {}),
                        "skipped": skipped, "changes": {}}
     return plans

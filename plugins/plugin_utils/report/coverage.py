@@ -174,9 +174,8 @@ def coverage_lines(document, max_hosts=8, plans=None) -> list:
     step = _next_step_lines(document, plans)
     lines.extend(step)
     if not step and not document["findings"]:
-        lines.append("no finding%s" % ("" if not any(entry["status"] == "not_checked" for entries in checks.values()
-                                                        for entry in entries.values())
-                                       else "; a not-checked fault is not a clean one"))
+        unchecked = any(entry["status"] == "not_checked" for entries in checks.values() for entry in entries.values())
+        lines.append("no finding%s" % ("; a not-checked fault is not a clean one" if unchecked else ""))
     return lines
 
 

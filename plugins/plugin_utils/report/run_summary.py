@@ -25,7 +25,6 @@ notation (``tfb-lnx-[01:20]``). ValueError names an input of the wrong shape.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 
@@ -254,9 +253,11 @@ def stage_summary(data, stage, check_mode=False, plans=None) -> dict:
 
 class RunTally:
     """What one ``ansible-playbook`` run did, per host: ``failed`` and ``unreachable`` ({host: (task, message)}),
-    ``changed`` ({role: [host]}), ``notices`` ({message: [host]}), ``stages`` (stage summaries in arrival order)."""
+    ``changed`` ({role: [host]}), ``notices`` ({message: [host]}), ``stages`` (stage summaries in arrival order),
+    ``hosts_run`` (the hosts any task ran on, from the play recap; None: not known)."""
 
     def __init__(self):
+        self.hosts_run = None
         self.failed = {}
         self.unreachable = {}
         self.changed = {}
@@ -438,7 +439,8 @@ def _next_lines(tally, invocation):
     left_out = "   # left out: %s (rejected above)" % ", ".join(
         "-e %s" % name for names in rejected.values() for name in names) if rejected else ""
     playbook, check = _playbook_name(invocation.get("playbook")), bool(invocation.get("check"))
-    if troubled and not tally.stages and lacks_localhost(invocation.get("limit")):
+    if troubled and not tally.stages and lacks_localhost(invocation.get("limit")) \
+            and (tally.hosts_run is None or "localhost" not in tally.hosts_run):
         # the controller's plays (checks, findings, role choice, report) were left out by --limit: the same run with it
         lines.append("next: localhost is not in --limit, so the controller's plays did not run; run again with it: %s%s" % (
             next_command(invocation, playbook, check=check), left_out))

@@ -248,3 +248,14 @@ def test_opt_ins_left_names_the_variable_and_the_hosts_remediate_leaves_alone():
     assert opt_ins_left(findings, {}) == []
     with pytest.raises(ValueError):
         opt_ins_left(findings, None)
+
+
+def test_diagnoses_look_ahead_does_not_refuse_a_role_outside_the_hosts_groups():
+    """diagnose asks remediate_plans what remediate would run (strict=False): a finding whose role the host's groups do
+    not allow is a skipped role with the reason there, where remediate itself refuses the findings file."""
+    findings = [{"host": "owrt", "id": "buffer_below_bdp", "fix_role": "tunnelfix.fleet.linux_bbr_fq"}]
+    host_vars = {"owrt": {"group_names": ["tunnelfix_openwrt"]}}
+    with pytest.raises(ValueError, match="none of its groups"):
+        remediate_plans(findings, host_vars, ["owrt"], False)
+    plan = remediate_plans(findings, host_vars, ["owrt"], False, False)["owrt"]
+    assert plan["roles"] == [] and "remediate refuses these findings" in plan["skipped"]["tunnelfix.fleet.linux_bbr_fq"]

@@ -227,7 +227,8 @@ UDP_GRO_ROLE = "tunnelfix.fleet.udp_gro_forwarding"
 OPT_IN_LEFT = {"roles": [], "vars": {}, "changes": {}, "skipped": {UDP_GRO_ROLE: "left alone: udp_gro_forwarding_enable is not true"}}
 
 
-def _lines(stage, invocation=FQCN, failures=(), unreachable=()):
+def _lines(stage, invocation=None, failures=(), unreachable=()):
+    invocation = FQCN if invocation is None else invocation
     tally = RunTally()
     tally.record_stage(stage)
     for host, task, message in failures:
@@ -328,6 +329,9 @@ def test_a_limit_without_localhost_gets_the_same_run_back_with_it():
     lines = summary_lines(tally, dict(FQCN, limit="lnx-02"))
     assert lines[-1] == ("next: localhost is not in --limit, so the controller's plays did not run; run again with it: "
                          "ansible-playbook -i inventory.yml --limit lnx-02,localhost tunnelfix.fleet.diagnose")
+    # 'all' holds a localhost the inventory names: it ran, so the failure is another one
+    tally.hosts_run = {"lnx-02", "localhost"}
+    assert summary_lines(tally, dict(FQCN, limit="all"))[-1].startswith("next: fix what failed above, then run again on those hosts")
 
 
 def test_remediate_counts_the_hosts_of_the_run_and_says_how_many_more_the_findings_name():
