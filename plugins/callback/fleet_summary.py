@@ -18,8 +18,11 @@ description:
     rescue or C(ignore_errors) absorbed are left out, as in the play recap.
   - Notices that apply to many hosts alike (a container lacks a host-level sysctl, banIP is not installed),
     once each with the hosts, from the host facts named C(ROLE_notices) (a list of texts) the roles set.
-  - The next command, with the run's inventory and C(--limit), in the form the playbook was started with
-    (C(tunnelfix.fleet.NAME) or a path).
+  - The next command, with the run's inventory and C(--limit) (localhost in it once), in the form the playbook was
+    started with (C(tunnelfix.fleet.NAME) or a path), and only what it will really do - an opt-in fix a host has not
+    opted into is named with its variable, not proposed; an C(-e) a check rejected (C(NAME must ...)) is left out, and
+    said; after a failure, the failed hosts again in the same mode, never the real run or the other hosts; after a
+    C(--limit) without localhost, the same run with it.
   - Host lists use Ansible's inventory range notation for numbered names (C(tfb-lnx-[01:20])).
   - Prints nothing when the stdout callback writes JSON (its output must stay one JSON document).
 requirements:
@@ -109,6 +112,7 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         self._tally.forget_failures_of([host for host in list(self._tally.failed) if not stats.failures.get(host)])
+        self._tally.hosts_run = set(stats.processed)
         if "json" in str(C.DEFAULT_STDOUT_CALLBACK).rpartition(".")[2]:
             return
         args = context.CLIARGS

@@ -238,6 +238,28 @@ def opt_in_missing(role, host_vars):
     return None
 
 
+def opt_ins_left(findings, plans) -> list:
+    """The findings remediate leaves alone because their fix is opt-in and their host did not opt in.
+
+    ``findings``: reports/findings.json's document or list; ``plans``: ``remediate_plans``' choice for the same
+    hosts (a host's ``skipped`` names the opt-in roles it leaves out). One entry per opt-in role, sorted by role:
+    ``[{"role": "tunnelfix.fleet.udp_gro_forwarding", "variable": "udp_gro_forwarding_enable",
+    "ids": ["udp_gro_forwarding_off"], "hosts": ["exit-01", ...]}]`` (ids and hosts sorted). Raises ValueError
+    as ``findings_of`` does, or when ``plans`` is not a dict.
+    """
+    if not isinstance(plans, dict):
+        raise ValueError("plans must be remediate_plans' {host: {roles, vars, skipped, changes}}, got %s" % type(plans).__name__)
+    left = {}
+    for finding in findings_of(findings):
+        role = finding.get("fix_role")
+        skipped = (plans.get(finding["host"]) or {}).get("skipped") or {}
+        if FIX_OPT_IN.get(role) and role in skipped:
+            entry = left.setdefault(role, {"role": role, "variable": FIX_OPT_IN[role], "ids": set(), "hosts": set()})
+            entry["ids"].add(str(finding.get("id")))
+            entry["hosts"].add(finding["host"])
+    return [dict(entry, ids=sorted(entry["ids"]), hosts=sorted(entry["hosts"])) for _role, entry in sorted(left.items())]
+
+
 def every_role_plan(groups, host_vars, view=None) -> dict:
     """remediate's every-role mode for one host: ``{"roles": [...], "skipped": {role: reason}, "changes": {role: [...]}}``.
 
@@ -271,7 +293,7 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
     return {"roles": roles, "skipped": skipped, "changes": changes}
 
 
-def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
+def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict:
     """remediate's choice for the fleet: ``{host: {"roles": [...], "vars": {...}, "skipped": {role: reason}, "changes": {...}}}``.
 
     ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
@@ -283,7 +305,9 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
     is no findings), less an opt-in role whose variable the host does not set true (``skipped``, with
     the variable: the finding is left alone). Hosts outside ``hosts`` are
     left out; so are hosts with neither a role nor a skipped one (a converged host costs nothing).
-    Raises ValueError on findings that are not a findings list or name what no fault declares.
+    Raises ValueError on findings that are not a findings list or name what no fault declares. ``strict=False``
+    (diagnose's look ahead at what remediate would run, which must not fail diagnose): a role outside the host's
+    groups is put in ``skipped`` with the reason instead of refusing the findings.
     """
     plans = {}
     if every_role:
@@ -298,11 +322,16 @@ def remediate_plans(findings, host_vars, hosts, every_role) -> dict:
         if not roles.get(host):
             continue
         groups = set(host_vars[host].get("group_names") or [])
+        outside = {}
         for role in roles[host]:
             if not groups & FIX_GROUPS[role]:
-                raise ValueError("the findings name %s for %s, which is in none of its groups (%s): refusing a findings "
-                                 "file from another inventory" % (role, host, ", ".join(sorted(FIX_GROUPS[role]))))
-        skipped = {role: opt_in_missing(role, host_vars[host]) for role in roles[host] if opt_in_missing(role, host_vars[host])}
+                reason = "the findings name %s for %s, which is in none of its groups (%s)" % (
+                    role, host, ", ".join(sorted(FIX_GROUPS[role])))
+                if strict:
+                    raise ValueError("%s: refusing a findings file from another inventory" % reason)
+                outside[role] = "%s: remediate refuses these findings" % reason
+        skipped = dict(outside, **{role: opt_in_missing(role, host_vars[host]) for role in roles[host]
+                                   if role not in outside and opt_in_missing(role, host_vars[host])})
         plans[host] = {"roles": [role for role in roles[host] if role not in skipped], "vars": fix_vars.get(host, {}),
                        "skipped": skipped, "changes": {}}
     return plans

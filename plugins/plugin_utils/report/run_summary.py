@@ -10,7 +10,8 @@ Two parts:
 
       {"stage": "diagnose" | "remediate" | "verify",
        "sections": [{"heading": str, "groups": [{"label": str, "hosts": [host, ...]}]}],
-       "next": {"playbook": "remediate" | "verify" | None, "check": bool, "why": str}}
+       "next": {"playbook": "remediate" | "verify" | None, "check": bool, "why": str,
+                "notes": [str, ...] (optional: an opt-in fix left alone, findings outside the run's --limit)}}
 
 * ``RunTally``: what the callback saw (failures, unreachable hosts, changes per role, notices, stage summaries);
   ``summary_lines(tally, invocation)`` renders it. ``invocation`` is how the playbook was started::
@@ -25,8 +26,13 @@ notation (``tfb-lnx-[01:20]``). ValueError names an input of the wrong shape.
 from __future__ import annotations
 
 import re
+import shlex
+
+import yaml
+from ansible.inventory.manager import split_host_pattern
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import opt_ins_left
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import SECRET_WORD
 
 
@@ -112,19 +118,52 @@ def _groups_by(entries, key_of):
     return [_group(label, hosts) for label, hosts in sorted(grouped.items())]
 
 
-def _diagnose(document, check_mode):
+def opt_in_advice(entry) -> str:
+    """One entry of ``registry.opt_ins_left`` in words: which variable lets remediate fix which finding on which hosts."""
+    variable = entry["variable"]
+    return "%s is opt-in: set %s=true (in the inventory, or -e %s=true) for %s to let remediate fix %s" % (
+        str(entry["role"]).rpartition(".")[2], variable, variable, _hosts_text(entry["hosts"]), ", ".join(entry["ids"]))
+
+
+def _not_checked_groups(checks):
+    """The not-checked section: per reason, the hosts with the same faults not checked for it, one group each. A host
+    none of whose faults could be checked for one reason (no facts were read: unreachable, failed) is one group
+    ``every fault (reason)``, not one per fault; faults sharing a reason and hosts share a group."""
+    by_reason = {}
+    for host, entries in checks.items():
+        for fault_id, entry in entries.items():
+            if entry.get("status") == "not_checked":
+                by_reason.setdefault(entry.get("reason") or "no reason given", {}).setdefault(host, []).append(fault_id)
+    grouped = {}
+    for reason, hosts in by_reason.items():
+        for host, fault_ids in hosts.items():
+            label = "every fault" if len(fault_ids) == len(checks[host]) else ", ".join(sorted(fault_ids))
+            grouped.setdefault("%s (%s)" % (label, reason), []).append(host)
+    return [_group(label, hosts) for label, hosts in sorted(grouped.items())]
+
+
+def _diagnose(document, check_mode, plans=None):
     if not isinstance(document, dict) or not isinstance(document.get("findings"), list) \
             or not isinstance(document.get("checks", {}), dict):
         raise ValueError("diagnose's summary needs reports/findings.json's document {format, hosts, checks, findings}")
     findings = document["findings"]
-    not_checked = [{"host": host, "label": "%s (%s)" % (fault_id, entry.get("reason") or "no reason given")}
-                   for host, entries in document.get("checks", {}).items() for fault_id, entry in entries.items()
-                   if entry.get("status") == "not_checked"]
     sections = [{"heading": "found (hosts per finding id)", "groups": _groups_by(findings, lambda f: f["id"])}]
+    not_checked = _not_checked_groups(document.get("checks") or {})
     if not_checked:
-        sections.append({"heading": "not checked (per fault, why)", "groups": _groups_by(not_checked, lambda e: e["label"])})
-    if any(f.get("fix_role") for f in findings):
-        step = {"playbook": "remediate", "check": True, "why": "see what the fixes would change, then run it without --check"}
+        sections.append({"heading": "not checked (per fault, why)", "groups": not_checked})
+    # What remediate would really do with these findings: plans = remediate_plans of this run's hosts (opt-ins read
+    # from the inventory and -e); without them every fixable finding counts.
+    if plans is None:
+        runs, notes = any(f.get("fix_role") for f in findings), []
+    else:
+        if not isinstance(plans, dict):
+            raise ValueError("diagnose's plans must be remediate_plans' {host: {roles, skipped, ...}}, got %r" % (plans,))
+        runs = any((plan or {}).get("roles") for plan in plans.values())
+        notes = [opt_in_advice(entry) for entry in opt_ins_left(findings, plans)]
+    if runs:
+        step = _step("remediate", True, "see what the fixes would change, then run it without --check", notes)
+    elif notes:
+        step = {"playbook": None, "check": False, "why": "nothing for remediate to run: %s" % "; ".join(notes)}
     elif findings:
         step = {"playbook": None, "check": False, "why": "no role fixes these findings: their explanations say what to do"}
     else:
@@ -133,24 +172,42 @@ def _diagnose(document, check_mode):
     return sections, step
 
 
-def _remediate(data, check_mode):
-    if not isinstance(data, dict) or not isinstance(data.get("plans"), dict):
-        raise ValueError("remediate's summary needs {findings: findings.json's document or none, plans: remediate_plans}")
+def _remediate(data, check_mode, plans=None):
+    if not isinstance(data, dict) or not isinstance(data.get("plans"), dict) \
+            or not isinstance(data.get("hosts", []), (list, type(None))):
+        raise ValueError("remediate's summary needs {findings: findings.json's document or none, plans: remediate_plans, "
+                         "hosts: the fleet hosts of this run (optional)}")
     document = data.get("findings") or []
     findings = (document.get("findings") or []) if isinstance(document, dict) else document   # findings/2 or findings/1
-    chosen = sorted(host for host, plan in data["plans"].items() if (plan or {}).get("roles"))
+    run_hosts = data.get("hosts")
+    in_run = set(run_hosts) if run_hosts is not None else set(data["plans"]) | {f.get("host") for f in findings}
+    plans = {host: plan or {} for host, plan in data["plans"].items() if host in in_run}
+    chosen = sorted(host for host, plan in plans.items() if plan.get("roles"))
     sections = [{"heading": "findings it fixes (hosts per finding id)",
                  "groups": _groups_by([f for f in findings if f.get("fix_role") and f.get("host") in chosen
-                                       and f["fix_role"] not in _skipped(data["plans"], f)], lambda f: f["id"])}]
-    left = [f for f in findings if f.get("fix_role") and f["fix_role"] in _skipped(data["plans"], f)]
+                                       and f["fix_role"] not in _skipped(plans, f)], lambda f: f["id"])}]
+    left = [f for f in findings if f.get("fix_role") and f.get("host") in in_run and f["fix_role"] in _skipped(plans, f)]
     if left:
         sections.append({"heading": "findings left alone (hosts per finding id; the role choice above says why)",
                          "groups": _groups_by(left, lambda f: f["id"])})
+    opt_ins = [opt_in_advice(entry) for entry in opt_ins_left([f for f in findings if f.get("host") in in_run], plans)]
+    outside = sorted({f["host"] for f in findings if f.get("fix_role") and f.get("host") not in in_run})
+    notes = opt_ins + (["findings.json also names %s with findings a role fixes, outside this run (--limit): not counted above"
+                        % _count(len(outside))] if outside else [])
     if not chosen:
-        return sections, {"playbook": None, "check": False, "why": "no host needed a role"}
+        return sections, _step(None, False, "nothing for remediate to run: %s" % "; ".join(opt_ins) if opt_ins
+                               else "no host needed a role", notes[len(opt_ins):])
     if check_mode:
-        return sections, {"playbook": "remediate", "check": False, "why": "apply the changes listed above"}
-    return sections, {"playbook": "verify", "check": False, "why": "re-run the rules and measure again: each finding fixed or still_present"}
+        return sections, _step("remediate", False, "apply the changes listed above", notes)
+    return sections, _step("verify", False, "re-run the rules and measure again: each finding fixed or still_present", notes)
+
+
+def _step(playbook, check, why, notes=None):
+    """A stage's ``next``; ``notes`` only when there are some."""
+    step = {"playbook": playbook, "check": check, "why": why}
+    if notes:
+        step["notes"] = list(notes)
+    return step
 
 
 def _skipped(plans, finding):
@@ -158,7 +215,7 @@ def _skipped(plans, finding):
     return ((plans.get(finding.get("host")) or {}).get("skipped")) or {}
 
 
-def _verify(outcomes, check_mode):
+def _verify(outcomes, check_mode, plans=None):
     if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
         raise ValueError("verify's summary needs finding_outcomes' list [{host, id, outcome, rechecked}]")
     sections = [{"heading": "%s (hosts per finding id)" % outcome.replace("_", " "),
@@ -187,20 +244,27 @@ def _verify(outcomes, check_mode):
 _STAGE_SUMMARIES = {"diagnose": _diagnose, "remediate": _remediate, "verify": _verify}
 
 
-def stage_summary(data, stage, check_mode=False) -> dict:
+def stage_summary(data, stage, check_mode=False, plans=None) -> dict:
     """The fact ``tunnelfix_run_summary`` of one playbook (module doc). ``data``: diagnose - findings.json's document;
-    remediate - ``{findings, plans}``; verify - finding_outcomes' list."""
+    remediate - ``{findings, plans, hosts}`` (``hosts``: the fleet hosts of this run, the --limit applied; without it
+    every host of the plans and findings counts); verify - finding_outcomes' list. ``plans`` (diagnose only):
+    ``remediate_plans`` for this run's hosts, so that the next step says what remediate would really run (an opt-in
+    fix the host did not opt into is named, not proposed); None: every fixable finding counts."""
     if stage not in _STAGE_SUMMARIES:
         raise ValueError("stage must be one of %s, got %r" % (", ".join(STAGES), stage))
-    sections, step = _STAGE_SUMMARIES[stage](data, bool(check_mode))
+    if plans is not None and stage != "diagnose":
+        raise ValueError("plans are diagnose's (remediate's own are in its data), got them for %s" % stage)
+    sections, step = _STAGE_SUMMARIES[stage](data, bool(check_mode), *([plans] if plans is not None else []))
     return {"stage": stage, "sections": sections, "next": step}
 
 
 class RunTally:
     """What one ``ansible-playbook`` run did, per host: ``failed`` and ``unreachable`` ({host: (task, message)}),
-    ``changed`` ({role: [host]}), ``notices`` ({message: [host]}), ``stages`` (stage summaries in arrival order)."""
+    ``changed`` ({role: [host]}), ``notices`` ({message: [host]}), ``stages`` (stage summaries in arrival order),
+    ``hosts_run`` (the hosts any task ran on, from the play recap; None: not known)."""
 
     def __init__(self):
+        self.hosts_run = None
         self.failed = {}
         self.unreachable = {}
         self.changed = {}
@@ -246,7 +310,8 @@ def _hosts_text(hosts, keep_order=False):
 
 def next_command(invocation, playbook, check=False, limit=None) -> str:
     """``ansible-playbook -i INV [--limit ...] NEXT [--check --diff]``: ``NEXT`` in the form the run was started with
-    (``tunnelfix.fleet.NAME`` or a path whose file name is replaced); the run's --limit is kept unless ``limit``."""
+    (``tunnelfix.fleet.NAME`` or a path whose file name is replaced); the run's --limit is kept unless ``limit``, with
+    localhost in it once (``limit_with_localhost``: the controller's plays must run)."""
     started = str(invocation.get("playbook") or "")
     if re.match(r"^tunnelfix\.fleet\.\w+$", started) or not started:
         target = "tunnelfix.fleet.%s" % playbook
@@ -258,13 +323,65 @@ def next_command(invocation, playbook, check=False, limit=None) -> str:
         words += ["-i", _quote(inventory)]
     limit = limit if limit is not None else invocation.get("limit")
     if limit:
-        words += ["--limit", _quote(limit)]
+        words += ["--limit", _quote(limit_with_localhost(limit))]
     words.append(_quote(target))
     for extra in carried_extra_vars(invocation.get("extra_vars")):
         words += ["-e", _quote(extra)]
     if check:
         words += ["--check", "--diff"]
     return " ".join(words)
+
+
+def _limit_parts(limit):
+    return split_host_pattern(str(limit or ""))
+
+
+def lacks_localhost(limit) -> bool:
+    """Whether a --limit leaves localhost out (the controller's plays then do not run): it names no ``localhost``, or
+    excludes it (``!localhost``). No limit: False. ``all`` does not hold Ansible's implicit localhost."""
+    parts = _limit_parts(limit)
+    return bool(parts) and ("localhost" not in parts or "!localhost" in parts)
+
+
+def limit_with_localhost(limit) -> str:
+    """``limit`` (a --limit pattern: ``,`` or ``:`` separated) with ``localhost`` once, as the last pattern, and no
+    ``!localhost``: ``lnx-01:!lnx-02`` -> ``lnx-01,!lnx-02,localhost``; ``a,localhost,localhost`` -> ``a,localhost``.
+    A pattern with an intersection (``&``) is returned as it is: a union with localhost cannot be added to it."""
+    parts = _limit_parts(limit)
+    if any(part.startswith("&") for part in parts):
+        return str(limit)
+    return ",".join([part for part in parts if part.lstrip("!") != "localhost"] + ["localhost"])
+
+
+def _extra_var_names(extra):
+    """The variable names one ``-e`` sets: ``a=1 b=2``, JSON or YAML ``{a: 1}``; none for ``@file`` or what does not parse."""
+    text = str(extra).strip()
+    if text.startswith("@"):
+        return set()
+    if text.startswith("{"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return set()
+        return {str(name) for name in data} if isinstance(data, dict) else set()
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return {word.split("=", 1)[0] for word in words if re.match(r"^[A-Za-z_]\w*=", word)}
+
+
+def rejected_extra_vars(extra_vars, messages) -> dict:
+    """The ``-e`` options of a run that a check rejected: ``{-e as given: [its rejected names]}``. A name is rejected
+    when a failure message says ``NAME must ...`` (the collection's checks say ``tunnelfix_measure must be true or
+    false, got "flase"``). The next command leaves these out: repeating a rejected value fails the same way."""
+    rejected = {}
+    for extra in extra_vars or ():
+        names = sorted(name for name in _extra_var_names(extra)
+                       if any(re.search(r"(?<![\w.])%s must\b" % re.escape(name), str(message)) for message in messages))
+        if names:
+            rejected[str(extra)] = names
+    return rejected
 
 
 def carried_extra_vars(extra_vars) -> list:
@@ -319,19 +436,36 @@ def _playbook_name(started):
 
 
 def _next_lines(tally, invocation):
+    """The next command(s). After a failure: the failed hosts again (never a wider or a real run: a failed canary stops
+    the rollout there); a rejected -e is left out; a --limit without localhost is given back with it."""
     lines = []
     troubled = sorted(set(tally.failed) | set(tally.unreachable))
     step = tally.stages[-1]["next"] if tally.stages else None
+    rejected = rejected_extra_vars(invocation.get("extra_vars"), [message for _task, message in tally.failed.values()])
+    invocation = dict(invocation, extra_vars=[extra for extra in invocation.get("extra_vars") or () if str(extra) not in rejected])
+    left_out = "   # left out: %s (rejected above)" % ", ".join(
+        "-e %s" % name for names in rejected.values() for name in names) if rejected else ""
+    playbook, check = _playbook_name(invocation.get("playbook")), bool(invocation.get("check"))
+    if troubled and not tally.stages and lacks_localhost(invocation.get("limit")) \
+            and (tally.hosts_run is None or "localhost" not in tally.hosts_run):
+        # the controller's plays (checks, findings, role choice, report) were left out by --limit: the same run with it
+        lines.append("next: localhost is not in --limit, so the controller's plays did not run; run again with it: %s%s" % (
+            next_command(invocation, playbook, check=check), left_out))
+        return lines
     if troubled:
         # the fleet hosts that failed, plus localhost (the controller's plays); when only the controller's checks
         # failed (a variable, the inventory), the same run again with its own --limit
         hosts = [host for host in troubled if host != "localhost"]
-        lines.append("next: fix what failed above, then run again%s: %s" % (" on those hosts" if hosts else "", next_command(
-            invocation, _playbook_name(invocation.get("playbook")), check=bool(invocation.get("check")),
-            limit=",".join(hosts + ["localhost"]) if hosts else None)))
-    if step and step.get("playbook"):
+        lines.append("next: fix what failed above, then run again%s: %s%s" % (" on those hosts" if hosts else "", next_command(
+            invocation, playbook, check=check, limit=",".join(hosts) if hosts else None), left_out))
+    if step and step.get("playbook") and (not troubled or step.get("check")):
         lines.append("next%s: %s   # %s" % (" for the others" if troubled else "", next_command(
             invocation, step["playbook"], check=step.get("check", False)), step.get("why", "")))
+    elif step and step.get("playbook"):
+        # a real run after a failure would widen it: a failed canary, or a batch over the failure threshold, stopped
+        # the rollout before the other hosts, and remediate's choice counted them as if they would run
+        lines.append("next for the others: nothing yet; once the failed hosts pass, %s" % step.get("why", ""))
     elif step:
         lines.append("next: %s" % step.get("why", "nothing to do"))
+    lines.extend("note: %s" % note for note in (step or {}).get("notes") or [])
     return lines

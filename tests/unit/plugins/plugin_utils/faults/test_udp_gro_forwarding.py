@@ -234,3 +234,28 @@ def test_plans_do_not_change_the_view():
     FAULT.plan(before, {})
     FAULT.rule("exit", before, {})
     assert before == kept
+
+
+def test_opt_ins_left_names_the_variable_and_the_hosts_remediate_leaves_alone():
+    """What diagnose's and remediate's summaries name instead of proposing the role (issue 30.3)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import opt_ins_left
+    findings = find_findings({"exit-01": view(), "exit-02": view(), "exit-03": view()})
+    host_vars = {host: {"group_names": ["tunnelfix_wireguard_hubs"]} for host in ("exit-01", "exit-02", "exit-03")}
+    host_vars["exit-03"]["udp_gro_forwarding_enable"] = "yes"
+    plans = remediate_plans(findings, host_vars, sorted(host_vars), False)
+    assert opt_ins_left(findings, plans) == [{"role": ROLE, "variable": "udp_gro_forwarding_enable",
+                                              "ids": ["udp_gro_forwarding_off"], "hosts": ["exit-01", "exit-02"]}]
+    assert opt_ins_left(findings, {}) == []
+    with pytest.raises(ValueError):
+        opt_ins_left(findings, None)
+
+
+def test_diagnoses_look_ahead_does_not_refuse_a_role_outside_the_hosts_groups():
+    """diagnose asks remediate_plans what remediate would run (strict=False): a finding whose role the host's groups do
+    not allow is a skipped role with the reason there, where remediate itself refuses the findings file."""
+    findings = [{"host": "owrt", "id": "buffer_below_bdp", "fix_role": "tunnelfix.fleet.linux_bbr_fq"}]
+    host_vars = {"owrt": {"group_names": ["tunnelfix_openwrt"]}}
+    with pytest.raises(ValueError, match="none of its groups"):
+        remediate_plans(findings, host_vars, ["owrt"], False)
+    plan = remediate_plans(findings, host_vars, ["owrt"], False, False)["owrt"]
+    assert plan["roles"] == [] and "remediate refuses these findings" in plan["skipped"]["tunnelfix.fleet.linux_bbr_fq"]

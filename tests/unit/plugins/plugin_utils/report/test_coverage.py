@@ -108,8 +108,69 @@ def test_the_report_carries_the_checks():
 
 def test_finding_lines():
     from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
-    assert finding_lines([{"severity": "high", "host": "owrt", "id": "f", "fix_role": None, "explanation": "why"},
+    assert finding_lines([{"severity": "high", "host": "owrt", "id": "f", "fix_role": None, "explanation": "why",
+                           "evidence": {"bridge": "br-lan", "mtu_bytes": 1420}},
                           {"severity": "critical", "host": "peer", "id": "g", "fix_role": "r", "explanation": "x"}]) == [
-        "HIGH owrt f (fix: see the explanation): why", "CRITICAL peer g (fix: r): x"]
+        "HIGH f (fix: see the explanation) on 1 host: owrt", "  why", "  owrt: bridge=br-lan mtu_bytes=1420",
+        "CRITICAL g (fix: r) on 1 host: peer", "  x", "  peer: -",
+        "each host's full explanation and evidence: reports/findings.json (the report: playbooks/report.yml)"]
+    assert finding_lines([]) == []
     with pytest.raises(ValueError, match="findings must be a list"):
         finding_lines({"findings": []})
+
+
+def test_finding_lines_print_each_explanation_once_per_id_and_a_short_line_per_host():
+    """Issue 30.3: 2 findings on 40 hosts printed 389 lines of up to ~700 characters (the explanation per host)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
+    explanation = "A long paragraph on why this matters and what the role does about it. " * 10     # ~700 characters
+    findings = [{"severity": "low", "host": "tfb-lnx-%02d" % n, "id": fault_id, "fix_role": "tunnelfix.fleet.r",
+                 "explanation": explanation, "evidence": {"nic": "eth0", "rx_udp_gro_forwarding": "off", "ratio": 0.123456,
+                                                          "peer_public_key": "K" * 43 + "=", "routes": [{"dev": "x"}],
+                                                          "families": ["inet", "inet6"], "note": "x" * 300}}
+                for n in range(1, 41) for fault_id in ("fault_a", "fault_b")]
+    lines = finding_lines(findings)
+    assert len(lines) == 2 * (2 + 40) + 1
+    assert lines[0] == "LOW fault_a (fix: tunnelfix.fleet.r) on 40 hosts: tfb-lnx-[01:40]"
+    assert lines[1] == "  %s (as on tfb-lnx-01)" % explanation.strip()
+    assert sum(explanation.strip() in line for line in lines) == 2                    # once per finding id
+    host_lines = [line for line in lines if line.startswith("  tfb-lnx-")]
+    assert len(host_lines) == 80 and max(len(line) for line in host_lines) <= 2 + len("tfb-lnx-01: ") + 100
+    assert host_lines[0].startswith("  tfb-lnx-01: nic=eth0 rx_udp_gro_forwarding=off ratio=0.1235 families=inet+inet6 note=xx")
+    assert "K" * 43 not in "\n".join(lines) and "dev" not in host_lines[0]          # no key, no nested record
+    assert lines[-1].startswith("each host's full explanation and evidence: reports/findings.json")
+
+
+def test_an_unreachable_host_is_one_line_not_one_per_fault():
+    """Issue 30.3: the reason of a host without facts was printed once per fault (13 lines)."""
+    unreachable = {"status": "not_checked", "reason": "no facts were read from this host in this run: Connection refused"}
+    checks = {"lnx-01": {"fault_a": unreachable, "fault_b": unreachable, "fault_c": unreachable},
+              "lnx-02": {"fault_a": CLEAR, "fault_b": NO_HUB, "fault_c": {"status": "found", "reason": None}}}
+    lines = coverage_lines({"checks": checks, "findings": [{"host": "lnx-02", "id": "fault_c", "fix_role": None}]})
+    assert sum("Connection refused" in line for line in lines) == 1
+    assert lines[1] == "every fault not checked on 1 (%s): lnx-01" % unreachable["reason"]
+    assert lines[2:5] == ["fault_a: clear on all 1 read", "fault_b: not checked on 1 (its hub hub is not in this run): lnx-02",
+                          "fault_c: found on 1: lnx-02"]
+    assert "not checked on any host: fault_b (the reasons above say what was missing)" in lines
+
+
+OPT_IN_FINDING = {"host": "exit-01", "id": "udp_gro_forwarding_off", "fix_role": "tunnelfix.fleet.udp_gro_forwarding"}
+OPT_IN_SKIPPED = {"roles": [], "vars": {}, "changes": {},
+                  "skipped": {"tunnelfix.fleet.udp_gro_forwarding": "left alone: udp_gro_forwarding_enable is not true"}}
+
+
+def test_an_opt_in_fix_the_host_did_not_opt_into_is_named_not_proposed():
+    """Issue 30.3: 'next: remediate.yml ... runs tunnelfix.fleet.udp_gro_forwarding' while remediate skips it."""
+    document = {"checks": {"exit-01": {"udp_gro_forwarding_off": {"status": "found", "reason": None}}}, "findings": [OPT_IN_FINDING]}
+    lines = coverage_lines(document, 8, {"exit-01": OPT_IN_SKIPPED})
+    assert not any("remediate.yml" in line for line in lines)
+    assert lines[-1] == ("next: nothing for remediate to run: udp_gro_forwarding is opt-in: set udp_gro_forwarding_enable=true "
+                         "(in the inventory, or -e udp_gro_forwarding_enable=true) for 1 host: exit-01 to let remediate fix "
+                         "udp_gro_forwarding_off")
+    opted_in = {"exit-01": {"roles": ["tunnelfix.fleet.udp_gro_forwarding"], "vars": {}, "skipped": {}, "changes": {}}}
+    assert coverage_lines(document, 8, opted_in)[-1] == (
+        "next: remediate.yml with the same inventory runs tunnelfix.fleet.udp_gro_forwarding on the hosts with findings")
+    bdp = {"host": "exit-01", "id": "buffer_below_bdp", "fix_role": "tunnelfix.fleet.linux_bbr_fq"}
+    both = coverage_lines(dict(document, findings=[OPT_IN_FINDING, bdp]), 8,
+                          {"exit-01": dict(OPT_IN_SKIPPED, roles=["tunnelfix.fleet.linux_bbr_fq"])})
+    assert both[-2] == "next: remediate.yml with the same inventory runs tunnelfix.fleet.linux_bbr_fq on the hosts with findings"
+    assert both[-1].startswith("note: udp_gro_forwarding is opt-in: set udp_gro_forwarding_enable=true")

@@ -175,7 +175,7 @@ def test_check_mode_says_would_change_and_a_quiet_run_says_nothing():
 def test_the_next_command_has_the_form_the_run_was_started_with(started, target):
     invocation = {"playbook": started, "inventory": ["inv/hosts.yml", "my inventory.ini"], "limit": "peers:!bad"}
     assert next_command(invocation, "remediate", check=True) == (
-        "ansible-playbook -i inv/hosts.yml -i 'my inventory.ini' --limit 'peers:!bad' %s --check --diff" % target)
+        "ansible-playbook -i inv/hosts.yml -i 'my inventory.ini' --limit 'peers,!bad,localhost' %s --check --diff" % target)
 
 
 @pytest.mark.parametrize("extra_vars, carried", [
@@ -229,3 +229,140 @@ def test_batch_progress_names_k_of_n_from_any_active_host_of_the_batch():
         batch_progress(["elsewhere"], hosts, [1])
     with pytest.raises(ValueError):
         serial_batches(hosts, ["two"])
+
+
+# Issue 30.3: every summary line says what the next command will really do.
+
+UDP_GRO_ROLE = "tunnelfix.fleet.udp_gro_forwarding"
+OPT_IN_LEFT = {"roles": [], "vars": {}, "changes": {}, "skipped": {UDP_GRO_ROLE: "left alone: udp_gro_forwarding_enable is not true"}}
+
+
+def _lines(stage, invocation=None, failures=(), unreachable=()):
+    invocation = FQCN if invocation is None else invocation
+    tally = RunTally()
+    tally.record_stage(stage)
+    for host, task, message in failures:
+        tally.record_failure(host, task, message)
+    for host in unreachable:
+        tally.record_failure(host, "Gather", "Failed to connect", unreachable=True)
+    return summary_lines(tally, invocation)
+
+
+def test_diagnose_proposes_no_remediate_when_the_only_fix_is_an_opt_in_not_set_and_names_the_variable():
+    document = _document([_finding("exit-01", "udp_gro_forwarding_off", UDP_GRO_ROLE)])
+    lines = _lines(stage_summary(document, "diagnose", False, {"exit-01": OPT_IN_LEFT}))
+    assert not any("remediate" in line and "ansible-playbook" in line for line in lines), lines
+    assert lines[-1] == ("next: nothing for remediate to run: udp_gro_forwarding is opt-in: set udp_gro_forwarding_enable=true "
+                         "(in the inventory, or -e udp_gro_forwarding_enable=true) for 1 host: exit-01 to let remediate fix "
+                         "udp_gro_forwarding_off")
+    # another finding remediate does fix: remediate in check mode, and the opt-in as a note
+    both = _document([_finding("exit-01", "udp_gro_forwarding_off", UDP_GRO_ROLE), _finding("exit-02", "f1")])
+    plans = {"exit-01": OPT_IN_LEFT, "exit-02": {"roles": ["tunnelfix.fleet.some_role"], "skipped": {}}}
+    lines = _lines(stage_summary(both, "diagnose", False, plans))
+    assert lines[-2].startswith("next: ansible-playbook -i inventory.yml tunnelfix.fleet.remediate --check --diff   # see what")
+    assert lines[-1].startswith("note: udp_gro_forwarding is opt-in: set udp_gro_forwarding_enable=true")
+    with pytest.raises(ValueError):
+        stage_summary(both, "remediate", False, plans)          # plans are diagnose's
+
+
+def test_remediate_that_runs_nothing_but_an_opt_in_says_so_instead_of_no_host_needed_a_role():
+    data = {"findings": _document([_finding("exit-01", "udp_gro_forwarding_off", UDP_GRO_ROLE)]), "plans": {"exit-01": OPT_IN_LEFT}}
+    step = stage_summary(data, "remediate", True)["next"]
+    assert step["playbook"] is None and step["why"].startswith("nothing for remediate to run: udp_gro_forwarding is opt-in")
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_after_a_failed_canary_the_summary_never_widens_the_run(check):
+    """A canary (--limit canary,localhost, or tunnelfix_canary=1) failed: the failed host again, in the same mode; no
+    real remediate and no verify for 'the others' (they never ran, or the rollout must not go on)."""
+    data = {"findings": _document([_finding("lnx-%02d" % n, "f1") for n in range(1, 41)]),
+            "plans": {"lnx-%02d" % n: {"roles": ["r"]} for n in range(1, 41)}}
+    invocation = dict(FQCN, playbook="playbooks/remediate.yml", check=check, limit="lnx-01,localhost")
+    lines = _lines(stage_summary(data, "remediate", check), invocation, failures=[("lnx-01", "r : Set it", "permission denied")])
+    assert lines[-2] == ("next: fix what failed above, then run again on those hosts: ansible-playbook -i inventory.yml "
+                         "--limit lnx-01,localhost playbooks/remediate.yml" + (" --check --diff" if check else ""))
+    assert lines[-1].startswith("next for the others: nothing yet; once the failed hosts pass, ")
+    assert not [line for line in lines if "ansible-playbook" in line and ("--check" not in line) == check and line != lines[-2]]
+    assert not any("verify" in line and "ansible-playbook" in line for line in lines)
+
+
+def test_after_a_failure_a_step_that_changes_nothing_is_still_offered_for_the_others():
+    lines = _lines(stage_summary(_document([_finding("lnx-02", "f1")]), "diagnose"), unreachable=["lnx-01"])
+    assert lines[-1].startswith("next for the others: ansible-playbook -i inventory.yml tunnelfix.fleet.remediate --check --diff")
+
+
+def test_a_rejected_extra_var_is_not_repeated_in_the_next_command():
+    """-e tunnelfix_measure=flase rejected by the switch check was echoed into next: (issue 30.3)."""
+    invocation = dict(FQCN, limit="lnx-02,localhost", extra_vars=["tunnelfix_measure=flase", "tunnelfix_serial=2"])
+    tally = RunTally()
+    tally.record_failure("localhost", "Check tunnelfix_measure and tunnelfix_sweep are true or false",
+                         'tunnelfix_measure must be true or false, got "flase"')
+    lines = summary_lines(tally, invocation)
+    assert lines[-1] == ("next: fix what failed above, then run again: ansible-playbook -i inventory.yml --limit lnx-02,localhost "
+                         "tunnelfix.fleet.diagnose -e tunnelfix_serial=2   # left out: -e tunnelfix_measure (rejected above)")
+    assert not any("flase" in line for line in lines if line.startswith("next"))
+
+
+@pytest.mark.parametrize("extra, rejected", [
+    ("tunnelfix_measure=flase", True),
+    ('{"tunnelfix_measure": "flase", "x": 1}', True),
+    ("{tunnelfix_measure: flase}", True),
+    ("a=1 tunnelfix_measure=flase", True),
+    ("tunnelfix_measure_seed=5", False),          # another variable whose name starts the same
+    ("@vars.yml", False),
+])
+def test_rejected_extra_vars_are_found_by_name(extra, rejected):
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import rejected_extra_vars
+    found = rejected_extra_vars([extra], ['tunnelfix_measure must be true or false, got "flase"'])
+    assert (extra in found) is rejected
+
+
+@pytest.mark.parametrize("limit, expected", [
+    ("localhost,localhost", "localhost"),
+    ("localhost,lnx-02,localhost", "lnx-02,localhost"),
+    ("lnx-02", "lnx-02,localhost"),
+    ("all:!lnx-01", "all,!lnx-01,localhost"),
+    ("all:!localhost", "all,localhost"),
+    ("web[01:03]", "web[01:03],localhost"),
+    ("peers:&web", "peers:&web"),                 # an intersection: left as it is
+])
+def test_a_limit_gets_localhost_once(limit, expected):
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import limit_with_localhost
+    assert limit_with_localhost(limit) == expected
+    assert "localhost,localhost" not in next_command({"playbook": "x.yml", "limit": limit}, "verify")
+
+
+def test_a_limit_without_localhost_gets_the_same_run_back_with_it():
+    """diagnose/remediate/verify with --limit lnx-02: the controller's plays were skipped and the check failed there."""
+    tally = RunTally()
+    tally.record_failure("lnx-02", "Check localhost is in this run", "diagnose judges the hosts ... on localhost")
+    lines = summary_lines(tally, dict(FQCN, limit="lnx-02"))
+    assert lines[-1] == ("next: localhost is not in --limit, so the controller's plays did not run; run again with it: "
+                         "ansible-playbook -i inventory.yml --limit lnx-02,localhost tunnelfix.fleet.diagnose")
+    # 'all' holds a localhost the inventory names: it ran, so the failure is another one
+    tally.hosts_run = {"lnx-02", "localhost"}
+    assert summary_lines(tally, dict(FQCN, limit="all"))[-1].startswith("next: fix what failed above, then run again on those hosts")
+
+
+def test_remediate_counts_the_hosts_of_the_run_and_says_how_many_more_the_findings_name():
+    """'findings it fixes: ... 40 hosts' under a 4-host --limit (issue 30.3)."""
+    hosts = ["lnx-%02d" % n for n in range(1, 41)]
+    data = {"findings": _document([_finding(host, "f1") for host in hosts]),
+            "plans": {host: {"roles": ["r"]} for host in hosts}, "hosts": hosts[:4]}
+    summary = stage_summary(data, "remediate", True)
+    assert summary["sections"][0]["groups"] == [{"label": "f1", "hosts": hosts[:4]}]
+    assert summary["next"]["notes"] == [
+        "findings.json also names 36 hosts with findings a role fixes, outside this run (--limit): not counted above"]
+    lines = _lines(summary, dict(FQCN, limit="lnx-[01:04],localhost"))
+    assert "  f1: 4 hosts: lnx-[01:04]" in lines and not any("40 hosts" in line for line in lines)
+    with pytest.raises(ValueError):
+        stage_summary(dict(data, hosts="lnx-01"), "remediate")
+
+
+def test_an_unreachable_hosts_reason_is_one_group_not_one_per_fault():
+    reason = "no facts were read from this host in this run: Failed to connect"
+    checks = {"lnx-01": {"f%d" % n: {"status": "not_checked", "reason": reason} for n in range(13)},
+              "lnx-02": {"f%d" % n: {"status": "not_checked" if n < 2 else "clear", "reason": "no hub" if n < 2 else None}
+                         for n in range(13)}}
+    groups = stage_summary(_document([], checks), "diagnose")["sections"][1]["groups"]
+    assert groups == [{"label": "every fault (%s)" % reason, "hosts": ["lnx-01"]}, {"label": "f0, f1 (no hub)", "hosts": ["lnx-02"]}]
