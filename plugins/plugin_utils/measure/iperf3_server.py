@@ -27,10 +27,10 @@ ss(8) with ``-p``). Pure; ``ParseError`` for any other output.
 
 from __future__ import annotations
 
-import json
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import load_target_json
 
 # How long the script waits for the server to listen (100 x 0.1 s).
 LISTEN_WAIT_S = 10
@@ -102,8 +102,8 @@ def exit_message(output: str) -> str:
     if not match:
         return (output or "").strip()
     try:
-        return json.loads('"%s"' % match.group(1))
-    except ValueError:
+        return load_target_json('"%s"' % match.group(1), "iperf3 --server")
+    except ParseError:
         return match.group(1)
 
 
