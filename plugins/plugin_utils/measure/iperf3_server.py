@@ -155,6 +155,8 @@ def parse_server_start(text: str) -> dict:
         return {"state": state, "ours": False, "pid": None, "start_time": None, "listeners": fields[1]}
     if state == "listening" and len(fields) == 6 and all(field.isdigit() and len(field) <= 20 for field in fields[1:5]):
         wrapper, started, listener, parent = (int(field) for field in fields[1:5])
+        if started < 1:  # the wrapper's start time unread: stop could never prove it is ours
+            raise ParseError("the iperf3 server's start script could not read the start time of pid %d" % wrapper)
         return {"state": state, "ours": wrapper in (listener, parent), "pid": wrapper, "start_time": started,
                 "listeners": fields[5]}
     raise ParseError("the iperf3 server's start script printed %r: expected busy, listening, exited, slow or no-ss"

@@ -70,7 +70,7 @@ def load_target_json(text, command: str, object_pairs_hook=None, max_depth: int 
         raise ParseError("%s output is JSON nested too deeply to read (no real output nests more than %d levels)"
                          % (command, max_depth)) from None
     except (ValueError, TypeError) as exc:  # ValueError: an int over sys.get_int_max_str_digits() digits
-        raise ParseError("%s output holds a value that cannot be read: %s" % (command, str(exc).split(";")[0][:160])) from None
+        raise ParseError("%s output holds a value that cannot be read: %s" % (command, str(exc).partition(";")[0][:160])) from None
     if isinstance(value, (dict, list)) and _deeper_than(value, max_depth):
         raise ParseError("%s output is JSON nested more than %d levels deep (no real output nests so deep)" % (command, max_depth))
     return value

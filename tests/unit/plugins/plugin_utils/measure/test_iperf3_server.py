@@ -38,6 +38,12 @@ def test_anything_else_is_a_parse_error(text):
         parse_server_start(text)
 
 
+def test_a_wrapper_whose_start_time_was_not_read_is_a_parse_error():
+    """Stop needs the start time to prove the pid is ours (issue 30.8): without it the start fails."""
+    with pytest.raises(ParseError, match="could not read the start time of pid 811"):
+        parse_server_start("listening\t811\t0\t812\t811\t%s\n" % OURS)
+
+
 def test_listener_names_without_process_info():
     assert listener_names("LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*") == "LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*"
     assert listener_names("").startswith("an unknown process")
