@@ -16,11 +16,15 @@ description:
     server.
   - Else it starts C(timeout TIMEOUT_S iperf3 --server --one-off --json --bind BIND --port PORT) in the background (in
     its own session where C(setsid) exists) and waits up to 10 s until the port listens, then checks that the listener
-    is that iperf3 (its pid, or its parent's, is the one started). Returns C(pid), which O(state=stopped) takes.
+    is that iperf3 (its pid, or its parent's, is the one started). Returns C(pid) and C(start_time), which
+    O(state=stopped) takes.
   - With C(--json) a client run with C(--get-server-output) (M(tunnelfix.fleet.iperf3) does) receives the server's own
     JSON, with its counts and its iperf3 version. A server that ends before it listens fails naming iperf3's error.
   - O(state=stopped) ends that server if it still runs (it ends by itself after one test or O(timeout_s)); never fails
     for a server that is gone.
+  - It stops only what is provably the server started - the process O(pid) if it still started at O(start_time). A pid
+    the kernel has given to another process since (an admin's own C(iperf3 -s) included) is left alone, and a warning
+    names the pid and that process's name. Nothing is matched by command line.
   - One remote execution each; Python is not needed on the hub.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
@@ -45,8 +49,15 @@ options:
   pid:
     description: The C(pid) O(state=started) returned. Required with O(state=stopped).
     type: int
+  start_time:
+    description:
+      - The C(start_time) O(state=started) returned. Required with O(state=stopped).
+      - The process's start time in clock ticks after boot (field 22 of C(/proc/PID/stat)); with O(pid) it names one
+        process, never a later one that got the same pid.
+    type: int
 notes:
-  - Needs C(ss) (iproute2), C(timeout), C(mktemp) and C(iperf3) on the hub; C(setsid) where present.
+  - Needs C(ss) (iproute2), C(timeout), C(mktemp), C(awk) and C(iperf3) on the hub, and its C(/proc); C(setsid) where
+    present.
   - Check mode starts nothing and reports skipped.
 attributes:
   check_mode:
@@ -70,6 +81,7 @@ EXAMPLES = r"""
   tunnelfix.fleet.iperf3_server:
     state: stopped
     pid: "{{ server.pid }}"
+    start_time: "{{ server.start_time }}"
   delegate_to: hub
 """
 
@@ -79,6 +91,19 @@ pid:
   returned: success
   type: int
   sample: 4711
+start_time:
+  description: That wrapper's start time, clock ticks after boot (field 22 of C(/proc/PID/stat)); O(state=stopped) takes it.
+  returned: success
+  type: int
+  sample: 2515960
+stop:
+  description:
+    - What O(state=stopped) found. C(stopped) - the server ended; C(gone) - it had ended already; C(not_ours) - the pid
+      is another process now, left alone (with a warning); C(running) - it still ran 3 s after SIGTERM (with a warning;
+      it ends after O(timeout_s)).
+  returned: when stopped
+  type: str
+  sample: stopped
 port:
   description: The port it listens on.
   returned: when started

@@ -8,11 +8,12 @@ tab-separated, that ``parse_server_start`` reads:
 * ``busy<TAB>LISTENERS``: something listens on the TCP port and still does after 3 s (a socket
   the previous test's server is closing goes within that); ``LISTENERS``: the ``ss -Hltnp`` lines
   on one line; nothing is started.
-* ``listening<TAB>WRAPPER<TAB>LISTENER<TAB>PPID<TAB>LINE``, once ``ss`` names the listening process
-  (it lists a new socket a moment before it can): ``timeout LIMIT_S iperf3 --server --one-off``
-  was started (pid WRAPPER, in its own session where ``setsid`` exists) and a process LISTENER,
-  whose parent is PPID, now listens on the port (``ss`` line LINE). It is ours when LISTENER or
-  PPID is WRAPPER (timeout runs iperf3 as its child).
+* ``listening<TAB>WRAPPER<TAB>STARTED<TAB>LISTENER<TAB>PPID<TAB>LINE``, once ``ss`` names the listening
+  process (it lists a new socket a moment before it can): ``timeout LIMIT_S iperf3 --server --one-off``
+  was started (pid WRAPPER, in its own session where ``setsid`` exists; STARTED its start time, field 22
+  of ``/proc/WRAPPER/stat``: clock ticks after boot, read at once) and a process LISTENER, whose parent
+  is PPID, now listens on the port (``ss`` line LINE). It is ours when LISTENER or PPID is WRAPPER
+  (timeout runs iperf3 as its child).
 * ``exited<TAB>OUTPUT``: the server ended before it listened (an address the hub does not have, a
   port below 1024 without root); OUTPUT is its stdout and stderr on one line. The server runs with
   ``--json``, so its own view reaches a client run with ``--get-server-output`` as JSON (with its
@@ -23,18 +24,42 @@ tab-separated, that ``parse_server_start`` reads:
 
 The listener's pid is the first ``pid=N`` of ``ss``'s ``users:`` field (``users:(("iperf3",pid=812,fd=3))``,
 ss(8) with ``-p``). Pure; ``ParseError`` for any other output.
+
+``STOP_SCRIPT`` runs as ``sh -c STOP_SCRIPT sh PID STARTED`` and stops only what is provably ours: the
+process PID if it still runs and still started at STARTED (a pid the kernel gave to another process
+since, or an admin's own ``iperf3 -s``, has another start time). A pid alone, or a command line holding
+``iperf3``, proves nothing (issue 30.8: the stop once killed any process whose command line held it).
+It prints one line, tab-separated, that ``parse_server_stop`` reads:
+
+* ``gone``: no process PID runs (the server ended after its one test or its time limit); nothing killed.
+* ``not_ours<TAB>STARTED_NOW<TAB>NAME``: PID is another process now (its start time STARTED_NOW, its name
+  NAME from ``/proc/PID/comm``, at most 15 characters: never its arguments, which may hold a secret);
+  nothing killed.
+* ``stopped``: ours got SIGTERM (``timeout`` passes it to iperf3) and ended within 3 s.
+* ``running``: ours got SIGTERM and still ran 3 s later.
+
+A process that has ended but is not yet reaped (state Z) counts as gone. The start time is read from
+``/proc/PID/stat`` after the last ``)`` (the command name in parentheses may hold spaces and ``)``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import load_target_json
 
 # How long the script waits for the server to listen (100 x 0.1 s).
 LISTEN_WAIT_S = 10
-START_SCRIPT = r"""bind=$1 port=$2 limit=$3
+# A shell function printing the start time of process $1 (field 22 of /proc/$1/stat, clock ticks after
+# boot), nothing when no such process runs or it has ended (state Z or X). Fields counted after the last
+# ") ", which ends the command name: field 3 (state) is then the 1st, field 22 the 20th.
+_STARTED_FUNCTION = r"""started() {
+  awk '{ s = s $0 " " } END { sub(/.*\) /, "", s); split(s, f, " "); if (f[1] != "Z" && f[1] != "X") print f[20] }' \
+    "/proc/$1/stat" 2>/dev/null
+}
+"""
+START_SCRIPT = _STARTED_FUNCTION + r"""bind=$1 port=$2 limit=$3
 command -v ss >/dev/null 2>&1 || { echo no-ss; exit 0; }
 listeners() { ss -Hltnp "sport = :$port" 2>/dev/null | tr '\t\n' '  ' | sed 's/  */ /g; s/ $//'; }
 busy=$(listeners)
@@ -51,6 +76,8 @@ else
   timeout "$limit" iperf3 --server --one-off --json --bind "$bind" --port "$port" </dev/null >"$out" 2>"$err" &
 fi
 wrapper=$!
+# read at once: our own child, not reaped yet even if it has ended, so the pid is still its
+wrapper_started=$(started "$wrapper")
 i=0
 while [ "$i" -lt 100 ]; do
   now=$(listeners)
@@ -59,7 +86,7 @@ while [ "$i" -lt 100 ]; do
   if [ -n "$pid" ]; then
     ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
     rm -f "$err" "$out"
-    printf 'listening\t%s\t%s\t%s\t%s\n' "$wrapper" "${pid:-0}" "${ppid:-0}" "$now"
+    printf 'listening\t%s\t%s\t%s\t%s\t%s\n' "$wrapper" "${wrapper_started:-0}" "${pid:-0}" "${ppid:-0}" "$now"
     exit 0
   fi
   if ! kill -0 "$wrapper" 2>/dev/null; then
@@ -70,13 +97,20 @@ while [ "$i" -lt 100 ]; do
 done
 kill "$wrapper" 2>/dev/null; rm -f "$err" "$out"; echo slow
 """
-# Stops the server started above, only if that pid still runs our wrapper, and waits (at most 3 s) until
-# it is gone, so that the next test's server finds the port free: ``sh -c STOP_SCRIPT sh PID``.
-STOP_SCRIPT = r"""grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null || exit 0
-kill "$1" 2>/dev/null
+# Stops the server started above only if pid $1 still started at $2 (see the module doc), and waits (at
+# most 3 s) until it is gone, so that the next test's server finds the port free:
+# ``sh -c STOP_SCRIPT sh PID STARTED``.
+STOP_SCRIPT = _STARTED_FUNCTION + r"""pid=$1 want=$2
+now=$(started "$pid")
+[ -n "$now" ] || { echo gone; exit 0; }
+if [ "$now" != "$want" ]; then
+  printf 'not_ours\t%s\t%s\n' "$now" "$(tr '\t\n' '  ' <"/proc/$pid/comm" 2>/dev/null)"
+  exit 0
+fi
+kill "$pid" 2>/dev/null
 i=0
-while grep -q iperf3 "/proc/$1/cmdline" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
-exit 0"""
+while [ "$(started "$pid")" = "$want" ] && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$(started "$pid")" = "$want" ]; then echo running; else echo stopped; fi"""
 
 _PROCESS = re.compile(r'users:\(\("([^"]*)",pid=([0-9]+)')
 
@@ -102,24 +136,47 @@ def exit_message(output: str) -> str:
     if not match:
         return (output or "").strip()
     try:
-        return json.loads('"%s"' % match.group(1))
-    except ValueError:
+        return load_target_json('"%s"' % match.group(1), "iperf3 --server")
+    except ParseError:
         return match.group(1)
 
 
 def parse_server_start(text: str) -> dict:
     """START_SCRIPT's output -> ``{"state": busy|listening|exited|slow|no-ss, "ours": bool, "pid": int | None,
-    "listeners": text}``; ``pid`` is the wrapper's (what stop kills) when it listens. Raises ParseError otherwise."""
+    "start_time": int | None, "listeners": text}``; ``pid`` and ``start_time`` are the wrapper's (what stop takes)
+    when it listens. Raises ParseError otherwise."""
     # only newlines and spaces: a server that exited silently leaves "exited<TAB>" with an empty OUTPUT
     line = (text or "").strip(" \r\n").splitlines()[-1:] or [""]
     fields = line[0].split("\t")
     state = fields[0]
     if state in ("slow", "no-ss") and len(fields) == 1:
-        return {"state": state, "ours": False, "pid": None, "listeners": ""}
+        return {"state": state, "ours": False, "pid": None, "start_time": None, "listeners": ""}
     if state in ("busy", "exited") and len(fields) == 2:
-        return {"state": state, "ours": False, "pid": None, "listeners": fields[1]}
-    if state == "listening" and len(fields) == 5 and all(field.isdigit() for field in fields[1:4]):
-        wrapper, listener, parent = (int(field) for field in fields[1:4])
-        return {"state": state, "ours": wrapper in (listener, parent), "pid": wrapper, "listeners": fields[4]}
+        return {"state": state, "ours": False, "pid": None, "start_time": None, "listeners": fields[1]}
+    if state == "listening" and len(fields) == 6 and all(field.isdigit() and len(field) <= 20 for field in fields[1:5]):
+        wrapper, started, listener, parent = (int(field) for field in fields[1:5])
+        if started < 1:  # the wrapper's start time unread: stop could never prove it is ours
+            raise ParseError("the iperf3 server's start script could not read the start time of pid %d" % wrapper)
+        return {"state": state, "ours": wrapper in (listener, parent), "pid": wrapper, "start_time": started,
+                "listeners": fields[5]}
     raise ParseError("the iperf3 server's start script printed %r: expected busy, listening, exited, slow or no-ss"
+                     % (text or "")[:200])
+
+
+def parse_server_stop(text: str) -> dict:
+    """STOP_SCRIPT's output -> ``{"state": gone|not_ours|stopped|running, "start_time": int | None, "command": str | None}``.
+
+    ``command``: the process name (``/proc/PID/comm``) of a ``not_ours`` process, else None.
+
+    ``"not_ours\\t81234\\tiperf3\\n"`` -> ``{"state": "not_ours", "start_time": 81234, "command": "iperf3"}`` (the
+    name of the process that holds the pid now; nothing was killed); ``"stopped\\n"`` -> ``{"state": "stopped", "start_time": None,
+    "command": None}``. Raises ParseError for any other output.
+    """
+    line = (text or "").strip(" \r\n").splitlines()[-1:] or [""]
+    fields = line[0].split("\t")
+    if fields[0] in ("gone", "stopped", "running") and len(fields) == 1:
+        return {"state": fields[0], "start_time": None, "command": None}
+    if fields[0] == "not_ours" and len(fields) == 3 and fields[1].isdigit() and len(fields[1]) <= 20:
+        return {"state": "not_ours", "start_time": int(fields[1]), "command": fields[2].strip()}
+    raise ParseError("the iperf3 server's stop script printed %r: expected gone, not_ours, stopped or running"
                      % (text or "")[:200])

@@ -13,10 +13,9 @@ python-free OpenWrt action and the Linux module alike.
 
 from __future__ import annotations
 
-import json
-
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import DEFAULT_WANTED_OFF, offload_changes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import NotJSON, load_target_json
 
 
 def _linkinfo(link):
@@ -33,13 +32,14 @@ def load_ip_links(text: str, command: str = "ip -d -j link show") -> list:
 
     Raises ParseError, naming ``command`` (the listing it came from, ``ip -s -j link show`` for
     _link_counters), for text that is not a JSON list of objects with an ``ifname`` (an ``ip``
-    without ``-j``, BusyBox's for one, prints text or usage).
+    without ``-j``, BusyBox's for one, prints text or usage), and for hostile JSON (nesting too deep, a
+    number of thousands of digits: ``_target_json.load_target_json``).
     """
     if not isinstance(text, str):
         raise ParseError("%s output must be text, got %s" % (command, type(text).__name__))
     try:
-        links = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError:
+        links = load_target_json(text, command) if text.strip() else []
+    except NotJSON:
         raise ParseError("%s output is not JSON (is `-j` supported by this ip?): %r" % (command, text[:200])) from None
     if not isinstance(links, list) or not all(isinstance(link, dict) and link.get("ifname") for link in links):
         raise ParseError("%s output must be a JSON list of links with an 'ifname'" % command)

@@ -16,12 +16,12 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import NotJSON, load_target_json
 
 # Substrings (lower case) of iperf3 error messages worth retrying after a random backoff:
 # src/iperf_error.c IEACCESSDENIED ("the server is busy running a test. try again later"),
@@ -128,7 +128,8 @@ def _remember_duplicates(pairs):
 
 
 def _loads(text):
-    return json.loads(text, object_pairs_hook=_remember_duplicates)
+    """The decoded JSON; NotJSON for text that is not JSON, ParseError naming iperf3 for hostile JSON (too deep, huge numbers)."""
+    return load_target_json(text, "iperf3", object_pairs_hook=_remember_duplicates)
 
 
 def _reject_duplicate_results(doc):
@@ -165,7 +166,7 @@ def _from_json_stream(text):
             continue
         try:
             event = _loads(line)
-        except json.JSONDecodeError:
+        except NotJSON:
             return None
         if not isinstance(event, dict) or "event" not in event:
             return None
@@ -189,7 +190,7 @@ def _document(text):
     """
     try:
         return _loads(text), []
-    except json.JSONDecodeError:
+    except NotJSON:
         pass
     tokens = []
 
@@ -201,7 +202,7 @@ def _document(text):
     if tokens:
         try:
             return _loads(fixed), tokens
-        except json.JSONDecodeError:
+        except NotJSON:
             pass
     doc = _from_json_stream(fixed)
     if doc is None:
@@ -519,7 +520,8 @@ def parse_iperf3_json(text: str) -> dict:
 
     Raises Iperf3Error (a ParseError) for a top-level ``"error"`` or a json-stream error event,
     with ``retryable`` set (busy server: True; connection refused: False). Raises ParseError for
-    text that is not JSON (quoting its first 200 characters), a key repeated inside ``end`` or
+    text that is not JSON (quoting its first 200 characters), hostile JSON (nested deeper than
+    ``_target_json.MAX_DEPTH``, a number of thousands of digits: named as iperf3 output), a key repeated inside ``end`` or
     ``start.test_start`` ("upgrade iperf3 to >= 3.11 or don't use --bidir"; repeats elsewhere,
     like 3.12's per-stream ``start.sock_bufsize``, are tolerated), or JSON without end results.
     """

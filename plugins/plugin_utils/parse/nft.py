@@ -26,10 +26,10 @@ router's nft has ``-j``; text otherwise. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import load_target_json
 
 # banIP >= 1.5.0 and older names of the ICMP flood counter
 ICMP_COUNTER_NAMES = ("cnt_icmpflood", "cnt-icmpflood")
@@ -48,10 +48,7 @@ def _is_json(text):
 
 
 def _json_items(text):
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError("nft -j output is not JSON (line %d: %s)" % (exc.lineno, exc.msg)) from None
+    data = load_target_json(text, "nft -j")  # ParseError naming nft -j, also for hostile JSON
     items = data.get("nftables") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise ParseError("nft -j output must be an object with an 'nftables' list")
@@ -134,7 +131,7 @@ def parse_nft_counters(text: str, table=None) -> dict:
     bytes 0 drop``) are not named and are left out. Keys are counter names; ``table``
     (``"banIP"``) keeps only that table's counters. Empty output → ``{}``.
 
-    Raises ParseError for invalid JSON, a counter without integer packets/bytes (the line is
+    Raises ParseError for invalid or hostile JSON (too deep, huge numbers: ``_target_json``), a counter without integer packets/bytes (the line is
     named for text), or one name in two tables when ``table`` is not given.
     """
     if not isinstance(text, str):
@@ -221,7 +218,7 @@ def find_icmp_limit(text: str):
 
     Returns None when no rule uses either counter (banIP not loaded, or no ICMP limiter in the
     listed chain/table).
-    Raises ParseError for invalid JSON, or a rule with the counter but no ``limit rate over``
+    Raises ParseError for invalid or hostile JSON (``_target_json``), or a rule with the counter but no ``limit rate over``
     in packets per second (the line or rule handle is named).
     """
     if not isinstance(text, str):

@@ -9,10 +9,9 @@ Both produce the same normalised route dict. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
-
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.target_json import NotJSON, load_target_json
 
 ROUTE_TYPES = ("unicast", "local", "broadcast", "multicast", "unreachable", "blackhole", "prohibit",
                "throw", "nat", "anycast")
@@ -86,8 +85,8 @@ def _load_json(text, command):
     if not text.strip():
         return []
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = load_target_json(text, command)
+    except NotJSON:
         raise ParseError("%s output is not JSON (is `-j` supported by this ip?): %r" % (command, text[:200])) from None
     if not isinstance(data, list):
         raise ParseError("%s output must be a JSON list, got %s" % (command, type(data).__name__))
@@ -122,7 +121,8 @@ def parse_ip_route_show(text: str, default_table: str = "main") -> list:
     the output of ``ip -j route show table 3``.
 
     Empty output or ``[]`` → ``[]``. Raises ParseError for non-JSON text (first 200 characters
-    quoted), JSON that is not a list, or an entry without ``dst``.
+    quoted), hostile JSON (too deep, huge numbers: ``_target_json``), JSON that is not a list, or an
+    entry without ``dst``.
     """
     return [_normalise(entry, "route %d" % index, default_table)
             for index, entry in enumerate(_load_json(text, "ip -j route show"), 1)]
@@ -141,7 +141,7 @@ def parse_ip_route_get(text: str) -> dict:
     (``ip route get`` names the table only when it is not main), plus ``uid`` (int, IPv4) and
     ``from`` (IPv6) when printed. Format: iproute2-6.1.0 ``ip -json route get``.
     Raises ParseError for empty output or ``[]`` (no route: see ``ip``'s stderr, e.g.
-    ``RTNETLINK answers: Network is unreachable``) and for non-JSON text.
+    ``RTNETLINK answers: Network is unreachable``) and for non-JSON or hostile JSON text.
     """
     routes = _load_json(text, "ip -j route get")
     if not routes:

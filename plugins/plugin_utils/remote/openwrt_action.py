@@ -47,10 +47,13 @@ class OpenWrtActionBase(ActionBase):
     REQUIRED_ONE_OF: list = []
     # The results of this action's batch (run_batch), read by step(); None until a batch ran.
     batch = None
+    # The host the commands run on (the delegated one, else inventory_hostname), set by run(); None unknown.
+    host_name = None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
+        self.host_name = getattr(self._task, "delegate_to", None) or (task_vars or {}).get("inventory_hostname")
         try:
             _validation, args = self.validate_argument_spec(
                 argument_spec=self.ARGUMENT_SPEC,
@@ -200,11 +203,15 @@ class OpenWrtActionBase(ActionBase):
         """Run ``argv`` and return ``parser(stdout)``; a ParseError fails naming the command."""
         return self.parse_output(self.run_command(argv, ok_rcs), parser)
 
-    @staticmethod
-    def parse_output(res, parser):
-        """Return ``parser(res["stdout"])`` for a run_command result; ParseError fails naming the command."""
+    def parse_output(self, res, parser):
+        """Return ``parser(res["stdout"])`` for a run_command result; ParseError fails naming the command and the host.
+
+        ``"cannot read the output of ip -j route show on owrt1: ip -j route show output is JSON nested more than 100
+        levels deep ..."`` (`` on HOST`` when ``host_name`` is known).
+        """
         try:
             return parser(res["stdout"])
         except ParseError as exc:
-            raise AnsibleActionFail("cannot read the output of %s: %s" % (res["cmd"], exc),
+            where = " on %s" % self.host_name if self.host_name else ""
+            raise AnsibleActionFail("cannot read the output of %s%s: %s" % (res["cmd"], where, exc),
                                     result={"cmd": res["cmd"], "rc": res["rc"]}) from None

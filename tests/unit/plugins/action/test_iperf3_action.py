@@ -244,3 +244,14 @@ def test_a_start_delay_out_of_range_fails_naming_it(delay_s):
     action = FakeIperf3Action(dict(ARGS, start_delay_s=delay_s), {LOOKUP: [FOUND]})
     result = action.run(task_vars={})
     assert result["failed"] is True and "start_delay_s" in result["msg"] and action.slept == []
+
+
+@pytest.mark.parametrize("stdout, message", [
+    ("[" * 100000, "iperf3 to 127.0.0.1:5299: iperf3 output is JSON nested too deeply"),
+    ('{"end": {"sum_sent": {"retransmits": %s}}}' % ("9" * 5000), "iperf3 to 127.0.0.1:5299: iperf3 output holds a value"),
+], ids=["deep", "5000_digits"])
+def test_hostile_json_fails_naming_iperf3_and_the_server(stdout, message):
+    """Issue 30.10: a failed result (the client's own host is the task's), never RecursionError or ValueError."""
+    action = FakeIperf3Action(ARGS, {LOOKUP: [FOUND], CLIENT: [(0, stdout, "")]})
+    result = action.run(task_vars={})
+    assert result["failed"] is True and result["msg"].startswith(message) and result["attempts"] == 1

@@ -583,3 +583,24 @@ def test_a_bad_metered_uplink_fails_naming_the_option_before_running_anything(fa
     result = action.run(task_vars={})
     assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],)), result
     assert action.ran == []
+
+
+# Hostile JSON from the router (issue 30.10): a failure naming the command and the host, not RecursionError/ValueError.
+@pytest.mark.parametrize("change, message", [
+    ({"nft -tj list table inet banIP": (0, '{"nftables": ' + "[" * 100000, "")},
+     "cannot read the output of nft -tj list table inet banIP on owrt1: nft -j output is JSON nested too deeply"),
+    ({"ip -j route get 203.0.113.10": (0, '[{"dst": "203.0.113.10", "metric": %s}]' % ("9" * 5000), "")},
+     "cannot read the output of ip -j route get 203.0.113.10 on owrt1: ip -j route get output holds a value that cannot be read"),
+], ids=["nft_deep", "route_get_5000_digits"])
+def test_hostile_json_fails_naming_the_command_and_the_host(fake, old_router, change, message):
+    result = fake({}, dict(old_router, **change)).run(task_vars={"inventory_hostname": "owrt1"})
+    assert result["failed"] is True and result["msg"].startswith(message), result["msg"][:300]
+    assert "ansible_facts" not in result
+
+
+def test_hostile_link_json_is_a_note_naming_the_command(fake, old_router):
+    """The bridges subset reports an unreadable listing as its note (as for an ip without -j), not a failure."""
+    result = fake({"gather_subset": ["bridges"]}, dict(old_router, **{IP_LINKS: (0, "[" * 100000, "")})).run(task_vars={})
+    bridges = facts_of(result)["bridges"]
+    assert bridges["ip_json"] is False and bridges["note"].startswith("ip -d -j link show gave no link list (ip -d -j link show "
+                                                                      "output is JSON nested too deeply")

@@ -250,3 +250,12 @@ def test_the_tunnels_offloads_and_clamps_come_in_the_same_execution(shell_router
     assert tunnel["gso_tso_gro"]["on"] == [GSO, TSO, GRO] and tunnel["features"][TSO] == "on"
     assert (bridges["mss_clamp_sources"], tunnel["mss_clamp"]) == (sources, clamp)
     assert {"nft list ruleset", "ethtool -k tailscale0"} <= set(host.router.calls())
+
+
+def test_hostile_route_json_fails_naming_the_command_and_the_host(shell_router, peer):
+    """Issue 30.10: 100000 '[' from ip -j route show is a failure naming it and the host, not a RecursionError."""
+    host = FakeHost({}, shell_router(dict(peer, **{"ip -j route show table all": (0, "[" * 100000, "")})))
+    result = host.run(task_vars={"inventory_hostname": "peer1"})
+    assert result["failed"] is True and result["msg"].startswith(
+        "cannot read the output of ip -j route show table all on peer1: ip -j route show output is JSON nested too deeply")
+    assert "Traceback" not in json.dumps(result)

@@ -13,14 +13,15 @@ OURS = 'LISTEN 0 4096 10.44.0.1:5201 0.0.0.0:* users:(("iperf3",pid=812,fd=3))'
 
 def test_a_port_someone_holds_is_busy_and_names_the_process():
     report = parse_server_start("busy\t%s\n" % SSHD)
-    assert report == {"state": "busy", "ours": False, "pid": None, "listeners": SSHD}
+    assert report == {"state": "busy", "ours": False, "pid": None, "start_time": None, "listeners": SSHD}
     assert listener_names(report["listeners"]) == "nc (pid 50)"
 
 
 @pytest.mark.parametrize("wrapper, listener, parent, ours", [(811, 812, 811, True), (812, 812, 1, True), (811, 900, 1, False)])
 def test_the_listener_is_ours_only_when_it_or_its_parent_is_what_we_started(wrapper, listener, parent, ours):
-    report = parse_server_start("listening\t%d\t%d\t%d\t%s\n" % (wrapper, listener, parent, OURS))
+    report = parse_server_start("listening\t%d\t2515960\t%d\t%d\t%s\n" % (wrapper, listener, parent, OURS))
     assert report["ours"] is ours and report["pid"] == wrapper and report["state"] == "listening"
+    assert report["start_time"] == 2515960
 
 
 @pytest.mark.parametrize("text, state", [("slow\n", "slow"), ("no-ss\n", "no-ss"),
@@ -30,10 +31,17 @@ def test_the_other_endings(text, state):
     assert parse_server_start(text)["state"] == state
 
 
-@pytest.mark.parametrize("text", ["", "listening\t1\t2\n", "listening\tx\t2\t3\tline\n", "started\n", "busy\n"])
+@pytest.mark.parametrize("text", ["", "listening\t1\t2\n", "listening\tx\t5\t2\t3\tline\n", "listening\t1\t2\t3\tline\n",
+                                  "started\n", "busy\n"])
 def test_anything_else_is_a_parse_error(text):
     with pytest.raises(ParseError, match="start script printed"):
         parse_server_start(text)
+
+
+def test_a_wrapper_whose_start_time_was_not_read_is_a_parse_error():
+    """Stop needs the start time to prove the pid is ours (issue 30.8): without it the start fails."""
+    with pytest.raises(ParseError, match="could not read the start time of pid 811"):
+        parse_server_start("listening\t811\t0\t812\t811\t%s\n" % OURS)
 
 
 def test_listener_names_without_process_info():

@@ -177,3 +177,15 @@ def test_add_tunnel_offloads(load_fixture, before, answers, installed, asked):
         assert (tailscale0["features"], tailscale0["gso_tso_gro"], tailscale0["ethtool_error"]) == (None, None, None)
     if answers.get("wg0") == "error":
         assert tunnels["wg0"]["ethtool_error"].startswith("netlink error") and tunnels["wg0"]["features"] is None
+
+
+# Hostile JSON from a target (issue 30.10): each a ParseError naming the listing, never RecursionError or a bare ValueError.
+HOSTILE_LINKS = ["[" * 100000, '[{"ifname": "eth0", "mtu": %s}]' % ("9" * 5000),
+                 '[{"ifname": "eth0", "altnames": %s}]' % ("[" * 600 + "]" * 600)]
+
+
+@pytest.mark.parametrize("parser", [parse_ip_link_bridges, parse_ip_link_tunnels, load_ip_links])
+@pytest.mark.parametrize("text", HOSTILE_LINKS, ids=["deep", "5000_digits", "600_levels"])
+def test_hostile_json_is_a_parse_error_naming_the_command(parser, text):
+    with pytest.raises(ParseError, match=r"^ip -d -j link show output (is JSON nested|holds a value that cannot be read)"):
+        parser(text)

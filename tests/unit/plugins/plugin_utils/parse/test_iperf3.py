@@ -886,3 +886,22 @@ def test_version_tuple(version, expected):
 def test_the_slack_of_datagrams_in_flight(first, second, packets, differ):
     from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.iperf3 import _differ
     assert _differ(first, second, packets) is differ
+
+
+def _with(load_fixture, key, value):
+    """A recorded client JSON with ``"KEY": VALUE`` (raw JSON text) added at its top level."""
+    text = load_fixture("iperf3_json", "tcp_forward_3.12.txt").rstrip()
+    assert text.endswith("}")
+    return text[:-1] + ', "%s": %s}' % (key, value)
+
+
+@pytest.mark.parametrize("hostile", ["deep", "5000_digits", "600_levels", "deep_stream"])
+def test_hostile_json_is_a_parse_error_naming_iperf3(load_fixture, hostile):
+    """Issue 30.10: 100000 '[' (RecursionError in json.loads), a 5000-digit count (ValueError on Python >= 3.11),
+    600 levels (decodes, then broke the NaN search with RecursionError): a ParseError naming iperf3, never those."""
+    text = {"deep": "[" * 100000,
+            "5000_digits": _with(load_fixture, "retransmits", "9" * 5000),
+            "600_levels": _with(load_fixture, "x", "[" * 600 + "]" * 600),
+            "deep_stream": '{"event": "start", "data": {}}\n{"event": "x", "data": %s}\n' % ("[" * 100000)}[hostile]
+    with pytest.raises(ParseError, match=r"^iperf3 output (is JSON nested|holds a value that cannot be read)"):
+        parse_iperf3_json(text)

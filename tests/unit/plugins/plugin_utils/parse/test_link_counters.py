@@ -49,3 +49,11 @@ def test_what_cannot_be_a_counter_is_named(text, message):
 def test_the_busybox_usage_is_not_a_listing(load_fixture):
     with pytest.raises(ParseError, match="is not JSON"):
         parse_link_counters(load_fixture("ip_s_j_link_show_stderr", "busybox_ip.txt"))
+
+
+@pytest.mark.parametrize("text", ["[" * 100000, '[{"ifname": "eth1", "stats64": {"rx": {"bytes": %s}}}]' % ("9" * 5000)],
+                         ids=["deep", "5000_digits"])
+def test_hostile_json_is_a_parse_error_naming_the_command(text):
+    """Issue 30.10: never RecursionError or a bare ValueError (more than 4300 digits)."""
+    with pytest.raises(ParseError, match=r"^ip -s -j link show output (is JSON nested|holds a value that cannot be read)"):
+        parse_link_counters(text)

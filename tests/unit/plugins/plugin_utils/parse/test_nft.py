@@ -185,3 +185,18 @@ def test_icmp_flood_counter_refuses_a_list_naming_it():
     with pytest.raises(ParseError) as err:
         icmp_flood_counter([("cnt_icmpflood", 1)])
     assert re.search(r"(?<!\w)list(?!\w)", str(err.value))
+
+
+# Hostile JSON from a target (issue 30.10): 100000 '[' (RecursionError in json.loads), a 5000-digit counter (ValueError on
+# Python >= 3.11), 600 levels (decodes, deeper than any real output): each a ParseError naming nft -j.
+HOSTILE_NFT = ['{"nftables": ' + "[" * 100000,
+               '{"nftables": [{"counter": {"family": "inet", "table": "banIP", "name": "cnt_icmpflood", "packets": %s, "bytes": 0}}]}'
+               % ("9" * 5000),
+               '{"nftables": [{"rule": {"expr": %s}}]}' % ("[" * 600 + "]" * 600)]
+
+
+@pytest.mark.parametrize("function", [parse_nft_counters, find_icmp_limit])
+@pytest.mark.parametrize("text", HOSTILE_NFT, ids=["deep", "5000_digits", "600_levels"])
+def test_hostile_json_is_a_parse_error_naming_the_command(function, text):
+    with pytest.raises(ParseError, match=r"^nft -j output (is JSON nested|holds a value that cannot be read)"):
+        function(text)

@@ -387,3 +387,16 @@ def test_raw_iproute2_json_without_type_is_unicast(load_fixture):
 def test_a_bad_number_names_its_field(text, message):
     with pytest.raises(ParseError, match=message):
         parse_ip_route_show_text(text)
+
+
+# Hostile JSON from a target (issue 30.10): 100000 '[' (RecursionError in json.loads), a 5000-digit number (ValueError on
+# Python >= 3.11), 600 levels (decodes, deeper than any real output): each a ParseError naming the command.
+HOSTILE_ROUTES = ["[" * 100000, '[{"dst": "default", "metric": %s}]' % ("9" * 5000),
+                  '[{"dst": "default", "flags": %s}]' % ("[" * 600 + "]" * 600)]
+
+
+@pytest.mark.parametrize("parser, command", [(parse_ip_route_show, "ip -j route show"), (parse_ip_route_get, "ip -j route get")])
+@pytest.mark.parametrize("text", HOSTILE_ROUTES, ids=["deep", "5000_digits", "600_levels"])
+def test_hostile_json_is_a_parse_error_naming_the_command(parser, command, text):
+    with pytest.raises(ParseError, match="^%s output (is JSON nested|holds a value that cannot be read)" % command):
+        parser(text)
