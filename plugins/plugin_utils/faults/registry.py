@@ -371,7 +371,8 @@ def finding_outcomes(before, after, views, host_vars=None) -> list:
     measurements only). Each entry is the finding (the after one where it is still present) plus
     ``outcome``: ``fixed`` (gone after, and verify had what the rule needs to judge it),
     ``still_present`` (found again; or not re-checked: its host was not read again or the
-    measurement its rule needs was not taken, then ``rechecked`` is false), ``not_checked`` (its host
+    measurement its rule needs was not taken, then ``rechecked`` is false; or taken but the rule could not
+    judge it, a flow without a slot, offloads not read: ``rechecked`` false and ``reason``), ``not_checked`` (its host
     was read again but the rule cannot judge it there, ``rechecked`` false and ``reason`` the rule's own:
     a peer without tunnelfix_tunnel_hub has nothing to measure against, verify ran with
     tunnelfix_measure=false) or ``new`` (found only after). With ``host_vars`` (``hostvars``), a finding that is still present and whose opt-in fix the
@@ -395,7 +396,11 @@ def finding_outcomes(before, after, views, host_vars=None) -> list:
             out.append(dict(finding, outcome="not_checked", rechecked=False, reason=unjudged) if unjudged
                        else dict(finding, outcome="still_present", rechecked=False))
         else:
-            out.append(dict(finding, outcome="fixed", rechecked=True))
+            # verify took what the rule reads, but the rule could not judge it (a flow without a slot, an invalid one,
+            # offloads ethtool could not read): not fixed, and not excused as not_checked either
+            unjudged = _unjudged(finding, views)
+            out.append(dict(finding, outcome="still_present", rechecked=False, reason=unjudged) if unjudged
+                       else dict(finding, outcome="fixed", rechecked=True))
     out.extend(dict(finding, outcome="new", rechecked=True) for finding in after if _key(finding) not in before_keys)
     for entry in out:
         reason = opt_in_missing(entry.get("fix_role"), _vars_of(host_vars, entry["host"])) if host_vars is not None else None

@@ -174,7 +174,7 @@ def health_check_rows(before, after):
 # collection writes (markdown_table, findings_table, coverage_table); terminal_text reverses exactly these.
 MD_BACKSLASHED = "\\`*[]~$|@"
 MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_TRIGGERS = re.compile(r"(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=\bwww)\.", re.IGNORECASE)
+_MD_TRIGGERS = re.compile(r"(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=[^\W_])\.(?=[^\W\d_])", re.IGNORECASE)
 
 
 def md_cell(value):

@@ -297,3 +297,25 @@ def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
 def test_health_check_allowance(findings, before, allowed):
     got = registry.health_check_allowance(findings, before, "owrt")
     assert got["max_failed_pings"] == allowed and got["source"]
+
+
+# Issue 30 (breaker): a finding verify's rule could not judge on what verify took is never "fixed". A single flow
+# that got no measurement slot (or an invalid one) is a measurement record all the same (needs_own is satisfied),
+# and facts whose part the rule reads could not be read (ethtool failed) are a re-read host all the same: both
+# used to come out "fixed", verify rc 0, the summary "every finding is fixed".
+NO_SLOT = {"ping": {"loss_percent": 0.0}, "iperf3": {"valid": False, "invalid_reason": "no measurement slot within 600 s",
+                                                      "not_measured": True, "failed": False, "bits_per_second": None}}
+
+
+@pytest.mark.parametrize("fault, evidence, view, reason", [
+    (CC, {}, {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub", "tunnelfix": PEER_FACTS,
+              "path_bits_per_second": 4e7, "measurement": NO_SLOT},
+     "the single flow was invalid (no measurement slot within 600 s)"),
+    (BRIDGE, {"bridge": "br-lan"}, {"groups": ["tunnelfix_openwrt"], "openwrt": {"bridges": {
+        "ip_json": True, "ip_forward": 1, "bridges": {"br-lan": {"ports": {"lan1": {}}}}, "note": "ethtool timed out"}}},
+     "the offload features of br-lan, lan1 could not be read (ethtool timed out)"),
+])
+def test_a_finding_whose_rule_could_not_judge_what_verify_took_is_not_fixed_and_fails_its_host(fault, evidence, view, reason):
+    [entry] = finding_outcomes([finding("peer", fault, **evidence)], [], {"peer": view})
+    assert (entry["outcome"], entry["rechecked"], entry.get("reason")) == ("still_present", False, reason)
+    assert unfixed_by_host([entry]) == {"peer": [fault.id]}

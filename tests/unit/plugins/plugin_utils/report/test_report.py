@@ -172,7 +172,7 @@ def test_findings_table_lists_host_severity_id_and_role():
         {"host": "hub", "severity": "medium", "id": "kernel_without_bbr", "fix_role": None}])
     assert table.splitlines() == [
         "| host | severity | finding | fixed by |", "|---|---|---|---|",
-        "| peer | critical | nat_peer_without_keepalive | tunnelfix.fleet.wireguard_keepalive |",
+        "| peer | critical | nat_peer_without_keepalive | tunnelfix\\.fleet\\.wireguard_keepalive |",
         "| hub | medium | kernel_without_bbr | - |"]
     assert findings_table([]) == "No finding.\n"
     import pytest
@@ -290,6 +290,8 @@ def test_link_and_image_syntax_from_a_target_is_literal_text(writer):
 @pytest.mark.parametrize("text", [
     "*bold* _em_ __strong__ ~~gone~~ `code` $x^2$ <b>b</b> <http://evil> http://evil www.evil.example x@evil.example",
     "a\\*b \\[c\\] back\\\\slash | bar &lt; entity [ref]: http://evil [ref]",
+    # a bare domain: markdown-it's linkify (VS Code's preview, the gfm-like preset) links it without www. or a scheme
+    "evil.com evil.com/x.png bbr.ko 1.5 Mbit/s",
 ])
 def test_no_markdown_in_a_cell_survives_and_the_console_gets_it_back(text):
     rows = [{"host": "tf_owrt_1", "test": "t", "before": text, "after": "1", "reference": ""}]
