@@ -302,7 +302,6 @@ def test_no_markdown_in_a_cell_survives_and_the_console_gets_it_back(text):
     assert "| %s |" % text in terminal_text(table)
 
 
-
 # ---- issue 30.4: after diagnose alone the report says why the before/after table is empty or has no after side
 def test_no_measurement_is_a_sentence_not_an_empty_table():
     from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import NO_MEASUREMENT

@@ -112,7 +112,6 @@ def test_everything_is_escaped():
     assert 'class="severity sev-other"' in page
 
 
-
 def test_link_and_image_syntax_is_text_on_the_page():
     """Issue 30.9: Markdown from a target (iperf3's congestion control name) or the inventory is text here too."""
     link, image = "[x](http://evil)", "![i](http://evil/p.png)"
@@ -120,6 +119,7 @@ def test_link_and_image_syntax_is_text_on_the_page():
     page = render_report_html(before_after_rows(before, {}, 40e6), [dict(FINDINGS[0], host=image, explanation=link)], {})
     assert not [tag for tag, _attrs in _Elements(page).tags if tag in ("a", "img")]
     assert link in page and image in page
+
 
 def test_page_is_self_contained():
     page = render_report_html(ROWS, FINDINGS, META)
