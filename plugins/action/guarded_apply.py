@@ -210,6 +210,12 @@ class ActionModule(OpenWrtActionBase):
         saved = self._short_timeouts(connect_s)
         try:
             result = self._apply(name, files, apply, restore, rollback_s, reconnect_s, token, run_id, before)
+        except AnsibleActionFail:
+            # nothing applied: a snapshot this task took itself guards nothing now, give the guard back (one an
+            # earlier task took stays: the tasks between may have changed the files, it is their only copy)
+            if known is None:
+                self._try(discard_script(name, run_id), "discard")
+            raise
         finally:
             self._restore_timeouts(saved)
         if warnings:

@@ -432,7 +432,7 @@ def describe_busy(name: str, words: dict, base: str = BASE_DIR, stale_s: int = S
         what = "it is confirming its change"
     else:
         what = ("it took its snapshot and has not armed its revert yet; if that run is gone, the guard is taken over "
-                "after %d s" % stale_s)
+                "after %d s, or remove %s by hand (its snapshot %s stays)" % (stale_s, lock_dir(name, base), where))
     return "the guard is held by run %s (taken %s): %s" % (holder, since, what)
 
 

@@ -145,8 +145,18 @@ def test_launch_that_never_arrived_applied_nothing():
             if "apply started" in (kwargs.get("in_data") or b"").decode():
                 raise AnsibleConnectionFailure("ssh: Connection reset by peer")
             return super()._low_level_execute_command(cmd, **kwargs)
-    result = Lost(ARGS, confirm="state unarmed\n").run(task_vars={})
+    action = Lost(ARGS, confirm="state unarmed\n")
+    result = action.run(task_vars={})
     assert result["failed"] and "nothing applied" in result["msg"] and "did not reach the host" in result["msg"]
+    assert action.ran[-1] == "other" and "release; rm -rf" in action.ran_commands[-1], "its own snapshot is given back"
+
+
+def test_nothing_applied_keeps_an_earlier_tasks_snapshot():
+    """The tasks between that snapshot and this one may have changed the files: it is the only copy of them as they were."""
+    task_vars = {"ansible_facts": {FACT: {"wg0": {"run_id": RUN, "sha256": {"/etc/config/network": SHA}}}}}
+    action = Answering(dict(ARGS, use_snapshot=True), arm="arm failed no systemd-run\n")
+    result = action.run(task_vars=task_vars)
+    assert result["failed"] and "nothing applied" in result["msg"] and action.ran == ["arm"]
 
 
 KEY = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
