@@ -193,13 +193,14 @@ class ActionModule(OpenWrtActionBase):
         apply = check_command("apply", args["apply"])
         restore = apply if args["restore"] is None else check_command("restore", args["restore"])
         known = self._known(name, args, task_vars) if args["use_snapshot"] else None
+        if self.check_mode:
+            # apply and restore are never returned: they may hold keys (uci set ...private_key=...); a check-mode
+            # snapshot task took no snapshot, so use_snapshot has none here
+            msg = "would apply the change with a rollback of %s armed for %d s" % (", ".join(files), rollback_s)
+            return {"changed": True, "files": files, "msg": msg}
         if args["use_snapshot"] and known is None:
             raise AnsibleActionFail("name=%s: nothing applied, no snapshot of this name was taken by this run "
                                     "(use_snapshot needs a state=snapshot task of the same name before it, or run_id)" % name)
-        if self.check_mode:
-            # apply and restore are never returned: they may hold keys (uci set ...private_key=...)
-            msg = "would apply the change with a rollback of %s armed for %d s" % (", ".join(files), rollback_s)
-            return {"changed": True, "files": files, "msg": msg}
         warnings = []
         if known is not None:
             run_id, before = known["run_id"], known["sha256"]

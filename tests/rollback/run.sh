@@ -2,14 +2,14 @@
 # Lab proof of guarded_apply's automatic rollback (docs/rollback.md). Needs the running lab (make lab-up).
 # For owrt (OpenWrt-like: BusyBox, no Python, no systemd) and hub (Debian, systemd), each reached
 # THROUGH its WireGuard tunnel (owrt 10.44.0.3 via the hub, hub 10.44.0.1 via the peer):
+#   0. (concurrent_check, first; tests/rollback/concurrent.yml, issue 30.5) on owrt two runs with the same guard:
+#      A takes its snapshot and commits a change that cuts the tunnel, B's snapshot meanwhile must be refused naming
+#      A, then A's guarded ifup cuts the tunnel and A's revert must leave the file byte-identical to the original;
 #   1. a deliberately broken change (owrt: its only peer disabled + ifup wg0; hub: wrong ListenPort +
 #      restart wg-quick@wg0) must fail the host with "change rolled back: ..." after the revert's
 #      deadline; then, checked over the MANAGEMENT path: the config file's sha256 equals the one from
 #      before, the host is reachable through the tunnel again, and a ping crosses the tunnel;
 #   2. a harmless change (a comment line, an unused uci option) must be confirmed and kept;
-#   3. (concurrent_check, tests/rollback/concurrent.yml, issue 30.5) on owrt two runs with the same guard: A takes
-#      its snapshot and commits a change that cuts the tunnel, B's snapshot meanwhile must be refused naming A,
-#      then A's guarded ifup cuts the tunnel and A's revert must leave the file byte-identical to the original.
 # The lab is left as found: the files are put back byte for byte (and on failure, the interface
 # brought up again with them). Independent of which lab faults are planted or fixed.
 set -euo pipefail
@@ -21,10 +21,10 @@ source lab/common.sh
 
 ROLLBACK_TIMEOUT_S=${TF_ROLLBACK_TIMEOUT_S:-40}
 RECONNECT_TIMEOUT_S=${TF_ROLLBACK_RECONNECT_TIMEOUT_S:-25}
-# the concurrent check (3.) is short: its revert is due 20 s after arming
+# the concurrent check (0.) is short: its revert is due 20 s after arming
 CONC_ROLLBACK_TIMEOUT_S=20
 CONC_RECONNECT_TIMEOUT_S=14
-# TF_ROLLBACK_CASES: which parts run (all by default); e.g. "concurrent" for only 3.
+# TF_ROLLBACK_CASES: which parts run (all by default); e.g. "concurrent" for only 0.
 CASES=${TF_ROLLBACK_CASES:-"owrt hub concurrent"}
 SSH_OPTS=(-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR
           -o ConnectTimeout=5 -i "$SSH_KEY")
@@ -110,7 +110,7 @@ through_tunnel() {   # ssh to the host's tunnel address the way the playbook doe
   return 1
 }
 
-# 3. Two runs on owrt with the same guard (issue 30.5): run A in the background takes its snapshot, commits the
+# 0. Two runs on owrt with the same guard (issue 30.5): run A in the background takes its snapshot, commits the
 # breaking change and waits; once A holds the guard and the change is committed, run B must be refused naming A's
 # run; then A goes on, cuts the tunnel and must be rolled back to ITS snapshot: the original file, byte for byte.
 concurrent_check() {
@@ -119,6 +119,7 @@ concurrent_check() {
   mgmt "$host" "rm -rf /tmp/tfrb-orig /tmp/tfrb-conc-go && mkdir -m 700 /tmp/tfrb-orig && cp -p ${FILE[$host]} /tmp/tfrb-orig/file"
   echo "== concurrent: two runs on $host with the guard tfrb-conc (${FILE[$host]} sha256 ${ORIG_SHA[$host]})"
   t0=$(date +%s)
+  through_tunnel "$host"
   ansible-playbook -i "$work/inventory.yml" tests/rollback/concurrent.yml --tags first > "$work/conc-a.log" 2>&1 &
   pid_a=$!
   # A's change is committed after its snapshot: then the guard names A's run ('none' from a version without a guard)
@@ -154,6 +155,8 @@ concurrent_check() {
 }
 
 start_all=$(date +%s)
+# first, while every tunnel session is fresh (the hub's restarts below make owrt's handshake again)
+if [[ " $CASES " == *" concurrent "* ]]; then concurrent_check; fi
 for host in owrt hub; do
   [[ " $CASES " == *" $host "* ]] || continue
   ORIG_SHA[$host]=$(sha_of "$host")
@@ -183,7 +186,6 @@ for host in owrt hub; do
   mgmt "$host" "cp -p /tmp/tfrb-orig/file ${FILE[$host]} && rm -rf /tmp/tfrb-orig"
   [[ "$(sha_of "$host")" == "${ORIG_SHA[$host]}" ]] || { echo "FAIL: $host: could not put ${FILE[$host]} back"; exit 1; }
 done
-if [[ " $CASES " == *" concurrent "* ]]; then concurrent_check; fi
 tunnel_ping owrt "$HUB_TUNNEL_IP"
 tunnel_ping peer "$HUB_TUNNEL_IP"
 echo "PASS: rollback scenario ($CASES) in $(( $(date +%s) - start_all )) s"

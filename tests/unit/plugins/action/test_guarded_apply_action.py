@@ -310,6 +310,13 @@ def test_use_snapshot_without_a_snapshot_of_this_run_applies_nothing():
     assert result["msg"].startswith("name=wg0: nothing applied, no snapshot of this name was taken by this run")
 
 
+def test_use_snapshot_in_check_mode_needs_no_snapshot():
+    """A check-mode state=snapshot task took none: the guarded task after it still says what it would do."""
+    action = Scripted(dict(ARGS, use_snapshot=True), check_mode=True)
+    result = action.run(task_vars={})
+    assert not result.get("failed") and result["msg"].startswith("would apply the change") and action.ran == []
+
+
 def test_use_snapshot_with_a_guard_taken_over_applies_nothing():
     task_vars = {"ansible_facts": {FACT: {"wg0": {"run_id": RUN, "sha256": {"/etc/config/network": SHA}}}}}
     action = Answering(dict(ARGS, use_snapshot=True), arm="lost %s\n" % OTHER_RUN)
