@@ -13,13 +13,23 @@ version_added: 0.1.0
 description:
   - For changes that can strand a host, such as restarting the WireGuard interface or the network of
     a host Ansible reaches through that tunnel. In the spirit of LuCI's apply-with-rollback.
-  - Copies O(files) into a private directory on the target (C(/var/run/tunnelfix-rollback/NAME), mode
-    0700; the copies hold keys and are never read back to the controller, only their sha256 is). It refuses
+  - Copies O(files) into a private directory of this run on the target (C(/var/run/tunnelfix-rollback/NAME.RUNID),
+    mode 0700, RUNID a new random id per run; the copies hold keys and are never read back to the controller,
+    only their sha256 is). It refuses
     to work in a C(/var/run/tunnelfix-rollback) that is a symlink, or not a directory owned by the
     connecting user with mode 0700, and refuses a path of O(files) that exists but is not a regular file
     (a directory, a FIFO, a symlink to a directory or to nothing).
+  - One run at a time per O(name) and host. Before the snapshot the run takes the guard, the directory
+    C(/var/run/tunnelfix-rollback/NAME.lock) (C(mkdir), atomic, no C(flock) needed), and holds it until its
+    confirm, its discard or its revert. A second run meanwhile fails naming the holder run, how long ago it
+    took the guard and what it is doing, and changes nothing. A run never reads, replaces or deletes another
+    run's snapshot, and a rollback is verified against this run's own snapshot.
+  - A guard is stale, and taken over with a warning, when its holder's directory is gone, its revert has run,
+    or it took its snapshot and never armed a revert within 3600 s (the run is then taken to be gone; its
+    directory is kept, it may hold the only copy of the files as they were). An armed or running revert is
+    never taken over; one whose deadline has passed names the directories to check and remove.
   - Arms a revert B(before) it applies anything. With systemd a transient timer
-    (C(systemd-run --on-active), unit C(tunnelfix-rollback-NAME)); without it (OpenWrt, BusyBox)
+    (C(systemd-run --on-active), unit C(tunnelfix-rollback-NAME-RUNID)); without it (OpenWrt, BusyBox)
     a detached C(sleep) in its own session (C(setsid)). When it fires it stops an O(apply) still
     running (its process group), copies the files back and runs O(restore).
   - Starts O(apply) detached (its own session, output to a file), so it completes even when the
@@ -39,8 +49,9 @@ description:
     command line C(-vvv) prints.
   - O(state=snapshot) only takes the snapshot, so a change made by other tasks (C(tunnelfix.fleet.uci),
     a template) can be guarded by a later O(state=applied) with O(use_snapshot=true), whose O(files)
-    must be the snapshot's, in the same order.
-    O(state=discarded) removes an unused snapshot (nothing to apply after all).
+    must be the snapshot's, in the same order. The snapshot task records its run id and sha256 in the host
+    fact C(tunnelfix_rollback_snapshots) (by name, its C(run_id) and C(sha256)), where the later task finds them.
+    O(state=discarded) removes this run's unused snapshot (nothing to apply after all) and gives the guard back.
   - Python-free (plain POSIX sh). Needs C(sha256sum), C(cp), C(mv) and C(setsid) or systemd on the target.
 author:
   - tunnelfix.fleet developers (!UNKNOWN)
@@ -48,13 +59,16 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 options:
   name:
-    description: Names the guard (its directory and timer unit); C([A-Za-z0-9_.-]), at most 64 characters.
+    description:
+      - Names the guard (one run at a time per name and host; its directories and timer unit); C([A-Za-z0-9_.-]),
+        at most 64 characters.
     type: str
     default: default
   state:
     description:
       - C(applied) snapshots (unless O(use_snapshot)), arms the revert, applies, confirms or reports the rollback.
-      - C(snapshot) only copies O(files); C(discarded) removes a snapshot that is not armed.
+      - C(snapshot) takes the guard and only copies O(files); C(discarded) removes this run's snapshot when it is not
+        armed, and gives the guard back.
     type: str
     choices: [applied, snapshot, discarded]
     default: applied
@@ -78,10 +92,18 @@ options:
     type: str
   use_snapshot:
     description:
-      - Use the snapshot an earlier O(state=snapshot) task of the same O(name) took, instead of taking one now.
+      - Use the snapshot an earlier O(state=snapshot) task of the same O(name) took in this run (the fact
+        C(tunnelfix_rollback_snapshots), or O(run_id)), instead of taking one now. Without one nothing is applied.
       - O(files) must equal that snapshot's files in the same order, or nothing is applied.
     type: bool
     default: false
+  run_id:
+    description:
+      - The run whose snapshot O(use_snapshot) and O(state=discarded) use (C(run_id) in the result of the
+        O(state=snapshot) task), 8-32 lowercase hex digits.
+      - Default is the one the last O(state=snapshot) task of this O(name) on this host recorded in the fact
+        C(tunnelfix_rollback_snapshots).
+    type: str
   rollback_timeout_s:
     description: Seconds after arming at which the revert fires unless confirmed, 10-3600.
     type: int
@@ -180,8 +202,27 @@ sha256:
   description: The files' sha256 at snapshot time (C(absent) for a file that did not exist).
   returned: state=snapshot
   type: dict
+run_id:
+  description: The run's id (16 hex digits), part of its directory C(/var/run/tunnelfix-rollback/NAME.RUNID) and timer unit.
+  returned: state=snapshot, state=applied, and state=discarded when there was a snapshot of this run
+  type: str
+  sample: 3f9c2a7b1d0e4c58
+snapshot_dir:
+  description: The run's directory on the target.
+  returned: state=snapshot
+  type: str
+  sample: /var/run/tunnelfix-rollback/wg0.3f9c2a7b1d0e4c58
+holder_run_id:
+  description: The run that holds the guard, when this one was refused because another run is changing the host.
+  returned: when refused
+  type: str
+  sample: 9a0b1c2d3e4f5061
+ansible_facts:
+  description: The fact C(tunnelfix_rollback_snapshots) (by name, the C(run_id) and C(sha256)) for a later O(use_snapshot) task.
+  returned: state=snapshot
+  type: dict
 sha256_before:
-  description: The snapshot's sha256 per file, after a rollback.
+  description: This run's snapshot's sha256 per file (as the controller got it when the snapshot was taken), after a rollback.
   returned: when rolled back
   type: dict
 sha256_after:

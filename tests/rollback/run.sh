@@ -2,11 +2,14 @@
 # Lab proof of guarded_apply's automatic rollback (docs/rollback.md). Needs the running lab (make lab-up).
 # For owrt (OpenWrt-like: BusyBox, no Python, no systemd) and hub (Debian, systemd), each reached
 # THROUGH its WireGuard tunnel (owrt 10.44.0.3 via the hub, hub 10.44.0.1 via the peer):
+#   0. (concurrent_check, first; tests/rollback/concurrent.yml, issue 30.5) on owrt two runs with the same guard:
+#      A takes its snapshot and commits a change that cuts the tunnel, B's snapshot meanwhile must be refused naming
+#      A, then A's guarded ifup cuts the tunnel and A's revert must leave the file byte-identical to the original;
 #   1. a deliberately broken change (owrt: its only peer disabled + ifup wg0; hub: wrong ListenPort +
 #      restart wg-quick@wg0) must fail the host with "change rolled back: ..." after the revert's
 #      deadline; then, checked over the MANAGEMENT path: the config file's sha256 equals the one from
 #      before, the host is reachable through the tunnel again, and a ping crosses the tunnel;
-#   2. a harmless change (a comment line, an unused uci option) must be confirmed and kept.
+#   2. a harmless change (a comment line, an unused uci option) must be confirmed and kept;
 # The lab is left as found: the files are put back byte for byte (and on failure, the interface
 # brought up again with them). Independent of which lab faults are planted or fixed.
 set -euo pipefail
@@ -18,6 +21,11 @@ source lab/common.sh
 
 ROLLBACK_TIMEOUT_S=${TF_ROLLBACK_TIMEOUT_S:-40}
 RECONNECT_TIMEOUT_S=${TF_ROLLBACK_RECONNECT_TIMEOUT_S:-25}
+# the concurrent check (0.) is short: its revert is due 20 s after arming
+CONC_ROLLBACK_TIMEOUT_S=20
+CONC_RECONNECT_TIMEOUT_S=14
+# TF_ROLLBACK_CASES: which parts run (all by default); e.g. "concurrent" for only 0.
+CASES=${TF_ROLLBACK_CASES:-"owrt hub concurrent"}
 SSH_OPTS=(-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR
           -o ConnectTimeout=5 -i "$SSH_KEY")
 work=$(mktemp -d)
@@ -39,7 +47,7 @@ restore_lab() {
       # only a failed run can leave the interface running something else than the file says
       [[ $rc -eq 0 ]] || mgmt "$host" "${REAPPLY[$host]}" || true
     fi
-    mgmt "$host" "rm -rf /tmp/tfrb-orig /var/run/tunnelfix-rollback/tfrb-*" || true
+    mgmt "$host" "rm -rf /tmp/tfrb-orig /tmp/tfrb-conc-go /var/run/tunnelfix-rollback/tfrb-*" || true
   done
   rm -rf "$work"
   exit "$rc"
@@ -53,6 +61,8 @@ all:
     ansible_ssh_private_key_file: $SSH_KEY
     rollback_timeout_s: $ROLLBACK_TIMEOUT_S
     rollback_reconnect_timeout_s: $RECONNECT_TIMEOUT_S
+    conc_rollback_timeout_s: $CONC_ROLLBACK_TIMEOUT_S
+    conc_reconnect_timeout_s: $CONC_RECONNECT_TIMEOUT_S
   hosts:
     owrt:
       ansible_host: $OWRT_TUNNEL_IP
@@ -100,8 +110,55 @@ through_tunnel() {   # ssh to the host's tunnel address the way the playbook doe
   return 1
 }
 
+# 0. Two runs on owrt with the same guard (issue 30.5): run A in the background takes its snapshot, commits the
+# breaking change and waits; once A holds the guard and the change is committed, run B must be refused naming A's
+# run; then A goes on, cuts the tunnel and must be rolled back to ITS snapshot: the original file, byte for byte.
+concurrent_check() {
+  local host=owrt t0 holder="" i pid_a now failed=0
+  [[ -n "${ORIG_SHA[$host]:-}" ]] || ORIG_SHA[$host]=$(sha_of "$host")
+  mgmt "$host" "rm -rf /tmp/tfrb-orig /tmp/tfrb-conc-go && mkdir -m 700 /tmp/tfrb-orig && cp -p ${FILE[$host]} /tmp/tfrb-orig/file"
+  echo "== concurrent: two runs on $host with the guard tfrb-conc (${FILE[$host]} sha256 ${ORIG_SHA[$host]})"
+  t0=$(date +%s)
+  through_tunnel "$host"
+  ansible-playbook -i "$work/inventory.yml" tests/rollback/concurrent.yml --tags first > "$work/conc-a.log" 2>&1 &
+  pid_a=$!
+  # A's change is committed after its snapshot: then the guard names A's run ('none' from a version without a guard)
+  for i in $(seq 1 60); do
+    if [[ "$(mgmt "$host" "uci -q get network.@wireguard_wg0[0].disabled" 2>/dev/null || true)" == 1 ]]; then
+      holder=$(mgmt "$host" "cut -d ' ' -f 1 /var/run/tunnelfix-rollback/tfrb-conc.lock/holder" 2>/dev/null || echo none)
+      break
+    fi
+    sleep 0.5
+  done
+  [[ -n "$holder" ]] || { wait "$pid_a" || true; cat "$work/conc-a.log"; echo "FAIL: run A never committed its change"; return 1; }
+  echo "$host: run A's change committed after $(( $(date +%s) - t0 )) s; the guard's holder: $holder"
+  ansible-playbook -i "$work/inventory.yml" tests/rollback/concurrent.yml --tags second -e "conc_holder=$holder" \
+    > "$work/conc-b.log" 2>&1 || true
+  mgmt "$host" "touch /tmp/tfrb-conc-go"
+  grep -A3 'CONCURRENT-B' "$work/conc-b.log" | sed -n '/msg:/,/^[^ ]/p' | tr -s ' \n' ' ' | cut -c1-400 || true; echo
+  if grep -q "ok=.*failed=0" "$work/conc-b.log"; then echo "ok: run B refused while run A holds the guard"
+  else cat "$work/conc-b.log"; echo "FAIL: run B was not refused naming run A"; failed=1; fi
+  wait "$pid_a" || true
+  grep -A3 'CONCURRENT-A' "$work/conc-a.log" | sed -n '/msg:/,/^[^ ]/p' | tr -s ' \n' ' ' | cut -c1-400 || true; echo
+  if grep -q "ok=.*failed=0" "$work/conc-a.log"; then echo "ok: run A rolled back to its own snapshot"
+  else cat "$work/conc-a.log"; echo "FAIL: run A was not rolled back to its own snapshot"; failed=1; fi
+  now=$(sha_of "$host")
+  if [[ "$now" == "${ORIG_SHA[$host]}" ]]; then
+    echo "ok: $host ${FILE[$host]} byte-identical to the original after both runs (sha256 $now)"
+  else echo "FAIL: $host ${FILE[$host]} sha256 $now after both runs, before ${ORIG_SHA[$host]}"; return 1; fi
+  [[ $failed -eq 0 ]] || return 1
+  [[ -z "$(mgmt "$host" "ls -A /var/run/tunnelfix-rollback")" ]] \
+    || { mgmt "$host" "ls -lA /var/run/tunnelfix-rollback"; echo "FAIL: $host: left in /var/run/tunnelfix-rollback"; return 1; }
+  through_tunnel "$host"
+  mgmt "$host" "rm -rf /tmp/tfrb-orig /tmp/tfrb-conc-go"
+  echo "concurrent: done in $(( $(date +%s) - t0 )) s"
+}
+
 start_all=$(date +%s)
+# first, while every tunnel session is fresh (the hub's restarts below make owrt's handshake again)
+if [[ " $CASES " == *" concurrent "* ]]; then concurrent_check; fi
 for host in owrt hub; do
+  [[ " $CASES " == *" $host "* ]] || continue
   ORIG_SHA[$host]=$(sha_of "$host")
   mgmt "$host" "rm -rf /tmp/tfrb-orig && mkdir -m 700 /tmp/tfrb-orig && cp -p ${FILE[$host]} /tmp/tfrb-orig/file"
   echo "== $host: ${FILE[$host]} sha256 ${ORIG_SHA[$host]} (over the management path)"
@@ -131,4 +188,4 @@ for host in owrt hub; do
 done
 tunnel_ping owrt "$HUB_TUNNEL_IP"
 tunnel_ping peer "$HUB_TUNNEL_IP"
-echo "PASS: rollback scenario (owrt and hub) in $(( $(date +%s) - start_all )) s"
+echo "PASS: rollback scenario ($CASES) in $(( $(date +%s) - start_all )) s"

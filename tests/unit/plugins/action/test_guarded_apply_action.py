@@ -17,6 +17,9 @@ from ansible_collections.tunnelfix.fleet.plugins.action.guarded_apply import Act
 
 SHA = "a" * 64
 OTHER = "b" * 64
+RUN = "0123456789abcdef"
+OTHER_RUN = "fedcba9876543210"
+FACT = "tunnelfix_rollback_snapshots"
 ARGS = {"name": "wg0", "files": ["/etc/config/network"], "apply": "ifup wg0", "rollback_timeout_s": 30,
         "reconnect_timeout_s": 12, "connect_timeout_s": 2}
 
@@ -122,12 +125,18 @@ def test_failed_apply_is_rolled_back_at_once():
     assert result["failed"] and result["msg"].startswith("change rolled back: the apply exited with rc=1 (ifup: bad)")
 
 
-def test_busy_guard_applies_nothing():
+def test_busy_guard_applies_nothing_and_names_the_holder():
     class Busy(Scripted):
         def _low_level_execute_command(self, cmd, **kwargs):
-            return {"rc": 0, "stdout": "busy armed\n", "stderr": ""}
-    result = Busy(ARGS).run(task_vars={})
-    assert result["failed"] and "name=wg0: a rollback of that name is armed" in result["msg"]
+            self.ran.append(cmd)
+            return {"rc": 0, "stdout": "busy %s 42 armed 18\n" % RUN, "stderr": ""}
+    action = Busy(ARGS)
+    result = action.run(task_vars={})
+    assert result["failed"] and len(action.ran) == 1
+    assert result["msg"] == (
+        "name=wg0: nothing done, another run is changing this host: the guard is held by run %s (taken 42 s ago): its "
+        "revert is armed and fires in 18 s unless that run confirms its change; run again when it is done" % RUN)
+    assert result["holder_run_id"] == RUN
 
 
 def test_launch_that_never_arrived_applied_nothing():
@@ -136,8 +145,18 @@ def test_launch_that_never_arrived_applied_nothing():
             if "apply started" in (kwargs.get("in_data") or b"").decode():
                 raise AnsibleConnectionFailure("ssh: Connection reset by peer")
             return super()._low_level_execute_command(cmd, **kwargs)
-    result = Lost(ARGS, confirm="state unarmed\n").run(task_vars={})
+    action = Lost(ARGS, confirm="state unarmed\n")
+    result = action.run(task_vars={})
     assert result["failed"] and "nothing applied" in result["msg"] and "did not reach the host" in result["msg"]
+    assert action.ran[-1] == "other" and "release; rm -rf" in action.ran_commands[-1], "its own snapshot is given back"
+
+
+def test_nothing_applied_keeps_an_earlier_tasks_snapshot():
+    """The tasks between that snapshot and this one may have changed the files: it is the only copy of them as they were."""
+    task_vars = {"ansible_facts": {FACT: {"wg0": {"run_id": RUN, "sha256": {"/etc/config/network": SHA}}}}}
+    action = Answering(dict(ARGS, use_snapshot=True), arm="arm failed no systemd-run\n")
+    result = action.run(task_vars=task_vars)
+    assert result["failed"] and "nothing applied" in result["msg"] and action.ran == ["arm"]
 
 
 KEY = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
@@ -167,7 +186,7 @@ class Answering(Scripted):
 def test_use_snapshot_of_other_files_is_refused_naming_both_lists():
     args = dict(ARGS, files=["/etc/config/network", "/etc/config/firewall"], use_snapshot=True)
     action = Answering(args, arm="mismatch\nsnapshot_path /etc/config/firewall\nsnapshot_path /etc/config/network\n")
-    result = action.run(task_vars={})
+    result = action.run(task_vars={"ansible_facts": {FACT: {"wg0": {"run_id": RUN}}}})
     assert result["failed"] and "confirm" not in action.ran
     assert result["msg"] == (
         "name=wg0: nothing applied, files must be the snapshot's files in the same order (use_snapshot): files are "
@@ -264,3 +283,93 @@ def test_diff_text_is_redacted_and_needs_both_sides():
     assert KEY not in repr(result) and result["diff"]["before"] == "psk <redacted>"
     result = Scripted(dict(ARGS, diff_before="a"), check_mode=True, diff=True).run(task_vars={})
     assert result["failed"] and "diff_before" in result["msg"] and "diff_after" in result["msg"]
+
+
+# ---- issue 30.5: the snapshot is this run's own --------------------------------------------------------------
+
+def run_ids(texts):
+    return {found for text in texts for found in re.findall(r"RUN=([0-9a-f]+)", text)}
+
+
+def test_the_rollback_is_verified_against_this_runs_snapshot():
+    """The lab's finding: the guard directory on the host held another run's snapshot (the file with the first run's
+    change committed); the revert put that back and the host said 'identical'. The controller's own hashes decide."""
+    verify = "state rolled-back\nrestore_rc 0\nfiles_rc 0\nrestore_out \nbefore 0 %s\nsha256 0 %s\n" % (OTHER, OTHER)
+    result = Scripted(ARGS, reachable=[False] * 100, verify=verify).run(task_vars={})
+    assert result["failed"] and result["rolled_back"] and not result["files_identical"]
+    assert result["sha256_before"] == {"/etc/config/network": SHA}
+    assert "sha256 DIFFERENT" in result["msg"] and "the snapshot on the host is not the one this run took" in result["msg"]
+
+
+def test_every_script_of_one_task_names_the_same_new_run():
+    verify = "state rolled-back\nrestore_rc 0\nfiles_rc 0\nbefore 0 %s\nsha256 0 %s\n" % (SHA, SHA)
+    action = Scripted(ARGS, reachable=[False] * 100, verify=verify)
+    result = action.run(task_vars={})
+    texts = action.ran_commands + [data.decode() for _cmd, data in action.sent]
+    assert run_ids(texts) == {result["run_id"]} and re.match(r"^[0-9a-f]{16}$", result["run_id"])
+    assert Scripted(ARGS).run(task_vars={})["run_id"] != result["run_id"], "a new id for every run"
+
+
+def test_snapshot_state_records_its_run_and_hashes_in_a_fact():
+    action = Scripted(dict(ARGS, state="snapshot"))
+    kept = {"other": {"run_id": OTHER_RUN, "sha256": {}}}
+    result = action.run(task_vars={"ansible_facts": {FACT: kept}})
+    assert not result.get("failed") and action.ran == ["snapshot"]
+    mine = result["ansible_facts"][FACT]
+    assert mine["other"] == kept["other"] and mine["wg0"] == {"run_id": result["run_id"], "sha256": {"/etc/config/network": SHA}}
+    assert result["snapshot_dir"] == "/var/run/tunnelfix-rollback/wg0." + result["run_id"]
+
+
+def test_use_snapshot_arms_and_verifies_this_runs_snapshot():
+    task_vars = {"ansible_facts": {FACT: {"wg0": {"run_id": RUN, "sha256": {"/etc/config/network": SHA}}}}}
+    verify = "state rolled-back\nrestore_rc 0\nfiles_rc 0\nbefore 0 %s\nsha256 0 %s\n" % (OTHER, OTHER)
+    action = Scripted(dict(ARGS, use_snapshot=True), reachable=[False] * 100, verify=verify)
+    result = action.run(task_vars=task_vars)
+    assert "snapshot" not in action.ran and result["run_id"] == RUN
+    assert run_ids(action.ran_commands + [data.decode() for _cmd, data in action.sent]) == {RUN}
+    assert not result["files_identical"] and result["sha256_before"] == {"/etc/config/network": SHA}
+
+
+def test_use_snapshot_without_a_snapshot_of_this_run_applies_nothing():
+    action = Scripted(dict(ARGS, use_snapshot=True))
+    result = action.run(task_vars={"ansible_facts": {FACT: {"other": {"run_id": OTHER_RUN}}}})
+    assert result["failed"] and action.ran == []
+    assert result["msg"].startswith("name=wg0: nothing applied, no snapshot of this name was taken by this run")
+
+
+def test_use_snapshot_in_check_mode_needs_no_snapshot():
+    """A check-mode state=snapshot task took none: the guarded task after it still says what it would do."""
+    action = Scripted(dict(ARGS, use_snapshot=True), check_mode=True)
+    result = action.run(task_vars={})
+    assert not result.get("failed") and result["msg"].startswith("would apply the change") and action.ran == []
+
+
+def test_use_snapshot_with_a_guard_taken_over_applies_nothing():
+    task_vars = {"ansible_facts": {FACT: {"wg0": {"run_id": RUN, "sha256": {"/etc/config/network": SHA}}}}}
+    action = Answering(dict(ARGS, use_snapshot=True), arm="lost %s\n" % OTHER_RUN)
+    result = action.run(task_vars=task_vars)
+    assert result["failed"] and "confirm" not in action.ran
+    assert result["msg"] == (
+        "name=wg0: nothing applied, the guard /var/run/tunnelfix-rollback/wg0.lock is no longer this run's (held by run "
+        "%s now): another run took it over as stale; this run's snapshot is left in /var/run/tunnelfix-rollback/wg0.%s"
+        % (OTHER_RUN, RUN))
+
+
+def test_a_stale_guard_taken_over_is_a_warning():
+    snapshot = "stale %s 3700 old\nsha256 0 %s\nsnapshot ok\n" % (OTHER_RUN, SHA)
+    result = Answering(dict(ARGS, state="snapshot"), snapshot=snapshot).run(task_vars={})
+    assert not result.get("failed")
+    assert result["warnings"] == [
+        "name=wg0: took over the stale guard of run %s (taken 3700 s ago; its snapshot was never armed within 3600 s); "
+        "anything of it is left in /var/run/tunnelfix-rollback/wg0.%s" % (OTHER_RUN, OTHER_RUN)]
+
+
+@pytest.mark.parametrize("facts, ran, state", [
+    ({FACT: {"wg0": {"run_id": RUN}}}, ["other"], None),
+    ({}, [], "missing"),
+])
+def test_discarded_touches_only_this_runs_snapshot(facts, ran, state):
+    action = Scripted({"name": "wg0", "state": "discarded"})
+    result = action.run(task_vars={"ansible_facts": facts})
+    assert not result.get("failed") and action.ran == ran and result["state"] == state
+    assert run_ids(action.ran_commands) == ({RUN} if ran else set())

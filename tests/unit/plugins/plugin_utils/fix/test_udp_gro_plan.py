@@ -15,6 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan i
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote import rollback as rb
 
 SHELLS = HOST_COMMANDS = ("dash", "bash", "busybox")
+RUN = "0123456789abcdef"   # the run id of the guarded change
 OFF = {"rx-udp-gro-forwarding": "off", "rx-gro-list": "off", "generic-receive-offload": "on"}
 
 
@@ -152,19 +153,19 @@ class Host:
     def wait_for(self, name, seconds=15.0):
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            if os.path.exists("%s/udp_gro_forwarding/%s" % (self.base, name)):
+            if os.path.exists("%s/udp_gro_forwarding.%s/%s" % (self.base, RUN, name)):
                 return True
             time.sleep(0.05)
         return False
 
     def guarded_change(self, plan):
         """The role's order: snapshot the hook, write it, arm and apply (ethtool, then the gateway check)."""
-        self.run(rb.snapshot_script("udp_gro_forwarding", [str(self.hook)], base=self.base))
+        self.run(rb.snapshot_script("udp_gro_forwarding", [str(self.hook)], RUN, base=self.base))
         self.hook.write_text("#!/bin/sh\n%s\n" % plan["hook_command"], encoding="utf-8")
         self.run(rb.arm_and_apply_script("udp_gro_forwarding", [str(self.hook)], plan["ethtool"] + " && " + plan["gateway_check"],
-                                         plan["restore"], 60, "0123abcd", base=self.base, systemd_dir=self.base + "/no-systemd"))
+                                         plan["restore"], 60, "0123abcd", RUN, base=self.base, systemd_dir=self.base + "/no-systemd"))
         assert self.wait_for("apply.rc")
-        return self.run(rb.confirm_script("udp_gro_forwarding", base=self.base))
+        return self.run(rb.confirm_script("udp_gro_forwarding", RUN, base=self.base))
 
 
 @pytest.mark.parametrize("shell", SHELLS)
