@@ -303,8 +303,9 @@ def test_health_check_allowance(findings, before, allowed):
 # that got no measurement slot (or an invalid one) is a measurement record all the same (needs_own is satisfied),
 # and facts whose part the rule reads could not be read (ethtool failed) are a re-read host all the same: both
 # used to come out "fixed", verify rc 0, the summary "every finding is fixed".
-NO_SLOT = {"ping": {"loss_percent": 0.0}, "iperf3": {"valid": False, "invalid_reason": "no measurement slot within 600 s",
-                                                      "not_measured": True, "failed": False, "bits_per_second": None}}
+NO_SLOT = {"ping": {"loss_percent": 0.0},
+           "iperf3": {"valid": False, "invalid_reason": "no measurement slot within 600 s", "not_measured": True, "failed": False,
+                      "bits_per_second": None}}
 
 
 @pytest.mark.parametrize("fault, evidence, view, reason", [
