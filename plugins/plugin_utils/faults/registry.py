@@ -363,7 +363,7 @@ def _unjudged(finding, views):
     return status["reason"] if status["status"] == "not_checked" else None
 
 
-def finding_outcomes(before, after, views, host_vars=None) -> list:
+def finding_outcomes(before, after, views, host_vars=None, hosts=None) -> list:
     """Pair diagnose's findings with verify's: one entry per finding, sorted by host, outcome, id.
 
     ``before``/``after``: find_findings output of diagnose and of verify (same rules, fresh facts
@@ -378,9 +378,14 @@ def finding_outcomes(before, after, views, host_vars=None) -> list:
     tunnelfix_measure=false) or ``new`` (found only after). With ``host_vars`` (``hostvars``), a finding that is still present and whose opt-in fix the
     host did not opt into (``Fault.fix_opt_in`` not true) also has ``left_alone`` (why): remediate did not
     run its role, so it is not a failed fix (``unfixed_by_host`` leaves it out).
+    With ``hosts`` (the hosts of this verify run: its --limit applied), diagnose's findings of other hosts are left
+    out: verify judged nothing there, and a canary's verify must not call the rest of the fleet still present.
     Raises ValueError on input that is not a findings list or views that are not a dict.
     """
     before, after = findings_of(before), findings_of(after)
+    if hosts is not None:
+        keep = set(hosts)
+        before = [finding for finding in before if finding["host"] in keep]
     if not isinstance(views, dict):
         raise ValueError("views must be verify's dict of host -> view, got %s" % type(views).__name__)
     after_by_key = {_key(finding): finding for finding in after}

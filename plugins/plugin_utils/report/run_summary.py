@@ -215,9 +215,22 @@ def _skipped(plans, finding):
     return ((plans.get(finding.get("host")) or {}).get("skipped")) or {}
 
 
-def _verify(outcomes, check_mode, plans=None):
-    if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
-        raise ValueError("verify's summary needs finding_outcomes' list [{host, id, outcome, rechecked}]")
+def _verify(data, check_mode, plans=None):
+    outcomes, outside = (data.get("outcomes"), data.get("outside_hosts") or []) if isinstance(data, dict) else (data, [])
+    if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes) \
+            or not isinstance(outside, list):
+        raise ValueError("verify's summary needs finding_outcomes' list [{host, id, outcome, rechecked}], or "
+                         "{outcomes: that list, outside_hosts: [host, ...]}")
+    sections, step = _verify_outcomes(outcomes)
+    if outside:
+        # a canary's verify: the rest of the fleet was neither verified nor remediated by this run's hosts' fixes
+        step = dict(step, notes=list(step.get("notes") or []) + [
+            "findings.json also names %s with findings a role fixes, outside this run (--limit): not verified here; "
+            "remediate them next when this run's hosts are fixed (docs/rollout.md)" % _count(len(outside))])
+    return sections, step
+
+
+def _verify_outcomes(outcomes):
     sections = [{"heading": "%s (hosts per finding id)" % outcome.replace("_", " "),
                  "groups": _groups_by([o for o in outcomes if o["outcome"] == outcome and not o.get("left_alone")],
                                       lambda o: o["id"])}
@@ -247,7 +260,8 @@ _STAGE_SUMMARIES = {"diagnose": _diagnose, "remediate": _remediate, "verify": _v
 def stage_summary(data, stage, check_mode=False, plans=None) -> dict:
     """The fact ``tunnelfix_run_summary`` of one playbook (module doc). ``data``: diagnose - findings.json's document;
     remediate - ``{findings, plans, hosts}`` (``hosts``: the fleet hosts of this run, the --limit applied; without it
-    every host of the plans and findings counts); verify - finding_outcomes' list. ``plans`` (diagnose only):
+    every host of the plans and findings counts); verify - finding_outcomes' list, or ``{outcomes: that list,
+    outside_hosts: [...]}`` (hosts outside this run's --limit with fixable findings in findings.json: a note). ``plans`` (diagnose only):
     ``remediate_plans`` for this run's hosts, so that the next step says what remediate would really run (an opt-in
     fix the host did not opt into is named, not proposed); None: every fixable finding counts."""
     if stage not in _STAGE_SUMMARIES:

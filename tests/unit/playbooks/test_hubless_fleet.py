@@ -27,8 +27,8 @@ PLANTED = {"id": "buffer_below_bdp", "severity": "medium", "host": "lnx-02", "fi
            "explanation": "A planted finding."}
 
 
-def run(tmp_path, playbook, *extra):
-    (tmp_path / "inventory.yml").write_text(LOCAL, encoding="utf-8")
+def run(tmp_path, playbook, *extra, inventory=LOCAL):
+    (tmp_path / "inventory.yml").write_text(inventory, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / playbook),
@@ -65,3 +65,19 @@ def test_verify_without_a_hub_ends_what_needs_one_not_checked(tmp_path, extra):
     assert "PLAY [Verify every peer against the thresholds]" in res.stdout
     if extra:   # facts only: no measuring play has a host
         assert "Measure idle ping" not in res.stdout and "Measure bursty" not in res.stdout
+
+
+def test_a_limited_verify_judges_its_hosts_only(tmp_path):
+    """A canary's verify: diagnose's findings of a host outside --limit are not called still present, and a note
+    says how many such hosts findings.json names."""
+    assert run(tmp_path, "diagnose.yml", "-e", "tunnelfix_measure=false").returncode == 0
+    path = tmp_path / "reports" / "findings.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["findings"].append(dict(PLANTED, host="lnx-09"))
+    path.write_text(json.dumps(document), encoding="utf-8")
+    res = run(tmp_path, "verify.yml", "-e", "tunnelfix_measure=false", "--limit", "lnx-02,localhost",
+              inventory=LOCAL + "        lnx-09: {ansible_host: 127.0.0.1, ansible_port: 1}\n")
+    outcomes = json.loads((tmp_path / "reports" / "outcomes.json").read_text(encoding="utf-8"))
+    assert "lnx-09" not in {o["host"] for o in outcomes}, outcomes
+    assert "lnx-09" not in res.stdout.split("TUNNELFIX SUMMARY", 1)[1]
+    assert "note: findings.json also names 1 host with findings a role fixes, outside this run (--limit)" in res.stdout

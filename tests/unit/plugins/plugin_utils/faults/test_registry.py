@@ -320,3 +320,11 @@ def test_a_finding_whose_rule_could_not_judge_what_verify_took_is_not_fixed_and_
     [entry] = finding_outcomes([finding("peer", fault, **evidence)], [], {"peer": view})
     assert (entry["outcome"], entry["rechecked"], entry.get("reason")) == ("still_present", False, reason)
     assert unfixed_by_host([entry]) == {"peer": [fault.id]}
+
+
+def test_outcomes_of_a_limited_verify_are_of_its_hosts_only():
+    """A canary's verify (--limit canary,localhost) judged nothing on the other hosts: their findings are not paired."""
+    before = [finding("canary", ROUTE, interface="wg0"), finding("rest", ROUTE, interface="wg0")]
+    outcomes = finding_outcomes(before, [], {"canary": {}}, None, ["canary"])
+    assert [(o["host"], o["outcome"]) for o in outcomes] == [("canary", "fixed")]
+    assert [o["host"] for o in finding_outcomes(before, [], {"canary": {}})] == ["canary", "rest"]   # no hosts: every one

@@ -366,3 +366,14 @@ def test_an_unreachable_hosts_reason_is_one_group_not_one_per_fault():
                          for n in range(13)}}
     groups = stage_summary(_document([], checks), "diagnose")["sections"][1]["groups"]
     assert groups == [{"label": "every fault (%s)" % reason, "hosts": ["lnx-01"]}, {"label": "f0, f1 (no hub)", "hosts": ["lnx-02"]}]
+
+
+def test_a_limited_verify_notes_the_hosts_outside_it_and_calls_none_of_them_still_present():
+    outcomes = [{"host": "canary", "id": "f1", "outcome": "fixed", "rechecked": True}]
+    summary = stage_summary({"outcomes": outcomes, "outside_hosts": ["b", "c"]}, "verify")
+    assert [s["heading"] for s in summary["sections"]] == ["fixed (hosts per finding id)"]
+    assert summary["next"]["why"] == "every finding is fixed"
+    [note] = summary["next"]["notes"]
+    assert note.startswith("findings.json also names 2 hosts with findings a role fixes, outside this run (--limit)")
+    with pytest.raises(ValueError):
+        stage_summary({"outcomes": outcomes, "outside_hosts": "b"}, "verify")
