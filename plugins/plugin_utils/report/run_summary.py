@@ -254,7 +254,7 @@ def _verify(outcomes, check_mode, plans=None):
 
 def outcome_lines(outcomes) -> list:
     """verify's console lines, one per (outcome, finding id, reason) whatever the fleet's size:
-    ``STILL_PRESENT udp_gro_forwarding_off on 40 hosts: tfb-owrt-[01:40] (left alone: ...)``; the reason is the
+    ``STILL_PRESENT some_finding on 40 hosts: tfb-owrt-[01:40] (left alone: ...)``; the reason is the
     outcome's ``reason`` (not_checked), else ``host not re-checked`` when it was not, and ``left alone: ...`` its
     ``left_alone``. In the order of first appearance. ``outcomes``: finding_outcomes' list; ValueError otherwise."""
     if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
