@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: batch_progress, before_after_rows, coverage_table, diagnosis_summary, findings_table, health_check_rows, markdown_table,
-finding_lines, limit_with_localhost, ping_summary, redact_command_words, remediate_summary, report_document, report_html, run_summary,
+finding_lines, limit_with_localhost, outcome_lines, ping_summary, redact_command_words, remediate_summary, report_document, report_html, run_summary,
 terminal_text (docs in the .yml twins)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown im
 )
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_lines, coverage_table, finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import batch_progress, limit_with_localhost, stage_summary
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import batch_progress, limit_with_localhost, outcome_lines, stage_summary
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import (
     render_report_html,
     report_document,
@@ -72,6 +72,7 @@ class FilterModule:
             "terminal_text": _checked("terminal_text", terminal_text, str),
             "report_document": _checked("report_document", report_document, list),
             "report_html": _checked("report_html", render_report_html, list),
+            "outcome_lines": _checked("outcome_lines", outcome_lines, list),
             "run_summary": _checked("run_summary", stage_summary, object),
             "batch_progress": _checked("batch_progress", batch_progress, list),
             "limit_with_localhost": _checked("limit_with_localhost", limit_with_localhost, str),

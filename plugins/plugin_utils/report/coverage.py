@@ -16,7 +16,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import KEY_SHAPED
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import opt_ins_left
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import md_cell
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import compact_hosts, opt_in_advice
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import compact_hosts, compact_parts, opt_in_advice
 
 STATUS_ORDER = ("found", "not_checked", "clear")
 STATUS_WORDS = {"found": "found on", "not_checked": "not checked on", "clear": "clear on"}
@@ -57,10 +57,12 @@ def coverage_groups(checks) -> list:
 
 
 def host_list(hosts, max_hosts=8) -> str:
-    """``a, b, c`` or, past ``max_hosts``, ``a, b, ... and 12 more``; every host when ``max_hosts`` is None."""
-    hosts = list(hosts)
-    shown = ", ".join(hosts[:max_hosts])
-    return shown + (" and %d more" % (len(hosts) - max_hosts) if max_hosts is not None and len(hosts) > max_hosts else "")
+    """``a, web-[01:20], c`` (``compact_parts``: a run of numbered names in Ansible's range notation) or, past
+    ``max_hosts`` parts, ``a, b, ... and 12 more`` (hosts); every part when ``max_hosts`` is None."""
+    parts = compact_parts(hosts)
+    shown = ", ".join(text for text, _number in parts[:max_hosts])
+    more = sum(number for _text, number in parts[max_hosts:]) if max_hosts is not None else 0
+    return shown + (" and %d more" % more if more else "")
 
 
 def key_evidence(evidence, limit=EVIDENCE_CHARS) -> str:
@@ -136,7 +138,7 @@ def _group_text(group, max_hosts):
     return "%s %d%s: %s" % (STATUS_WORDS[group["status"]], len(group["hosts"]), reason, host_list(group["hosts"], max_hosts))
 
 
-def coverage_lines(document, max_hosts=8, plans=None) -> list:
+def coverage_lines(document, max_hosts=8, plans=None, with_next=True) -> list:
     """The console summary of diagnose's document (reports/findings.json): one line per fault, then what to do next.
 
     ``<fault>: found on 2: a, b; not checked on 3 (reason): c, d, e; clear on 35``. A host none of whose faults could
@@ -144,6 +146,7 @@ def coverage_lines(document, max_hosts=8, plans=None) -> list:
     left out of the fault lines. A fault clear on every other host is one short line. The last lines say which faults
     could not be judged anywhere and what remediate would run (``plans``: remediate_plans of the run's hosts; an
     opt-in fix whose variable a host does not set is named, not proposed; None: every fixable finding counts).
+    ``with_next`` false: without those next-step lines (the callback fleet_summary prints the one next step).
     """
     if not isinstance(document, dict) or not isinstance(document.get("findings"), list):
         raise ValueError("document must be reports/findings.json's document (format, hosts, checks, findings)")
@@ -171,9 +174,11 @@ def coverage_lines(document, max_hosts=8, plans=None) -> list:
     unjudged = [fault_id for fault_id, groups in by_fault.items() if all(group["status"] == "not_checked" for group in groups)]
     if unjudged:
         lines.append("not checked on any host: %s (the reasons above say what was missing)" % ", ".join(unjudged))
-    step = _next_step_lines(document, plans)
+    step = _next_step_lines(document, plans) if with_next else []
     lines.extend(step)
-    if not step and not document["findings"]:
+    if not with_next:
+        lines.append("next step and report: in the TUNNELFIX SUMMARY after the play recap")
+    elif not step and not document["findings"]:
         unchecked = any(entry["status"] == "not_checked" for entries in checks.values() for entry in entries.values())
         lines.append("no finding%s" % ("; a not-checked fault is not a clean one" if unchecked else ""))
     return lines

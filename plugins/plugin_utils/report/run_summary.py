@@ -10,8 +10,11 @@ Two parts:
 
       {"stage": "diagnose" | "remediate" | "verify",
        "sections": [{"heading": str, "groups": [{"label": str, "hosts": [host, ...]}]}],
-       "next": {"playbook": "remediate" | "verify" | None, "check": bool, "why": str,
-                "notes": [str, ...] (optional: an opt-in fix left alone, findings outside the run's --limit)}}
+       "next": {"playbook": "remediate" | "verify" | "diagnose" | None, "check": bool, "why": str,
+                "notes": [str, ...] (optional: an opt-in fix left alone, findings outside the run's --limit),
+                "hosts": [host, ...] (optional: the hosts it is for - remediate's chosen ones),
+                "fixes_failure": bool (optional: the step answers the run's failure - remediate without findings)},
+       "report": {"findings": path, "extra_vars": [-e for report.yml, ...]} (optional: where the report is)}
 
 * ``RunTally``: what the callback saw (failures, unreachable hosts, changes per role, notices, stage summaries);
   ``summary_lines(tally, invocation)`` renders it. ``invocation`` is how the playbook was started::
@@ -42,9 +45,10 @@ MESSAGE_CHARS = 300
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
-def compact_hosts(hosts) -> str:
-    """``a, web-[01:03], z``: runs of names that share a prefix and have consecutive trailing numbers of one width
-    (``web-01, web-02, web-03``) in Ansible's inventory range notation; other names as they are, in the given order."""
+def compact_parts(hosts) -> list:
+    """``[(text, number of hosts), ...]``: ``hosts`` in the given order, each run of three or more names that share a
+    prefix and have consecutive trailing numbers of one width (``web-01, web-02, web-03``) one part in Ansible's
+    inventory range notation (``web-[01:03]``), every other name a part of its own."""
     hosts = [str(host) for host in hosts]
     parts, index = [], 0
     while index < len(hosts):
@@ -59,11 +63,17 @@ def compact_hosts(hosts) -> str:
                     break
                 end += 1
         if end - index >= 2:
-            parts.append("%s[%s:%s]" % (match.group(1), match.group(2), _NUMBERED.match(hosts[end]).group(2)))
+            parts.append(("%s[%s:%s]" % (match.group(1), match.group(2), _NUMBERED.match(hosts[end]).group(2)), end - index + 1))
         else:
-            parts.extend(hosts[index:end + 1])
+            parts.extend((host, 1) for host in hosts[index:end + 1])
         index = end + 1
-    return ", ".join(parts)
+    return parts
+
+
+def compact_hosts(hosts) -> str:
+    """``a, web-[01:03], z``: ``compact_parts`` joined - runs of numbered names in Ansible's inventory range notation,
+    other names as they are, in the given order."""
+    return ", ".join(text for text, _number in compact_parts(hosts))
 
 
 def _batch_size(value, total):
@@ -198,8 +208,9 @@ def _remediate(data, check_mode, plans=None):
         return sections, _step(None, False, "nothing for remediate to run: %s" % "; ".join(opt_ins) if opt_ins
                                else "no host needed a role", notes[len(opt_ins):])
     if check_mode:
-        return sections, _step("remediate", False, "apply the changes listed above", notes)
-    return sections, _step("verify", False, "re-run the rules and measure again: each finding fixed or still_present", notes)
+        return sections, dict(_step("remediate", False, "apply the changes listed above", notes), hosts=chosen)
+    return sections, dict(_step("verify", False, "re-run the rules and measure again: each finding fixed or still_present", notes),
+                          hosts=chosen)
 
 
 def _step(playbook, check, why, notes=None):
@@ -252,6 +263,24 @@ def _verify_outcomes(outcomes):
         return sections, {"playbook": None, "check": False,
                           "why": "every finding remediate worked on is fixed; the ones left alone say which variable opts in"}
     return sections, {"playbook": None, "check": False, "why": "every finding is fixed" if outcomes else "nothing was found to fix"}
+
+
+def outcome_lines(outcomes) -> list:
+    """verify's console lines, one per (outcome, finding id, reason) whatever the fleet's size:
+    ``STILL_PRESENT some_finding on 40 hosts: tfb-owrt-[01:40] (left alone: ...)``; the reason is the
+    outcome's ``reason`` (not_checked), else ``host not re-checked`` when it was not, and ``left alone: ...`` its
+    ``left_alone``. In the order of first appearance. ``outcomes``: finding_outcomes' list; ValueError otherwise."""
+    if not isinstance(outcomes, list) or not all(isinstance(o, dict) and "outcome" in o for o in outcomes):
+        raise ValueError("outcome_lines needs finding_outcomes' list [{host, id, outcome, rechecked}]")
+    grouped = {}
+    for entry in outcomes:
+        reason = ": %s" % entry["reason"] if entry.get("reason") is not None \
+            else "" if entry.get("rechecked", True) else " (host not re-checked)"
+        reason += " (%s)" % entry["left_alone"] if entry.get("left_alone") is not None else ""
+        hosts = grouped.setdefault((str(entry["outcome"]).upper(), str(entry.get("id")), reason), [])
+        if str(entry.get("host")) not in hosts:
+            hosts.append(str(entry.get("host")))
+    return ["%s %s on %s%s" % (outcome, fault_id, _hosts_text(hosts), reason) for (outcome, fault_id, reason), hosts in grouped.items()]
 
 
 _STAGE_SUMMARIES = {"diagnose": _diagnose, "remediate": _remediate, "verify": _verify}
@@ -437,7 +466,21 @@ def summary_lines(tally, invocation) -> list:
         if entries:
             lines.append("%s: %s" % (title, _hosts_text(list(entries))))
             lines.extend("  %s: [%s] %s" % (host, task, message) for host, (task, message) in sorted(entries.items()))
+    lines.extend(_report_lines(tally, invocation))
     lines.extend(_next_lines(tally, invocation))
+    return lines
+
+
+def _report_lines(tally, invocation):
+    """Where a stage's report is and the command that writes the page from it, in the form the run was started with:
+    a stage summary's optional ``report``: ``{"findings": path, "extra_vars": [-e for report.yml, ...]}``."""
+    lines = []
+    for stage in tally.stages:
+        report = stage.get("report")
+        if isinstance(report, dict) and report.get("findings"):
+            command = next_command({"playbook": invocation.get("playbook"), "extra_vars": report.get("extra_vars") or []}, "report")
+            lines.append("report: %s; for report.html and before-after.md now: %s (verify writes them with the after side)"
+                         % (report["findings"], command))
     return lines
 
 
@@ -449,36 +492,64 @@ def _playbook_name(started):
     return re.sub(r"\.ya?ml$", "", started.rpartition("/")[2]) or "site"
 
 
+def _rejection(name, messages):
+    """``must be true or false`` from the first message saying ``NAME must be true or false, got "flase"``."""
+    for message in messages:
+        match = re.search(r"(?<![\w.])%s (must\b[^,;]*)" % re.escape(name), str(message))
+        if match:
+            return match.group(1).strip().rstrip(".")
+    return "rejected"
+
+
 def _next_lines(tally, invocation):
     """The next command(s). After a failure: the failed hosts again (never a wider or a real run: a failed canary stops
-    the rollout there); a rejected -e is left out; a --limit without localhost is given back with it."""
+    the rollout there); after a rejected -e, no command (the same one without it would do something else): the -e
+    to correct; a --limit without localhost is given back with it; a step that answers the failure itself
+    (``fixes_failure``: remediate without findings -> diagnose) instead of the same run again."""
     lines = []
     troubled = sorted(set(tally.failed) | set(tally.unreachable))
     step = tally.stages[-1]["next"] if tally.stages else None
-    rejected = rejected_extra_vars(invocation.get("extra_vars"), [message for _task, message in tally.failed.values()])
-    invocation = dict(invocation, extra_vars=[extra for extra in invocation.get("extra_vars") or () if str(extra) not in rejected])
-    left_out = "   # left out: %s (rejected above)" % ", ".join(
-        "-e %s" % name for names in rejected.values() for name in names) if rejected else ""
+    messages = [message for _task, message in tally.failed.values()]
+    rejected = rejected_extra_vars(invocation.get("extra_vars"), messages)
     playbook, check = _playbook_name(invocation.get("playbook")), bool(invocation.get("check"))
+    if rejected:
+        names = [name for names in rejected.values() for name in names]
+        lines.append("next: correct %s and run the same command again" % "; ".join(
+            "-e %s (rejected above: %s)" % (name, _rejection(name, messages)) for name in names))
+        return lines
+    if troubled and step and step.get("playbook") and step.get("fixes_failure"):
+        lines.append("next: %s   # %s" % (next_command(invocation, step["playbook"], check=step.get("check", False)),
+                                          step.get("why", "")))
+        lines.extend("note: %s" % note for note in step.get("notes") or [])
+        return lines
     if troubled and not tally.stages and lacks_localhost(invocation.get("limit")) \
             and (tally.hosts_run is None or "localhost" not in tally.hosts_run):
         # the controller's plays (checks, findings, role choice, report) were left out by --limit: the same run with it
-        lines.append("next: localhost is not in --limit, so the controller's plays did not run; run again with it: %s%s" % (
-            next_command(invocation, playbook, check=check), left_out))
+        lines.append("next: localhost is not in --limit, so the controller's plays did not run; run again with it: %s" % (
+            next_command(invocation, playbook, check=check)))
         return lines
     if troubled:
         # the fleet hosts that failed, plus localhost (the controller's plays); when only the controller's checks
         # failed (a variable, the inventory), the same run again with its own --limit
         hosts = [host for host in troubled if host != "localhost"]
-        lines.append("next: fix what failed above, then run again%s: %s%s" % (" on those hosts" if hosts else "", next_command(
-            invocation, playbook, check=check, limit=",".join(hosts) if hosts else None), left_out))
+        lines.append("next: fix what failed above, then run again%s: %s" % (" on those hosts" if hosts else "", next_command(
+            invocation, playbook, check=check, limit=",".join(hosts) if hosts else None)))
+    # the other hosts the step is for (remediate names the ones it chose), else the other hosts the run reached, never
+    # the troubled ones nor the controller; None: not known, as if there were some
+    among = step.get("hosts") if step and step.get("hosts") is not None else tally.hosts_run
+    others = None if among is None else sorted(set(among) - set(troubled) - {"localhost"})
     if step and step.get("playbook") and (not troubled or step.get("check")):
-        lines.append("next%s: %s   # %s" % (" for the others" if troubled else "", next_command(
-            invocation, step["playbook"], check=step.get("check", False)), step.get("why", "")))
+        if not troubled or others is None or others:
+            lines.append("next%s: %s   # %s" % (" for the others" if troubled else "", next_command(
+                invocation, step["playbook"], check=step.get("check", False)), step.get("why", "")))
     elif step and step.get("playbook"):
         # a real run after a failure would widen it: a failed canary, or a batch over the failure threshold, stopped
         # the rollout before the other hosts, and remediate's choice counted them as if they would run
-        lines.append("next for the others: nothing yet; once the failed hosts pass, %s" % step.get("why", ""))
+        if others is None or others:
+            why = step.get("why", "")
+            if "listed above" in why and not tally.changed:
+                why = "run the same check on them (nothing above lists a change for them yet)"
+            lines.append("next for the others: nothing yet; once the failed hosts pass, %s" % why)
     elif step:
         lines.append("next: %s" % step.get("why", "nothing to do"))
     lines.extend("note: %s" % note for note in (step or {}).get("notes") or [])

@@ -35,10 +35,12 @@ def exit_nodes(count):
     return "all:\n  children:\n    tunnelfix_wireguard_hubs:\n      hosts:\n" + hosts
 
 
-def diagnose(tmp_path, inventory, *extra):
+def diagnose(tmp_path, inventory, *extra, callbacks=None):
     (tmp_path / "inventory.yml").write_text(inventory, encoding="utf-8")
     env = dict(os.environ, PWD=str(tmp_path), ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                PATH="%s:%s" % (Path(sys.executable).parent, os.environ.get("PATH", "")))
+    if callbacks is not None:     # ansible.cfg enables tunnelfix.fleet.fleet_summary; this overrides it
+        env["ANSIBLE_CALLBACKS_ENABLED"] = callbacks
     return subprocess.run(["ansible-playbook", "-i", "inventory.yml", str(REPO / "playbooks" / "diagnose.yml"), *extra],
                           cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
 
@@ -63,7 +65,8 @@ def test_an_opt_in_fix_not_opted_into_gets_no_remediate_proposal_but_its_variabl
     assert lines[-2] == "next: nothing for remediate to run: " + advice, lines
     assert not any("remediate" in line and "ansible-playbook" in line for line in lines)
     console = task_output(res, "Summary (per fault")
-    assert "next: nothing for remediate to run: " + advice in console and "next: remediate.yml" not in console
+    # one next step: the callback's (issue 30.3); the task points at it
+    assert "next:" not in console and "next step and report: in the TUNNELFIX SUMMARY after the play recap" in console
 
 
 def test_the_opt_in_given_with_e_is_proposed_and_carried(tmp_path):
@@ -72,7 +75,20 @@ def test_the_opt_in_given_with_e_is_proposed_and_carried(tmp_path):
     assert lines[-2] == ("next: ansible-playbook -i inventory.yml %s -e tunnelfix_facts_skip=true -e tunnelfix_measure=false "
                          "-e udp_gro_forwarding_enable=true --check --diff   # see what the fixes would change, then run it "
                          "without --check" % (REPO / "playbooks" / "remediate.yml")), lines
-    assert "next: remediate.yml with the same inventory runs tunnelfix.fleet.udp_gro_forwarding" in task_output(res, "Summary (per fault")
+    # one next step in the run (issue 30.3): diagnose's Summary task prints none of its own, nor the report line
+    console = task_output(res, "Summary (per fault")
+    assert "next:" not in console and "for report.html" not in console and "note:" not in console, console
+    assert [line for line in res.stdout.splitlines() if "next:" in line] == [lines[-2]]
+    assert "report: %s/reports/findings.json; for report.html and before-after.md now: ansible-playbook %s (verify writes them " \
+           "with the after side)" % (tmp_path, REPO / "playbooks" / "report.yml") in lines
+
+
+def test_without_the_callback_the_task_prints_the_next_step_and_report_line(tmp_path):
+    res = diagnose(tmp_path, exit_nodes(1), *FACTS_ONLY, "-e", "udp_gro_forwarding_enable=true", callbacks="ansible.posix.timer")
+    assert "TUNNELFIX SUMMARY" not in res.stdout
+    console = task_output(res, "Summary (per fault")
+    assert "next: remediate.yml with the same inventory runs tunnelfix.fleet.udp_gro_forwarding" in console
+    assert "for report.html and before-after.md now: ansible-playbook %s" % (REPO / "playbooks" / "report.yml") in console
 
 
 def test_each_explanation_is_printed_once_per_finding_id_with_a_short_line_per_host(tmp_path):
@@ -101,9 +117,8 @@ def test_a_rejected_value_is_not_repeated_and_localhost_comes_once(tmp_path, lim
     res = diagnose(tmp_path, PEERS_ONLY, "-e", "tunnelfix_measure=flase", "-e", "tunnelfix_sweep=false", "--limit", limit)
     assert res.returncode == 2
     nexts = [line for line in summary(res) if line.startswith("next")]
-    assert nexts == ["next: fix what failed above, then run again: ansible-playbook -i inventory.yml --limit lnx-02,localhost "
-                     "%s -e tunnelfix_sweep=false   # left out: -e tunnelfix_measure (rejected above)"
-                     % (REPO / "playbooks" / "diagnose.yml")], nexts
+    # no runnable command: without the -e it would be a full measuring diagnose, not the facts-only pass meant (30.3)
+    assert nexts == ["next: correct -e tunnelfix_measure (rejected above: must be true or false) and run the same command again"], nexts
 
 
 def test_an_unreachable_hosts_reason_is_printed_once_not_once_per_fault(tmp_path):

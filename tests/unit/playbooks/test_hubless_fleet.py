@@ -62,6 +62,9 @@ def test_verify_without_a_hub_ends_what_needs_one_not_checked(tmp_path, extra):
     assert res.returncode == (2 if failed else 0), res.stdout[-3000:]
     assert "buffer_below_bdp" not in res.stdout.split("PLAY [Fail the hosts", 1)[1].split("PLAY RECAP")[0]
     assert "verify not checked: the rule could not judge the host (hosts per reason):" in res.stdout
+    # one line per outcome, finding id and reason, not one per host and finding (issue 30.3)
+    shown = " ".join(res.stdout.split("TASK [Show each finding's outcome]", 1)[1].split("TASK [", 1)[0].split())
+    assert "NOT_CHECKED buffer_below_bdp on 1 host: lnx-02: " + NO_HUB in shown and "item=" not in shown, shown
     assert "PLAY [Verify every peer against the thresholds]" in res.stdout
     if extra:   # facts only: no measuring play has a host
         assert "Measure idle ping" not in res.stdout and "Measure bursty" not in res.stdout

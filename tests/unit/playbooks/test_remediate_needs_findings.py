@@ -30,6 +30,15 @@ def test_no_findings_file_stops_with_rc_2_naming_the_way_out(tmp_path):
     assert "nohost" not in res.stdout.split("PLAY RECAP", 1)[1]      # no fleet host was even tried
 
 
+def test_without_findings_the_next_command_is_diagnose_with_the_same_inventory_and_limit(tmp_path):
+    """remediate again would fail the same way (issue 30.3)."""
+    res = remediate(tmp_path, "--limit", "nohost,localhost")
+    assert res.returncode == 2, res.stdout[-2000:]
+    nexts = [line for line in res.stdout.split("TUNNELFIX SUMMARY", 1)[1].splitlines() if line.startswith("next")]
+    assert nexts == ["next: ansible-playbook -i inventory.yml --limit nohost,localhost %s   # remediate needs diagnose's findings "
+                     "(%s/reports/findings.json); then remediate with the same inventory" % (REPO / "playbooks" / "diagnose.yml", tmp_path)], nexts
+
+
 def test_findings_let_it_go_on_without_reading_any_host(tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "findings.json").write_text("[]", encoding="utf-8")
@@ -67,5 +76,5 @@ def test_a_host_without_a_finding_is_not_in_the_fixing_play(tmp_path):
     assert any(line.startswith("next: fix what failed above, then run again on those hosts: ansible-playbook -i inventory.yml "
                                "--limit nohost,localhost ") and line.endswith("playbooks/remediate.yml --check --diff")
                for line in summary), summary
-    assert "next for the others: nothing yet; once the failed hosts pass, apply the changes listed above" in summary
+    assert not [line for line in summary if "others" in line], summary      # the run had no other host (issue 30.3)
     assert not [line for line in summary if "remediate.yml" in line and "--check" not in line], summary

@@ -48,3 +48,15 @@ def test_a_change_without_its_hook_is_said_to_be_runtime_only(tmp_path, persist,
     out = remediate(tmp_path, *extra).stdout.replace("\n        ", " ")
     line = "  runtime only: lost at reboot (udp_gro_forwarding_persist=false) on 1: nohost"
     assert (line in out) is said and "tunnelfix.fleet.udp_gro_forwarding: runs on 1: nohost" in out, out[-3000:]
+
+
+def test_a_failed_opt_in_check_on_the_only_host_names_no_others_and_no_empty_list(tmp_path):
+    """remediate --check --diff -e udp_gro_forwarding_enable=true --limit one-host,localhost failing on that host: no
+    'next for the others' (the run had none) and no 'apply the changes listed above' under 'nothing' (issue 30.3)."""
+    res = remediate(tmp_path, "--diff", "-e", "udp_gro_forwarding_enable=true", "--limit", "nohost,localhost")
+    lines = res.stdout.split("TUNNELFIX SUMMARY", 1)[1].splitlines()
+    assert "unreachable: 1 host: nohost" in lines and "would change (check mode): nothing" in lines, lines
+    assert not [line for line in lines if "others" in line or "listed above" in line], lines
+    assert [line for line in lines if line.startswith("next")] == [
+        "next: fix what failed above, then run again on those hosts: ansible-playbook -i inventory.yml --limit nohost,localhost "
+        "%s -e udp_gro_forwarding_enable=true --check --diff" % (REPO / "playbooks" / "remediate.yml")]

@@ -33,9 +33,8 @@ def test_the_console_summary_is_one_line_per_fault_whatever_the_fleet():
     document = {"format": "tunnelfix.findings/2", "hosts": sorted(fleet()), "checks": fleet(),
                 "findings": [{"host": "lnx-03", "id": "fault_c", "fix_role": None}]}
     lines = coverage_lines(document)
-    assert lines[0].startswith("1 finding(s) on 1 of the 40 host(s) of this run (lnx-01, ")
-    assert lines[1] == ("fault_a: not checked on 40 (its hub hub is not in this run): lnx-01, lnx-02, lnx-03, lnx-04, "
-                        "lnx-05, lnx-06, lnx-07, lnx-08 and 32 more")
+    assert lines[0] == "1 finding(s) on 1 of the 40 host(s) of this run (lnx-[01:40])"
+    assert lines[1] == "fault_a: not checked on 40 (its hub hub is not in this run): lnx-[01:40]"
     assert lines[2] == "fault_b: clear on all 40"
     assert lines[3] == "fault_c: found on 1: lnx-03; clear on 39"
     assert lines[4] == "not checked on any host: fault_a (the reasons above say what was missing)"
@@ -61,6 +60,18 @@ def test_only_the_hosts_of_the_run_are_named():
 
 def test_host_list():
     assert host_list(["a", "b", "c"], 2) == "a, b and 1 more" and host_list(["a"], 2) == "a" and host_list([], 2) == ""
+    # numbered names in range notation; "and N more" counts hosts, not ranges (issue 30.3)
+    assert host_list(["a", "w-01", "w-02", "w-03", "w-05", "x-1", "x-2", "x-3"], 3) == "a, w-[01:03], w-05 and 3 more"
+    assert host_list(["w-01", "w-02", "w-03", "w-05"], None) == "w-[01:03], w-05"
+
+
+def test_a_table_cell_of_many_hosts_is_short():
+    """A fault not checked on 20 numbered routers: one range, not 20 names (issue 30.3: cells of up to 672 chars)."""
+    checks = {"tfb-owrt-%02d" % n: {"buffer_below_bdp": {"status": "not_checked", "reason": "no measurement in this run"}}
+              for n in range(1, 21)}
+    assert coverage_table(checks).splitlines()[2] == (
+        "| buffer_below_bdp | - | 20 (no measurement in this run): tfb-owrt-\\[01:20\\] | - |")   # [ ] escaped for Markdown
+    assert "tfb-owrt-[01:20]" in render_report_html([], [], {}, checks)
 
 
 @pytest.mark.parametrize("checks", [[], {"a": []}, {"a": {"f": {"status": "gone"}}}, {"a": {"f": {"status": "clear", "reason": 5}}}])
@@ -73,7 +84,7 @@ def test_the_markdown_table():
     table = coverage_table(fleet(3), max_hosts=2)
     assert table.splitlines() == [
         "| finding | found | not checked | clear |", "|---|---|---|---|",
-        "| fault_a | - | 3 (its hub hub is not in this run): lnx-01, lnx-02 and 1 more | - |",
+        "| fault_a | - | 3 (its hub hub is not in this run): lnx-\\[01:03\\] | - |",
         "| fault_b | - | - | 3 |",
         "| fault_c | 1: lnx-03 | - | 2 |"]
 

@@ -62,7 +62,7 @@ def test_remediate_counts_only_hosts_that_get_a_role_and_steps_from_check_to_rea
             "plans": {"a": {"roles": ["r"]}, "b": {"roles": []}, "c": {"roles": []}}}
     checked = stage_summary(data, "remediate", True)
     assert checked["sections"][0]["groups"] == [{"label": "f1", "hosts": ["a"]}]
-    assert checked["next"] == {"playbook": "remediate", "check": False, "why": "apply the changes listed above"}
+    assert checked["next"] == {"playbook": "remediate", "check": False, "why": "apply the changes listed above", "hosts": ["a"]}
     assert stage_summary(data, "remediate", False)["next"]["playbook"] == "verify"
     old_format = stage_summary(dict(data, findings=data["findings"]["findings"]), "remediate", True)
     assert old_format["sections"] == checked["sections"]                      # findings.json as a plain list
@@ -298,8 +298,9 @@ def test_a_rejected_extra_var_is_not_repeated_in_the_next_command():
     tally.record_failure("localhost", "Check tunnelfix_measure and tunnelfix_sweep are true or false",
                          'tunnelfix_measure must be true or false, got "flase"')
     lines = summary_lines(tally, invocation)
-    assert lines[-1] == ("next: fix what failed above, then run again: ansible-playbook -i inventory.yml --limit lnx-02,localhost "
-                         "tunnelfix.fleet.diagnose -e tunnelfix_serial=2   # left out: -e tunnelfix_measure (rejected above)")
+    # no runnable command: without the -e it would do a full measuring diagnose, not the facts-only pass meant (30.3)
+    assert lines[-1] == "next: correct -e tunnelfix_measure (rejected above: must be true or false) and run the same command again"
+    assert not [line for line in lines if line.startswith("next") and "ansible-playbook" in line], lines
     assert not any("flase" in line for line in lines if line.startswith("next"))
 
 
@@ -377,3 +378,69 @@ def test_a_limited_verify_notes_the_hosts_outside_it_and_calls_none_of_them_stil
     assert note.startswith("findings.json also names 2 hosts with findings a role fixes, outside this run (--limit)")
     with pytest.raises(ValueError):
         stage_summary({"outcomes": outcomes, "outside_hosts": "b"}, "verify")
+
+
+def test_the_report_line_names_the_report_playbook_as_the_run_was_started():
+    """Diagnose's report pointer is in the callback's block, by FQCN when diagnose was run by name (issue 30.3)."""
+    stage = dict(stage_summary(_document([]), "diagnose"), report={"findings": "/srv/run/reports/findings.json", "extra_vars": []})
+    lines = _lines(stage)
+    assert "report: /srv/run/reports/findings.json; for report.html and before-after.md now: ansible-playbook " \
+           "tunnelfix.fleet.report (verify writes them with the after side)" in lines
+    by_path = _lines(dict(stage, report=dict(stage["report"], extra_vars=["tunnel_measure_report_dir=/srv/r"])),
+                     dict(FQCN, playbook="/opt/tf/playbooks/diagnose.yml"))
+    assert any(line.endswith("now: ansible-playbook /opt/tf/playbooks/report.yml -e tunnel_measure_report_dir=/srv/r "
+                             "(verify writes them with the after side)") for line in by_path), by_path
+
+
+def test_remediate_without_findings_names_diagnose_not_itself():
+    """remediate stopped (no findings file): running it again fails the same way; the next command is diagnose with the
+    same inventory and --limit (issue 30.3)."""
+    step = {"playbook": "diagnose", "check": False, "fixes_failure": True, "why": "remediate needs diagnose's findings"}
+    stage = {"stage": "remediate", "sections": [], "next": step}
+    invocation = dict(FQCN, playbook="tunnelfix.fleet.remediate", limit="lnx-01,localhost")
+    lines = _lines(stage, invocation, failures=[("localhost", "Stop when there is no findings file", "no findings file x")])
+    nexts = [line for line in lines if line.startswith("next")]
+    assert nexts == ["next: ansible-playbook -i inventory.yml --limit lnx-01,localhost tunnelfix.fleet.diagnose   "
+                     "# remediate needs diagnose's findings"], lines
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_no_line_for_the_others_when_the_run_had_no_other_host(check):
+    """--limit one-host,localhost and that host failed: no 'others', and no reference to a list that is empty (30.3)."""
+    data = {"findings": _document([_finding("exit-01", "f1")]), "plans": {"exit-01": {"roles": ["r"]}}, "hosts": ["exit-01"]}
+    invocation = dict(FQCN, playbook="tunnelfix.fleet.remediate", check=check, limit="exit-01,localhost")
+    tally = RunTally()
+    tally.record_stage(stage_summary(data, "remediate", check))
+    tally.record_failure("exit-01", "r : Set it", "permission denied")
+    tally.hosts_run = {"exit-01", "localhost"}
+    lines = summary_lines(tally, invocation)
+    assert not [line for line in lines if "others" in line], lines
+    assert lines[-1].startswith("next: fix what failed above, then run again on those hosts: ")
+
+
+def test_the_others_line_never_points_at_an_empty_list():
+    data = {"findings": _document([_finding("lnx-%02d" % n, "f1") for n in (1, 2)]),
+            "plans": {"lnx-%02d" % n: {"roles": ["r"]} for n in (1, 2)}}
+    lines = _lines(stage_summary(data, "remediate", True), dict(FQCN, check=True),
+                   failures=[("lnx-01", "r : Set it", "permission denied")])
+    assert "would change (check mode): nothing" in lines
+    assert lines[-1] == ("next for the others: nothing yet; once the failed hosts pass, run the same check on them "
+                         "(nothing above lists a change for them yet)"), lines
+
+
+def test_verify_outcomes_are_one_line_per_outcome_id_and_reason():
+    """40 identical STILL_PRESENT lines every 5 minutes in the journal: one line with the hosts in range notation (30.3)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import outcome_lines
+    left = "left alone: udp_gro_forwarding_enable is not set for this host"
+    outcomes = [{"host": "tfb-owrt-%02d" % n, "id": "udp_gro_forwarding_off", "outcome": "still_present", "rechecked": True,
+                 "left_alone": left} for n in range(1, 41)]
+    outcomes += [{"host": "a", "id": "f1", "outcome": "fixed", "rechecked": False},
+                 {"host": "b", "id": "f1", "outcome": "not_checked", "rechecked": False, "reason": "no facts"},
+                 {"host": "c", "id": "f1", "outcome": "not_checked", "rechecked": False, "reason": "no facts"}]
+    assert outcome_lines(outcomes) == [
+        "STILL_PRESENT udp_gro_forwarding_off on 40 hosts: tfb-owrt-[01:40] (%s)" % left,
+        "FIXED f1 on 1 host: a (host not re-checked)",
+        "NOT_CHECKED f1 on 2 hosts: b, c: no facts"]
+    assert outcome_lines([]) == []
+    with pytest.raises(ValueError):
+        outcome_lines([{"host": "a"}])
