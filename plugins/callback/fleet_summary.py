@@ -82,6 +82,14 @@ class CallbackModule(CallbackBase):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._tally = RunTally()
+        # (host, task uuid) -> the first failed loop item's message: a loop task's own result says only "One or more
+        # items failed", and ansible-core 2.21's item results in it carry no "failed" key to find the failed one by
+        self._item_failures = {}
+
+    def v2_runner_item_on_failed(self, result):
+        task = result.task
+        key = (result.host.get_name(), getattr(task, "_uuid", None))
+        self._item_failures.setdefault(key, _message(result.result))
 
     def _task_label(self, result):
         task = result.task
@@ -104,8 +112,10 @@ class CallbackModule(CallbackBase):
             self._tally.record_change(host, role.get_name())
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
+        key = (result.host.get_name(), getattr(result.task, "_uuid", None))
+        item_message = self._item_failures.pop(key, None)
         if not ignore_errors:
-            self._tally.record_failure(result.host.get_name(), self._task_label(result), _message(result.result))
+            self._tally.record_failure(result.host.get_name(), self._task_label(result), item_message or _message(result.result))
 
     def v2_runner_on_unreachable(self, result):
         self._tally.record_failure(result.host.get_name(), self._task_label(result), _message(result.result), unreachable=True)
