@@ -46,6 +46,7 @@ import math
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BANIP, MWAN3
 
 # banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
 FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250, "banip_icmp_apply": "replace_rule"}
@@ -311,6 +312,7 @@ BANIP_ICMP_LIMIT = Fault(
     severity="high",
     hosts="OpenWrt router",
     reads=("openwrt.banip", "openwrt.mwan3", "health_checks"),
+    facts=(BANIP, MWAN3),
     rule=limit_drops_health_checks,
     coverage=limit_coverage,
     fires_when="banIP is enabled with its nft table and ICMP limit rule loaded, mwan3 tracks by ping, and in a passive "

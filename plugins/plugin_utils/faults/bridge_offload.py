@@ -10,6 +10,7 @@ crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). R
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BRIDGES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
@@ -139,6 +140,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     severity="high",
     hosts="any",
     reads=("tunnelfix.bridges", "openwrt.bridges"),
+    facts=(BRIDGES,),
     rule=offload_on_small_mtu_bridge,
     coverage=offload_coverage,
     fires_when="IP forwarding on, an up tunnel with an MTU below a bridge's, and gso/tso/gro on for the bridge or a port",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, name_list, not_checked, role_setting, wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import metered_refusal, user_route_conflict
 
 # openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
@@ -162,6 +163,7 @@ ENDPOINT_ROUTE_PINNED = Fault(
     severity="high",
     hosts="OpenWrt router",
     reads=("openwrt.endpoint_routes", "openwrt.wireguard", "preferred_uplink_device"),
+    facts=(ENDPOINT_ROUTES, WIREGUARD),
     rule=pinned_endpoints,
     coverage=pinned_coverage,
     fires_when="a split tunnel's endpoint has a pinned host route (a /32 or /128 that is not the kernel's and that no "

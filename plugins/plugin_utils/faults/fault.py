@@ -164,6 +164,9 @@ class Fault:
 
     ``alert``: the fault's own Prometheus alert (``Alert``), or None: its finding then raises the generic
     "finding present" alert of the rules file.
+
+    ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
+    ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
     """
 
     id: str
@@ -191,6 +194,7 @@ class Fault:
     fix_defaults: dict = field(default_factory=dict)
     coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
     alert: Optional[Alert] = None
+    facts: tuple = ()
 
 
 def is_true(value) -> bool:

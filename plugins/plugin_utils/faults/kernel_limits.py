@@ -11,6 +11,7 @@ Read from tunnel_facts' ``tcp`` (available/allowed congestion controls, sch_fq) 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import NETNS, TCP
 
 _FILES = ("plugins/plugin_utils/faults/kernel_limits.py", "playbooks/verify.yml")
 
@@ -92,7 +93,7 @@ def no_fq(host, view, views):
 
 KERNEL_WITHOUT_BBR = Fault(
     id="kernel_without_bbr", number=None, title="The kernel has no BBR", severity="medium", hosts="any",
-    reads=("tunnelfix.tcp",), rule=no_bbr, coverage=lambda host, view, views: tcp_stack_read(view),
+    reads=("tunnelfix.tcp",), facts=(TCP,), rule=no_bbr, coverage=lambda host, view, views: tcp_stack_read(view),
     fires_when="no BBR built in or as a module",
     symptom="The congestion-control fix cannot be applied on this host.",
     fix="No role: a kernel with CONFIG_TCP_CONG_BBR (built in or as tcp_bbr).",
@@ -103,7 +104,7 @@ KERNEL_WITHOUT_BBR = Fault(
 CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
     id="congestion_control_restricted_in_container", number=None, title="The container may not use BBR",
     severity="medium", hosts="container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=bbr_not_allowed_in_container, coverage=_in_container,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), facts=(TCP, NETNS), rule=bbr_not_allowed_in_container, coverage=_in_container,
     fires_when="BBR exists but the host does not allow it in this network namespace",
     symptom="Setting BBR in a Proxmox CT or Docker container fails with 'Operation not permitted'.",
     fix="No role here: add bbr to net.ipv4.tcp_allowed_congestion_control on the container's host.",
@@ -113,7 +114,7 @@ CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
 
 SCH_FQ_MISSING = Fault(
     id="sch_fq_missing", number=None, title="No fq qdisc for pacing", severity="low", hosts="any, not a container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=no_fq, coverage=_not_container,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), facts=(TCP, NETNS), rule=no_fq, coverage=_not_container,
     fires_when="no fq qdisc",
     symptom="BBR runs with TCP's internal pacing (more CPU) instead of fq.",
     fix="No role: install the sch_fq module.",

@@ -12,6 +12,7 @@ download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` fro
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
@@ -306,6 +307,7 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     severity="high",
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
+    facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=held_back_by_loss,
     coverage=cc_coverage,
     fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
@@ -336,6 +338,7 @@ BUFFER_BELOW_BDP = Fault(
     severity="medium",
     hosts="any",
     reads=("tunnelfix.tcp", "measurement.ping", "measurement.iperf3", "path_bits_per_second"),
+    facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=buffers_below_bdp,
     coverage=bdp_coverage,
     fires_when="tcp_wmem/tcp_rmem maximum below the path's bandwidth-delay product",

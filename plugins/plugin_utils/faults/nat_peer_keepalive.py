@@ -14,6 +14,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Alert, Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
     wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
 
 STALE_HANDSHAKE_S = 180
 # wireguard_keepalive's defaults/main.yml (pinned by a test)
@@ -264,6 +265,7 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     severity="critical",
     hosts="peer (Linux or OpenWrt)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard", "measurement.ping"),
+    facts=(WIREGUARD,),
     rule=without_keepalive,
     coverage=keepalive_coverage,
     fires_when="no PersistentKeepalive and the hub's ping after idle is lost or the handshake is over %d s old"
@@ -297,6 +299,7 @@ STALE_DESPITE_KEEPALIVE = Fault(
     severity="critical",
     hosts="any (its own WireGuard facts; no hub needed)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard (evidence only)"),
+    facts=(WIREGUARD,),
     rule=dead_with_keepalive,
     coverage=dead_coverage,
     fires_when="PersistentKeepalive set on a running peer entry, yet no handshake ever, or the newest over %d s old"

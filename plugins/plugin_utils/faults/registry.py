@@ -46,6 +46,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
@@ -75,6 +77,12 @@ PATH_SHARE_FLOOR = 0.5
 OUTCOMES = ("fixed", "still_present", "not_checked", "new")
 STATUSES = ("found", "clear", "not_checked")
 FINDINGS_FORMAT = "tunnelfix.findings/2"
+
+
+def readings(platform) -> list:
+    """What the facts actions read on ``platform`` (``reading.PLATFORMS``): every reading a fault of ``FAULTS`` declares
+    (``Fault.facts``) that applies there, with what those need, in gather order (``reading.platform_readings``)."""
+    return platform_readings(FAULTS, platform, ORDER)
 
 
 def _check_views(views):

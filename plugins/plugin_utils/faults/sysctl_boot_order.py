@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import FIX_DEFAULTS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 # linux_bbr_fq's drop-in at its default path (linux_bbr_fq_sysctl_file): the rule knows no host's role variables
@@ -72,6 +73,7 @@ TCP_FIX_UNDONE_AT_BOOT = Fault(
     severity="medium",
     hosts="Linux host with linux_bbr_fq's drop-in",
     reads=("tunnelfix.tcp",),
+    facts=(TCP,),
     rule=undone_at_next_boot,
     coverage=boot_coverage,
     subject=lambda evidence: evidence.get("sysctl"),

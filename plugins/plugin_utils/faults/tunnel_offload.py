@@ -23,6 +23,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offl
     FEATURE_NAMES, bridges_facts, converged_or_unknown, features_off_commands)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BRIDGES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 
@@ -160,6 +161,7 @@ TUNNEL_OFFLOAD_SMALL_MTU = Fault(
     severity="medium",
     hosts="any",
     reads=("tunnelfix.bridges", "openwrt.bridges"),
+    facts=(BRIDGES,),
     rule=offload_on_small_mtu_tunnel,
     coverage=offload_coverage,
     fires_when="IP forwarding on, an up layer-3 tunnel with an MTU below 1500 bytes, and tso on (not [fixed]) for it; "

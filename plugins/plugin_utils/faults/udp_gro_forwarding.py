@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, not_checked, partly, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import UDP_GRO
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
     feature_changes, gro_off, left_alone, udp_gro_plan, up_tunnels)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING
@@ -118,6 +119,7 @@ UDP_GRO_FORWARDING_OFF = Fault(
     severity="low",
     hosts="exit node or subnet router (IP forwarding, a WireGuard or TUN tunnel), Linux 6.2 or later",
     reads=("tunnelfix.udp_gro", "openwrt.udp_gro"),
+    facts=(UDP_GRO,),
     rule=slow_udp_forwarding,
     coverage=udp_gro_coverage,
     fires_when="IP forwarding on, a WireGuard or TUN tunnel up, kernel 6.2 or later, and on the default-route NIC "
