@@ -3,8 +3,9 @@
 """What one fault definition holds, and the helpers every fault file shares.
 
 A fault file (one per field fault, next to this one) defines one or more ``Fault`` values; the
-registry (``registry.py``) lists them in fix order and everything else iterates it: diagnose's
-findings, remediate's role choice, verify's outcomes and throughput floor, the report, the docs.
+registry (``registry.py``) lists them in fix order and everything else iterates it: what the facts
+actions read (``Fault.facts``: its readings, ``reading.py``), diagnose's findings, remediate's role
+choice, verify's outcomes and throughput floor, the report, the docs.
 
 A rule is ``rule(host, view, views) -> [(evidence dict, explanation str), ...]``: the host's view
 (the shape is in ``registry.py``), every view of the run (a hub's rule reads its peers'), and one

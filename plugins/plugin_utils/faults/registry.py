@@ -6,7 +6,8 @@
 remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
 right before a route is re-pointed), keepalive, the TCP stack, bridges and tunnels; the faults no role fixes
 last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
-this package names a finding id or a fixing role.
+this package names a finding id or a fixing role. What the facts actions read is what these faults
+declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action.
 
 A *view* is one host's facts and measurements (every key optional; filter ``host_view``)::
 
