@@ -2,9 +2,12 @@
 """A fault's facts part (faults/reading.py): every fact a rule reads comes from a reading its fault declares, and
 the readings the registry's faults declare are what the facts actions offer, with what each needs."""
 
+import importlib
+import re
 from dataclasses import replace
 
 import pytest
+import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import readings as shared
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import (
@@ -99,3 +102,11 @@ def test_a_reading_that_needs_itself_is_refused():
     ring["linux"] = Read(needs=(first,))
     with pytest.raises(ValueError, match="first needs itself"):
         platform_readings([_fault(first)], "linux")
+
+
+@pytest.mark.parametrize("module, platform", [("tunnel_facts", "linux"), ("openwrt_facts", "openwrt")])
+def test_the_module_docs_offer_every_subset_the_registry_reads(module, platform):
+    """A reading a fault adds is a new gather_subset name: the module's documentation must list it (and no other)."""
+    doc = yaml.safe_load(importlib.import_module("ansible_collections.tunnelfix.fleet.plugins.modules." + module).DOCUMENTATION)
+    first = doc["options"]["gather_subset"]["description"][0]
+    assert tuple(re.findall(r"C\((\w+)\)", first)) == ("all",) + public_names(readings(platform))
