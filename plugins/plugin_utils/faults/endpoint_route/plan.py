@@ -238,13 +238,16 @@ def _changes(plan, interfaces):
 
 
 def route_plan(view, role_vars):
-    """Fault.plan: ``plan_endpoint_routes`` of openwrt_facts' ``wireguard`` and ``endpoint_routes``, as change lines.
+    """What openwrt_mwan3_wg would change, from openwrt_facts' ``wireguard`` and ``endpoint_routes``: the plan
+    wg_endpoint_route applies (``plan_endpoint_routes``), one line per change.
 
-    ``[]`` when nothing would change; None (cannot tell, remediate runs the role) without the facts, for a named
-    interface uci does not have (the role fails naming it) or a tunnel of unknown kind, for a full tunnel while
-    the role's hotplug script is on (the facts do not read that file), when something would change and every
-    uplink is metered (the role refuses, saying why), or when nothing would change but a user's ``config route``
-    still sends an endpoint over another uplink (the role's final check names it).
+    Split tunnel: ``nohostroute`` set to 1 where it is not the literal '1', every pinned /32 or /128 of its endpoints
+    deleted (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role keeps).
+    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the facts do not read that
+    file). ``[]`` when nothing would change. None without the facts, for a named interface uci does not have (the
+    role fails naming it), a tunnel of unknown kind, when something would change and every uplink is metered (the
+    role refuses, saying why), or when nothing would change but a user's ``config route`` still sends an endpoint
+    over another uplink (the role's final check names it).
     """
     facts = view.get("openwrt") or {}
     routes = facts.get("endpoint_routes")
