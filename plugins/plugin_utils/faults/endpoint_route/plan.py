@@ -23,7 +23,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import find_uplinks, metered_refusal
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import facts_uplinks, find_uplinks, metered_refusal
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import name_list, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
@@ -215,12 +215,6 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
                                 preferred_device=preferred_device, connection_address=connection_address)
 
 
-def _uplinks(routes):
-    """openwrt_facts' uplinks (a list of dicts), or None when the facts did not read them."""
-    found = routes.get("uplinks")
-    return [uplink for uplink in found if isinstance(uplink, dict)] if isinstance(found, list) else None
-
-
 def _changes(plan, interfaces):
     """The plan as remediate shows it, per interface in order: its uci change, then its route deletions."""
     lines = []
@@ -256,7 +250,7 @@ def route_plan(view, role_vars):
     interfaces = wireguard_interfaces(facts)
     chosen = name_list(role_setting(role_vars, "openwrt_mwan3_wg_interfaces", FIX_DEFAULTS))
     try:
-        plan = plan_endpoint_routes(interfaces, routes.get("endpoints") or [], chosen, uplinks=_uplinks(routes),
+        plan = plan_endpoint_routes(interfaces, routes.get("endpoints") or [], chosen, uplinks=facts_uplinks(routes),
                                     preferred_device=view.get("preferred_uplink_device"))
     except ParseError:
         return None

@@ -13,17 +13,11 @@ preferred uplink.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_refusal
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import facts_uplinks, metered_refusal
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, is_router, not_checked, wireguard_interfaces
 
 # the inventory's metered uplinks (playbooks/facts.yml hands them to openwrt_facts, the role to wg_endpoint_route)
 METERED_OPTION = "openwrt_mwan3_wg_metered_uplinks"
-
-
-def _uplinks(routes):
-    """openwrt_facts' uplinks (a list of dicts), or None when the facts did not read them."""
-    found = routes.get("uplinks")
-    return [uplink for uplink in found if isinstance(uplink, dict)] if isinstance(found, list) else None
 
 
 def _metered_text(dev, uplinks):
@@ -56,7 +50,7 @@ def pinned_endpoints(host, view, views):
     routes = facts.get("endpoint_routes") or {}
     preferred = view.get("preferred_uplink_device")
     interfaces = wireguard_interfaces(facts)
-    uplinks = _uplinks(routes)
+    uplinks = facts_uplinks(routes)
     out = []
     for endpoint in routes.get("endpoints") or []:
         iface = interfaces.get(endpoint.get("interface")) or {}

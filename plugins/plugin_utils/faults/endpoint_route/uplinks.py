@@ -46,6 +46,12 @@ def metered_unmatched(network: dict, found_uplinks, metered) -> list:
         uplink["interface"] == name or uplink["device"] in (name, uplink_device(network, name)) for uplink in found_uplinks)]
 
 
+def facts_uplinks(endpoint_routes):
+    """The ``uplinks`` of openwrt_facts' ``endpoint_routes`` (dicts only), or None when the facts did not read them."""
+    found = endpoint_routes.get("uplinks")
+    return [uplink for uplink in found if isinstance(uplink, dict)] if isinstance(found, list) else None
+
+
 def metered_refusal(found_uplinks):
     """Why no uplink may be picked for the endpoints: every one of ``found_uplinks`` (``find_uplinks``) is metered; else None (also with none)."""
     if not found_uplinks or not all(uplink["metered"] for uplink in found_uplinks):
