@@ -151,7 +151,8 @@ def link_counters(action):
 
 
 def gather_endpoint_routes(action, facts, args):
-    """The endpoints' routes (netifd's pinned ones apart from the user's), and the uplinks with their byte counters.
+    """The ``endpoint_routes`` reading's gather (faults/readings.py): the endpoints' routes (netifd's pinned ones apart
+    from the user's), and the uplinks with their byte counters.
 
     ``uplinks`` (``find_uplinks``: which are metered, from ``metered_uplinks``) is None when there is no
     endpoint to look up; ``uplinks_note`` says why the counters are unknown (no ``ip -s -j``);
