@@ -22,15 +22,13 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import find_uplinks, metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import (
     banip_default_icmplimit, banip_settings, parse_banip_version, parse_mwan3_interfaces, parse_mwan3_tracking)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import find_icmp_limit, icmp_flood_counter, parse_nft_counters
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes, parse_ip_route_get, parse_ip_route_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
@@ -43,7 +41,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
     ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
     WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import tcp_read_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import udp_gro_steps
@@ -135,58 +133,13 @@ ROUTES = Reading("routes", {
 })
 
 
-def link_counters(action):
-    """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
-    res = action.step(LINK_COUNTERS, ok_rcs=range(256))
-    if res["rc"] != 0:
-        return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
-            res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])
-    try:
-        return parse_link_counters(res["stdout"]), None
-    except ParseError as exc:  # an ip that ignores -s -j prints text
-        return {}, "%s: byte counters unknown" % str(exc)[:200]
-
-
-def _openwrt_endpoint_routes(action, facts, args):
-    """The endpoints' routes (netifd's pinned ones apart from the user's), and the uplinks with their byte counters.
-
-    ``uplinks`` (``find_uplinks``: which are metered, from ``metered_uplinks``) is None when there is no
-    endpoint to look up; ``uplinks_note`` says why the counters are unknown (no ``ip -s -j``);
-    ``metered_unmatched`` the names in ``metered_uplinks`` that are no uplink's; ``preferred_uplink_device``
-    the device of the option ``preferred_uplink``, when given.
-    """
-    network, interfaces = facts["network"], facts["wireguard"]["interfaces"]
-    uplink, metered = args["preferred_uplink"], args["metered_uplinks"]
-    preferred_device = uplink_device(network, uplink)
-    wanted = endpoint_targets(interfaces)
-    out = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"], "uplinks": None,
-           "uplinks_note": None, "metered_unmatched": []}
-    if wanted["targets"]:
-        routes, source = action.routes_table_all()
-        out["routes_source"] = source
-        json_ok = json_source(source)
-        looked_up = {}
-        for target in wanted["targets"]:
-            if target["address"] not in looked_up:  # one ip route get per address
-                looked_up[target["address"]] = action.route_get(target["address"], json_ok)
-            used, error = looked_up[target["address"]]
-            out["endpoints"].append(endpoint_route_facts(target, used, routes, error, network))
-        counters, out["uplinks_note"] = link_counters(action)
-        found = find_uplinks(network, routes, preferred_device, metered)
-        out["uplinks"] = [dict(uplink, **counters.get(uplink["device"], {"rx_bytes": None, "tx_bytes": None}))
-                          for uplink in found]
-        out["metered_unmatched"] = metered_unmatched(network, found, metered)
-    if uplink:
-        out["preferred_uplink_device"] = preferred_device
-    return out
-
-
+# Fault 1's reading (its gather and parsers: faults/endpoint_route/reads.py); here because the udp_gro reading needs it.
 ENDPOINT_ROUTES = Reading("endpoint_routes", {
     "openwrt": Read(steps=(*route_table_steps(),
                            ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (uci_step("network").name, WG_DUMP_NAME),
                                        (ROUTE_GET_JSON, ROUTE_GET_TEXT)),
                            step_of(LINK_COUNTERS)),
-                    gather=_openwrt_endpoint_routes, uses=(NETWORK, WIREGUARD)),
+                    gather=gather_endpoint_routes, uses=(NETWORK, WIREGUARD)),
 })
 
 
