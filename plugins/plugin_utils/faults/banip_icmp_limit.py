@@ -47,9 +47,10 @@ import math
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BANIP, MWAN3
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
-# banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
-FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250, "banip_icmp_apply": "replace_rule"}
+# banip_icmp's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("banip_icmp")
 # How banip_icmp gets the limit into banIP's live rule, and what that costs (the plan says it)
 APPLY_PLAN = {
     "replace_rule": "rewritten in place with nft replace rule; banIP's sets stay loaded",

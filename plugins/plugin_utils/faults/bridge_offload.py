@@ -14,10 +14,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
-# bridge_gso_off's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"bridge_gso_off_bridges": [], "bridge_gso_off_features": ["gso", "tso", "gro"], "bridge_gso_off_persist": True}
+# bridge_gso_off's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("bridge_gso_off")
 # ethtool's short names (ethtool -K) -> the names ethtool -k prints
 FEATURE_NAMES = {"gso": "generic-segmentation-offload", "tso": "tcp-segmentation-offload",
                  "gro": "generic-receive-offload", "lro": "large-receive-offload"}

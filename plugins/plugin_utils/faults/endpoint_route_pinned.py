@@ -16,10 +16,11 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, name_list, not_checked, role_setting, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import metered_refusal, user_route_conflict
 
 # openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel_hotplug": True}
+FIX_DEFAULTS = role_defaults("openwrt_mwan3_wg")
 # the inventory's metered uplinks (playbooks/facts.yml hands them to openwrt_facts, the role to wg_endpoint_route)
 METERED_OPTION = "openwrt_mwan3_wg_metered_uplinks"
 

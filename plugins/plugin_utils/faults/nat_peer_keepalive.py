@@ -15,11 +15,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
     Alert, Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
     wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 STALE_HANDSHAKE_S = 180
-# wireguard_keepalive's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_interfaces": [],
-                "wireguard_keepalive_public_keys": []}
+# wireguard_keepalive's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("wireguard_keepalive")
 
 
 def own_interfaces(view) -> dict:

@@ -17,13 +17,13 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, not_checked, partly, role_setting)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import UDP_GRO
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
     feature_changes, gro_off, left_alone, udp_gro_plan, up_tunnels)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING
 
-# udp_gro_forwarding's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
-                "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
+# udp_gro_forwarding's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("udp_gro_forwarding")
 
 
 def udp_gro_facts(view):
