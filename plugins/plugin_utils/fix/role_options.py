@@ -9,7 +9,9 @@ Pure functions, no I/O, behind the ``role_option_errors`` filter: a role hands o
     → ['linux_bbr_fq_netdev_max_backlog must be 0-1048576 packets (0 leaves it alone), got "2000000"']
 
 Values may come from ``-e`` as strings; the messages quote the value as Jinja's
-``value | string | to_json`` would.
+``value | string | to_json`` would. What the role's ``meta/argument_specs.yml`` already says is not
+written again here: the choices and which options are booleans come from it (``faults/role_specs.py``,
+generated); this module adds what a spec cannot say (ranges, shapes, options that depend on each other).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import MAX_WINDOW_S
@@ -34,7 +37,8 @@ _BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
 _BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f")
 MAX_BACKLOG = 1048576
 MAX_KEEPALIVE_S = 65535
-BRIDGE_FEATURES = ("gso", "tso", "gro", "lro")
+# the ethtool short names bridge_gso_off takes (its argument spec's choices)
+BRIDGE_FEATURES = option_choices("bridge_gso_off", "bridge_gso_off_features")
 
 
 def shown(value) -> str:
@@ -83,10 +87,7 @@ def _linux_bbr_fq(options):
     for name in ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"):
         if not (isinstance(options.get(name), str) and options[name].startswith("/")):
             errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
-    runtime_only = options.get("linux_bbr_fq_allow_runtime_only")
-    if not (isinstance(runtime_only, bool) or str(runtime_only).strip().lower() in _BOOLEAN_WORDS):
-        errors.append("linux_bbr_fq_allow_runtime_only must be true or false, got %s" % shown(runtime_only))
-    return errors
+    return errors + _bool_errors("linux_bbr_fq", options)
 
 
 def _list_items(options, name):
@@ -124,8 +125,8 @@ def _bridge_gso_off(options):
                               % (option, shown(name)))
     for option in ("bridge_gso_off_features", "bridge_gso_off_tunnel_features"):
         for feature in _list_items(options, option) if option in options else []:
-            if feature not in BRIDGE_FEATURES:
-                errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(BRIDGE_FEATURES)))
+            if feature not in option_choices("bridge_gso_off", option):
+                errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(option_choices("bridge_gso_off", option))))
     return errors
 
 
@@ -205,11 +206,14 @@ def _bool_ok(value) -> bool:
     return isinstance(value, bool) or str(value).strip().lower() in _BOOLEAN_WORDS
 
 
+def _bool_errors(role, options):
+    """One message per option of ``role`` its argument spec types ``bool`` whose value is not true or false (by name)."""
+    return ["%s must be true or false, got %s" % (name, shown(options.get(name)))
+            for name, spec in sorted(ROLE_OPTIONS[role].items()) if spec["type"] == "bool" and not _bool_ok(options.get(name))]
+
+
 def _udp_gro_forwarding(options):
-    errors = []
-    for name in ("udp_gro_forwarding_enable", "udp_gro_forwarding_persist"):
-        if not _bool_ok(options.get(name)):
-            errors.append("%s must be true or false, got %s" % (name, shown(options.get(name))))
+    errors = _bool_errors("udp_gro_forwarding", options)
     device = options.get("udp_gro_forwarding_device")
     if device not in (None, "") and not _is_match(_BRIDGE, device):
         errors.append("udp_gro_forwarding_device must be an interface name (1-15 characters of letters, digits, _.:@=+-) "
