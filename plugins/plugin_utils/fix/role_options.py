@@ -21,6 +21,7 @@ import re
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import MAX_WINDOW_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
@@ -30,9 +31,7 @@ _QDISC = re.compile(r"^[a-z0-9_]*$")
 _MEM = re.compile(r"^\s*[0-9]+\s+[0-9]+\s+[0-9]+\s*$")
 _DIGITS = re.compile(r"^[0-9]+$")
 _WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
-_WG_IFNAME = re.compile(r"^[A-Za-z0-9_=+.-]{1,15}$")
 _PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
-_BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
 # what Ansible's `bool` filter and a `type: bool` option take besides true and false (-e gives strings)
 _BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f")
 MAX_BACKLOG = 1048576
@@ -106,9 +105,8 @@ def _wireguard_keepalive(options):
             errors.append("wireguard_keepalive_public_keys: %s is not a WireGuard public key "
                           "(44 base64 characters ending in '=')" % shown(key))
     for name in _list_items(options, "wireguard_keepalive_interfaces"):
-        if not _is_match(_WG_IFNAME, name):
-            errors.append("wireguard_keepalive_interfaces: %s is not an interface name "
-                          "(1-15 characters of letters, digits, _=+.-)" % shown(name))
+        if not is_interface_name(name):
+            errors.append("wireguard_keepalive_interfaces: %s is not an interface name (%s)" % (shown(name), INTERFACE_NAME_RULE))
     return errors
 
 
@@ -120,9 +118,8 @@ def _bridge_gso_off(options):
                       "(or a tunnel device in bridge_gso_off_tunnels, for example [tailscale0])")
     for option, given in (("bridge_gso_off_bridges", bridges), ("bridge_gso_off_tunnels", tunnels)):
         for name in _list_items(options, option) if given else []:
-            if not _is_match(_BRIDGE, name):
-                errors.append("%s: %s is not an interface name (1-15 characters of letters, digits, _.:@=+-)"
-                              % (option, shown(name)))
+            if not is_interface_name(name):
+                errors.append("%s: %s is not an interface name (%s)" % (option, shown(name), INTERFACE_NAME_RULE))
     for option in ("bridge_gso_off_features", "bridge_gso_off_tunnel_features"):
         for feature in _list_items(options, option) if option in options else []:
             if feature not in option_choices("bridge_gso_off", option):
@@ -215,9 +212,9 @@ def _bool_errors(role, options):
 def _udp_gro_forwarding(options):
     errors = _bool_errors("udp_gro_forwarding", options)
     device = options.get("udp_gro_forwarding_device")
-    if device not in (None, "") and not _is_match(_BRIDGE, device):
-        errors.append("udp_gro_forwarding_device must be an interface name (1-15 characters of letters, digits, _.:@=+-) "
-                      "or empty for the default-route NIC, got %s" % shown(device))
+    if device not in (None, "") and not is_interface_name(device):
+        errors.append("udp_gro_forwarding_device must be an interface name (%s) or empty for the default-route NIC, got %s"
+                      % (INTERFACE_NAME_RULE, shown(device)))
     gateway, rollback = options.get("udp_gro_forwarding_gateway_timeout_s"), options.get("udp_gro_forwarding_rollback_timeout_s")
     if not _whole_number_in(gateway, 0, 120):
         errors.append("udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got %s" % shown(gateway))
@@ -230,6 +227,27 @@ def _udp_gro_forwarding(options):
     return errors
 
 
+def _interface_names(options, option):
+    """Messages for ``option`` when it is not a list of interface names (a comma-separated string from ``-e`` is not one)."""
+    value = options.get(option)
+    if not isinstance(value, list):
+        return ["%s must be a list of interface names, got %s" % (option, shown(value))]
+    return ["%s: %s is not an interface name (%s)" % (option, shown(name), INTERFACE_NAME_RULE)
+            for name in value if not is_interface_name(name)]
+
+
+def _openwrt_mwan3_wg(options):
+    errors = _interface_names(options, "openwrt_mwan3_wg_interfaces")
+    uplink = options.get("openwrt_mwan3_wg_preferred_uplink")
+    if not is_interface_name(uplink):
+        errors.append("openwrt_mwan3_wg_preferred_uplink must be one interface name (%s), got %s" % (INTERFACE_NAME_RULE, shown(uplink)))
+    errors += _interface_names(options, "openwrt_mwan3_wg_metered_uplinks")
+    rollback = options.get("openwrt_mwan3_wg_rollback_timeout_s")
+    if not _whole_number_in(rollback, 20, 3600):
+        errors.append("openwrt_mwan3_wg_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
+    return errors
+
+
 CHECKS = {
     "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
@@ -238,6 +256,7 @@ CHECKS = {
     "tunnel_measure": _tunnel_measure,
     "udp_gro_forwarding": _udp_gro_forwarding,
     "prometheus_textfile": _prometheus_textfile,
+    "openwrt_mwan3_wg": _openwrt_mwan3_wg,
 }
 
 

@@ -10,7 +10,7 @@ import yaml
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import (
-    BRIDGE_FEATURES, MAX_BACKLOG, MAX_KEEPALIVE_S, option_errors)
+    BRIDGE_FEATURES, CHECKS, MAX_BACKLOG, MAX_KEEPALIVE_S, option_errors)
 
 REPO = Path(__file__).resolve().parents[5]
 
@@ -31,8 +31,10 @@ TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": ""
 UDP = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
        "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
 PT = {"prometheus_textfile_floor_bits_per_second": ""}
+MWAN = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_preferred_uplink": "wan", "openwrt_mwan3_wg_metered_uplinks": [],
+        "openwrt_mwan3_wg_rollback_timeout_s": 90}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
-            "udp_gro_forwarding": UDP, "prometheus_textfile": PT}
+            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -69,6 +71,12 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
                             "udp_gro_forwarding_rollback_timeout_s": 195}),          # 195 x 2/3 = 130 = 120 + 10
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 0, "udp_gro_forwarding_rollback_timeout_s": 20}),
     ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": "60"}),          # 60 x 2/3 = 40 = 30 + 10
+    ("openwrt_mwan3_wg", {}),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": ["wg0", "wg_home"], "openwrt_mwan3_wg_preferred_uplink": "eth1",
+                          "openwrt_mwan3_wg_metered_uplinks": ["wanb", "wwan0"], "openwrt_mwan3_wg_rollback_timeout_s": "3600"}),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": 20}),
+    # one definition of an interface name everywhere: wg-quick's set plus "@" (the kernel takes it)
+    ("wireguard_keepalive", {"wireguard_keepalive_interfaces": ["wg@0"]}),
 ])
 def test_good_options_give_no_error(role, change):
     assert option_errors(role, dict(DEFAULTS[role], **change)) == []
@@ -138,6 +146,20 @@ def test_good_options_give_no_error(role, change):
     ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0; reboot"},
      ['udp_gro_forwarding_device must be an interface name', 'got "eth0; reboot"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_device": "a-name-far-too-long"}, ['got "a-name-far-too-long"']),
+    # the kernel's dev_valid_name refuses ':' (an address label such as eth0:1 is no device), and "$" let a newline through
+    ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0:1"}, ['udp_gro_forwarding_device must be an interface name', 'got "eth0:1"']),
+    ("bridge_gso_off", {"bridge_gso_off_bridges": ["br:lan"]}, ['bridge_gso_off_bridges: "br:lan" is not an interface name']),
+    ("wireguard_keepalive", {"wireguard_keepalive_interfaces": ["wg0\n"]},
+     ['wireguard_keepalive_interfaces: "wg0\\n" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": "wg0"}, ['openwrt_mwan3_wg_interfaces must be a list of interface names, got "wg0"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": ["wg0", "wg 1"]}, ['openwrt_mwan3_wg_interfaces: "wg 1" is not an interface name']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_preferred_uplink": ["wan"]}, ['openwrt_mwan3_wg_preferred_uplink must be one interface name']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_preferred_uplink": "wan; reboot"}, ['got "wan; reboot"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_metered_uplinks": ["wanb", "x" * 16]},
+     ['openwrt_mwan3_wg_metered_uplinks: "%s" is not an interface name' % ("x" * 16)]),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": 19}, ['openwrt_mwan3_wg_rollback_timeout_s must be 20-3600 seconds, got "19"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": True}, ['got "True"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": "3601"}, ['got "3601"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 121},
      ['udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got "121"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": True}, ['got "True"']),
@@ -161,7 +183,7 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, openwrt_mwan3_wg, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
      "wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
@@ -220,6 +242,7 @@ def test_the_feature_choices_are_the_specs():
     ("linux_bbr_fq", "linux_bbr_fq_netdev_max_backlog", "1-%d" % MAX_BACKLOG),
     ("udp_gro_forwarding", "udp_gro_forwarding_gateway_timeout_s", "0-120"),
     ("udp_gro_forwarding", "udp_gro_forwarding_rollback_timeout_s", "20-3600"),
+    ("openwrt_mwan3_wg", "openwrt_mwan3_wg_rollback_timeout_s", "20-3600"),
 ])
 def test_the_limits_checked_are_the_ones_the_spec_documents(role, option, limit):
     """A range a spec cannot express is checked here and said in the spec's description: the two agree."""
@@ -240,3 +263,8 @@ def test_the_roles_hand_over_only_options_their_spec_has(path):
     role = path.split("/")[1]
     named = set(re.findall(r"'(%s_\w+)':" % role, text)) | set(re.findall(r"^\s+(%s_\w+): \"\{\{" % role, text, re.M))
     assert named and named <= set(ROLE_OPTIONS[role]), named - set(ROLE_OPTIONS[role])
+
+
+def test_the_filters_documented_roles_are_the_ones_it_checks():
+    docs = yaml.safe_load((REPO / "plugins" / "filter" / "role_option_errors.yml").read_text(encoding="utf-8"))["DOCUMENTATION"]
+    assert sorted(docs["options"]["role"]["choices"]) == sorted(CHECKS) == sorted(DEFAULTS)
