@@ -46,7 +46,7 @@ import math
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BANIP, MWAN3
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BANIP, BANIP_INIT, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 # banip_icmp's defaults (its meta/argument_specs.yml, generated into role_specs.py)
@@ -63,8 +63,6 @@ MWAN3_DEFAULT_INTERVAL_S = 10
 NFT_DEFAULT_BURST_PACKETS = 5
 # The probe's rate: at most this share of banIP's limit (module doc)
 PROBE_SHARE_OF_LIMIT = 0.2
-# openwrt_facts reads banIP's installation here
-BANIP_INIT = "/etc/init.d/banip"
 
 
 def mwan3_ping_budget_per_second(tracking):
@@ -97,8 +95,8 @@ def mwan3_ping_budget_per_second(tracking):
 # banip_inactive's reasons (the module doc says what banIP does in each state)
 DISABLED_REASON = ("banIP is disabled in uci (banip.global.ban_enabled '0'): its start, restart and reload stop at that "
                    "setting and delete its nft table, so a reload cannot apply a new limit")
-AUTOSTART_OFF_REASON = ("banIP's autostart is off (/etc/init.d/banip enabled fails: no /etc/rc.d/S95banip): its start, restart "
-                        "and reload refuse and delete its nft table, so a reload cannot apply a new limit")
+AUTOSTART_OFF_REASON = ("banIP's autostart is off (%s enabled fails: no /etc/rc.d/S95banip): its start, restart "
+                        "and reload refuse and delete its nft table, so a reload cannot apply a new limit" % BANIP_INIT)
 NOT_LOADED_REASON = ("banIP's nft table inet banIP is not loaded (banIP is stopped, failed or still starting): where its "
                      "autostart is on, a reload would start it, switching on what was stopped; where it is off, a reload "
                      "refuses and starts nothing")
