@@ -160,4 +160,14 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("bridge", "the bridge's name"),
+        ("bridge_mtu_bytes", "its MTU, bytes"),
+        ("tunnel", "the up tunnel with the smallest MTU below the bridge's"),
+        ("tunnel_mtu_bytes", "that tunnel's MTU, bytes"),
+        ("kind", "the tunnel's kind (`tun`, `wireguard`, ...)"),
+        ("offloads_on", "`{device: [feature, ...]}`: the bridge and ports with gso/tso/gro on and changeable, ethtool's long names "
+         "(`generic-segmentation-offload`, `tcp-segmentation-offload`, `generic-receive-offload`)"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+    ),
 )

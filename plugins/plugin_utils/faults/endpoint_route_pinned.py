@@ -13,6 +13,7 @@ the device of the preferred uplink.
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.evidence import EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, name_list, not_checked, role_setting, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, WIREGUARD
@@ -194,4 +195,5 @@ ENDPOINT_ROUTE_PINNED = Fault(
                     "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),
     files=("plugins/plugin_utils/faults/endpoint_route_pinned.py", "roles/openwrt_mwan3_wg/tasks/routes.yml",
            "playbooks/verify.yml"),
+    evidence=EVIDENCE,
 )

@@ -327,6 +327,18 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
                 min_bits_per_second=_above_the_bound,
                 threshold_source="%.1f x the Mathis bound the finding computed (the rule's own boundary)" % BOUND_SLACK),
     files=_FILES,
+    evidence=(
+        ("congestion_control", "the sender's loss-based congestion control (`cubic`, `reno`, ...)"),
+        (("measured_bits_per_second", "path_bits_per_second"), "the single flow's rate and the path's, bits/s"),
+        ("rtt_ms", "the path's RTT, ms: the idle ping's average, else the flow's own mean RTT"),
+        (("retransmits", "loss_ratio_estimate"), "a peer's own flow: its retransmits, and the loss ratio (0-1) they imply"),
+        (("mathis_bits_per_second", "bdp_bytes"), "the Mathis bound for such a flow at that loss and RTT, bits/s, and the path's "
+         "bandwidth-delay product, bytes"),
+        (("direction", "peer", "peers"), "a hub's finding only: `download`, the peer whose flow is held back most, every such peer"),
+        (("udp_loss_ratio", "udp_test", "udp_offered_bits_per_second"),
+         "a hub's finding only: the lowest loss (0-1) of the peer's UDP sweep tests hub -> peer below the path's rate, that "
+         "test's name and offered rate"),
+    ),
 )
 
 BUFFER_BELOW_BDP = Fault(
@@ -350,4 +362,10 @@ BUFFER_BELOW_BDP = Fault(
     rechecked=_OWN_MEASUREMENT,
     proof=Proof(how="verify re-reads tcp_wmem/tcp_rmem and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("sysctl", "`net.ipv4.tcp_wmem` or `net.ipv4.tcp_rmem`"),
+        ("max_bytes", "its maximum, bytes per socket"),
+        ("bdp_bytes", "the path's bandwidth-delay product, bytes"),
+        (("path_bits_per_second", "rtt_ms"), "the path's rate (bits/s) and RTT (ms) the product comes from"),
+    ),
 )

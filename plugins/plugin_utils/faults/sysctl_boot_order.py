@@ -91,4 +91,10 @@ TCP_FIX_UNDONE_AT_BOOT = Fault(
                     "the fix (not done by verify)."),
     files=("plugins/plugin_utils/faults/sysctl_boot_order.py", "plugins/plugin_utils/parse/sysctl_boot.py",
            "playbooks/verify.yml"),
+    evidence=(
+        ("sysctl", "the key the drop-in sets"),
+        (("fix_value", "fix_file"), "the value linux_bbr_fq's drop-in sets, and the drop-in"),
+        (("boot_value", "file", "line"), "the value the later file sets at boot, that file and its line"),
+        ("applied_by", "what applies the files at boot (`systemd-sysctl` or `sysctl --system`)"),
+    ),
 )

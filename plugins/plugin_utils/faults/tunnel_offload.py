@@ -182,4 +182,12 @@ TUNNEL_OFFLOAD_SMALL_MTU = Fault(
     proof=Proof(how="verify re-reads the tunnel's offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_offload.py", "roles/bridge_gso_off/tasks/tunnels.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("tunnel", "the tunnel device"),
+        ("kind", "its kind (`tun`, `wireguard`, `gre`, ...)"),
+        ("tunnel_mtu_bytes", "its MTU, bytes"),
+        ("offloads_on", "the segmentation offloads on and changeable, ethtool's long names"),
+        ("mss_clamp", "`{\"to_tunnel\": ..., \"from_tunnel\": ...}`, see below"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+    ),
 )

@@ -145,4 +145,13 @@ UDP_GRO_FORWARDING_OFF = Fault(
                     "fail verify."),
     files=("plugins/plugin_utils/faults/udp_gro_forwarding.py", "roles/udp_gro_forwarding/tasks/apply.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("nic", "the default-route NIC (the finding's subject)"),
+        ("kernel_release", "`uname -r`"),
+        (("rx_udp_gro_forwarding", "rx_gro_list"), "the two features as `ethtool -k` shows them (`off`, `on`, `off [fixed]`)"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+        (("tunnel", "tunnel_kind"), "the first up WireGuard or TUN tunnel, by name"),
+        ("families", "the default routes (`inet`, `inet6`) that leave through the NIC"),
+        ("through_tunnel", "null, or the tunnel of a full-tunnel default whose endpoint route carries it"),
+    ),
 )
