@@ -19,7 +19,6 @@ Pure Python and PyYAML; no network, no Ansible import.
 from __future__ import annotations
 
 import argparse
-import pprint
 import sys
 from pathlib import Path
 
@@ -79,8 +78,13 @@ def role_options(repo: Path = REPO) -> dict:
 
 
 def render(repo: Path = REPO) -> str:
-    """The module's text, LF line ends."""
-    return HEAD + "ROLE_OPTIONS = " + pprint.pformat(role_options(repo), width=120, sort_dicts=True) + "\n" + TAIL
+    """The module's text, LF line ends: one line per option (its spec as a Python literal, keys sorted)."""
+    lines = ["ROLE_OPTIONS = {"]
+    for role, options in role_options(repo).items():
+        lines.append("    %r: {" % role)
+        lines += ["        %r: %r," % (name, dict(sorted(spec.items()))) for name, spec in options.items()]
+        lines.append("    },")
+    return HEAD + "\n".join(lines + ["}"]) + "\n" + TAIL
 
 
 def main(argv=None) -> int:

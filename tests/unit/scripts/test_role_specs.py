@@ -53,8 +53,8 @@ def test_the_module_changes_with_a_spec(tmp_path):
     path = repo / "roles" / "banip_icmp" / "meta" / "argument_specs.yml"
     text = path.read_text(encoding="utf-8")
     assert "default: 250" in text and "choices: [replace_rule, restart]" in text
-    path.write_text(text.replace("default: 250", "default: 251").replace("choices: [replace_rule, restart]",
-                                                                         "choices: [replace_rule, restart, reload]"), encoding="utf-8")
+    text = text.replace("default: 250", "default: 251").replace("choices: [replace_rule, restart]", "choices: [replace_rule, restart, reload]")
+    path.write_text(text, encoding="utf-8")
     changed = script.role_options(repo)["banip_icmp"]
     assert changed["banip_icmp_limit_per_second"] == {"type": "int", "default": 251}
     assert changed["banip_icmp_apply"]["choices"] == ["replace_rule", "restart", "reload"]
@@ -64,8 +64,8 @@ def test_the_module_changes_with_a_spec(tmp_path):
 def test_type_is_str_where_the_spec_gives_none(tmp_path):
     role = tmp_path / "roles" / "demo" / "meta"
     role.mkdir(parents=True)
-    (role / "argument_specs.yml").write_text("---\nargument_specs: {main: {options: {demo_x: {description: X, default: a}}}}\n",
-                                              encoding="utf-8")
+    text = "---\nargument_specs: {main: {options: {demo_x: {description: X, default: a}}}}\n"
+    (role / "argument_specs.yml").write_text(text, encoding="utf-8")
     assert script.role_options(tmp_path) == {"demo": {"demo_x": {"type": "str", "default": "a"}}}
 
 
