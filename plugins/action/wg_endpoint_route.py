@@ -33,13 +33,13 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_wg_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
@@ -86,8 +86,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
                 raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
         for name in args["metered_uplinks"]:
             if not is_interface_name(name):
-                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (1-15 letters, digits or "
-                                        "_.:@=+-)" % (name,))
+                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (%s)" % (name, INTERFACE_NAME_RULE))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:

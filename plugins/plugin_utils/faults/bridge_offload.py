@@ -14,10 +14,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
-# bridge_gso_off's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"bridge_gso_off_bridges": [], "bridge_gso_off_features": ["gso", "tso", "gro"], "bridge_gso_off_persist": True}
+# bridge_gso_off's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("bridge_gso_off")
 # ethtool's short names (ethtool -K) -> the names ethtool -k prints
 FEATURE_NAMES = {"gso": "generic-segmentation-offload", "tso": "tcp-segmentation-offload",
                  "gro": "generic-receive-offload", "lro": "large-receive-offload"}
@@ -159,4 +160,14 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("bridge", "the bridge's name"),
+        ("bridge_mtu_bytes", "its MTU, bytes"),
+        ("tunnel", "the up tunnel with the smallest MTU below the bridge's"),
+        ("tunnel_mtu_bytes", "that tunnel's MTU, bytes"),
+        ("kind", "the tunnel's kind (`tun`, `wireguard`, ...)"),
+        ("offloads_on", "`{device: [feature, ...]}`: the bridge and ports with gso/tso/gro on and changeable, ethtool's long names "
+         "(`generic-segmentation-offload`, `tcp-segmentation-offload`, `generic-receive-offload`)"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+    ),
 )

@@ -166,6 +166,10 @@ class Fault:
     ``alert``: the fault's own Prometheus alert (``Alert``), or None: its finding then raises the generic
     "finding present" alert of the rules file.
 
+    ``evidence``: what the finding's ``evidence`` holds, one ``(keys, meaning)`` per row (``keys``: one key, or a tuple of
+    keys explained together); docs/findings.md's evidence table of the fault is generated from it
+    (scripts/findings_doc.py), and a test fails when a rule returns a key its fault does not describe.
+
     ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
     ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
     """
@@ -196,6 +200,7 @@ class Fault:
     coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
     alert: Optional[Alert] = None
     facts: tuple = ()
+    evidence: tuple = ()
 
 
 def is_true(value) -> bool:

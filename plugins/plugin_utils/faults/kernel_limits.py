@@ -99,6 +99,10 @@ KERNEL_WITHOUT_BBR = Fault(
     fix="No role: a kernel with CONFIG_TCP_CONG_BBR (built in or as tcp_bbr).",
     proof=Proof(how="verify re-reads the available congestion controls and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("congestion_control_available", "the congestion controls the kernel offers (`tcp_available_congestion_control`), "
+         "with no `bbr` among them and no loadable tcp_bbr"),
+    ),
 )
 
 CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
@@ -110,6 +114,11 @@ CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
     fix="No role here: add bbr to net.ipv4.tcp_allowed_congestion_control on the container's host.",
     proof=Proof(how="verify re-reads the allowed congestion controls and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("container", "the container's name, as the facts read it (null when unknown)"),
+        ("congestion_control_allowed", "the congestion controls the container may select (`tcp_allowed_congestion_control`), "
+         "without `bbr`"),
+    ),
 )
 
 SCH_FQ_MISSING = Fault(
@@ -120,4 +129,7 @@ SCH_FQ_MISSING = Fault(
     fix="No role: install the sch_fq module.",
     proof=Proof(how="verify re-reads the qdiscs the kernel offers and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("default_qdisc", "`net.core.default_qdisc` of a kernel without sch_fq"),
+    ),
 )

@@ -46,6 +46,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import udp_gro_steps
 
+# banIP's init script: the one place it is written (the fault's reasons; roles/banip_icmp/vars/main.yml, pinned by a test)
 BANIP_INIT = "/etc/init.d/banip"
 # banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
 BANIP_TABLE = ("inet", "banIP")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.evidence import EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import FIX_DEFAULTS, route_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.rule import pinned_coverage, pinned_endpoints
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
@@ -42,6 +43,7 @@ ENDPOINT_ROUTE_PINNED = Fault(
     subject=lambda evidence: evidence.get("interface"),
     plan=route_plan,
     fix_defaults=FIX_DEFAULTS,
+    evidence=EVIDENCE,
     proof=Proof(how="verify re-reads the routes (the same reader, ip route show table all) and the rule no longer "
                     "fires: no pinned host route sends the endpoint through another device. A router that is also in "
                     "tunnelfix_wireguard_peers is measured too and must meet its single-flow floor."),

@@ -25,12 +25,13 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import facts_uplinks, find_uplinks, metered_refusal
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import name_list, role_setting, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import allowed_network, merge_wireguard
 
-# openwrt_mwan3_wg's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_full_tunnel_hotplug": True}
+# openwrt_mwan3_wg's defaults (faults/role_specs.py, generated from its argument_specs)
+FIX_DEFAULTS = role_defaults("openwrt_mwan3_wg")
 _TUNNELS = ("split", "full")
 
 
