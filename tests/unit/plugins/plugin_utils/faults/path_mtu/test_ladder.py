@@ -1,0 +1,277 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU ladder: its parse on recorded runs, the snippet on recorded ping outputs, and the snippet run for real
+under dash (iputils ping) and BusyBox sh (BusyBox ping) through network namespaces with a black hole."""
+
+import os
+import shutil
+import subprocess
+import uuid
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
+    DEFAULT_INTERVAL_MS, ICMP_HEADER_BYTES, ladder_script, parse_ladder)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ping import parse_ping_summary
+
+HEADER4 = "ladder tool=iputils family=4 target=10.0.0.1 low=1200 high=1472 interval_ms=200 attempts=2\n"
+
+
+@pytest.mark.parametrize("case, tool, family, largest, path_mtu, reported, sent", [
+    ("iputils_v4_black_hole_1400.txt", "iputils", 4, 1372, 1400, None, 18),
+    ("iputils_v6_black_hole_1400.txt", "iputils", 6, 1352, 1400, None, 17),
+    ("busybox_v4_black_hole_1400.txt", "busybox", 4, 1372, 1400, None, 18),
+    ("busybox_v6_black_hole_1400.txt", "busybox", 6, 1352, 1400, None, 17),
+    ("iputils_v4_frag_needed_1400.txt", "iputils", 4, 1372, 1400, 1400, 10),
+    ("iputils_v6_packet_too_big_1400.txt", "iputils", 6, 1352, 1400, 1400, 10),
+    ("busybox_v4_frag_needed_1400.txt", "busybox", 4, 1372, 1400, None, 10),
+    ("busybox_v6_packet_too_big_1400.txt", "busybox", 6, 1352, 1400, None, 10),
+])
+def test_recorded_ladders_find_the_1400_byte_path(load_fixture, case, tool, family, largest, path_mtu, reported, sent):
+    got = parse_ladder(load_fixture("pmtu_ladder", case))
+    assert (got["tool"], got["family"], got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (tool, family, largest, path_mtu)
+    assert (got["reported_mtu_bytes"], got["pings_sent"], got["invalid"], got["at_high_bound"]) == (reported, sent, None, False)
+    assert got["interval_ms"] == DEFAULT_INTERVAL_MS
+    assert all(p["packet_bytes"] == p["payload_bytes"] + ICMP_HEADER_BYTES[family] for p in got["probes"])
+
+
+def test_the_black_hole_ladder_rechecks_the_last_lost_size(load_fixture):
+    probes = parse_ladder(load_fixture("pmtu_ladder", "iputils_v4_black_hole_1400.txt"))["probes"]
+    assert [(p["payload_bytes"], p["result"], p["attempts"]) for p in probes[-2:]] == [(1373, "failed", 2), (1373, "failed", 2)]
+
+
+def test_a_chance_loss_that_steered_the_bisection_is_named_not_reported(load_fixture):
+    """Recorded with R dropping the first two 1364-byte packets: 1336 was lost twice, then passed on the recheck."""
+    got = parse_ladder(load_fixture("pmtu_ladder", "iputils_v4_black_hole_chance_loss.txt"))
+    assert got["invalid"] == ("the probes to 10.198.2.2 contradict each other: 1336 payload bytes passed but 1336 were lost "
+                              "without an answer, so the losses are not about size (loss on the path: measure again)")
+    assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (None, None)
+
+
+def test_a_probe_reads_into_its_sizes_and_result(load_fixture):
+    probes = parse_ladder(load_fixture("pmtu_ladder", "iputils_v4_frag_needed_1400.txt"))["probes"]
+    assert probes[:2] == [{"payload_bytes": 1200, "packet_bytes": 1228, "result": "passed", "mtu_bytes": None, "attempts": 1},
+                          {"payload_bytes": 1472, "packet_bytes": 1500, "result": "too-big-remote", "mtu_bytes": 1400, "attempts": 1}]
+
+
+@pytest.mark.parametrize("case, invalid", [
+    ("iputils_v4_unreachable_peer.txt", "no probe to 10.198.2.9 was answered, not even the smallest (1200 payload bytes, a 1228-byte "
+                                        "packet): the peer is unreachable or drops ICMP echo, which is not a PMTU finding"),
+    ("busybox_v4_unreachable_peer.txt", "not even the smallest (1200 payload bytes"),
+])
+def test_an_unreachable_peer_is_no_measurement(load_fixture, case, invalid):
+    got = parse_ladder(load_fixture("pmtu_ladder", case))
+    assert invalid in got["invalid"]
+    assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (None, None)
+
+
+@pytest.mark.parametrize("body, largest, path_mtu, at_high, invalid", [
+    ("probe 1200 passed attempts=1\nprobe 1472 passed attempts=1\nresult largest=1472\n", 1472, 1500, True, None),
+    ("probe 1200 passed attempts=1\nprobe 1472 failed attempts=2\nprobe 1471 passed attempts=1\nresult largest=1471\n",
+     1471, 1499, False, None),
+    # a size passed above one that was silently lost: the loss is not about size
+    ("probe 1200 passed attempts=1\nprobe 1300 failed attempts=2\nprobe 1350 passed attempts=1\nresult largest=1350\n",
+     None, None, False, "1350 payload bytes passed but 1300 were lost"),
+    # too big where a larger one passed is the kernel's reading (a learned MTU), not a contradiction
+    ("probe 1200 passed attempts=1\nprobe 1300 too-big-local attempts=1\nprobe 1350 passed attempts=1\nresult largest=1350\n",
+     1350, 1378, False, None),
+    ("probe 1200 error attempts=1\nresult error rc=2\n", None, None, False,
+     "ping could not probe 10.0.0.1 (exit status 2 at 1200 payload bytes: no route, a bad address or no ping)"),
+    ("probe 1200 passed attempts=1\nprobe 1472 error attempts=1\nresult error rc=127\n", None, None, False, "exit status 127 at 1472"),
+    ("probe 1200 icmp-error attempts=1\nresult none\n", None, None, False, "not even the smallest (1200 payload bytes, a 1228-byte"),
+])
+def test_results_and_what_cannot_be_true(body, largest, path_mtu, at_high, invalid):
+    got = parse_ladder(HEADER4 + body)
+    assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"], got["at_high_bound"]) == (largest, path_mtu, at_high)
+    assert (got["invalid"] is None) if invalid is None else (invalid in got["invalid"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no 'ladder tool=... family=...' line"),
+    ("probe 1200 passed attempts=1\nresult largest=1200\n", "no 'ladder tool="),
+    (HEADER4.replace("family=4", "family=5"), "no 'ladder tool="),
+    (HEADER4 + "probe 1200 passed attempts=1\n", "has no result line"),
+    (HEADER4 + "probe 1200 maybe attempts=1\nresult none\n", "line 2 is not a probe"),
+    (HEADER4 + "probe 1200 passed\nresult none\n", "line 2 is not a probe"),
+    (HEADER4 + "ping: sendto: Network unreachable\nresult none\n", "line 2 is not a probe"),
+    (HEADER4 + "probe 1200 passed attempts=1\nresult largest=1200\nresult largest=1200\n", "line 4 is not a probe or the one result"),
+    (HEADER4 + "probe 1200 passed attempts=1\nresult largest=1200\nprobe 1300 passed attempts=1\n", "line 4"),
+    (HEADER4 + "probe 1200 passed attempts=1\nprobe 1300 passed attempts=1\nresult largest=1200\n",
+     "result largest=1200 is not its largest passing probe (1300)"),
+    (HEADER4 + "probe 1200 failed attempts=2\nresult largest=1200\n", "is not its largest passing probe (none passed)"),
+])
+def test_output_the_snippet_does_not_print_is_a_parse_error(text, message):
+    with pytest.raises(ParseError) as err:
+        parse_ladder(text)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    ({"target": "10.0.0.1", "family": 6}, "target must be an IPv6 address, got '10.0.0.1'"),
+    ({"target": "fd00::1", "family": 4}, "target must be an IPv4 address, got 'fd00::1'"),
+    ({"target": "10.0.0.1; reboot"}, "target must be an IPv4 address, got '10.0.0.1; reboot'"),
+    ({"target": "example.org"}, "got 'example.org'"),
+    ({"target": None}, "got None"),
+    ({"family": 5}, "family must be 4 or 6, got 5"),
+    ({"family": True}, "family must be 4 or 6, got True"),
+    ({"low": -1}, "low must be a whole number 0-65507, got -1"),
+    ({"low": 1300, "high": 1299}, "high must be a whole number 1300-65507, got 1299"),
+    ({"high": 65508}, "high must be a whole number 1200-65507, got 65508"),
+    ({"target": "fd00::1", "family": 6, "high": 65488}, "high must be a whole number 1200-65487, got 65488"),
+    ({"interval_ms": 10001}, "interval_ms must be a whole number 0-10000, got 10001"),
+    ({"timeout_s": 0}, "timeout_s must be a whole number 1-60, got 0"),
+    ({"attempts": 6}, "attempts must be a whole number 1-5, got 6"),
+    ({"attempts": "2"}, "attempts must be a whole number 1-5, got '2'"),
+    ({"ping_command": "ping; reboot"}, "ping_command must be one of ping, busybox ping, got 'ping; reboot'"),
+])
+def test_bad_arguments_are_refused_naming_them(kwargs, named):
+    args = dict({"target": "10.0.0.1", "family": 4, "low": 1200, "high": 1472}, **kwargs)
+    with pytest.raises(ValueError) as err:
+        ladder_script(**args)
+    assert named in str(err.value)
+
+
+def test_the_pacing_is_in_the_script():
+    script = ladder_script("10.0.0.1", 4, 1200, 1472, interval_ms=1250)
+    assert "interval_ms_=1250\nsleep_s_=1.250\n" in script
+    assert "interval_ms_=200\nsleep_s_=0.200\n" in ladder_script("fd00::1", 6, 1200, 1452)
+
+
+@pytest.mark.skipif(not shutil.which("shellcheck"), reason="shellcheck is not installed")
+@pytest.mark.parametrize("target, family, command", [("10.0.0.1", 4, "ping"), ("fd00::1", 6, "busybox ping")])
+def test_the_snippet_passes_shellcheck(tmp_path, target, family, command):
+    path = tmp_path / "ladder.sh"
+    path.write_text(ladder_script(target, family, 1200, 1400, ping_command=command))
+    res = subprocess.run(["shellcheck", "-s", "sh", str(path)], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stdout
+
+
+@pytest.mark.parametrize("family", ["v4", "v6"])
+def test_busybox_ping_keeps_df_until_the_kernel_learns_a_smaller_mtu(load_fixture, family):
+    """Why the BusyBox ladder reads the kernel's fragment counter: the same size, recorded twice over a 1400-byte hop."""
+    first = "v4_frag_needed_first.txt" if family == "v4" else "v6_packet_too_big_first.txt"
+    assert parse_ping_summary(load_fixture("busybox_ping", first))["packets_received"] == 0
+    assert parse_ping_summary(load_fixture("busybox_ping", family + "_after_learned_pmtu_fragmented.txt"))["packets_received"] == 1
+
+
+# --- the snippet on recorded iputils outputs: a ping on PATH that replays them ---------------------------------------
+
+def replaying_ping(tmp_path, load_fixture, fits, too_big, largest):
+    """A ``ping`` that replays recorded iputils output: ``fits`` for payloads up to ``largest``, ``too_big`` above."""
+    for name, case in (("fits", fits), ("too_big", too_big)):
+        text = load_fixture("ping_M_do", case)
+        body, rc = text.rsplit("rc=", 1)
+        (tmp_path / name).write_text(body)
+        (tmp_path / (name + ".rc")).write_text(rc.strip())
+    fake = tmp_path / "ping"
+    fake.write_text('#!/bin/sh\n[ "$1" = -V ] && { echo "ping from iputils 20221126"; exit 0; }\n'
+                    'while [ "$1" != -s ]; do shift; done\n'
+                    'if [ "$2" -le %d ]; then f=fits; else f=too_big; fi\n'
+                    'cat "%s/$f"; exit "$(cat "%s/$f.rc")"\n' % (largest, tmp_path, tmp_path))
+    fake.chmod(0o755)
+    return {"PATH": "%s:/usr/bin:/bin" % tmp_path}
+
+
+@pytest.mark.parametrize("family, target, fits, too_big, result, mtu", [
+    (4, "10.0.0.1", "v4_black_hole_fits.txt", "v4_local_message_too_long.txt", "too-big-local", 1500),
+    (6, "fd00::1", "v6_black_hole_fits.txt", "v6_local_message_too_long.txt", "too-big-local", 1500),
+    (4, "10.0.0.1", "v4_black_hole_fits.txt", "v4_frag_needed.txt", "too-big-remote", 1400),
+    (6, "fd00::1", "v6_black_hole_fits.txt", "v6_packet_too_big.txt", "too-big-remote", 1400),
+    (4, "10.0.0.1", "v4_black_hole_fits.txt", "v4_after_learned_pmtu_local.txt", "too-big-local", 1400),
+    (6, "fd00::1", "v6_black_hole_fits.txt", "v6_after_learned_pmtu_local.txt", "too-big-local", 1400),
+    (4, "10.0.0.1", "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", "failed", None),
+])
+def test_the_snippet_reads_each_recorded_iputils_answer(tmp_path, load_fixture, family, target, fits, too_big, result, mtu):
+    env = replaying_ping(tmp_path, load_fixture, fits, too_big, 1300)
+    script = ladder_script(target, family, 1200, 1400, interval_ms=0)
+    out = subprocess.run(["dash", "-c", script], capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["tool"], got["largest_passing_payload_bytes"]) == ("iputils", 1300)
+    assert {(p["result"], p["mtu_bytes"]) for p in got["probes"] if p["payload_bytes"] > 1300} == {(result, mtu)}
+
+
+def test_a_lost_probe_is_retried_up_to_attempts(tmp_path, load_fixture):
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", 1300)
+    out = subprocess.run(["dash", "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0, attempts=3)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert {p["attempts"] for p in got["probes"] if p["result"] == "failed"} == {3}
+    assert {p["attempts"] for p in got["probes"] if p["result"] == "passed"} == {1}
+
+
+def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0)], capture_output=True,
+                         text=True, check=True, env={"PATH": str(tmp_path)}).stdout
+    assert out.splitlines()[1:] == ["probe 1200 error attempts=1", "result error rc=127"]
+    assert "exit status 127" in parse_ladder(out)["invalid"]
+
+
+# --- the snippet run for real through namespaces: A -- R -- B (black hole over 1300) and R -- C (a 1350 link) ----------
+
+NEEDS = ("ip", "nft", "ping", "dash", "busybox")
+
+
+def _run(*argv):
+    subprocess.run(argv, check=True, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def black_hole_netns():
+    """Namespaces this test creates and deletes: A's link has MTU 1400; R drops forwarded packets over 1300 bytes to B
+    (nft ``meta length``, no ICMP) and forwards to C over a 1350-byte link (ICMP "fragmentation needed" as usual)."""
+    missing = [c for c in NEEDS if not shutil.which(c)]
+    if os.geteuid() != 0 or missing:
+        pytest.skip("needs root and %s to build network namespaces" % ", ".join(missing or NEEDS))
+    tag = uuid.uuid4().hex[:6]
+    ns = {n: "tfpm%s-%s" % (tag, n) for n in "arbc"}
+    try:
+        for name in ns.values():
+            _run("ip", "netns", "add", name)
+            _run("ip", "-n", name, "link", "set", "lo", "up")
+        for left, right, mtu, net in (("a", "r", 1400, 1), ("r", "b", 1500, 2), ("r", "c", 1350, 3)):
+            _run("ip", "-n", ns[left], "link", "add", "v" + right, "mtu", str(mtu), "type", "veth",
+                 "peer", "name", "v" + left, "netns", ns[right])
+            _run("ip", "-n", ns[right], "link", "set", "v" + left, "mtu", str(mtu))
+            for side, dev, host in ((left, "v" + right, 1 if left == "r" else 2), (right, "v" + left, 1 if right == "r" else 2)):
+                _run("ip", "-n", ns[side], "addr", "add", "10.197.%d.%d/24" % (net, host), "dev", dev)
+                _run("ip", "-n", ns[side], "addr", "add", "fd97:%d::%d/64" % (net, host), "dev", dev, "nodad")
+                _run("ip", "-n", ns[side], "link", "set", dev, "up")
+        for side, net in (("a", 1), ("b", 2), ("c", 3)):
+            _run("ip", "-n", ns[side], "route", "add", "default", "via", "10.197.%d.1" % net)
+            _run("ip", "-n", ns[side], "-6", "route", "add", "default", "via", "fd97:%d::1" % net)
+        _run("ip", "netns", "exec", ns["r"], "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
+        subprocess.run(["ip", "netns", "exec", ns["r"], "nft", "-f", "-"], check=True, capture_output=True, text=True,
+                       input='table inet tfpm {\n chain forward {\n  type filter hook forward priority 0; policy accept;\n'
+                             '  oifname "vb" meta length > 1300 drop\n }\n}\n')
+        for target in ("10.197.2.2", "fd97:2::2", "10.197.3.2", "fd97:3::2"):  # neighbours resolved before measuring
+            subprocess.run(["ip", "netns", "exec", ns["a"], "ping", "-c", "1", "-W", "2", target], capture_output=True, check=False)
+        yield ns
+    finally:
+        for name in ns.values():
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("shell, command, tool", [("dash", "ping", "iputils"), ("busybox sh", "busybox ping", "busybox")])
+@pytest.mark.parametrize("target, family, low, high, largest, path_mtu", [
+    ("10.197.2.2", 4, 1200, 1472, 1272, 1300),   # the black hole: silent loss over 1300
+    ("fd97:2::2", 6, 1200, 1452, 1252, 1300),
+    ("10.197.3.2", 4, 1200, 1472, 1322, 1350),   # ICMP answered: the kernel learns 1350 on the way
+    ("fd97:3::2", 6, 1200, 1452, 1302, 1350),
+])
+def test_the_snippet_finds_the_path_mtu_for_real(black_hole_netns, shell, command, tool, target, family, low, high, largest, path_mtu):
+    script = ladder_script(target, family, low, high, interval_ms=20, attempts=1, ping_command=command)
+    out = subprocess.run(["ip", "netns", "exec", black_hole_netns["a"]] + shell.split() + ["-c", script],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    got = parse_ladder(out)
+    assert (got["tool"], got["invalid"]) == (tool, None), out
+    assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (largest, path_mtu), out
+    # the larger sizes never passed: over A's own 1400-byte link they were refused or fragmented, never sent whole
+    assert all(p["result"] != "passed" for p in got["probes"] if p["payload_bytes"] > largest)
+
+
+def test_an_address_nobody_answers_is_no_measurement_for_real(black_hole_netns):
+    script = ladder_script("10.197.2.9", 4, 1200, 1472, interval_ms=20, attempts=1)
+    out = subprocess.run(["ip", "netns", "exec", black_hole_netns["a"], "dash", "-c", script],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    got = parse_ladder(out)
+    assert got["path_mtu_bytes"] is None and "not even the smallest" in got["invalid"]
