@@ -206,72 +206,99 @@ def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
     assert "exit status 127" in parse_ladder(out)["invalid"]
 
 
-# --- the snippet run for real through namespaces: A -- R -- B (black hole over 1300) and R -- C (a 1350 link) ----------
+# --- the snippet run for real through namespaces: senders -- R -- B (black hole over 1300) and R -- C (a 1350 link) -------
 
 NEEDS = ("ip", "nft", "ping", "dash", "busybox")
+SHELLS = {"iputils": (["dash"], "ping"), "busybox": (["busybox", "sh"], "busybox ping")}
+# run id -> (tool, target, family, low, high): each run from a sender namespace of its own, all at once (the silent
+# losses make a black-hole ladder take seconds; BusyBox's reading needs the sender's counters to itself)
+REAL_RUNS = {
+    "iputils_v4_black_hole": ("iputils", "10.197.2.2", 4, 1200, 1472),
+    "busybox_v4_black_hole": ("busybox", "10.197.2.2", 4, 1200, 1472),
+    "iputils_v6_black_hole": ("iputils", "fd97:2::2", 6, 1200, 1452),
+    "busybox_v6_black_hole": ("busybox", "fd97:2::2", 6, 1200, 1452),
+    "iputils_v4_icmp": ("iputils", "10.197.3.2", 4, 1200, 1472),
+    "busybox_v4_icmp": ("busybox", "10.197.3.2", 4, 1200, 1472),
+    "iputils_v6_icmp": ("iputils", "fd97:3::2", 6, 1200, 1452),
+    "busybox_v6_icmp": ("busybox", "fd97:3::2", 6, 1200, 1452),
+    "iputils_v4_nobody": ("iputils", "10.197.2.9", 4, 1200, 1472),
+}
 
 
-def _run(*argv):
-    subprocess.run(argv, check=True, capture_output=True, text=True)
+def _run(*argv, **kwargs):
+    subprocess.run(argv, check=True, capture_output=True, text=True, **kwargs)
+
+
+def _link(ns, left, right, mtu, net):
+    """A veth between namespaces ``left`` and ``right`` with MTU ``mtu`` and 10.197.NET.0/24, fd97:NET::/64 (R is .1)."""
+    _run("ip", "-n", ns[left], "link", "add", "v" + right, "mtu", str(mtu), "type", "veth", "peer", "name", "v" + left,
+         "netns", ns[right])
+    _run("ip", "-n", ns[right], "link", "set", "v" + left, "mtu", str(mtu))
+    for side, dev in ((left, "v" + right), (right, "v" + left)):
+        host = 1 if side == "r" else 2
+        _run("ip", "-n", ns[side], "addr", "add", "10.197.%d.%d/24" % (net, host), "dev", dev)
+        _run("ip", "-n", ns[side], "addr", "add", "fd97:%d::%d/64" % (net, host), "dev", dev, "nodad")
+        _run("ip", "-n", ns[side], "link", "set", dev, "up")
+        if side != "r":
+            _run("ip", "-n", ns[side], "route", "add", "default", "via", "10.197.%d.1" % net)
+            _run("ip", "-n", ns[side], "-6", "route", "add", "default", "via", "fd97:%d::1" % net)
 
 
 @pytest.fixture(scope="module")
-def black_hole_netns():
-    """Namespaces this test creates and deletes: A's link has MTU 1400; R drops forwarded packets over 1300 bytes to B
-    (nft ``meta length``, no ICMP) and forwards to C over a 1350-byte link (ICMP "fragmentation needed" as usual)."""
+def real_runs():
+    """The ladder's output of each REAL_RUNS run, through namespaces this fixture creates and deletes. Each sender's
+    link has MTU 1400; R drops forwarded packets over 1300 bytes to B (nft ``meta length``, no ICMP) and forwards to
+    C over a 1350-byte link (ICMP "fragmentation needed" / "packet too big" as usual)."""
     missing = [c for c in NEEDS if not shutil.which(c)]
     if os.geteuid() != 0 or missing:
         pytest.skip("needs root and %s to build network namespaces" % ", ".join(missing or NEEDS))
     tag = uuid.uuid4().hex[:6]
-    ns = {n: "tfpm%s-%s" % (tag, n) for n in "arbc"}
+    senders = {run: "s%d" % i for i, run in enumerate(REAL_RUNS)}
+    ns = {n: "tfpm%s-%s" % (tag, n) for n in ["r", "b", "c"] + list(senders.values())}
     try:
         for name in ns.values():
             _run("ip", "netns", "add", name)
             _run("ip", "-n", name, "link", "set", "lo", "up")
-        for left, right, mtu, net in (("a", "r", 1400, 1), ("r", "b", 1500, 2), ("r", "c", 1350, 3)):
-            _run("ip", "-n", ns[left], "link", "add", "v" + right, "mtu", str(mtu), "type", "veth",
-                 "peer", "name", "v" + left, "netns", ns[right])
-            _run("ip", "-n", ns[right], "link", "set", "v" + left, "mtu", str(mtu))
-            for side, dev, host in ((left, "v" + right, 1 if left == "r" else 2), (right, "v" + left, 1 if right == "r" else 2)):
-                _run("ip", "-n", ns[side], "addr", "add", "10.197.%d.%d/24" % (net, host), "dev", dev)
-                _run("ip", "-n", ns[side], "addr", "add", "fd97:%d::%d/64" % (net, host), "dev", dev, "nodad")
-                _run("ip", "-n", ns[side], "link", "set", dev, "up")
-        for side, net in (("a", 1), ("b", 2), ("c", 3)):
-            _run("ip", "-n", ns[side], "route", "add", "default", "via", "10.197.%d.1" % net)
-            _run("ip", "-n", ns[side], "-6", "route", "add", "default", "via", "fd97:%d::1" % net)
+        _link(ns, "r", "b", 1500, 2)
+        _link(ns, "r", "c", 1350, 3)
+        for i, sender in enumerate(senders.values()):
+            _link(ns, sender, "r", 1400, 10 + i)
         _run("ip", "netns", "exec", ns["r"], "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
-        subprocess.run(["ip", "netns", "exec", ns["r"], "nft", "-f", "-"], check=True, capture_output=True, text=True,
-                       input='table inet tfpm {\n chain forward {\n  type filter hook forward priority 0; policy accept;\n'
-                             '  oifname "vb" meta length > 1300 drop\n }\n}\n')
-        for target in ("10.197.2.2", "fd97:2::2", "10.197.3.2", "fd97:3::2"):  # neighbours resolved before measuring
-            subprocess.run(["ip", "netns", "exec", ns["a"], "ping", "-c", "1", "-W", "2", target], capture_output=True, check=False)
-        yield ns
+        _run("ip", "netns", "exec", ns["r"], "nft", "-f", "-", input='table inet tfpm {\n chain forward {\n'
+             '  type filter hook forward priority 0; policy accept;\n  oifname "vb" meta length > 1300 drop\n }\n}\n')
+        for target in ("10.197.2.2", "fd97:2::2", "10.197.3.2", "fd97:3::2"):  # R learns its neighbours before measuring
+            subprocess.run(["ip", "netns", "exec", ns["s0"], "ping", "-c", "1", "-W", "2", target], capture_output=True, check=False)
+        started = {}
+        for run, (tool, target, family, low, high) in REAL_RUNS.items():
+            shell, command = SHELLS[tool]
+            script = ladder_script(target, family, low, high, interval_ms=20, attempts=1, ping_command=command)
+            started[run] = subprocess.Popen(["ip", "netns", "exec", ns[senders[run]]] + shell + ["-c", script],
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        yield {run: proc.communicate(timeout=120)[0] for run, proc in started.items()}
     finally:
         for name in ns.values():
             subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
-@pytest.mark.parametrize("shell, command, tool", [("dash", "ping", "iputils"), ("busybox sh", "busybox ping", "busybox")])
-@pytest.mark.parametrize("target, family, low, high, largest, path_mtu", [
-    ("10.197.2.2", 4, 1200, 1472, 1272, 1300),   # the black hole: silent loss over 1300
-    ("fd97:2::2", 6, 1200, 1452, 1252, 1300),
-    ("10.197.3.2", 4, 1200, 1472, 1322, 1350),   # ICMP answered: the kernel learns 1350 on the way
-    ("fd97:3::2", 6, 1200, 1452, 1302, 1350),
+@pytest.mark.parametrize("run, largest, path_mtu", [
+    ("iputils_v4_black_hole", 1272, 1300),   # the black hole: silent loss over 1300
+    ("busybox_v4_black_hole", 1272, 1300),
+    ("iputils_v6_black_hole", 1252, 1300),
+    ("busybox_v6_black_hole", 1252, 1300),
+    ("iputils_v4_icmp", 1322, 1350),         # ICMP answered: the kernel learns 1350 on the way
+    ("busybox_v4_icmp", 1322, 1350),
+    ("iputils_v6_icmp", 1302, 1350),
+    ("busybox_v6_icmp", 1302, 1350),
 ])
-def test_the_snippet_finds_the_path_mtu_for_real(black_hole_netns, shell, command, tool, target, family, low, high, largest, path_mtu):
-    script = ladder_script(target, family, low, high, interval_ms=20, attempts=1, ping_command=command)
-    out = subprocess.run(["ip", "netns", "exec", black_hole_netns["a"]] + shell.split() + ["-c", script],
-                         capture_output=True, text=True, check=True, timeout=120).stdout
+def test_the_snippet_finds_the_path_mtu_for_real(real_runs, run, largest, path_mtu):
+    out = real_runs[run]
     got = parse_ladder(out)
-    assert (got["tool"], got["invalid"]) == (tool, None), out
+    assert (got["tool"], got["invalid"]) == (REAL_RUNS[run][0], None), out
     assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (largest, path_mtu), out
-    # the larger sizes never passed: over A's own 1400-byte link they were refused or fragmented, never sent whole
+    # the larger sizes never passed: over the sender's own 1400-byte link they were refused or fragmented, never sent whole
     assert all(p["result"] != "passed" for p in got["probes"] if p["payload_bytes"] > largest)
 
 
-def test_an_address_nobody_answers_is_no_measurement_for_real(black_hole_netns):
-    script = ladder_script("10.197.2.9", 4, 1200, 1472, interval_ms=20, attempts=1)
-    out = subprocess.run(["ip", "netns", "exec", black_hole_netns["a"], "dash", "-c", script],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
-    got = parse_ladder(out)
+def test_an_address_nobody_answers_is_no_measurement_for_real(real_runs):
+    got = parse_ladder(real_runs["iputils_v4_nobody"])
     assert got["path_mtu_bytes"] is None and "not even the smallest" in got["invalid"]
