@@ -19,7 +19,7 @@ How each ping keeps DF (recorded outputs: tests/unit/fixtures/ping_M_do/, busybo
   prints ``From <hop> icmp_seq=1 Frag needed and DF set (mtu = 1400)`` (IPv6 ``Packet too big:
   mtu=1400``). Exit status 0 reply, 1 no reply (also after those errors), 2 other errors.
 - BusyBox ``ping`` (OpenWrt's default: PING, PING6 and FEATURE_FANCY_PING are on in
-  package/utils/busybox/Config-defaults.in) has no DF option and sets no socket option (BusyBox
+  openwrt/openwrt package/utils/busybox/Config-defaults.in @012feaa61f) has no DF option and sets no socket option (BusyBox
   networking/ping.c @371fe9f71d). Linux then applies its default, IP_PMTUDISC_WANT
   (``net.ipv4.ip_no_pmtu_disc`` 0; OpenWrt's sysctl defaults do not change it): DF is set on
   every packet that fits the MTU the kernel knows for the route, and a larger one is fragmented
@@ -59,7 +59,13 @@ Pacing: one echo request at a time, ``interval_ms`` between two pings (and a rep
 between them), so the ladder sends at most 1000 / interval_ms echo requests per second. The default
 DEFAULT_INTERVAL_MS 200 is 5/s, a fifth of banIP's 25/s default ``ban_icmplimit``, the share the
 banIP fault allows its own probe (faults/banip_icmp_limit.py, PROBE_SHARE_OF_LIMIT; pass its
-``probe_interval_ms`` here where banIP's limit is lower).
+``probe_interval_ms`` here where banIP's limit is lower). The pause is ``usleep`` where there is one,
+else ``sleep`` with a fraction where it takes one (coreutils; BusyBox with FLOAT_DURATION), else
+``sleep`` of whole seconds, rounded up: OpenWrt's BusyBox has neither ``usleep`` (USLEEP) nor
+fractional ``sleep`` (FLOAT_DURATION), nor ash's ``read -t`` fraction (FEATURE_SH_READ_FRAC) or
+``sleep`` builtin (ASH_SLEEP): all off in package/utils/busybox/Config-defaults.in @012feaa61f,
+and BusyBox's ``sleep 0.2`` then fails at once ("invalid number", libbb/duration.c). The header's
+``interval_ms`` is the pause used (1000 there).
 """
 
 from __future__ import annotations
@@ -83,7 +89,15 @@ RESULTS = ("passed", "failed", "too-big-local", "too-big-remote", "icmp-error", 
 MAX_PAYLOAD_BYTES = {4: 65507, 6: 65487}
 
 _BODY = r"""
-if command -v usleep >/dev/null 2>&1; then nap_() { usleep "$((interval_ms_ * 1000))"; }; else nap_() { sleep "$sleep_s_"; }; fi
+if command -v usleep >/dev/null 2>&1; then
+  nap_() { usleep "$((interval_ms_ * 1000))"; }
+elif sleep 0.001 2>/dev/null; then
+  nap_() { sleep "$sleep_s_"; }
+else
+  # no usleep, and a sleep of whole seconds only (OpenWrt's BusyBox): the pause rounds up, never down
+  interval_ms_=$((sleep_whole_s_ * 1000))
+  nap_() { sleep "$sleep_whole_s_"; }
+fi
 case "$(ping_ -V 2>&1)" in *iputils*) tool_=iputils ;; *) tool_=busybox ;; esac
 snmp4_() {
   # $1 the /proc/net/snmp section ("Ip:", "Icmp:"), $2 a field name: its value, empty when absent
@@ -219,6 +233,7 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
         "high_=%d" % high,
         "interval_ms_=%d" % interval_ms,
         "sleep_s_=%d.%03d" % divmod(interval_ms, 1000),
+        "sleep_whole_s_=%d" % -(-interval_ms // 1000),
         "timeout_s_=%d" % timeout_s,
         "attempts_=%d" % attempts,
         "ping_() { %s \"$@\"; }" % ping_command,

@@ -190,6 +190,34 @@ def test_the_snippet_reads_each_recorded_iputils_answer(tmp_path, load_fixture, 
     assert {(p["result"], p["mtu_bytes"]) for p in got["probes"] if p["payload_bytes"] > 1300} == {(result, mtu)}
 
 
+@pytest.mark.parametrize("interval_ms, pauses, header", [
+    (200, "1", "interval_ms=1000"), (1000, "1", "interval_ms=1000"), (1001, "2", "interval_ms=2000"), (0, "0", "interval_ms=0")])
+def test_without_a_fractional_sleep_the_pause_rounds_up_to_whole_seconds(tmp_path, load_fixture, interval_ms, pauses, header):
+    """OpenWrt's BusyBox: no usleep, and ``sleep 0.001`` fails ("invalid number", libbb/duration.c without
+    FLOAT_DURATION); a ``sleep`` on PATH that does the same and logs what it was asked for."""
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_local_message_too_long.txt", 1300)
+    log = tmp_path / "sleeps"
+    (tmp_path / "sleep").write_text('#!/bin/sh\ncase "$1" in *[!0-9]*) echo "sleep: invalid number \'$1\'" >&2; exit 1 ;; esac\n'
+                                    'echo "$1" >>"%s"\n' % log)
+    (tmp_path / "sleep").chmod(0o755)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=interval_ms)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert header in out.splitlines()[0] and got["largest_passing_payload_bytes"] == 1300
+    assert set(log.read_text().split()) == {pauses} and len(log.read_text().split()) == got["pings_sent"] - 1
+
+
+def test_a_fractional_sleep_is_used_where_there_is_one(tmp_path, load_fixture):
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_local_message_too_long.txt", 1300)
+    log = tmp_path / "sleeps"
+    (tmp_path / "sleep").write_text('#!/bin/sh\necho "$1" >>"%s"\n' % log)
+    (tmp_path / "sleep").chmod(0o755)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=200)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    assert "interval_ms=200 " in out.splitlines()[0]
+    assert log.read_text().split() == ["0.001"] + ["0.200"] * (parse_ladder(out)["pings_sent"] - 1)
+
+
 def test_a_lost_probe_is_retried_up_to_attempts(tmp_path, load_fixture):
     env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", 1300)
     out = subprocess.run(["dash", "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0, attempts=3)],
