@@ -49,7 +49,8 @@ A probe's result is ``passed``, ``failed`` (no reply, no ICMP: silent loss; retr
 ``attempts`` times), ``too-big-local`` (not sent or fragmented by the host: it knows a smaller
 MTU; ``mtu=N`` where iputils names it), ``too-big-remote`` (iputils: a hop answered with ICMP,
 ``mtu=N``), ``icmp-error`` (BusyBox: an ICMP error arrived while the probe was lost) or ``error``
-(ping exited 2 or more: no route, bad address, ping missing; the ladder stops: ``result error``).
+(ping exited 2 or more, or 1 without its statistics line: it sent nothing, as for no route, a bad
+address, an option this ping lacks, no ping at all; the ladder stops: ``result error rc=N``).
 ``result none``: the smallest size did not pass, so nothing was bisected. When the bisection ends on
 a size that was silently lost (the black-hole case), that size is probed once more: a chance loss
 earlier would have steered the bisection below the real size, and the size then passes, which the
@@ -141,7 +142,7 @@ ping1_() {
     esac
   else
     f0_=$(frags_); e0_=$(icmperrs_)
-    ping_ -"$family_" -s "$1" -c 1 -W "$timeout_s_" "$target_" >/dev/null 2>&1
+    out_=$(ping_ -"$family_" -s "$1" -c 1 -W "$timeout_s_" "$target_" 2>&1)
     rc_=$?
     f1_=$(frags_); e1_=$(icmperrs_)
     if [ "$rc_" = 0 ]; then
@@ -152,6 +153,12 @@ ping1_() {
       class_=error
     fi
   fi
+  # no reply and no statistics line: ping never sent the probe (a usage error, no route, a bad address;
+  # BusyBox exits 1 for those as for a lost reply)
+  case "$class_:$out_" in
+    failed:*transmitted*|icmp-error:*transmitted*) ;;
+    failed:*|icmp-error:*) class_=error ;;
+  esac
 }
 probe_() {
   # up to attempts_ pings of $1 payload bytes while they are silently lost; prints the probe line

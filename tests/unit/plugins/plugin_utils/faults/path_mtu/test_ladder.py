@@ -156,17 +156,18 @@ def test_busybox_ping_keeps_df_until_the_kernel_learns_a_smaller_mtu(load_fixtur
 
 # --- the snippet on recorded iputils outputs: a ping on PATH that replays them ---------------------------------------
 
-def replaying_ping(tmp_path, load_fixture, fits, too_big, largest):
-    """A ``ping`` that replays recorded iputils output: ``fits`` for payloads up to ``largest``, ``too_big`` above."""
-    for name, case in (("fits", fits), ("too_big", too_big)):
-        text = load_fixture("ping_M_do", case)
+def replaying_ping(tmp_path, load_fixture, fits, too_big, largest, command="ping_M_do", version=None):
+    """A ``ping`` that replays recorded output (``command``'s fixtures): ``fits`` for payloads up to ``largest``,
+    ``too_big`` above, and for ``-V`` iputils' version line or the recorded ``version`` case."""
+    for name, case in (("fits", fits), ("too_big", too_big), ("version", version)):
+        text = load_fixture(command, case) if case else "ping from iputils 20221126\nrc=0\n"
         body, rc = text.rsplit("rc=", 1)
         (tmp_path / name).write_text(body)
         (tmp_path / (name + ".rc")).write_text(rc.strip())
     fake = tmp_path / "ping"
-    fake.write_text('#!/bin/sh\n[ "$1" = -V ] && { echo "ping from iputils 20221126"; exit 0; }\n'
+    fake.write_text('#!/bin/sh\nif [ "$1" = -V ]; then f=version; else\n'
                     'while [ "$1" != -s ]; do shift; done\n'
-                    'if [ "$2" -le %d ]; then f=fits; else f=too_big; fi\n'
+                    'if [ "$2" -le %d ]; then f=fits; else f=too_big; fi; fi\n'
                     'cat "%s/$f"; exit "$(cat "%s/$f.rc")"\n' % (largest, tmp_path, tmp_path))
     fake.chmod(0o755)
     return {"PATH": "%s:/usr/bin:/bin" % tmp_path}
@@ -225,6 +226,19 @@ def test_a_lost_probe_is_retried_up_to_attempts(tmp_path, load_fixture):
     got = parse_ladder(out)
     assert {p["attempts"] for p in got["probes"] if p["result"] == "failed"} == {3}
     assert {p["attempts"] for p in got["probes"] if p["result"] == "passed"} == {1}
+
+
+@pytest.mark.parametrize("command, case, version, tool, rc", [
+    ("ping_M_do", "v4_no_route.txt", None, "iputils", 2),                   # ping: connect: Network is unreachable
+    ("busybox_ping", "no_route.txt", "V_option.txt", "busybox", 1),          # ping: sendto: Network is unreachable, exit 1
+])
+def test_a_probe_ping_never_sent_stops_the_ladder(tmp_path, load_fixture, command, case, version, tool, rc):
+    env = replaying_ping(tmp_path, load_fixture, case, case, 1300, command=command, version=version)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    assert out.splitlines()[1:] == ["probe 1200 error attempts=1", "result error rc=%d" % rc]
+    got = parse_ladder(out)
+    assert got["tool"] == tool and "exit status %d at 1200 payload bytes" % rc in got["invalid"]
 
 
 def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
