@@ -209,7 +209,8 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
                   attempts=DEFAULT_ATTEMPTS, ping_command="ping"):
     """The POSIX sh snippet (BusyBox ash, dash) that bisects the largest DF payload to ``target``.
 
-    ``target``: an IP address (no host name: the family must be the address's); ``family``: 4 or 6,
+    ``target``: an IP address (no host name: the family must be the address's; no ``%zone``: an endpoint
+    or a far tunnel address is never link-local); ``family``: 4 or 6,
     the target's; ``low``/``high``: payload bytes, ``0 <= low <= high <= MAX_PAYLOAD_BYTES[family]``
     (with BusyBox ping keep ``high`` at or under the egress MTU minus ICMP_HEADER_BYTES: above it the
     kernel fragments and the probe counts as too-big-local, correctly but uselessly); ``interval_ms``
@@ -221,7 +222,7 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
     if family not in (4, 6) or isinstance(family, bool):
         raise ValueError("family must be 4 or 6, got %r" % (family,))
     try:
-        version = ipaddress.ip_address(target).version if isinstance(target, str) else None
+        version = ipaddress.ip_address(target).version if isinstance(target, str) and "%" not in target else None
     except ValueError:
         version = None
     if version != family:

@@ -112,6 +112,8 @@ def test_output_the_snippet_does_not_print_is_a_parse_error(text, message):
     ({"target": "10.0.0.1; reboot"}, "target must be an IPv4 address, got '10.0.0.1; reboot'"),
     ({"target": "example.org"}, "got 'example.org'"),
     ({"target": None}, "got None"),
+    ({"target": "fe80::1%wg0", "family": 6}, "target must be an IPv6 address, got 'fe80::1%wg0'"),
+    ({"target": "fe80::1%a b", "family": 6}, "got 'fe80::1%a b'"),
     ({"family": 5}, "family must be 4 or 6, got 5"),
     ({"family": True}, "family must be 4 or 6, got True"),
     ({"low": -1}, "low must be a whole number 0-65507, got -1"),
