@@ -18,13 +18,14 @@ How each ping keeps DF (recorded outputs: tests/unit/fixtures/ping_M_do/, busybo
   ``mtu: 1400``; iputils ping/ping.c, ping/ping6_common.c @9900265d41). An ICMP answer from a hop
   prints ``From <hop> icmp_seq=1 Frag needed and DF set (mtu = 1400)`` (IPv6 ``Packet too big:
   mtu=1400``). Exit status 0 reply, 1 no reply (also after those errors), 2 other errors.
-- BusyBox ``ping`` (OpenWrt's default: PING, PING6 and FEATURE_FANCY_PING are on in
-  openwrt/openwrt package/utils/busybox/Config-defaults.in @012feaa61f) has no DF option and sets no socket option (BusyBox
-  networking/ping.c @371fe9f71d). Linux then applies its default, IP_PMTUDISC_WANT
-  (``net.ipv4.ip_no_pmtu_disc`` 0; OpenWrt's sysctl defaults do not change it): DF is set on
-  every packet that fits the MTU the kernel knows for the route, and a larger one is fragmented
-  locally. So up to the interface MTU a BusyBox probe is a DF probe (recorded: a hop on a 1400 link
-  answered ``fragmentation needed`` to BusyBox's 1400-byte payload). Once the kernel learned a
+- BusyBox ``ping`` (OpenWrt's default: PING, PING6 and FEATURE_FANCY_PING are on in openwrt/openwrt
+  package/utils/busybox/Config-defaults.in @012feaa61f) has no DF option and sets no socket option
+  (BusyBox networking/ping.c @371fe9f71d). Linux then applies its default, IP_PMTUDISC_WANT
+  (``net.ipv4.ip_no_pmtu_disc`` 0; OpenWrt's package/base-files/files/etc/sysctl.d/10-default.conf
+  does not set it): DF is set on every packet that fits the MTU the kernel knows for the route, and
+  a larger one is fragmented locally. So up to the interface MTU a BusyBox probe is a DF probe
+  (recorded: its 1400-byte payload over a hop with a 1400-byte link was lost and the sender learned
+  ``mtu 1400`` from the hop's answer, which a hop sends only for a DF packet). Once the kernel learned a
   smaller path MTU (from such an ICMP), it fragments larger probes and they pass; the ladder sees
   that in the kernel's counters (/proc/net/snmp ``Ip: FragOKs``, /proc/net/snmp6 ``Ip6FragOKs``
   grew): such a probe counts as too-big-local, as iputils would have refused it. A lost BusyBox
