@@ -65,8 +65,9 @@ banIP fault allows its own probe (faults/banip_icmp_limit.py, PROBE_SHARE_OF_LIM
 else ``sleep`` with a fraction where it takes one (coreutils; BusyBox with FLOAT_DURATION), else
 ``sleep`` of whole seconds, rounded up: OpenWrt's BusyBox has neither ``usleep`` (USLEEP) nor
 fractional ``sleep`` (FLOAT_DURATION), nor ash's ``read -t`` fraction (FEATURE_SH_READ_FRAC) or
-``sleep`` builtin (ASH_SLEEP): all off in package/utils/busybox/Config-defaults.in @012feaa61f,
-and BusyBox's ``sleep 0.2`` then fails at once ("invalid number", libbb/duration.c). The header's
+``sleep`` builtin (ASH_SLEEP): all off in package/utils/busybox/Config-defaults.in @012feaa61f (a
+BusyBox 1.36+ configuration; USLEEP and FLOAT_DURATION were off in the older @ed3da77528 too), and
+BusyBox's ``sleep 0.2`` then fails at once ("invalid number", libbb/duration.c). The header's
 ``interval_ms`` is the pause used (1000 there).
 """
 
