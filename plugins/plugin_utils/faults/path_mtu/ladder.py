@@ -90,6 +90,9 @@ PING_COMMANDS = ("ping", "busybox ping")
 RESULTS = ("passed", "failed", "too-big-local", "too-big-remote", "icmp-error", "error")
 # Payload bounds: 0 is a bare echo; 65507 / 65487 fill a 65535-byte IPv4 / IPv6 packet
 MAX_PAYLOAD_BYTES = {4: 65507, 6: 65487}
+# The smallest packet every path must carry whole: 576 bytes for IPv4 (RFC 791's datagram every host
+# accepts), 1280 for IPv6 (RFC 8200 section 5); the ladder's low bound is that minus the echo's headers
+MIN_PATH_MTU_BYTES = {4: 576, 6: 1280}
 
 _BODY = r"""
 if command -v usleep >/dev/null 2>&1; then
@@ -205,6 +208,23 @@ def _whole(name, value, low, high):
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError("%s must be a whole number %d-%d, got %r" % (name, low, high, value))
     return value
+
+
+def ladder_bounds(family, link_mtu_bytes):
+    """``(low, high)`` payload bytes for a ladder over a link of ``link_mtu_bytes`` (the route's egress MTU: the
+    uplink's toward an endpoint, the tunnel's toward the far tunnel address).
+
+    ``low`` = MIN_PATH_MTU_BYTES - ICMP_HEADER_BYTES (548 IPv4, 1232 IPv6: a path that cannot carry it is
+    broken, not narrow, and a peer that does not answer it is unreachable); ``high`` = the link MTU minus the
+    headers (1472 / 1452 on a 1500 link): above it the host refuses (iputils) or fragments (BusyBox) the
+    probe, so probing higher tells nothing. (4, 1500) → (548, 1472); (6, 1420) → (1232, 1372). Raises
+    ValueError naming the argument: a family other than 4/6, or a link MTU that is not a whole number from
+    MIN_PATH_MTU_BYTES[family] to 65535.
+    """
+    if family not in (4, 6) or isinstance(family, bool):
+        raise ValueError("family must be 4 or 6, got %r" % (family,))
+    link = _whole("link_mtu_bytes", link_mtu_bytes, MIN_PATH_MTU_BYTES[family], 65535)
+    return MIN_PATH_MTU_BYTES[family] - ICMP_HEADER_BYTES[family], link - ICMP_HEADER_BYTES[family]
 
 
 def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, timeout_s=DEFAULT_TIMEOUT_S,

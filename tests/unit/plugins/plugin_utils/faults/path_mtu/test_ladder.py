@@ -11,7 +11,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
-    DEFAULT_INTERVAL_MS, ICMP_HEADER_BYTES, ladder_script, parse_ladder)
+    DEFAULT_INTERVAL_MS, ICMP_HEADER_BYTES, ladder_bounds, ladder_script, parse_ladder)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ping import parse_ping_summary
 
 HEADER4 = "ladder tool=iputils family=4 target=10.0.0.1 low=1200 high=1472 interval_ms=200 attempts=2\n"
@@ -130,6 +130,28 @@ def test_bad_arguments_are_refused_naming_them(kwargs, named):
     args = dict({"target": "10.0.0.1", "family": 4, "low": 1200, "high": 1472}, **kwargs)
     with pytest.raises(ValueError) as err:
         ladder_script(**args)
+    assert named in str(err.value)
+
+
+@pytest.mark.parametrize("family, link_mtu, bounds", [
+    (4, 1500, (548, 1472)), (6, 1500, (1232, 1452)), (4, 1420, (548, 1392)), (6, 1420, (1232, 1372)),
+    (4, 576, (548, 548)), (6, 1280, (1232, 1232)), (4, 65535, (548, 65507)), (6, 65535, (1232, 65487)),
+])
+def test_the_bounds_run_from_the_smallest_path_to_the_link(family, link_mtu, bounds):
+    assert ladder_bounds(family, link_mtu) == bounds
+    low, high = bounds
+    assert ladder_script("10.0.0.1" if family == 4 else "fd00::1", family, low, high)  # always a valid ladder
+
+
+@pytest.mark.parametrize("family, link_mtu, named", [
+    (4, 575, "link_mtu_bytes must be a whole number 576-65535, got 575"),
+    (6, 1279, "link_mtu_bytes must be a whole number 1280-65535, got 1279"),
+    (4, 65536, "got 65536"), (4, "1500", "got '1500'"), (4, True, "got True"),
+    (5, 1500, "family must be 4 or 6, got 5"), (True, 1500, "family must be 4 or 6, got True"),
+])
+def test_bad_bounds_are_refused_naming_them(family, link_mtu, named):
+    with pytest.raises(ValueError) as err:
+        ladder_bounds(family, link_mtu)
     assert named in str(err.value)
 
 
