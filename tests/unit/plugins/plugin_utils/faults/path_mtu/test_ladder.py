@@ -65,13 +65,19 @@ def test_an_unreachable_peer_is_no_measurement(load_fixture, case, invalid):
     assert (got["largest_passing_payload_bytes"], got["path_mtu_bytes"]) == (None, None)
 
 
+def test_the_smallest_mtu_a_probe_named_is_reported():
+    got = parse_ladder(HEADER4 + "probe 1200 passed attempts=1\nprobe 1472 too-big-remote mtu=1400 attempts=1\n"
+                       "probe 1336 too-big-local mtu=1380 attempts=1\nprobe 1268 passed attempts=1\nresult largest=1268\n")
+    assert (got["reported_mtu_bytes"], got["path_mtu_bytes"], got["pings_sent"]) == (1380, 1296, 4)
+
+
 @pytest.mark.parametrize("body, largest, path_mtu, at_high, invalid", [
     ("probe 1200 passed attempts=1\nprobe 1472 passed attempts=1\nresult largest=1472\n", 1472, 1500, True, None),
     ("probe 1200 passed attempts=1\nprobe 1472 failed attempts=2\nprobe 1471 passed attempts=1\nresult largest=1471\n",
      1471, 1499, False, None),
     # a size passed above one that was silently lost: the loss is not about size
-    ("probe 1200 passed attempts=1\nprobe 1300 failed attempts=2\nprobe 1350 passed attempts=1\nresult largest=1350\n",
-     None, None, False, "1350 payload bytes passed but 1300 were lost"),
+    ("probe 1200 passed attempts=1\nprobe 1472 failed attempts=2\nprobe 1300 failed attempts=2\nprobe 1350 passed attempts=1\n"
+     "result largest=1350\n", None, None, False, "1350 payload bytes passed but 1300 were lost"),
     # too big where a larger one passed is the kernel's reading (a learned MTU), not a contradiction
     ("probe 1200 passed attempts=1\nprobe 1300 too-big-local attempts=1\nprobe 1350 passed attempts=1\nresult largest=1350\n",
      1350, 1378, False, None),
@@ -153,6 +159,17 @@ def test_bad_bounds_are_refused_naming_them(family, link_mtu, named):
     with pytest.raises(ValueError) as err:
         ladder_bounds(family, link_mtu)
     assert named in str(err.value)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"low": 0, "high": 0}, {"low": 65507, "high": 65507}, {"interval_ms": 10000}, {"interval_ms": 0},
+    {"timeout_s": 1}, {"timeout_s": 60}, {"attempts": 1}, {"attempts": 5}, {"ping_command": "busybox ping"},
+])
+def test_arguments_at_their_limits_are_taken(kwargs):
+    args = dict({"target": "10.0.0.1", "family": 4, "low": 1200, "high": 1472}, **kwargs)
+    script = ladder_script(**args)
+    assert all("%s_=%s" % (key, value) in script for key, value in kwargs.items() if key != "ping_command")
+    assert "ping_() { %s \"$@\"; }" % args.get("ping_command", "ping") in script
 
 
 def test_the_pacing_is_in_the_script():
