@@ -34,6 +34,11 @@ How each ping keeps DF (recorded outputs: tests/unit/fixtures/ping_M_do/, busybo
   probe count as not passing, so the ladder can read a smaller size, never a larger one. BusyBox
   cannot show a path MTU learned before the ladder (its ``ip route get`` prints no ``mtu``): a
   probe above it is fragmented and counts as too-big-local, which is again the counter's reading.
+  Inside a tunnel the counter also sees the outer packets this host fragments for WireGuard (which
+  sends without DF and lets the host fragment: ``df`` 0 and ``ignore_df`` in send4/send6,
+  WireGuard/wireguard-linux drivers/net/wireguard/socket.c @0e9725840f): an inner probe that needed that counts as too-big-local with BusyBox, while
+  iputils' ``-M do`` (DF on the inner packet only) passes it. The BusyBox reading is then the largest
+  inner packet that needs no outer fragmentation; the iputils one, the largest the tunnel delivers.
   BusyBox ``traceroute -F`` is no help: its DF option sets IP_DONTFRAG, which Linux does not
   define, so it is compiled out (networking/traceroute.c @371fe9f71d).
 

@@ -15,7 +15,9 @@ exactly tunnel MTU + overhead bytes.
 IPv6 needs links of at least 1280 bytes (RFC 8200 section 5): where IPv6 runs inside the tunnel the
 MTU is never set below IPV6_MIN_MTU_BYTES, even when the outer path is smaller; the outer packets
 of a full-size inner packet are then larger than the measured path, and ``outer_exceeds_path`` says
-so (the finding must name it: such packets get through only if the outer path fragments them).
+so (the finding must name it). WireGuard sends its outer packets without DF and lets this host
+fragment them (``df`` 0, ``ignore_df`` in send4/send6, drivers/net/wireguard/socket.c @0e9725840f),
+so they travel as fragments, which a hop that drops by size drops as well when a fragment is over it.
 """
 
 from __future__ import annotations
