@@ -223,10 +223,12 @@ def replaying_ping(tmp_path, load_fixture, fits, too_big, largest, command="ping
     (6, "fd00::1", "v6_black_hole_fits.txt", "v6_after_learned_pmtu_local.txt", "too-big-local", 1400),
     (4, "10.0.0.1", "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", "failed", None),
 ])
-def test_the_snippet_reads_each_recorded_iputils_answer(tmp_path, load_fixture, family, target, fits, too_big, result, mtu):
+@pytest.mark.parametrize("shell", [["dash"], ["busybox", "sh"]])
+def test_the_snippet_reads_each_recorded_iputils_answer(tmp_path, load_fixture, shell, family, target, fits, too_big, result, mtu):
     env = replaying_ping(tmp_path, load_fixture, fits, too_big, 1300)
     script = ladder_script(target, family, 1200, 1400, interval_ms=0)
-    out = subprocess.run(["dash", "-c", script], capture_output=True, text=True, check=True, env=env).stdout
+    out = subprocess.run([shutil.which(shell[0])] + shell[1:] + ["-c", script], capture_output=True, text=True, check=True,
+                         env=env).stdout
     got = parse_ladder(out)
     assert (got["tool"], got["largest_passing_payload_bytes"]) == ("iputils", 1300)
     assert {(p["result"], p["mtu_bytes"]) for p in got["probes"] if p["payload_bytes"] > 1300} == {(result, mtu)}
