@@ -303,10 +303,11 @@ def parse_ladder(text):
     print: no ``ladder`` line, an unknown line, no result line, a result that is not the largest
     passing probe.
     """
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    text = text or ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     header = _HEADER.match(lines[0]) if lines else None
     if not header:
-        raise ParseError("no 'ladder tool=... family=...' line at the start of the PMTU ladder output: %r" % (text or "")[:200])
+        raise ParseError("no 'ladder tool=... family=...' line at the start of the PMTU ladder output: %r" % text[:200])
     tool, family, target = header.group(1), int(header.group(2)), header.group(3)
     low, high, interval_ms = int(header.group(4)), int(header.group(5)), int(header.group(6))
     probes, result = [], None
