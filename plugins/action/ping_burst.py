@@ -41,8 +41,11 @@ class ActionModule(OpenWrtActionBase):
             raise AnsibleActionFail("ping is not installed on the target")
         res = self.run_command(["sh", "-c", script], shown="sh -c <ping burst script>")
         burst = self.parse_output(res, parse_ping_burst)
-        result = {"changed": False, "cmd": res["cmd"], "interval_ms": args["interval_ms"],
-                  "rate_per_second": None if not args["interval_ms"] else round(1000.0 / args["interval_ms"], 1)}
+        # the pause the target could make (whole seconds where its sleep takes no fraction), not the one asked for
+        interval = burst.pop("interval_ms")
+        interval = args["interval_ms"] if interval is None else interval
+        result = {"changed": False, "cmd": res["cmd"], "interval_ms": interval,
+                  "rate_per_second": None if not interval else round(1000.0 / interval, 1)}
         result.update(burst)
         if limit is not None and burst["failed_pings"] > limit:
             result.update(failed=True, msg="%d of %d one-shot pings failed (max_failed=%d)"

@@ -112,7 +112,8 @@ targets:
   type: dict
   sample: {"100.64.10.1": {"sent": 10, "replied": 4, "lost": 6, "errors": 0}}
 interval_ms:
-  description: The pause between pings that was used, ms.
+  description: The pause between pings that was used, ms; O(interval_ms) rounded up to whole seconds on a target whose
+    C(sleep) takes no fraction and that has no C(usleep) (OpenWrt's BusyBox).
   returned: success
   type: int
   sample: 10

@@ -10,9 +10,17 @@ drops the replies above it and mwan3 counts them as lost (shared case 05).
 
 ``ping_burst_script`` builds a POSIX sh script (BusyBox ash, dash, bash) that starts ``count``
 rounds of one-shot pings, one to each target per round, ``interval_ms`` apart, in the
-background, then waits for each and prints one line per ping::
+background, then waits for each and prints the pause it used, then one line per ping::
 
+    interval_ms <pause used, ms>
     <target> <exit status>
+
+The pause is ``usleep`` where there is one, else ``sleep`` with a fraction where it takes one
+(coreutils; BusyBox with FLOAT_DURATION), else ``sleep`` of whole seconds, rounded up, never down:
+OpenWrt's BusyBox has neither ``usleep`` (USLEEP) nor a fractional ``sleep`` (FLOAT_DURATION), both off
+in openwrt/openwrt package/utils/busybox/Config-defaults.in @012feaa61f, and its ``sleep 0.2`` fails at
+once ("invalid number"): without the fallback the pings would all start together, a flood of the kind
+banIP's ICMP limit drops, and the burst would measure itself. faults/path_mtu/ladder.py paces the same way.
 
 ``ping`` exits 0 when the reply came, 1 when it did not (BusyBox and iputils alike), 2 or more on
 an error (unknown host, network unreachable). ``parse_ping_burst`` reads those lines.
@@ -42,8 +50,8 @@ def ping_burst_script(targets, count: int, interval_ms: int, timeout_s: int) -> 
     """Build the sh script that sends the burst (see the module docstring for its output).
 
     ``targets``: list of IP addresses or host names (at least one); ``count``: rounds, 1 or more;
-    ``interval_ms``: pause between two pings, 0-10000 ms (``usleep`` where the shell has it, as
-    BusyBox does, else ``sleep`` with a fraction); ``timeout_s``: seconds each ping waits for its
+    ``interval_ms``: pause between two pings, 0-10000 ms (rounded up to whole seconds where the target
+    cannot pause for less, module doc); ``timeout_s``: seconds each ping waits for its
     reply, 1-60. At most MAX_PINGS pings in all. Raises ValueError naming the bad argument.
     """
     if not isinstance(targets, (list, tuple)):
@@ -58,9 +66,11 @@ def ping_burst_script(targets, count: int, interval_ms: int, timeout_s: int) -> 
     if count * len(targets) > MAX_PINGS:
         raise ValueError("count x targets must be at most %d pings, got %d" % (MAX_PINGS, count * len(targets)))
     sleep_s = "%d.%03d" % divmod(interval_ms, 1000)
+    whole_s = -(-interval_ms // 1000)
     lines = [
-        "if command -v usleep >/dev/null 2>&1; then nap() { usleep %d; }; else nap() { sleep %s; }; fi"
-        % (interval_ms * 1000, sleep_s),
+        "if command -v usleep >/dev/null 2>&1; then nap() { usleep %d; }; echo 'interval_ms %d'" % (interval_ms * 1000, interval_ms),
+        "elif sleep 0.001 2>/dev/null; then nap() { sleep %s; }; echo 'interval_ms %d'" % (sleep_s, interval_ms),
+        "else nap() { sleep %d; }; echo 'interval_ms %d'; fi" % (whole_s, whole_s * 1000),
         "jobs_=''",
         "round_=0",
         "while [ \"$round_\" -lt %d ]; do" % count,
@@ -77,22 +87,27 @@ def ping_burst_script(targets, count: int, interval_ms: int, timeout_s: int) -> 
 
 
 def parse_ping_burst(text: str) -> dict:
-    """Read the script's output into counts.
+    """Read the script's output into counts and the pause it used.
 
-    ``"10.0.0.1 0\\n10.0.0.1 1\\n10.0.0.2 2\\n"`` →
-    ``{"sent": 3, "replied": 1, "lost": 1, "errors": 1, "failed_pings": 2,
+    ``"interval_ms 200\\n10.0.0.1 0\\n10.0.0.1 1\\n10.0.0.2 2\\n"`` →
+    ``{"interval_ms": 200, "sent": 3, "replied": 1, "lost": 1, "errors": 1, "failed_pings": 2,
     "targets": {"10.0.0.1": {"sent": 2, "replied": 1, "lost": 1, "errors": 0},
     "10.0.0.2": {"sent": 1, "replied": 0, "lost": 0, "errors": 1}}}``.
-    ``failed_pings`` = lost + errors, which is what mwan3track counts as failed checks. Raises
+    ``failed_pings`` = lost + errors, which is what mwan3track counts as failed checks; ``interval_ms``
+    is None for output without its line (a script of an earlier version). Raises
     ParseError for a line that is not ``<target> <exit status>`` or for empty output (the burst
     ran no ping at all).
     """
     totals = {"sent": 0, "replied": 0, "lost": 0, "errors": 0}
     targets = {}
+    interval_ms = None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         fields = line.split()
+        if fields[0] == "interval_ms" and len(fields) == 2 and fields[1].isdigit() and interval_ms is None:
+            interval_ms = int(fields[1])
+            continue
         if len(fields) != 2 or not fields[1].isdigit():
             raise ParseError("ping burst output line %d is not '<target> <exit status>': %r" % (number, line))
         target, status = fields[0], int(fields[1])
@@ -103,4 +118,4 @@ def parse_ping_burst(text: str) -> dict:
             counts[key] += 1
     if not totals["sent"]:
         raise ParseError("the ping burst printed no result (no ping ran)")
-    return dict(totals, failed_pings=totals["lost"] + totals["errors"], targets=targets)
+    return dict(totals, failed_pings=totals["lost"] + totals["errors"], targets=targets, interval_ms=interval_ms)

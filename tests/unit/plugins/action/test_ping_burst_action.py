@@ -40,6 +40,15 @@ def test_counts_the_lost_health_checks_and_never_changes(load_fixture):
     assert result["cmd"] == "sh -c <ping burst script>"
 
 
+def test_the_rate_is_the_one_the_router_could_pace_not_the_one_asked_for(load_fixture):
+    """A router whose sleep takes whole seconds only (OpenWrt's BusyBox) says so in the output's first line."""
+    answers = router(load_fixture, "banip_limit_25_two_uplinks.txt")
+    script = next(cmd for cmd in answers if cmd.startswith("sh "))
+    answers[script] = (0, "interval_ms 1000\n" + answers[script][1], "")
+    result = FakePingBurstAction({"targets": TARGETS}, answers).run(task_vars={})
+    assert (result["interval_ms"], result["rate_per_second"], result["sent"]) == (1000, 1.0, 20)
+
+
 def test_max_failed_fails_with_the_numbers(load_fixture):
     result = FakePingBurstAction({"targets": TARGETS, "max_failed": 0},
                                  router(load_fixture, "banip_limit_25_two_uplinks.txt")).run(task_vars={})

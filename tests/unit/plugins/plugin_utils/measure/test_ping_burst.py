@@ -1,6 +1,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The mwan3-like ping burst: the script it builds and the reading of its recorded output."""
 
+import os
 import subprocess
 
 import pytest
@@ -58,8 +59,48 @@ def test_the_script_is_valid_sh_and_pings_round_robin(tmp_path):
     script = ping_burst_script(["10.0.0.1", "10.0.0.2"], 3, 0, 1)
     out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True,
                          env={"PATH": "%s:/usr/bin:/bin" % tmp_path}).stdout
-    assert out.splitlines() == ["10.0.0.1 0", "10.0.0.2 1"] * 3
+    assert out.splitlines() == ["interval_ms 0"] + ["10.0.0.1 0", "10.0.0.2 1"] * 3
     assert parse_ping_burst(out)["failed_pings"] == 3
+
+
+def fake_tools(tmp_path, sleep_takes_fractions, usleep):
+    """A PATH holding only a ping that answers, a sleep that records its argument (and refuses a fraction the way
+    OpenWrt's BusyBox does, "invalid number"), and a usleep that records its own where there is one."""
+    (tmp_path / "ping").write_text("#!/bin/sh\nexit 0\n")
+    refuse = "" if sleep_takes_fractions else "case $1 in *.*) echo \"sleep: invalid number '$1'\" >&2; exit 1 ;; esac\n"
+    (tmp_path / "sleep").write_text("#!/bin/sh\n%secho \"sleep $1\" >> %s/naps\n" % (refuse, tmp_path))
+    names = ["ping", "sleep"]
+    if usleep:
+        (tmp_path / "usleep").write_text("#!/bin/sh\necho \"usleep $1\" >> %s/naps\n" % tmp_path)
+        names.append("usleep")
+    for name in names:
+        (tmp_path / name).chmod(0o755)
+
+
+@pytest.mark.parametrize("shell", ["/bin/dash", "/usr/bin/busybox"])
+@pytest.mark.parametrize("sleep_takes_fractions, usleep, interval_ms, naps, used_ms", [
+    (False, False, 200, ["sleep 1", "sleep 1"], 1000),        # OpenWrt's BusyBox: whole seconds, rounded up, never unpaced
+    (False, False, 1000, ["sleep 1", "sleep 1"], 1000),
+    (False, False, 1001, ["sleep 2", "sleep 2"], 2000),
+    (True, False, 200, ["sleep 0.001", "sleep 0.200", "sleep 0.200"], 200),   # coreutils: the fraction (after its probe)
+    (False, True, 200, ["usleep 200000", "usleep 200000"], 200),             # usleep first wherever there is one
+])
+def test_the_pause_is_one_the_target_can_make_and_the_output_says_which(tmp_path, shell, sleep_takes_fractions, usleep,
+                                                                       interval_ms, naps, used_ms):
+    if not os.path.exists(shell):
+        pytest.skip("%s is not installed" % shell)
+    fake_tools(tmp_path, sleep_takes_fractions, usleep)
+    argv = [shell, "sh", "-c"] if shell.endswith("busybox") else [shell, "-c"]
+    out = subprocess.run(argv + [ping_burst_script(["10.0.0.1"], 2, interval_ms, 1)], capture_output=True, text=True,
+                         check=True, env={"PATH": str(tmp_path)}).stdout
+    burst = parse_ping_burst(out)
+    assert burst["interval_ms"] == used_ms and burst["sent"] == 2 and burst["replied"] == 2
+    assert (tmp_path / "naps").read_text().split("\n")[:-1] == naps
+
+
+def test_output_without_the_pause_line_reads_as_an_unknown_pause():
+    assert parse_ping_burst("10.0.0.1 0\n")["interval_ms"] is None
+    assert parse_ping_burst("interval_ms 1000\n10.0.0.1 0\n")["interval_ms"] == 1000
 
 
 @pytest.mark.parametrize("target", ["::1", "fd00::1", "::ffff:10.0.0.1", "fe80::1%br-lan"])
