@@ -83,7 +83,7 @@ def wireguard_interfaces(network: dict) -> dict:
             "peers": [],
         }
     for ref, section in network.items():
-        stype = section.get("type") or ""
+        stype = str(section.get("type"))
         iface = stype[len("wireguard_"):] if stype.startswith("wireguard_") else None
         if iface not in result:
             continue
@@ -95,8 +95,7 @@ def wireguard_interfaces(network: dict) -> dict:
             "section": ref,
             "endpoint_host": options.get("endpoint_host"),
             "allowed_ips": allowed,
-            "route_allowed_ips": bool(parse_uci_bool(options.get("route_allowed_ips", "0"),
-                                                     "network.%s.route_allowed_ips" % ref)),
+            "route_allowed_ips": bool(parse_uci_bool(options.get("route_allowed_ips"), "network.%s.route_allowed_ips" % ref)),
         })
     return result
 
@@ -158,7 +157,7 @@ def interface_devices(network: dict, name):
     ``pppoe`` and the other ppp protos: ``pppoe-wan`` (netifd's name); a modem proto (``qmi``,
     ``ncm``, ``mbim``, ...) or a ``/dev/...`` device: None, its device is only known at run time.
     """
-    section = network.get(name) if name else None
+    section = network.get(name)
     if not section or section.get("type") != "interface":
         return None
     options = section.get("options", {})
@@ -171,10 +170,10 @@ def interface_devices(network: dict, name):
     return {device}
 
 
-def _readable(parse, value, name):
-    """``parse(value, name)``, or None where it raises ParseError (an option netifd would drop)."""
+def _readable(parse, value):
+    """``parse(value)``, or None where it raises ParseError (an option netifd would drop; its error is not shown)."""
     try:
-        return parse(value, name)
+        return parse(value)
     except ParseError:
         return None
 
@@ -200,10 +199,10 @@ def configured_routes(network: dict) -> list:
         if section.get("type") not in ("route", "route6"):
             continue
         options = section.get("options", {})
-        if _readable(parse_uci_bool, options.get("disabled"), "network.%s.disabled" % name):
+        if _readable(parse_uci_bool, options.get("disabled")):
             continue
         target, netmask = options.get("target"), options.get("netmask")
-        if not isinstance(target, str) or not target:
+        if not isinstance(target, str):
             continue
         spec = target if netmask is None or "/" in target else "%s/%s" % (target, netmask)
         net = ipnet.network(spec)
@@ -212,9 +211,9 @@ def configured_routes(network: dict) -> list:
         if (section["type"] == "route6") != (net.version == 6):
             continue
         interface = options.get("interface")
-        metric = _readable(parse_uci_int, options.get("metric"), "network.%s.metric" % name)
+        metric = _readable(parse_uci_int, options.get("metric"))
         if metric is None and isinstance(interface, str) and (network.get(interface) or {}).get("type") == "interface":
-            metric = _readable(parse_uci_int, network[interface].get("options", {}).get("metric"), "network.%s.metric" % interface)
+            metric = _readable(parse_uci_int, network[interface].get("options", {}).get("metric"))
         found.append({"section": name, "target": str(net), "interface": interface if isinstance(interface, str) else None,
                       "gateway": options.get("gateway") if isinstance(options.get("gateway"), str) else None,
                       "metric": metric, "table": options.get("table") if isinstance(options.get("table"), str) else None})
@@ -250,7 +249,7 @@ def route_section(route, sections, network):
     for section in sections:
         if ipnet.network(section["target"]) != net:
             continue
-        if section["gateway"] and not _same_address(section["gateway"], route.get("gateway") or ""):
+        if section["gateway"] and not _same_address(section["gateway"], route.get("gateway")):
             continue
         if not _same_metric(section["metric"], route.get("metric"), net.version):
             continue
@@ -332,11 +331,10 @@ def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
     names = {}
     for name, section in network.items():
         if section.get("type") == "interface" and name != "loopback" and name not in tunnels:
-            for device in interface_devices(network, name) or {uplink_device(network, name)}:
-                names.setdefault(device, name)
+            names.setdefault(uplink_device(network, name), name)
     metered_devices = {uplink_device(network, name) for name in metered or ()}
     return [{"interface": names.get(device), "device": device, "preferred": device == preferred_device,
-             "metered": device in metered_devices or names.get(device) in set(metered or ())} for device in devices]
+             "metered": device in metered_devices} for device in devices]
 
 
 def metered_unmatched(network: dict, found_uplinks, metered) -> list:
@@ -374,7 +372,7 @@ def find_pinned_routes(routes, address, network=None) -> list:
             continue
         if sections and route_section(route, sections, network) is not None:
             continue
-        net = ipnet.network(route.get("dst", ""))
+        net = route_network(route)
         if net is not None and net.size == 1 and net.ip == wanted:
             found.append(route)
     return found
@@ -405,7 +403,7 @@ def _route_line(route):
 
 def over_tunnel(info, connection_address) -> bool:
     """Tell whether ``connection_address`` (the address Ansible connects to) is reached through this tunnel."""
-    address = endpoint_address(connection_address) if connection_address else None
+    address = endpoint_address(connection_address)
     if address is None:
         return False
     for prefix in [p for peer in info["peers"] if peer["route_allowed_ips"] for p in peer["allowed_ips"]] + info["addresses"]:
@@ -520,7 +518,7 @@ def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connec
                     entry["delete_routes"].append(route)
                     plan["route_commands"].append(route_delete_argv(route))
                     entry["changed"] = True
-                users = user_routes_to(network, routes, endpoint, sections)
+                users = user_routes_to(network, routes, endpoint)
                 entry["user_routes"].extend(dict(user, endpoint=endpoint) for user in users)
                 conflict = user_route_conflict(users, endpoint, preferred_device)
                 if conflict:
