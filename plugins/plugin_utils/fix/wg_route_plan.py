@@ -414,7 +414,8 @@ def over_tunnel(info, connection_address) -> bool:
 
 def uplink_device(network: dict, uplink):
     """The device of a logical interface as the kernel names it (``interface_devices``: ``wan`` → ``eth1``, a
-    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name)."""
+    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name,
+    or an interface whose device uci cannot tell: none, or a ``list ifname`` of an old bridge)."""
     if not uplink:
         return None
     devices = interface_devices(network, uplink)
@@ -423,7 +424,8 @@ def uplink_device(network: dict, uplink):
     section = network.get(uplink)
     if section and section.get("type") == "interface":
         options = section.get("options", {})
-        return options.get("device") or options.get("ifname") or uplink
+        device = options.get("device") or options.get("ifname")
+        return device if isinstance(device, str) else uplink
     return uplink
 
 
