@@ -48,6 +48,12 @@ def _count(value):
     return "unknown" if value is None else value
 
 
+def _conflict(endpoint, preferred):
+    """The user's config route that keeps ``endpoint`` (an entry of openwrt_facts' ``endpoint_routes.endpoints``) off
+    the preferred uplink's device ``preferred`` (``user_route_conflict``: a dict with its ``message``), or None."""
+    return user_route_conflict(endpoint.get("user_routes"), endpoint.get("address"), preferred)
+
+
 def pinned_endpoints(host, view, views):
     """One (evidence, explanation) per split-tunnel endpoint reached through another device than the preferred one,
     because of netifd's pinned /32 or /128 or of a ``config route`` of the user's (a conflict: the fix keeps it).
@@ -64,7 +70,7 @@ def pinned_endpoints(host, view, views):
     for endpoint in routes.get("endpoints") or []:
         iface = interfaces.get(endpoint.get("interface")) or {}
         pinned = endpoint.get("pinned_routes") or []
-        conflict = user_route_conflict(endpoint.get("user_routes"), endpoint.get("address"), preferred)
+        conflict = _conflict(endpoint, preferred)
         if not (pinned or conflict) or not preferred or iface.get("tunnel") != "split" or endpoint.get("dev") == preferred:
             continue
         dev = endpoint.get("dev")
@@ -149,7 +155,7 @@ def route_plan(view, role_vars):
             return None
     if changes and metered_refusal(_uplinks(routes)):
         return None
-    if not changes and any(user_route_conflict(endpoint.get("user_routes"), endpoint.get("address"), view.get("preferred_uplink_device"))
+    if not changes and any(_conflict(endpoint, view.get("preferred_uplink_device"))
                            for endpoint in routes.get("endpoints") or [] if endpoint.get("interface") in chosen):
         return None   # only a user's route in conflict: nothing to change, the role runs to say so (its final check)
     return changes
