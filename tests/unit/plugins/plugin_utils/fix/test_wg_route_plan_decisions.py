@@ -631,3 +631,9 @@ def test_an_old_bridge_with_a_list_ifname_does_not_stop_the_uplinks():
     assert find_uplinks(network, routes, "eth1", ["lan"]) == [{"interface": "wan", "device": "eth1", "preferred": True,
                                                               "metered": False}]
     assert uplink_device(network, "lan") == "lan"
+
+
+def test_only_a_hostname_nobody_looked_up_is_unresolved():
+    """Without lookups, p0's IP literal is no endpoint (the plan acts on what the facts looked up) but not unresolved either."""
+    entry = _router_plan(["wg0"], targets=[])["interfaces"]["wg0"]
+    assert (entry["endpoints"], entry["unresolved"], entry["delete_routes"]) == ([], ["dc.example.net", "roam.example.net"], [])
