@@ -196,10 +196,18 @@ def test_a_route6_section(options, expected):
 
 
 def test_configured_routes_keeps_file_order_and_skips_other_sections():
+    """Each section netifd skips is skipped alone: the ones after it are still read."""
     network = dict(ROUTE_BASE, a={"type": "route", "options": {"target": "203.0.113.1"}}, lan={"type": "interface", "options": {}},
-                   b={"type": "route6", "options": {"target": "2001:db8::1"}}, c={"type": "rule", "options": {"lookup": "2"}})
+                   off={"type": "route", "options": {"target": "203.0.113.2", "disabled": "1"}},
+                   b={"type": "route6", "options": {"target": "2001:db8::1"}}, c={"type": "rule", "options": {"lookup": "2"}},
+                   untargeted={"type": "route", "options": {"gateway": "192.0.2.1"}},
+                   d={"type": "route", "options": {"target": "203.0.113.4"}},
+                   unreadable={"type": "route", "options": {"target": "bogus"}},
+                   e={"type": "route", "options": {"target": "203.0.113.5"}},
+                   family={"type": "route6", "options": {"target": "203.0.113.6"}},
+                   f={"type": "route", "options": {"target": "203.0.113.7"}})
     assert [(entry["section"], entry["target"]) for entry in configured_routes(network)] == [
-        ("a", "203.0.113.1/32"), ("b", "2001:db8::1/128")]
+        ("a", "203.0.113.1/32"), ("b", "2001:db8::1/128"), ("d", "203.0.113.4/32"), ("e", "203.0.113.5/32"), ("f", "203.0.113.7/32")]
 
 
 # which kernel route a config route section installed ---------------------------------------------
@@ -247,13 +255,19 @@ def test_route_section_both_sides(kind, options, route, users):
     assert route_section(route, [], network) is None
 
 
-def test_route_section_picks_the_section_that_installed_the_route():
-    network = dict(ROUTE_BASE, a={"type": "route", "options": {"target": "203.0.113.10", "interface": "wanb"}},
-                   b={"type": "route", "options": {"target": "203.0.113.10", "interface": "wan"}})
+@pytest.mark.parametrize("other", [
+    {"target": "203.0.113.0/24", "interface": "wan"},                         # another destination
+    {"target": "203.0.113.10", "interface": "wan", "gateway": "192.0.2.9"},   # another gateway
+    {"target": "203.0.113.10", "interface": "wanb"},                          # another metric (wanb's 20)
+    {"target": "203.0.113.10", "interface": "wan", "table": "100"},           # another table
+    {"target": "203.0.113.10", "metric": "10", "interface": "badm"},          # another device (eth2)
+])
+def test_route_section_looks_past_a_section_that_did_not_install_the_route(other):
+    network = dict(ROUTE_BASE, a={"type": "route", "options": other},
+                   b={"type": "route", "options": {"target": "203.0.113.10", "interface": "wan", "gateway": "192.0.2.1"}})
     sections = configured_routes(network)
-    assert route_section(dict(V4, metric=10), sections, network)["section"] == "b"
-    assert route_section(dict(V4, metric=20, dev="wwan0"), sections, network)["section"] == "a"
-    assert route_section(dict(V4, metric=20), sections, network) is None
+    assert route_section(dict(V4, metric=10, gateway="192.0.2.1"), sections, network)["section"] == "b"
+    assert route_section(dict(V4, metric=20, gateway="192.0.2.1"), sections, network) is None
 
 
 # the user's routes to an endpoint and the one that carries it --------------------------------------
