@@ -651,3 +651,11 @@ def test_only_a_hostname_nobody_looked_up_is_unresolved():
     """Without lookups, p0's IP literal is no endpoint (the plan acts on what the facts looked up) but not unresolved either."""
     entry = _router_plan(["wg0"], targets=[])["interfaces"]["wg0"]
     assert (entry["endpoints"], entry["unresolved"], entry["delete_routes"]) == ([], ["dc.example.net", "roam.example.net"], [])
+
+
+def test_setting_nohostroute_alone_is_a_change():
+    """No pinned route left, but nohostroute is still unset: the interface and the plan change."""
+    routes = [route for route in ROUTER_ROUTES if route not in WG0_DELETE]
+    plan = plan_wg_endpoint_routes(parse_uci_show(ROUTER)["network"], routes, ["wg0"], targets=ROUTER_TARGETS)
+    assert (plan["changed"], plan["interfaces"]["wg0"]["changed"], plan["uci_commands"], plan["route_commands"]) == (
+        True, True, [["uci", "set", "network.wg0.nohostroute=1"]], [])
