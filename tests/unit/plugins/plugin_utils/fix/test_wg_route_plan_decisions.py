@@ -563,11 +563,11 @@ def test_a_full_tunnel_without_nohostroute_is_left_alone():
     changes nothing, and its diff is empty; its endpoint still goes to the hotplug script."""
     network = parse_uci_show(ROUTER.replace("network.wg1.nohostroute='1'\n", ""))["network"]
     plan = plan_wg_endpoint_routes(network, ROUTER_ROUTES, ["wg1"], targets=ROUTER_TARGETS)
-    assert (plan["uci_commands"], plan["route_commands"], plan["changed"], plan["interfaces"]["wg1"]["changed"]) == ([], [], False,
-                                                                                                                       False)
+    entry = plan["interfaces"]["wg1"]
+    assert (plan["uci_commands"], plan["route_commands"], plan["changed"], entry["changed"]) == ([], [], False, False)
     assert plan["diff"] == {"before": "", "after": ""}
     assert plan["full_tunnel_endpoints"] == [{"interface": "wg1", "endpoint": "198.51.100.77"}]
-    assert plan["interfaces"]["wg1"]["refused"] == WG1_REFUSED
+    assert entry["refused"] == WG1_REFUSED
 
 
 def test_every_uplink_metered_the_plan_changes_nothing_at_all():
