@@ -22,7 +22,7 @@ SCENARIOS ?= $(OPENWRT_MOLECULE_SCENARIOS)
 PROFILE_MOLECULE_SCENARIOS := banip_icmp openwrt_mwan3_wg
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
-	report-browser-test molecule molecule-openwrt molecule-profiles e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs changelog release \
+	report-browser-test molecule molecule-openwrt molecule-profiles e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs role-specs findings-doc changelog release \
 	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
 	changelog-check prometheus-rules-test
 
@@ -174,6 +174,15 @@ rollback-test: lab-up
 # docs/roles/<role>.md from roles/*/meta/argument_specs.yml (tests/unit/docs fails when a page drifts).
 role-docs: deps
 	.venv/bin/python scripts/role_docs.py
+
+# plugins/plugin_utils/faults/role_specs.py (every role's options, defaults and choices) from the same specs:
+# the faults' plans and the role option checks read it (tests/unit/scripts/test_role_specs.py fails when it drifts).
+role-specs: deps
+	.venv/bin/python scripts/role_specs.py
+
+# docs/findings.md's evidence tables from each fault's Fault.evidence (tests/unit/docs fails when one drifts).
+findings-doc: deps
+	.venv/bin/python scripts/findings_doc.py
 
 # CHANGELOG.rst again from changelogs/changelog.yaml (make changelog-check fails when it is stale).
 changelog: deps

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 STAGE = REPO / ".cache" / "mutation"
 PREFIX = "ansible_collections/tunnelfix/fleet"
-DEFAULT = ("plugins/plugin_utils/faults/*.py", "plugins/plugin_utils/parse/*.py")
+DEFAULT = ("plugins/plugin_utils/faults/**/*.py", "plugins/plugin_utils/parse/*.py")
 
 SETUP_CFG = """[mutmut]
 source_paths = {prefix}/plugins

@@ -21,10 +21,11 @@ import re
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import (
-    STATES, classify_tunnel_device, describe_states, ethtool_set_argv, is_interface_name, offload_plan, parse_brif_listing)
+    STATES, classify_tunnel_device, describe_states, ethtool_set_argv, offload_plan, parse_brif_listing)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
@@ -89,7 +90,7 @@ class ActionModule(OpenWrtActionBase):
         features = [name.strip() for name in args["features"] if name and name.strip()]
         option, target = ("tunnel", tunnel) if tunnel is not None else ("bridge", bridge)
         if not is_interface_name(target):
-            raise AnsibleActionFail("%s: %r is not an interface name (1-15 characters, no '/' or blanks)" % (option, target))
+            raise AnsibleActionFail("%s: %r is not an interface name (%s)" % (option, target, INTERFACE_NAME_RULE))
         if not features:
             raise AnsibleActionFail("features: needs at least one feature name, got %r" % (args["features"],))
         for name in features:  # ethtool short (gso) or long (generic-segmentation-offload) names

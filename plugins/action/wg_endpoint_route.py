@@ -3,8 +3,9 @@
 """Fix WireGuard endpoint host routes pinned to an uplink on OpenWrt, with no Python on the router.
 
 Documentation: plugins/modules/wg_endpoint_route.py (``ansible-doc tunnelfix.fleet.wg_endpoint_route``).
-The decisions are the pure ``_wg_route_plan.plan_wg_endpoint_routes``; this file only reads,
-runs and reports.
+The decisions are fault 1's one plan (plugins/plugin_utils/faults/endpoint_route/plan.py,
+``plan_wg_endpoint_routes``: ``plan_endpoint_routes`` on the facts openwrt_facts would gather from the same
+read), the plan the fault computes for remediate; this file only reads, runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
@@ -29,16 +30,16 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import endpoint_targets
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_wg_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    metered_unmatched, plan_wg_endpoint_routes, short_route, uplink_device, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
@@ -85,8 +86,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
                 raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
         for name in args["metered_uplinks"]:
             if not is_interface_name(name):
-                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (1-15 letters, digits or "
-                                        "_.:@=+-)" % (name,))
+                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (%s)" % (name, INTERFACE_NAME_RULE))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:
@@ -95,12 +95,14 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         network = self.parse_output(show, parse_uci_show).get("network", {})
         routes, routes_cmd = self.routes_table_all()
         _installed, live, _note = self.wg_live()
-        try:  # the endpoints openwrt_facts looks up: a peer's live endpoint, else its uci IP literal
-            targets = endpoint_targets(merge_wireguard(network, live))["targets"]
+        try:  # the WireGuard facts openwrt_facts gathers: uci merged with the live state
+            wireguard = merge_wireguard(network, live)
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
         preferred = uplink_device(network, args["preferred_uplink"])
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], targets=targets,
+        # the endpoints openwrt_facts looks up (a peer's live endpoint, else its uci IP literal), their route facts,
+        # and the one plan on them: the plan fault 1 computed for remediate
+        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], wireguard=wireguard,
                                        preferred_device=preferred, metered=args["metered_uplinks"])
 
         interfaces = {}

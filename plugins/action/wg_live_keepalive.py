@@ -13,7 +13,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import is_interface_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader

@@ -43,7 +43,8 @@ description:
     the C(ip route get) after them. It stops at the first command that fails, which is reported.
     The scripts need C(mktemp -d) and a writable C(/tmp).
   - "Split tunnel (the routed allowed IPs hold neither every IPv4 nor every IPv6 address, as C(0.0.0.0/0), C(::/0),
-    C(0.0.0.0/1)+C(128.0.0.0/1) or four C(/2) would, and no routed prefix contains an endpoint):
+    C(0.0.0.0/1)+C(128.0.0.0/1) or four C(/2) would, and no routed prefix contains an endpoint - a peer's live
+    endpoint where the router knows one, else its uci one, as M(tunnelfix.fleet.openwrt_facts) classifies it):
     sets C(network.<wg>.nohostroute=1), commits C(network), and deletes each
     pinned host route to an endpoint with C(ip route del <dst>/32 via <gw> dev <dev>) (C(ip -6 ... /128) for IPv6), matched exactly
     by destination, gateway and device (and table). Host routes asked for by a C(config route) section are kept."

@@ -46,9 +46,11 @@ import math
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, whole_number)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BANIP, BANIP_INIT, MWAN3
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
-# banip_icmp's defaults/main.yml (tests/unit/.../test_fault_plans.py pins them)
-FIX_DEFAULTS = {"banip_icmp_limit_per_second": 250, "banip_icmp_apply": "replace_rule"}
+# banip_icmp's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("banip_icmp")
 # How banip_icmp gets the limit into banIP's live rule, and what that costs (the plan says it)
 APPLY_PLAN = {
     "replace_rule": "rewritten in place with nft replace rule; banIP's sets stay loaded",
@@ -61,8 +63,6 @@ MWAN3_DEFAULT_INTERVAL_S = 10
 NFT_DEFAULT_BURST_PACKETS = 5
 # The probe's rate: at most this share of banIP's limit (module doc)
 PROBE_SHARE_OF_LIMIT = 0.2
-# openwrt_facts reads banIP's installation here
-BANIP_INIT = "/etc/init.d/banip"
 
 
 def mwan3_ping_budget_per_second(tracking):
@@ -95,8 +95,8 @@ def mwan3_ping_budget_per_second(tracking):
 # banip_inactive's reasons (the module doc says what banIP does in each state)
 DISABLED_REASON = ("banIP is disabled in uci (banip.global.ban_enabled '0'): its start, restart and reload stop at that "
                    "setting and delete its nft table, so a reload cannot apply a new limit")
-AUTOSTART_OFF_REASON = ("banIP's autostart is off (/etc/init.d/banip enabled fails: no /etc/rc.d/S95banip): its start, restart "
-                        "and reload refuse and delete its nft table, so a reload cannot apply a new limit")
+AUTOSTART_OFF_REASON = ("banIP's autostart is off (%s enabled fails: no /etc/rc.d/S95banip): its start, restart "
+                        "and reload refuse and delete its nft table, so a reload cannot apply a new limit" % BANIP_INIT)
 NOT_LOADED_REASON = ("banIP's nft table inet banIP is not loaded (banIP is stopped, failed or still starting): where its "
                      "autostart is on, a reload would start it, switching on what was stopped; where it is off, a reload "
                      "refuses and starts nothing")
@@ -311,6 +311,7 @@ BANIP_ICMP_LIMIT = Fault(
     severity="high",
     hosts="OpenWrt router",
     reads=("openwrt.banip", "openwrt.mwan3", "health_checks"),
+    facts=(BANIP, MWAN3),
     rule=limit_drops_health_checks,
     coverage=limit_coverage,
     fires_when="banIP is enabled with its nft table and ICMP limit rule loaded, mwan3 tracks by ping, and in a passive "
@@ -330,4 +331,15 @@ BANIP_ICMP_LIMIT = Fault(
                     "(the flood counter no longer grows) no longer fires."),
     files=("plugins/plugin_utils/faults/banip_icmp_limit.py", "roles/banip_icmp/tasks/icmplimit.yml",
            "roles/health_check_measure/tasks/main.yml"),
+    evidence=(
+        (("icmplimit_per_second", "burst_packets"), "the loaded rule's limit and burst (5 where nft's text hides it)"),
+        ("counter", "the flood counter's name"),
+        (("window_s", "window_icmp_flood_growth_packets"), "the window by the router's clock, and the counter's growth in it"),
+        (("mwan3_failed_checks", "mwan3_lost_pings", "mwan3_failed_interfaces"),
+         "what mwan3track logged in the window (null without a usable logread)"),
+        ("mwan3_ping_budget_per_second", "the replies per second mwan3's tracking expects from healthy uplinks (min(reliability, "
+         "targets) x count / interval: mwan3track stops a round once `reliability` targets answered)"),
+        (("probe_rate_per_second", "probe_pings_sent", "probe_pings_failed", "probe_icmp_flood_drops_packets"),
+         "the probe, and the counter's growth during it"),
+    ),
 )

@@ -10,13 +10,15 @@ crawls (the field case: Tailscale's 1280-byte tunnel into br-lan, 0.2 Mbit/s). R
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BRIDGES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
-# bridge_gso_off's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"bridge_gso_off_bridges": [], "bridge_gso_off_features": ["gso", "tso", "gro"], "bridge_gso_off_persist": True}
+# bridge_gso_off's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("bridge_gso_off")
 # ethtool's short names (ethtool -K) -> the names ethtool -k prints
 FEATURE_NAMES = {"gso": "generic-segmentation-offload", "tso": "tcp-segmentation-offload",
                  "gro": "generic-receive-offload", "lro": "large-receive-offload"}
@@ -139,6 +141,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     severity="high",
     hosts="any",
     reads=("tunnelfix.bridges", "openwrt.bridges"),
+    facts=(BRIDGES,),
     rule=offload_on_small_mtu_bridge,
     coverage=offload_coverage,
     fires_when="IP forwarding on, an up tunnel with an MTU below a bridge's, and gso/tso/gro on for the bridge or a port",
@@ -157,4 +160,14 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload.py", "roles/bridge_gso_off/tasks/main.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("bridge", "the bridge's name"),
+        ("bridge_mtu_bytes", "its MTU, bytes"),
+        ("tunnel", "the up tunnel with the smallest MTU below the bridge's"),
+        ("tunnel_mtu_bytes", "that tunnel's MTU, bytes"),
+        ("kind", "the tunnel's kind (`tun`, `wireguard`, ...)"),
+        ("offloads_on", "`{device: [feature, ...]}`: the bridge and ports with gso/tso/gro on and changeable, ethtool's long names "
+         "(`generic-segmentation-offload`, `tcp-segmentation-offload`, `generic-receive-offload`)"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+    ),
 )

@@ -3,8 +3,9 @@
 """What one fault definition holds, and the helpers every fault file shares.
 
 A fault file (one per field fault, next to this one) defines one or more ``Fault`` values; the
-registry (``registry.py``) lists them in fix order and everything else iterates it: diagnose's
-findings, remediate's role choice, verify's outcomes and throughput floor, the report, the docs.
+registry (``registry.py``) lists them in fix order and everything else iterates it: what the facts
+actions read (``Fault.facts``: its readings, ``reading.py``), diagnose's findings, remediate's role
+choice, verify's outcomes and throughput floor, the report, the docs.
 
 A rule is ``rule(host, view, views) -> [(evidence dict, explanation str), ...]``: the host's view
 (the shape is in ``registry.py``), every view of the run (a hub's rule reads its peers'), and one
@@ -164,6 +165,13 @@ class Fault:
 
     ``alert``: the fault's own Prometheus alert (``Alert``), or None: its finding then raises the generic
     "finding present" alert of the rules file.
+
+    ``evidence``: what the finding's ``evidence`` holds, one ``(keys, meaning)`` per row (``keys``: one key, or a tuple of
+    keys explained together); docs/findings.md's evidence table of the fault is generated from it
+    (scripts/findings_doc.py), and a test fails when a rule returns a key its fault does not describe.
+
+    ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
+    ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
     """
 
     id: str
@@ -191,6 +199,8 @@ class Fault:
     fix_defaults: dict = field(default_factory=dict)
     coverage: Callable[[str, dict, dict], Optional[tuple]] = _always_judged
     alert: Optional[Alert] = None
+    facts: tuple = ()
+    evidence: tuple = ()
 
 
 def is_true(value) -> bool:

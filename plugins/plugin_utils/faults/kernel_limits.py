@@ -11,6 +11,7 @@ Read from tunnel_facts' ``tcp`` (available/allowed congestion controls, sch_fq) 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import NETNS, TCP
 
 _FILES = ("plugins/plugin_utils/faults/kernel_limits.py", "playbooks/verify.yml")
 
@@ -92,31 +93,43 @@ def no_fq(host, view, views):
 
 KERNEL_WITHOUT_BBR = Fault(
     id="kernel_without_bbr", number=None, title="The kernel has no BBR", severity="medium", hosts="any",
-    reads=("tunnelfix.tcp",), rule=no_bbr, coverage=lambda host, view, views: tcp_stack_read(view),
+    reads=("tunnelfix.tcp",), facts=(TCP,), rule=no_bbr, coverage=lambda host, view, views: tcp_stack_read(view),
     fires_when="no BBR built in or as a module",
     symptom="The congestion-control fix cannot be applied on this host.",
     fix="No role: a kernel with CONFIG_TCP_CONG_BBR (built in or as tcp_bbr).",
     proof=Proof(how="verify re-reads the available congestion controls and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("congestion_control_available", "the congestion controls the kernel offers (`tcp_available_congestion_control`), "
+         "with no `bbr` among them and no loadable tcp_bbr"),
+    ),
 )
 
 CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER = Fault(
     id="congestion_control_restricted_in_container", number=None, title="The container may not use BBR",
     severity="medium", hosts="container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=bbr_not_allowed_in_container, coverage=_in_container,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), facts=(TCP, NETNS), rule=bbr_not_allowed_in_container, coverage=_in_container,
     fires_when="BBR exists but the host does not allow it in this network namespace",
     symptom="Setting BBR in a Proxmox CT or Docker container fails with 'Operation not permitted'.",
     fix="No role here: add bbr to net.ipv4.tcp_allowed_congestion_control on the container's host.",
     proof=Proof(how="verify re-reads the allowed congestion controls and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("container", "the container's name, as the facts read it (null when unknown)"),
+        ("congestion_control_allowed", "the congestion controls the container may select (`tcp_allowed_congestion_control`), "
+         "without `bbr`"),
+    ),
 )
 
 SCH_FQ_MISSING = Fault(
     id="sch_fq_missing", number=None, title="No fq qdisc for pacing", severity="low", hosts="any, not a container",
-    reads=("tunnelfix.tcp", "tunnelfix.netns"), rule=no_fq, coverage=_not_container,
+    reads=("tunnelfix.tcp", "tunnelfix.netns"), facts=(TCP, NETNS), rule=no_fq, coverage=_not_container,
     fires_when="no fq qdisc",
     symptom="BBR runs with TCP's internal pacing (more CPU) instead of fq.",
     fix="No role: install the sch_fq module.",
     proof=Proof(how="verify re-reads the qdiscs the kernel offers and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("default_qdisc", "`net.core.default_qdisc` of a kernel without sch_fq"),
+    ),
 )

@@ -12,10 +12,12 @@ download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` fro
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, unmeasured, whole_number)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
@@ -30,11 +32,8 @@ PATH_SHARE = 0.5
 QUEUE_FACTOR = 1.5
 QUEUE_MARGIN_MS = 5
 DEFAULT_DURATION_S = 15
-# linux_bbr_fq's defaults/main.yml (pinned by a test), and the sysctl each value sets (tcp facts' key)
-FIX_DEFAULTS = {"linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
-                "linux_bbr_fq_tcp_rmem": "4096 131072 33554432", "linux_bbr_fq_tcp_wmem": "4096 16384 33554432",
-                "linux_bbr_fq_netdev_max_backlog": 5000, "linux_bbr_fq_sysctl_file": "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf",
-                "linux_bbr_fq_modules_load_file": "/etc/modules-load.d/tunnelfix-bbr.conf"}
+# linux_bbr_fq's defaults (its meta/argument_specs.yml, generated into role_specs.py), and the sysctl each value sets (tcp facts' key)
+FIX_DEFAULTS = role_defaults("linux_bbr_fq")
 _SYSCTLS = (("linux_bbr_fq_default_qdisc", "net.core.default_qdisc", "default_qdisc"),
             ("linux_bbr_fq_congestion_control", "net.ipv4.tcp_congestion_control", "congestion_control"),
             ("linux_bbr_fq_tcp_rmem", "net.ipv4.tcp_rmem", "tcp_rmem"),
@@ -306,6 +305,7 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     severity="high",
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
+    facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=held_back_by_loss,
     coverage=cc_coverage,
     fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
@@ -327,6 +327,18 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
                 min_bits_per_second=_above_the_bound,
                 threshold_source="%.1f x the Mathis bound the finding computed (the rule's own boundary)" % BOUND_SLACK),
     files=_FILES,
+    evidence=(
+        ("congestion_control", "the sender's loss-based congestion control (`cubic`, `reno`, ...)"),
+        (("measured_bits_per_second", "path_bits_per_second"), "the single flow's rate and the path's, bits/s"),
+        ("rtt_ms", "the path's RTT, ms: the idle ping's average, else the flow's own mean RTT"),
+        (("retransmits", "loss_ratio_estimate"), "a peer's own flow: its retransmits, and the loss ratio (0-1) they imply"),
+        (("mathis_bits_per_second", "bdp_bytes"), "the Mathis bound for such a flow at that loss and RTT, bits/s, and the path's "
+         "bandwidth-delay product, bytes"),
+        (("direction", "peer", "peers"), "a hub's finding only: `download`, the peer whose flow is held back most, every such peer"),
+        (("udp_loss_ratio", "udp_test", "udp_offered_bits_per_second"),
+         "a hub's finding only: the lowest loss (0-1) of the peer's UDP sweep tests hub -> peer below the path's rate, that "
+         "test's name and offered rate"),
+    ),
 )
 
 BUFFER_BELOW_BDP = Fault(
@@ -336,6 +348,7 @@ BUFFER_BELOW_BDP = Fault(
     severity="medium",
     hosts="any",
     reads=("tunnelfix.tcp", "measurement.ping", "measurement.iperf3", "path_bits_per_second"),
+    facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=buffers_below_bdp,
     coverage=bdp_coverage,
     fires_when="tcp_wmem/tcp_rmem maximum below the path's bandwidth-delay product",
@@ -349,4 +362,10 @@ BUFFER_BELOW_BDP = Fault(
     rechecked=_OWN_MEASUREMENT,
     proof=Proof(how="verify re-reads tcp_wmem/tcp_rmem and the rule no longer fires."),
     files=_FILES,
+    evidence=(
+        ("sysctl", "`net.ipv4.tcp_wmem` or `net.ipv4.tcp_rmem`"),
+        ("max_bytes", "its maximum, bytes per socket"),
+        ("bdp_bytes", "the path's bandwidth-delay product, bytes"),
+        (("path_bits_per_second", "rtt_ms"), "the path's rate (bits/s) and RTT (ms) the product comes from"),
+    ),
 )

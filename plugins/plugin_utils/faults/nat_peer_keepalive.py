@@ -14,11 +14,12 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Alert, Fault, Proof, does_not_apply, is_router, name_list, needs_own, not_checked, partly, role_setting, whole_number,
     wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 STALE_HANDSHAKE_S = 180
-# wireguard_keepalive's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"wireguard_keepalive_persistent_keepalive_s": 25, "wireguard_keepalive_interfaces": [],
-                "wireguard_keepalive_public_keys": []}
+# wireguard_keepalive's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("wireguard_keepalive")
 
 
 def own_interfaces(view) -> dict:
@@ -264,6 +265,7 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     severity="critical",
     hosts="peer (Linux or OpenWrt)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard", "measurement.ping"),
+    facts=(WIREGUARD,),
     rule=without_keepalive,
     coverage=keepalive_coverage,
     fires_when="no PersistentKeepalive and the hub's ping after idle is lost or the handshake is over %d s old"
@@ -288,6 +290,14 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
                 "its hub cannot reach it after a silence (a NAT in front forgets the mapping)",
         why="the finding says the peer is behind a NAT (its hub lost pings after idle, or the handshake went stale); "
             "keepalive_enabled names the peer entries that lack it, and clears the moment one is set"),
+    evidence=(
+        ("hub", "the peer's hub (`tunnelfix_tunnel_hub`)"),
+        ("peer_public_key", "the public key of the peer entry to the hub that has no PersistentKeepalive"),
+        ("persistent_keepalive_s", "its PersistentKeepalive, s (null: unset)"),
+        ("handshake_age_s", "the oldest newest-handshake age of both ends, s (null: none)"),
+        ("hub_sees_endpoint", "the endpoints the hub's entries for this peer show (null: none)"),
+        (("idle_ping_loss_percent", "idle_s"), "the hub's ping to the peer after a silence: loss %, and the silence, s"),
+    ),
 )
 
 STALE_DESPITE_KEEPALIVE = Fault(
@@ -297,6 +307,7 @@ STALE_DESPITE_KEEPALIVE = Fault(
     severity="critical",
     hosts="any (its own WireGuard facts; no hub needed)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard (evidence only)"),
+    facts=(WIREGUARD,),
     rule=dead_with_keepalive,
     coverage=dead_coverage,
     fires_when="PersistentKeepalive set on a running peer entry, yet no handshake ever, or the newest over %d s old"
@@ -307,4 +318,12 @@ STALE_DESPITE_KEEPALIVE = Fault(
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
     proof=Proof(how="verify re-reads the handshakes and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/nat_peer_keepalive.py", "playbooks/verify.yml"),
+    evidence=(
+        (("interface", "peer_public_key", "endpoint"), "the WireGuard interface, the peer entry's public key and endpoint"),
+        ("persistent_keepalive_s", "its PersistentKeepalive, s"),
+        (("handshake_age_s", "handshake"), "the newest handshake's age, s (null: never), and `never` or `stale`"),
+        (("rx_bytes", "tx_bytes"), "the entry's byte counters"),
+        (("hub", "hub_sees_endpoint"), "when the entry is this host's hub and its facts are in the run: the hub, and the "
+         "endpoints its entries for this host show; else null"),
+    ),
 )

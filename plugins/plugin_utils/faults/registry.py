@@ -6,7 +6,8 @@
 remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
 right before a route is re-pointed), keepalive, the TCP stack, bridges and tunnels; the faults no role fixes
 last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
-this package names a finding id or a fixing role.
+this package names a finding id or a fixing role. What the facts actions read is what these faults
+declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action.
 
 A *view* is one host's facts and measurements (every key optional; filter ``host_view``)::
 
@@ -38,7 +39,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import ENDPOINT_ROUTE_PINNED
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.fault import ENDPOINT_ROUTE_PINNED
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, is_true, one_paragraph
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limits import (
     CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, KERNEL_WITHOUT_BBR, SCH_FQ_MISSING)
@@ -46,6 +47,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
@@ -75,6 +78,12 @@ PATH_SHARE_FLOOR = 0.5
 OUTCOMES = ("fixed", "still_present", "not_checked", "new")
 STATUSES = ("found", "clear", "not_checked")
 FINDINGS_FORMAT = "tunnelfix.findings/2"
+
+
+def readings(platform) -> list:
+    """What the facts actions read on ``platform`` (``reading.PLATFORMS``): every reading a fault of ``FAULTS`` declares
+    (``Fault.facts``) that applies there, with what those need, in gather order (``reading.platform_readings``)."""
+    return platform_readings(FAULTS, platform, ORDER)
 
 
 def _check_views(views):

@@ -19,11 +19,12 @@ judged from files alone and no role fixes it, since the later file is someone's 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import FIX_DEFAULTS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import TCP
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 # linux_bbr_fq's drop-in at its default path (linux_bbr_fq_sysctl_file): the rule knows no host's role variables
-DROPIN = FIX_DEFAULTS["linux_bbr_fq_sysctl_file"]
+DROPIN = role_defaults("linux_bbr_fq")["linux_bbr_fq_sysctl_file"]
 
 
 def _boot(view):
@@ -72,6 +73,7 @@ TCP_FIX_UNDONE_AT_BOOT = Fault(
     severity="medium",
     hosts="Linux host with linux_bbr_fq's drop-in",
     reads=("tunnelfix.tcp",),
+    facts=(TCP,),
     rule=undone_at_next_boot,
     coverage=boot_coverage,
     subject=lambda evidence: evidence.get("sysctl"),
@@ -89,4 +91,10 @@ TCP_FIX_UNDONE_AT_BOOT = Fault(
                     "the fix (not done by verify)."),
     files=("plugins/plugin_utils/faults/sysctl_boot_order.py", "plugins/plugin_utils/parse/sysctl_boot.py",
            "playbooks/verify.yml"),
+    evidence=(
+        ("sysctl", "the key the drop-in sets"),
+        (("fix_value", "fix_file"), "the value linux_bbr_fq's drop-in sets, and the drop-in"),
+        (("boot_value", "file", "line"), "the value the later file sets at boot, that file and its line"),
+        ("applied_by", "what applies the files at boot (`systemd-sysctl` or `sysctl --system`)"),
+    ),
 )

@@ -23,11 +23,13 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offl
     FEATURE_NAMES, bridges_facts, converged_or_unknown, features_off_commands)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, name_list, not_checked, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import BRIDGES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
 
-# bridge_gso_off's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"bridge_gso_off_tunnels": [], "bridge_gso_off_tunnel_features": ["tso", "gso"], "bridge_gso_off_persist": True}
+# bridge_gso_off's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("bridge_gso_off")
 # Ethernet's MTU: what LAN clients size their segments for (MSS 1460); a tunnel below it cannot carry them whole
 LAN_MTU_BYTES = 1500
 # the offloads this fault reads, in the order its evidence lists them
@@ -160,6 +162,7 @@ TUNNEL_OFFLOAD_SMALL_MTU = Fault(
     severity="medium",
     hosts="any",
     reads=("tunnelfix.bridges", "openwrt.bridges"),
+    facts=(BRIDGES,),
     rule=offload_on_small_mtu_tunnel,
     coverage=offload_coverage,
     fires_when="IP forwarding on, an up layer-3 tunnel with an MTU below 1500 bytes, and tso on (not [fixed]) for it; "
@@ -179,4 +182,12 @@ TUNNEL_OFFLOAD_SMALL_MTU = Fault(
     proof=Proof(how="verify re-reads the tunnel's offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_offload.py", "roles/bridge_gso_off/tasks/tunnels.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("tunnel", "the tunnel device"),
+        ("kind", "its kind (`tun`, `wireguard`, `gre`, ...)"),
+        ("tunnel_mtu_bytes", "its MTU, bytes"),
+        ("offloads_on", "the segmentation offloads on and changeable, ethtool's long names"),
+        ("mss_clamp", "`{\"to_tunnel\": ..., \"from_tunnel\": ...}`, see below"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+    ),
 )

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
     Fault, Proof, does_not_apply, not_checked, partly, role_setting)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import UDP_GRO
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
     feature_changes, gro_off, left_alone, udp_gro_plan, up_tunnels)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING
 
-# udp_gro_forwarding's defaults/main.yml (pinned by a test)
-FIX_DEFAULTS = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
-                "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
+# udp_gro_forwarding's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("udp_gro_forwarding")
 
 
 def udp_gro_facts(view):
@@ -118,6 +119,7 @@ UDP_GRO_FORWARDING_OFF = Fault(
     severity="low",
     hosts="exit node or subnet router (IP forwarding, a WireGuard or TUN tunnel), Linux 6.2 or later",
     reads=("tunnelfix.udp_gro", "openwrt.udp_gro"),
+    facts=(UDP_GRO,),
     rule=slow_udp_forwarding,
     coverage=udp_gro_coverage,
     fires_when="IP forwarding on, a WireGuard or TUN tunnel up, kernel 6.2 or later, and on the default-route NIC "
@@ -143,4 +145,13 @@ UDP_GRO_FORWARDING_OFF = Fault(
                     "fail verify."),
     files=("plugins/plugin_utils/faults/udp_gro_forwarding.py", "roles/udp_gro_forwarding/tasks/apply.yml",
            "playbooks/verify.yml"),
+    evidence=(
+        ("nic", "the default-route NIC (the finding's subject)"),
+        ("kernel_release", "`uname -r`"),
+        (("rx_udp_gro_forwarding", "rx_gro_list"), "the two features as `ethtool -k` shows them (`off`, `on`, `off [fixed]`)"),
+        ("ip_forward", "`net.ipv4.ip_forward`"),
+        (("tunnel", "tunnel_kind"), "the first up WireGuard or TUN tunnel, by name"),
+        ("families", "the default routes (`inet`, `inet6`) that leave through the NIC"),
+        ("through_tunnel", "null, or the tunnel of a full-tunnel default whose endpoint route carries it"),
+    ),
 )

@@ -11,22 +11,15 @@ commands and hand their output here. Feature states come from
 from __future__ import annotations
 
 import json
-import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import SHORT_NAMES, offload_changes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import parse_ip_link_tunnels
 
 STATES = ("off", "on")
-# Linux IFNAMSIZ is 16 with the NUL; no "/" and no whitespace (dev_valid_name)
-_IFACE = re.compile(r"[A-Za-z0-9_.:@=+-]{1,15}")  # fullmatch: "$" would let a trailing newline through
 _LONG_TO_SHORT = {long: short for short, long in SHORT_NAMES.items()}
-
-
-def is_interface_name(name) -> bool:
-    """True for a name the kernel accepts for a network device (1-15 chars, no ``/``, no blanks)."""
-    return isinstance(name, str) and bool(_IFACE.fullmatch(name)) and name not in (".", "..")
 
 
 def parse_brif_listing(text: str) -> list:

@@ -9,7 +9,9 @@ Pure functions, no I/O, behind the ``role_option_errors`` filter: a role hands o
     → ['linux_bbr_fq_netdev_max_backlog must be 0-1048576 packets (0 leaves it alone), got "2000000"']
 
 Values may come from ``-e`` as strings; the messages quote the value as Jinja's
-``value | string | to_json`` would.
+``value | string | to_json`` would. What the role's ``meta/argument_specs.yml`` already says is not
+written again here: the choices and which options are booleans come from it (``faults/role_specs.py``,
+generated); this module adds what a spec cannot say (ranges, shapes, options that depend on each other).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from __future__ import annotations
 import json
 import re
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import MAX_WINDOW_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
@@ -27,14 +31,13 @@ _QDISC = re.compile(r"^[a-z0-9_]*$")
 _MEM = re.compile(r"^\s*[0-9]+\s+[0-9]+\s+[0-9]+\s*$")
 _DIGITS = re.compile(r"^[0-9]+$")
 _WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
-_WG_IFNAME = re.compile(r"^[A-Za-z0-9_=+.-]{1,15}$")
 _PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
-_BRIDGE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
 # what Ansible's `bool` filter and a `type: bool` option take besides true and false (-e gives strings)
 _BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f")
 MAX_BACKLOG = 1048576
 MAX_KEEPALIVE_S = 65535
-BRIDGE_FEATURES = ("gso", "tso", "gro", "lro")
+# the ethtool short names bridge_gso_off takes (its argument spec's choices)
+BRIDGE_FEATURES = option_choices("bridge_gso_off", "bridge_gso_off_features")
 
 
 def shown(value) -> str:
@@ -83,10 +86,7 @@ def _linux_bbr_fq(options):
     for name in ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"):
         if not (isinstance(options.get(name), str) and options[name].startswith("/")):
             errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
-    runtime_only = options.get("linux_bbr_fq_allow_runtime_only")
-    if not (isinstance(runtime_only, bool) or str(runtime_only).strip().lower() in _BOOLEAN_WORDS):
-        errors.append("linux_bbr_fq_allow_runtime_only must be true or false, got %s" % shown(runtime_only))
-    return errors
+    return errors + _bool_errors("linux_bbr_fq", options)
 
 
 def _list_items(options, name):
@@ -105,9 +105,8 @@ def _wireguard_keepalive(options):
             errors.append("wireguard_keepalive_public_keys: %s is not a WireGuard public key "
                           "(44 base64 characters ending in '=')" % shown(key))
     for name in _list_items(options, "wireguard_keepalive_interfaces"):
-        if not _is_match(_WG_IFNAME, name):
-            errors.append("wireguard_keepalive_interfaces: %s is not an interface name "
-                          "(1-15 characters of letters, digits, _=+.-)" % shown(name))
+        if not is_interface_name(name):
+            errors.append("wireguard_keepalive_interfaces: %s is not an interface name (%s)" % (shown(name), INTERFACE_NAME_RULE))
     return errors
 
 
@@ -119,13 +118,12 @@ def _bridge_gso_off(options):
                       "(or a tunnel device in bridge_gso_off_tunnels, for example [tailscale0])")
     for option, given in (("bridge_gso_off_bridges", bridges), ("bridge_gso_off_tunnels", tunnels)):
         for name in _list_items(options, option) if given else []:
-            if not _is_match(_BRIDGE, name):
-                errors.append("%s: %s is not an interface name (1-15 characters of letters, digits, _.:@=+-)"
-                              % (option, shown(name)))
+            if not is_interface_name(name):
+                errors.append("%s: %s is not an interface name (%s)" % (option, shown(name), INTERFACE_NAME_RULE))
     for option in ("bridge_gso_off_features", "bridge_gso_off_tunnel_features"):
         for feature in _list_items(options, option) if option in options else []:
-            if feature not in BRIDGE_FEATURES:
-                errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(BRIDGE_FEATURES)))
+            if feature not in option_choices("bridge_gso_off", option):
+                errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(option_choices("bridge_gso_off", option))))
     return errors
 
 
@@ -205,15 +203,18 @@ def _bool_ok(value) -> bool:
     return isinstance(value, bool) or str(value).strip().lower() in _BOOLEAN_WORDS
 
 
+def _bool_errors(role, options):
+    """One message per option of ``role`` its argument spec types ``bool`` whose value is not true or false (by name)."""
+    return ["%s must be true or false, got %s" % (name, shown(options.get(name)))
+            for name, spec in sorted(ROLE_OPTIONS[role].items()) if spec["type"] == "bool" and not _bool_ok(options.get(name))]
+
+
 def _udp_gro_forwarding(options):
-    errors = []
-    for name in ("udp_gro_forwarding_enable", "udp_gro_forwarding_persist"):
-        if not _bool_ok(options.get(name)):
-            errors.append("%s must be true or false, got %s" % (name, shown(options.get(name))))
+    errors = _bool_errors("udp_gro_forwarding", options)
     device = options.get("udp_gro_forwarding_device")
-    if device not in (None, "") and not _is_match(_BRIDGE, device):
-        errors.append("udp_gro_forwarding_device must be an interface name (1-15 characters of letters, digits, _.:@=+-) "
-                      "or empty for the default-route NIC, got %s" % shown(device))
+    if device not in (None, "") and not is_interface_name(device):
+        errors.append("udp_gro_forwarding_device must be an interface name (%s) or empty for the default-route NIC, got %s"
+                      % (INTERFACE_NAME_RULE, shown(device)))
     gateway, rollback = options.get("udp_gro_forwarding_gateway_timeout_s"), options.get("udp_gro_forwarding_rollback_timeout_s")
     if not _whole_number_in(gateway, 0, 120):
         errors.append("udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got %s" % shown(gateway))
@@ -226,6 +227,27 @@ def _udp_gro_forwarding(options):
     return errors
 
 
+def _interface_names(options, option):
+    """Messages for ``option`` when it is not a list of interface names (a comma-separated string from ``-e`` is not one)."""
+    value = options.get(option)
+    if not isinstance(value, list):
+        return ["%s must be a list of interface names, got %s" % (option, shown(value))]
+    return ["%s: %s is not an interface name (%s)" % (option, shown(name), INTERFACE_NAME_RULE)
+            for name in value if not is_interface_name(name)]
+
+
+def _openwrt_mwan3_wg(options):
+    errors = _interface_names(options, "openwrt_mwan3_wg_interfaces")
+    uplink = options.get("openwrt_mwan3_wg_preferred_uplink")
+    if not is_interface_name(uplink):
+        errors.append("openwrt_mwan3_wg_preferred_uplink must be one interface name (%s), got %s" % (INTERFACE_NAME_RULE, shown(uplink)))
+    errors += _interface_names(options, "openwrt_mwan3_wg_metered_uplinks")
+    rollback = options.get("openwrt_mwan3_wg_rollback_timeout_s")
+    if not _whole_number_in(rollback, 20, 3600):
+        errors.append("openwrt_mwan3_wg_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
+    return errors
+
+
 CHECKS = {
     "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
@@ -234,6 +256,7 @@ CHECKS = {
     "tunnel_measure": _tunnel_measure,
     "udp_gro_forwarding": _udp_gro_forwarding,
     "prometheus_textfile": _prometheus_textfile,
+    "openwrt_mwan3_wg": _openwrt_mwan3_wg,
 }
 
 

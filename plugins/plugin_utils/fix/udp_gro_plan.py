@@ -17,6 +17,7 @@ import re
 import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING, at_least
 
 KERNEL_MIN = (6, 2)
@@ -26,7 +27,6 @@ TUNNEL_KINDS = ("wireguard", "tun")
 UP_OPERSTATES = ("UP", "UNKNOWN")
 # the states the fix wants, in the order ethtool -K gets them (Tailscale's recommendation)
 WANTED = ((UDP_GRO_FORWARDING, "on"), (GRO_LIST, "off"))
-_DEVICE = re.compile(r"^[A-Za-z0-9_.:@=+-]{1,15}$")
 _ADDRESS = re.compile(r"^[0-9A-Fa-f.:]{2,45}$")
 
 
@@ -135,9 +135,9 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
     """
     if not isinstance(facts, dict):
         raise ValueError("expected the udp_gro facts of tunnel_facts or openwrt_facts (a dict), got %r" % (facts,))
-    if not isinstance(device, str) or (device and not _DEVICE.match(device)):
-        raise ValueError("udp_gro_forwarding_device must be an interface name (1-15 letters, digits or _.:@=+-) or "
-                         "empty for the default-route NIC, got %r" % (device,))
+    if not isinstance(device, str) or (device and not is_interface_name(device)):
+        raise ValueError("udp_gro_forwarding_device must be an interface name (%s) or empty for the default-route NIC, got %r"
+                         % (INTERFACE_NAME_RULE, device))
     reason = left_alone(facts)
     if reason == "":
         raise ValueError("the facts cannot tell whether this host forwards through a tunnel on Linux 6.2 or later: %s"

@@ -68,6 +68,16 @@ def address(value):
     return ScopedAddress(parsed, zone) if sep else parsed
 
 
+def endpoint_address(value):
+    """A WireGuard endpoint host as an ``IPAddress`` (``address``), or None for a hostname; ``[v6]`` brackets allowed.
+
+    ``"203.0.113.10"`` → ``IPAddress("203.0.113.10")``; ``"[fd99:1::1]"`` → ``IPAddress("fd99:1::1")``;
+    ``"fe80::1%wg0"`` → the scoped address; ``"dc.example.net"``, ``"300.1.1.1"``, ``None`` → ``None``.
+    Raises nothing but ``NetaddrMissing``.
+    """
+    return address(str(value).strip().strip("[]"))
+
+
 def network(value):
     """An IPv4 or IPv6 prefix (or a bare address: /32, /128) as a netaddr ``IPNetwork``, or None.
 

@@ -7,16 +7,117 @@ Pure functions, no I/O. Inputs are already parsed and already free of secrets:
 ``preshared_key`` are ``<redacted>`` there) and ``_wireguard.parse_wg_dump(...)["interfaces"]``
 (``wg show all dump``; the keys are dropped there). This module only keeps the *fact* that a
 secret is set (``private_key_set``, ``preshared_key_set``), never a value, a length or a hash.
-Full-tunnel detection is ``_wg_route_plan.classify_tunnel``'s.
+The uci side alone is ``wireguard_interfaces``; split or full tunnel is ``classify_tunnel``'s (the one
+classification: the facts, fault 1's rule and plan, and wg_endpoint_route all read it from here).
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
     is_secret_option, parse_uci_bool, parse_uci_int)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    classify_tunnel, wireguard_interfaces)
+
+def _as_list(value):
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else str(value).split()
+
+
+def allowed_network(value, where):
+    """``ipnet.network(value)``; ParseError naming ``where`` (a uci path) when it is no address or prefix."""
+    network = ipnet.network(value)
+    if network is None:
+        raise ParseError("%s: %r is not an address or prefix" % (where, value))
+    return network
+
+
+def wireguard_interfaces(network: dict) -> dict:
+    """Return the ``proto wireguard`` interfaces of a parsed ``network`` config with their peers.
+
+    ``parse_uci_show(case 01)["network"]`` →
+    ``{"wg0": {"nohostroute": False, "nohostroute_value": None, "addresses": ["10.77.0.2/24"], "peers": [
+    {"section": "@wireguard_wg0[0]", "endpoint_host": "203.0.113.10", "allowed_ips":
+    ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True}]}}``
+
+    ``nohostroute`` is True only for the literal ``'1'``, the one value netifd's wireguard.sh
+    honours (openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh@0a576dec:
+    any other value, ``'true'`` included, still pins the endpoint's host route);
+    ``nohostroute_value`` is the option as written (None when unset). ``route_allowed_ips`` is
+    False when unset (OpenWrt's default; read as config_get_bool does). Raises ParseError for a
+    bad boolean or prefix, naming the uci path.
+    """
+    result = {}
+    for name, section in network.items():
+        options = section.get("options", {})
+        if section.get("type") != "interface" or options.get("proto") != "wireguard":
+            continue
+        # netifd's wireguard.sh (openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh
+        # @0a576dec) skips the endpoint host route only for the literal '1': 'true', 'on' or 'yes' still pin it.
+        raw = options.get("nohostroute")
+        result[name] = {
+            "nohostroute": raw == "1",
+            "nohostroute_value": raw if isinstance(raw, str) else None,
+            "addresses": _as_list(options.get("addresses")),
+            "peers": [],
+        }
+    for ref, section in network.items():
+        stype = section.get("type") or ""
+        iface = stype[len("wireguard_"):] if stype.startswith("wireguard_") else None
+        if iface not in result:
+            continue
+        options = section.get("options", {})
+        allowed = _as_list(options.get("allowed_ips"))
+        for prefix in allowed:
+            allowed_network(prefix, "network.%s.allowed_ips" % ref)
+        result[iface]["peers"].append({
+            "section": ref,
+            "endpoint_host": options.get("endpoint_host"),
+            "allowed_ips": allowed,
+            "route_allowed_ips": bool(parse_uci_bool(options.get("route_allowed_ips", "0"),
+                                                     "network.%s.route_allowed_ips" % ref)),
+        })
+    return result
+
+
+def _listed(networks):
+    """``a``, ``a and b``, ``a, b and c``."""
+    names = [str(net) for net in networks]
+    return names[0] if len(names) == 1 else "%s and %s" % (", ".join(names[:-1]), names[-1])
+
+
+def classify_tunnel(peers) -> dict:
+    """Classify an interface as ``split`` or ``full`` tunnel from its peers.
+
+    Full when the allowed_ips of the peers with ``route_allowed_ips`` hold every IPv4 or every
+    IPv6 address between them (``0.0.0.0/0``; ``::/0``; both halves, ``0.0.0.0/1`` +
+    ``128.0.0.0/1`` or ``::/1`` + ``8000::/1``; four quarters; overlapping pieces), or a routed
+    prefix holds some peer's endpoint address (same family: ``::ffff:0:0/96`` holds no IPv4
+    endpoint). Returns ``{"tunnel": "full"|"split", "reason": str|None, "routed": [prefixes]}``;
+    ``reason`` names the prefixes (full only): ``routed allowed_ips include 0.0.0.0/1 and
+    128.0.0.0/1`` (the routed prefixes no other routed one holds), or ``endpoint 203.0.113.10 is
+    inside the routed allowed_ips 203.0.113.0/24``. A prefix that is none raises ParseError.
+    """
+    routed = []
+    for peer in peers:
+        if peer["route_allowed_ips"]:
+            routed.extend(peer["allowed_ips"])
+    networks = [allowed_network(p, "allowed_ips") for p in routed]
+    for version in (4, 6):
+        if ipnet.covers_everything(networks, version):
+            pieces = [net for net in ipnet.outermost(networks) if net.version == version]
+            return {"tunnel": "full", "reason": "routed allowed_ips include %s" % _listed(pieces), "routed": routed}
+    for peer in peers:
+        address = endpoint_address(peer.get("endpoint_host"))
+        if address is None:
+            continue
+        for prefix, network in zip(routed, networks):
+            if address in network:
+                return {"tunnel": "full", "reason": "endpoint %s is inside the routed allowed_ips %s" % (address, prefix),
+                        "routed": routed}
+    return {"tunnel": "split", "reason": None, "routed": routed}
+
 
 # live keys of a parse_wg_dump peer kept under "live" (public_key is the peer's own key)
 _LIVE_PEER_KEYS = ("endpoint", "endpoint_host", "endpoint_port", "allowed_ips", "latest_handshake_epoch",

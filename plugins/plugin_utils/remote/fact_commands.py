@@ -9,7 +9,6 @@ both actions read the same things the same way; what the outputs mean is in the 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import CONTAINER_MARKERS, module_paths
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import wg_dump_redacted_argv
 
@@ -52,8 +51,9 @@ BRIDGE_DEVICE_LINES = ("ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge 2
 # ethtool -k (the main table's NIC is among them). "$@": the route listings' files: ip -j route show (one line of
 # objects, cut at each "}": a unicast default starts with {"dst":"default", a multipath one names its first hop)
 # and, on routers, its text form ("default via ... dev DEV ..."). Run in the same ethtool loop as BRIDGE_DEVICE_LINES
-# (ethtool_loop): one step per device. sed only (GNU and BusyBox take \n in a replacement), in double quotes: a
-# single quote costs about 20 bytes of the command line once the script is quoted twice (test_remote_batch).
+# (the readings' shared loop, faults/readings.py: after a shift past its input): one step per device. sed only (GNU
+# and BusyBox take \n in a replacement), in double quotes: a single quote costs about 20 bytes of the command line
+# once the script is quoted twice (test_remote_batch).
 UNAME_R = ["uname", "-r"]
 KERNEL_RELEASE_NAME = "kernel_release"  # the step's name: one word costs no quotes on the command line
 DEFAULT_ROUTE_DEVICE_LINES = (r'sed -e "s/}/\n/g" "$@" | sed -n -e "s/^[[,]*{\"dst\":\"default\".*\"dev\":\"\([^\"]*\)\".*/\1/p"'
@@ -119,24 +119,6 @@ TUNNEL_DEVICE_LINES = (
     "if ($i !~ /\"link_type\":\"(ether|loopback)\"/ && match($i, /\"ifname\":\"[^\"]*\"/)) "
     "print substr($i, RSTART + 10, RLENGTH - 11) }' \"$1\"")
 OFFLOAD_DEVICE_LINES = BRIDGE_DEVICE_LINES + "\n" + TUNNEL_DEVICE_LINES
-
-
-def ethtool_loop(links_input=None, route_inputs=()) -> list:
-    """``[ForEachLine]`` running ``ethtool -k`` once for every device the offload facts read (``[]`` without any).
-
-    ``links_input``: the name of the FORWARD_AND_LINKS_ARGV step (the ``bridges`` subset): every bridge,
-    bridge port and layer-3 tunnel (OFFLOAD_DEVICE_LINES, which reads it as "$1"). ``route_inputs``: the
-    route listings' step names (the ``udp_gro`` subset): every default route's device
-    (DEFAULT_ROUTE_DEVICE_LINES, which reads them as "$@", after a ``shift`` past the links). A device
-    printed by two snippets (a bridge that carries the default route) is one step, not two.
-    """
-    lines, inputs = [], []
-    if links_input:
-        lines, inputs = [OFFLOAD_DEVICE_LINES], [links_input]
-    if route_inputs:
-        lines += (["shift"] if inputs else []) + [DEFAULT_ROUTE_DEVICE_LINES]
-        inputs += list(route_inputs)
-    return [ForEachLine("\n".join(lines), tuple(inputs), (ETHTOOL_K,))] if lines else []
 
 
 # The MSS clamping rules (_mss_clamp): the whole nftables ruleset (firewall4 on OpenWrt, iptables-nft

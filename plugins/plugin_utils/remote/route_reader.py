@@ -15,7 +15,7 @@ pinned /32 may not be, so a fix reading it could miss the route the finding saw.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import endpoint_address
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, step_name, step_of

@@ -306,3 +306,19 @@ def test_without_netaddr_the_task_fails_naming_the_package_and_the_fix(fake, cas
     assert result["msg"].endswith("tunnelfix.fleet needs the Python package netaddr on the controller: pip install netaddr==1.3.0")
     assert result["msg"].startswith("uci network: ") and "Traceback" not in repr(result)
     assert SET not in action.router.calls() and DEL not in action.router.calls()   # nothing changed
+
+
+def test_a_live_endpoint_inside_the_routed_allowed_ips_is_a_full_tunnel_as_the_finding_sees_it(fake, by_hostname, load_fixture):
+    """The tunnel's kind is the facts' (live endpoint, else uci), the one fault 1's rule and plan read: uci names a host,
+    netifd resolved it to 203.0.113.10, inside the routed 203.0.113.0/24. nohostroute there would route the tunnel's
+    own packets into it; reading uci alone, the action used to set it and delete the host route."""
+    case01 = by_hostname
+    case01[SHOW] = (0, case01[SHOW][1].replace("192.168.20.0/24", "203.0.113.0/24"), "")
+    case01.update({"date +%s": (0, "1767225600\n", ""),
+                   "wg show all dump": (0, load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt"), "")})
+    result = fake({}, case01, check_mode=True).run(task_vars={})
+    entry = result["interfaces"]["wg0"]
+    assert (entry["tunnel"], entry["reason"]) == ("full", "endpoint 203.0.113.10 is inside the routed allowed_ips 203.0.113.0/24")
+    assert result["commands"] == [] and result["changed"] is False
+    assert result["full_tunnel_endpoints"] == [{"interface": "wg0", "endpoint": "203.0.113.10"}]
+    assert "routing loop" in result["warnings"][0]

@@ -1,10 +1,18 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """option_errors: every bad option of a role, one message each naming the option and the value."""
 
+import re
+from pathlib import Path
+
 import pytest
+import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import (
+    BRIDGE_FEATURES, CHECKS, MAX_BACKLOG, MAX_KEEPALIVE_S, option_errors)
+
+REPO = Path(__file__).resolve().parents[5]
 
 BBR = {
     "linux_bbr_fq_congestion_control": "bbr", "linux_bbr_fq_default_qdisc": "fq",
@@ -23,8 +31,10 @@ TM = {"tunnel_measure_phase": "before", "tunnel_measure_min_bits_per_second": ""
 UDP = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp_gro_forwarding_persist": True,
        "udp_gro_forwarding_gateway_timeout_s": 30, "udp_gro_forwarding_rollback_timeout_s": 90}
 PT = {"prometheus_textfile_floor_bits_per_second": ""}
+MWAN = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_preferred_uplink": "wan", "openwrt_mwan3_wg_metered_uplinks": [],
+        "openwrt_mwan3_wg_rollback_timeout_s": 90}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
-            "udp_gro_forwarding": UDP, "prometheus_textfile": PT}
+            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -61,6 +71,12 @@ DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG
                             "udp_gro_forwarding_rollback_timeout_s": 195}),          # 195 x 2/3 = 130 = 120 + 10
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 0, "udp_gro_forwarding_rollback_timeout_s": 20}),
     ("udp_gro_forwarding", {"udp_gro_forwarding_rollback_timeout_s": "60"}),          # 60 x 2/3 = 40 = 30 + 10
+    ("openwrt_mwan3_wg", {}),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": ["wg0", "wg_home"], "openwrt_mwan3_wg_preferred_uplink": "eth1",
+                          "openwrt_mwan3_wg_metered_uplinks": ["wanb", "wwan0"], "openwrt_mwan3_wg_rollback_timeout_s": "3600"}),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": 20}),
+    # one definition of an interface name everywhere: wg-quick's set plus "@" (the kernel takes it)
+    ("wireguard_keepalive", {"wireguard_keepalive_interfaces": ["wg@0"]}),
 ])
 def test_good_options_give_no_error(role, change):
     assert option_errors(role, dict(DEFAULTS[role], **change)) == []
@@ -130,6 +146,20 @@ def test_good_options_give_no_error(role, change):
     ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0; reboot"},
      ['udp_gro_forwarding_device must be an interface name', 'got "eth0; reboot"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_device": "a-name-far-too-long"}, ['got "a-name-far-too-long"']),
+    # the kernel's dev_valid_name refuses ':' (an address label such as eth0:1 is no device), and "$" let a newline through
+    ("udp_gro_forwarding", {"udp_gro_forwarding_device": "eth0:1"}, ['udp_gro_forwarding_device must be an interface name', 'got "eth0:1"']),
+    ("bridge_gso_off", {"bridge_gso_off_bridges": ["br:lan"]}, ['bridge_gso_off_bridges: "br:lan" is not an interface name']),
+    ("wireguard_keepalive", {"wireguard_keepalive_interfaces": ["wg0\n"]},
+     ['wireguard_keepalive_interfaces: "wg0\\n" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": "wg0"}, ['openwrt_mwan3_wg_interfaces must be a list of interface names, got "wg0"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_interfaces": ["wg0", "wg 1"]}, ['openwrt_mwan3_wg_interfaces: "wg 1" is not an interface name']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_preferred_uplink": ["wan"]}, ['openwrt_mwan3_wg_preferred_uplink must be one interface name']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_preferred_uplink": "wan; reboot"}, ['got "wan; reboot"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_metered_uplinks": ["wanb", "x" * 16]},
+     ['openwrt_mwan3_wg_metered_uplinks: "%s" is not an interface name' % ("x" * 16)]),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": 19}, ['openwrt_mwan3_wg_rollback_timeout_s must be 20-3600 seconds, got "19"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": True}, ['got "True"']),
+    ("openwrt_mwan3_wg", {"openwrt_mwan3_wg_rollback_timeout_s": "3601"}, ['got "3601"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 121},
      ['udp_gro_forwarding_gateway_timeout_s must be 0-120 seconds (0: no gateway check), got "121"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": True}, ['got "True"']),
@@ -153,10 +183,88 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, openwrt_mwan3_wg, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
      "wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
         option_errors(role, options)
+
+
+class _Recording(dict):
+    """The options a check reads, by name (get and [])."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.read = set()
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self.read.add(key)
+        return super().__contains__(key)
+
+
+@pytest.mark.parametrize("role", sorted(DEFAULTS))
+def test_every_option_checked_is_one_the_roles_spec_has(role):
+    """An option name is written in the role's argument spec; a check of a name the spec lacks fails here."""
+    options = _Recording(DEFAULTS[role])
+    assert option_errors(role, options) == []
+    assert options.read and options.read <= set(ROLE_OPTIONS[role]), options.read - set(ROLE_OPTIONS[role])
+
+
+@pytest.mark.parametrize("role", sorted(DEFAULTS))
+def test_every_bool_option_of_the_spec_is_checked_as_one(role):
+    """Which options are booleans comes from the spec: each one's bad value is named, whatever the role."""
+    for name, spec in ROLE_OPTIONS[role].items():
+        if spec["type"] == "bool" and name in DEFAULTS[role]:
+            assert "%s must be true or false, got \"maybe\"" % name in option_errors(role, dict(DEFAULTS[role], **{name: "maybe"}))
+
+
+def test_the_feature_choices_are_the_specs():
+    for option in ("bridge_gso_off_features", "bridge_gso_off_tunnel_features"):
+        choices = ROLE_OPTIONS["bridge_gso_off"][option]["choices"]
+        assert option_errors("bridge_gso_off", dict(GSO, **{option: list(choices)})) == []
+        assert option_errors("bridge_gso_off", dict(GSO, **{option: ["rxvlan"]})) == [
+            '%s: "rxvlan" is not one of %s' % (option, ", ".join(choices))]
+    assert BRIDGE_FEATURES == tuple(ROLE_OPTIONS["bridge_gso_off"]["bridge_gso_off_features"]["choices"])
+
+
+@pytest.mark.parametrize("role, option, limit", [
+    ("wireguard_keepalive", "wireguard_keepalive_persistent_keepalive_s", "0-%d" % MAX_KEEPALIVE_S),
+    ("linux_bbr_fq", "linux_bbr_fq_netdev_max_backlog", "1-%d" % MAX_BACKLOG),
+    ("udp_gro_forwarding", "udp_gro_forwarding_gateway_timeout_s", "0-120"),
+    ("udp_gro_forwarding", "udp_gro_forwarding_rollback_timeout_s", "20-3600"),
+    ("openwrt_mwan3_wg", "openwrt_mwan3_wg_rollback_timeout_s", "20-3600"),
+])
+def test_the_limits_checked_are_the_ones_the_spec_documents(role, option, limit):
+    """A range a spec cannot express is checked here and said in the spec's description: the two agree."""
+    specs = yaml.safe_load((REPO / "roles" / role / "meta" / "argument_specs.yml").read_text(encoding="utf-8"))
+    description = specs["argument_specs"]["main"]["options"][option]["description"]
+    assert limit in " ".join(description if isinstance(description, list) else [description])
+    high = int(limit.split("-")[1])
+
+    def named(value):
+        return [message for message in option_errors(role, dict(DEFAULTS[role], **{option: value})) if message.startswith(option + " ")]
+    assert named(high) == [] and named(high + 1)
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(REPO)) for p in (REPO / "roles").glob("*/*/*.yml")
+                                        if "role_option_errors" in p.read_text(encoding="utf-8")))
+def test_the_roles_hand_over_only_options_their_spec_has(path):
+    text = (REPO / path).read_text(encoding="utf-8")
+    role = path.split("/")[1]
+    named = set(re.findall(r"'(%s_\w+)':" % role, text)) | set(re.findall(r"^\s+(%s_\w+): \"\{\{" % role, text, re.M))
+    assert named and named <= set(ROLE_OPTIONS[role]), named - set(ROLE_OPTIONS[role])
+
+
+def test_the_filters_documented_roles_are_the_ones_it_checks():
+    docs = yaml.safe_load((REPO / "plugins" / "filter" / "role_option_errors.yml").read_text(encoding="utf-8"))["DOCUMENTATION"]
+    assert sorted(docs["options"]["role"]["choices"]) == sorted(CHECKS) == sorted(DEFAULTS)

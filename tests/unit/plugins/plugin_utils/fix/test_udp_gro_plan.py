@@ -108,6 +108,9 @@ def test_device_must_be_a_default_route_nic():
 @pytest.mark.parametrize("udp_gro, device, message", [
     (facts(), "eth0; reboot", "udp_gro_forwarding_device must be an interface name .* got 'eth0; reboot'"),
     (facts(), 5, "udp_gro_forwarding_device must be an interface name .* got 5"),
+    # parse/ifname.py: ':' (the kernel's dev_valid_name refuses it), and a trailing newline "^...$" let through
+    (facts(), "eth0:1", r"udp_gro_forwarding_device must be an interface name \(1-15 characters .* got 'eth0:1'"),
+    (facts(), "eth0\n", r"udp_gro_forwarding_device must be an interface name .* got 'eth0\\n'"),
     (facts(nics=[], note="no default route in the main table"), "", "the default-route NIC is unknown: no default route"),
     (facts(nics=[nic(features=None, ethtool_error="Operation not permitted")]), "",
      "the offload features of eth0 could not be read: Operation not permitted"),

@@ -1,17 +1,20 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""_wg_route_plan: split/full classification, exact pinned-route matching, the plan (cases 01, 04)."""
+"""Fault 1 (faults/endpoint_route/): split/full classification, exact pinned-route matching, the plan (cases 01, 04)."""
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_show, parse_ip_route_show_text
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import route_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import endpoint_route_facts, endpoint_targets
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import (
+    over_tunnel, plan_wg_endpoint_routes, route_delete_argv)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
+    configured_routes, find_pinned_routes, interface_devices, route_section, user_route_conflict)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
+    find_uplinks, metered_refusal, metered_unmatched, uplink_device)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
+    classify_tunnel, merge_wireguard, wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    classify_tunnel, configured_routes, find_pinned_routes, find_uplinks, interface_devices, metered_refusal, metered_unmatched,
-    over_tunnel, plan_wg_endpoint_routes, route_delete_argv, route_section, uplink_device, user_route_conflict, wireguard_interfaces)
 
 
 def uci_targets(network):
@@ -257,27 +260,6 @@ def test_bad_allowed_ips_names_the_option():
 def test_uplink_device(load_fixture, uplink, device):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
     assert uplink_device(network, uplink) == device
-
-
-@pytest.mark.parametrize("uci, source, interfaces, uci_commands, route_commands, changed", PLAN_CASES)
-def test_the_faults_plan_agrees_with_the_actions(load_fixture, uci, source, interfaces, uci_commands, route_commands, changed):
-    """Fault 1's plan (from openwrt_facts' facts: merged uci and the endpoints' pinned routes) and wg_endpoint_route's
-    plan (from the raw uci and routes) agree on the same router: converged ([]) exactly when the action changes
-    nothing, one line per uci command and route deletion otherwise; a full tunnel's plan cannot tell (its
-    hotplug script is not in the facts) unless the hotplug is off."""
-    network = parse_uci_show(load_fixture("uci_show", uci))["network"]
-    routes = _routes(load_fixture, source)
-    interfaces_facts = merge_wireguard(network, None)
-    targets = endpoint_targets(interfaces_facts)["targets"]
-    view = {"openwrt": {"wireguard": {"interfaces": interfaces_facts},
-                        "endpoint_routes": {"endpoints": [endpoint_route_facts(target, None, routes, "not looked up", network)
-                                                          for target in targets]}}}
-    role_vars = {"openwrt_mwan3_wg_interfaces": interfaces, "openwrt_mwan3_wg_full_tunnel_hotplug": False}
-    plan = route_plan(view, role_vars)
-    assert plan is not None and (plan == []) is (not changed)
-    assert len(plan) == len(uci_commands) + len(route_commands)
-    if plan_wg_endpoint_routes(network, routes, interfaces, targets=targets)["full_tunnel_endpoints"]:
-        assert route_plan(view, dict(role_vars, openwrt_mwan3_wg_full_tunnel_hotplug=True)) is None
 
 
 # a user's config route apart from netifd's pinned /32 (issue 17, point 4) -------------------------

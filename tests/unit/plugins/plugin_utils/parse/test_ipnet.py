@@ -129,3 +129,14 @@ def test_without_netaddr_the_import_error_is_kept(monkeypatch):
 @pytest.mark.parametrize("text, prefixlen", [("203.0.113.10", 32), ("2001:db8::1", 128), ("::ffff:203.0.113.10", 128)])
 def test_host_prefixlen(text, prefixlen):
     assert ipnet.host_prefixlen(ipnet.address(text)) == prefixlen
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("203.0.113.10", "203.0.113.10"), (" 203.0.113.10 ", "203.0.113.10"), ("[fd99:1::1]", "fd99:1::1"),
+    ("fd99:0:0::1", "fd99::1"), ("fe80::1%wg0", "fe80::1%wg0"),
+    ("dc.example.net", None), ("300.1.1.1", None), ("203.0.113.10:51820", None), ("", None), (None, None),
+])
+def test_endpoint_address(value, expected):
+    """A WireGuard endpoint host: an IP literal (brackets and blanks around it allowed), else None (a hostname)."""
+    found = ipnet.endpoint_address(value)
+    assert (None if found is None else str(found)) == expected

@@ -1,12 +1,12 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Endpoint targets (live endpoint, else uci IP literal) and their route facts."""
+"""Fault 1's reading (faults/endpoint_route/reads.py): endpoint targets (live endpoint, else uci IP literal) and their route facts."""
 
 import re
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_endpoints import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
     endpoint_route_facts, endpoint_targets, split_endpoint_host)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (

@@ -1,19 +1,34 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Which WireGuard peer endpoints to look up, and the route facts for each (OpenWrt facts).
+"""What fault 1 reads on OpenWrt, and how it becomes openwrt_facts' ``endpoint_routes``.
 
-Pure functions, no I/O. Input: the peers of ``_openwrt_wireguard.merge_wireguard``; routes from
-``_route.parse_ip_route_show`` (``ip -j route show table all``) and
-``_route.parse_ip_route_get`` (``ip -j route get ADDRESS``). The route logic is
-``_endpoint_route.describe_endpoint_route`` and ``_wg_route_plan.find_pinned_routes``'s.
+The commands are the ``endpoint_routes`` reading's (``faults/readings.py``: ``ENDPOINT_ROUTES``, shared
+because the udp_gro reading needs its facts): ``ip [-j] route show table all``, ``ip [-j] route get`` of every
+endpoint address uci or the live state names, and ``ip -s -j link show`` for the uplinks' byte counters,
+in the host's one batch. ``gather_endpoint_routes`` turns their results into the facts.
+
+Which endpoints (``endpoint_targets``: a peer's live endpoint, else its uci IP literal) and each one's route
+facts (``endpoint_route_facts``) are the one rule for both sides: wg_endpoint_route plans on the same facts
+(``plan.plan_wg_endpoint_routes``), so the fix acts on the endpoints and routes the finding saw.
+
+Pure functions apart from ``link_counters`` and ``gather_endpoint_routes`` (which read the action's batch).
+Input: the peers of ``parse/openwrt_wireguard.merge_wireguard``; routes from ``parse/route.parse_ip_route_show``
+(``ip -j route show table all``) and ``parse_ip_route_get`` (``ip -j route get ADDRESS``). The route logic is
+``parse/endpoint_route.describe_endpoint_route`` and ``routes.find_pinned_routes``'s.
 """
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    configured_routes, endpoint_address, find_pinned_routes, short_route, user_routes_to)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
+    configured_routes, find_pinned_routes, short_route, user_routes_to)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
+    find_uplinks, metered_unmatched, uplink_device)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import LINK_COUNTERS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import json_source
 
 
 def split_endpoint_host(value):
@@ -102,7 +117,7 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
 
     ``pinned_routes`` are the host routes no ``config route`` section asks for (netifd's, the ones
     the fix deletes); ``user_routes`` the sections whose target holds the address, most specific
-    first, each with the kernel route it installed (``_wg_route_plan.user_routes_to``): a user's /32
+    first, each with the kernel route it installed (``routes.user_routes_to``): a user's /32
     is there, not in ``pinned_routes``. Unknown values are None.
     """
     entry = dict(target)
@@ -121,3 +136,50 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
                  route_metric=described["metric"], static_host_route=described["static_host_route"],
                  pinned_routes=pinned, user_routes=users, error=error)
     return entry
+
+
+def link_counters(action):
+    """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
+    res = action.step(LINK_COUNTERS, ok_rcs=range(256))
+    if res["rc"] != 0:
+        return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
+            res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])
+    try:
+        return parse_link_counters(res["stdout"]), None
+    except ParseError as exc:  # an ip that ignores -s -j prints text
+        return {}, "%s: byte counters unknown" % str(exc)[:200]
+
+
+def gather_endpoint_routes(action, facts, args):
+    """The ``endpoint_routes`` reading's gather (faults/readings.py): the endpoints' routes (netifd's pinned ones apart
+    from the user's), and the uplinks with their byte counters.
+
+    ``uplinks`` (``find_uplinks``: which are metered, from ``metered_uplinks``) is None when there is no
+    endpoint to look up; ``uplinks_note`` says why the counters are unknown (no ``ip -s -j``);
+    ``metered_unmatched`` the names in ``metered_uplinks`` that are no uplink's; ``preferred_uplink_device``
+    the device of the option ``preferred_uplink``, when given.
+    """
+    network, interfaces = facts["network"], facts["wireguard"]["interfaces"]
+    uplink, metered = args["preferred_uplink"], args["metered_uplinks"]
+    preferred_device = uplink_device(network, uplink)
+    wanted = endpoint_targets(interfaces)
+    out = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"], "uplinks": None,
+           "uplinks_note": None, "metered_unmatched": []}
+    if wanted["targets"]:
+        routes, source = action.routes_table_all()
+        out["routes_source"] = source
+        json_ok = json_source(source)
+        looked_up = {}
+        for target in wanted["targets"]:
+            if target["address"] not in looked_up:  # one ip route get per address
+                looked_up[target["address"]] = action.route_get(target["address"], json_ok)
+            used, error = looked_up[target["address"]]
+            out["endpoints"].append(endpoint_route_facts(target, used, routes, error, network))
+        counters, out["uplinks_note"] = link_counters(action)
+        found = find_uplinks(network, routes, preferred_device, metered)
+        out["uplinks"] = [dict(uplink, **counters.get(uplink["device"], {"rx_bytes": None, "tx_bytes": None}))
+                          for uplink in found]
+        out["metered_unmatched"] = metered_unmatched(network, found, metered)
+    if uplink:
+        out["preferred_uplink_device"] = preferred_device
+    return out

@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route_pinned import pinned_coverage, pinned_endpoints, route_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import route_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.rule import pinned_coverage, pinned_endpoints
 
 ETH1 = {"interface": "wan", "device": "eth1", "preferred": True, "metered": False, "rx_bytes": 1838, "tx_bytes": 1838}
 WWAN0 = {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True, "rx_bytes": 21468, "tx_bytes": 21468}

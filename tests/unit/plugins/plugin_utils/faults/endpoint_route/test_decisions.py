@@ -1,16 +1,20 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 1's decisions in wg_route_plan, each on both sides: what a uci section reads as, which kernel route is the
+"""Fault 1's decisions (faults/endpoint_route/), each on both sides: what a uci section reads as, which kernel route is the
 user's, which one is netifd's pinned host route, the uplinks, and the whole plan (every key and message), so that
 ``make mutation`` finds no decision the tests do not pin (issue 31, item 5)."""
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.wg_route_plan import (
-    classify_tunnel, configured_routes, endpoint_address, find_pinned_routes, find_uplinks, interface_devices, metered_refusal,
-    metered_unmatched, over_tunnel, plan_wg_endpoint_routes, route_delete_argv, route_section, uplink_device, user_route_conflict,
-    user_routes_to, wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import (
+    over_tunnel, plan_wg_endpoint_routes, route_delete_argv)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
+    configured_routes, find_pinned_routes, interface_devices, route_section, short_route, user_route_conflict, user_routes_to)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
+    find_uplinks, metered_refusal, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import classify_tunnel, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 
 
@@ -509,7 +513,8 @@ def test_the_whole_plan_of_a_split_and_a_full_tunnel():
     assert _router_plan() == {
         "interfaces": {
             "wg0": {"tunnel": "split", "reason": None, "nohostroute": False, "endpoints": ["203.0.113.10", "203.0.113.20"],
-                    "unresolved": ["dc.example.net"], "delete_routes": WG0_DELETE, "kept_routes": [ROUTER_ROUTES[2]],
+                    "unresolved": ["dc.example.net"], "delete_routes": [short_route(route) for route in WG0_DELETE],
+                    "kept_routes": [short_route(ROUTER_ROUTES[2])],
                     "user_routes": [
                         {"section": "ep", "target": "203.0.113.10/32", "interface": "wan", "gateway": "192.0.2.1", "metric": 30,
                          "table": None, "installed": {"dst": "203.0.113.10", "gateway": "192.0.2.1", "dev": "eth1", "table": None,
@@ -529,8 +534,8 @@ def test_the_whole_plan_of_a_split_and_a_full_tunnel():
         "refused": None,
         "changed": True,
         "diff": {"before": "network.wg0.nohostroute=(unset)\n"
-                           "route 203.0.113.10/32 via 192.0.2.1 dev eth1\n"
                            "route 203.0.113.10/32 via 198.51.100.1 dev wwan0\n"
+                           "route 203.0.113.10/32 via 192.0.2.1 dev eth1\n"
                            "route 203.0.113.20/32 via 198.51.100.1 dev wwan0 table 2\n"
                            "network.wg1.nohostroute='1'\n",
                  "after": "network.wg0.nohostroute='1'\n"
@@ -575,7 +580,7 @@ def test_every_uplink_metered_the_plan_changes_nothing_at_all():
     assert (plan["uci_commands"], plan["route_commands"], plan["changed"]) == ([], [], False)
     assert plan["refused"] == metered_refusal([dict(UPLINKS[0], metered=True), UPLINKS[1]])
     assert [(entry["changed"], entry["delete_routes"]) for entry in plan["interfaces"].values()] == [(False, []), (False, [])]
-    assert plan["interfaces"]["wg0"]["kept_routes"] == [ROUTER_ROUTES[2]]
+    assert plan["interfaces"]["wg0"]["kept_routes"] == [short_route(ROUTER_ROUTES[2])]
     assert plan["diff"]["after"] == plan["diff"]["before"] == _router_plan()["diff"]["before"]
 
 
@@ -627,8 +632,8 @@ def test_the_users_route6_to_an_ipv6_endpoint_is_kept_and_netifds_pin_deleted():
     targets = [{"interface": "wg0", "section": "p0", "address": "2001:db8:10::10"}]
     plan = plan_wg_endpoint_routes(network, [V6_USERS, V6_NETIFD], targets=targets, preferred_device="eth1")
     entry = plan["interfaces"]["wg0"]
-    assert entry["kept_routes"] == [V6_USERS]
-    assert entry["delete_routes"] == [V6_NETIFD]
+    assert entry["kept_routes"] == [short_route(V6_USERS)]
+    assert entry["delete_routes"] == [short_route(V6_NETIFD)]
     assert plan["route_commands"] == [["ip", "-6", "route", "del", "2001:db8:10::10/128", "via", "fe80::1", "dev", "wwan0"]]
     assert [(user["section"], user["installed"]["dev"]) for user in entry["user_routes"]] == [("ep6", "eth1")]
     assert entry["conflicts"] == []

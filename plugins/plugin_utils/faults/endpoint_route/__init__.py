@@ -1,0 +1,24 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fault 1, ``endpoint_route_pinned``: the WireGuard endpoint's host route pinned to a backup uplink (OpenWrt + mwan3).
+
+Follow it here, top to bottom, then in roles/openwrt_mwan3_wg/tasks/routes.yml (the role that applies the fix):
+
+- ``fault.py``: ``ENDPOINT_ROUTE_PINNED``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
+- ``reads.py``: what it reads on the router (the ``endpoint_routes`` reading, declared in faults/readings.py
+  because the udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes,
+  the uplinks and their byte counters.
+- ``routes.py``: netifd's pinned host routes apart from a user's ``config route`` sections, and the conflict
+  when a user's route sends the endpoint over another uplink.
+- ``uplinks.py``: the uplinks, the preferred one's device, the metered ones.
+- ``rule.py``: the finding (evidence and explanation) and whether the host could be judged.
+- ``plan.py``: the one plan. ``Fault.plan`` (remediate's view) and the wg_endpoint_route action (the fix,
+  plugins/action/wg_endpoint_route.py) both call ``plan_endpoint_routes`` on the same facts.
+
+Shared parsers stay in parse/: routes (``route.py``), uci (``uci.py``), addresses (``ipnet.py``: ``endpoint_address``),
+the WireGuard tunnels merged with the live state and split or full (``openwrt_wireguard.py``), the route an endpoint
+takes (``endpoint_route.py``). The route reader both the facts and the fix use is remote/route_reader.py.
+
+The Fault value is imported from ``fault.py``, not re-exported here: faults/readings.py imports ``reads.py``
+(through this package), and ``fault.py`` imports faults/readings.py for the readings it declares.
+"""

@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fault 1's uplinks: which devices carry a default route, the preferred one's device, and which are metered.
+
+Pure functions, no I/O, on the parsed ``network`` config (``parse/uci.parse_uci_show``) and routes
+(``parse/route``). ``find_uplinks`` and ``metered_refusal`` say which uplinks there are and when every
+one is metered (no uplink to pick: the plan changes nothing).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import MAIN_TABLES, interface_devices
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes
+
+
+def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
+    """The router's uplinks and which are metered: the preferred uplink's device first, then every other
+    device with a unicast default route in the main table that is not a WireGuard interface, once each.
+
+    ``metered``: uci interface or device names (``["wanb"]``), each resolved as ``uplink_device``
+    does. With case 01's config and routes, ``find_uplinks(network, routes, "eth1", ["wanb"])`` →
+    ``[{"interface": "wan", "device": "eth1", "preferred": True, "metered": False},
+    {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True}]``.
+    ``interface`` is the uci interface whose device it is (None when none is).
+    """
+    tunnels = set(wireguard_interfaces(network))
+    devices = [preferred_device] if preferred_device else []
+    for route in default_routes(routes):
+        if route.get("table") in MAIN_TABLES and route.get("dev") and route["dev"] not in tunnels and route["dev"] not in devices:
+            devices.append(route["dev"])
+    names = {}
+    for name, section in network.items():
+        if section.get("type") == "interface" and name != "loopback" and name not in tunnels:
+            for device in interface_devices(network, name) or {uplink_device(network, name)}:
+                names.setdefault(device, name)
+    metered_devices = {uplink_device(network, name) for name in metered or ()}
+    return [{"interface": names.get(device), "device": device, "preferred": device == preferred_device,
+             "metered": device in metered_devices or names.get(device) in set(metered or ())} for device in devices]
+
+
+def metered_unmatched(network: dict, found_uplinks, metered) -> list:
+    """The names in ``metered`` that are no uplink's interface or device (a typo, an uplink that is down, a modem
+    interface whose device netifd names at run time: list its device, ``wwan0``), in the order given."""
+    return [name for name in metered or () if not any(
+        uplink["interface"] == name or uplink["device"] in (name, uplink_device(network, name)) for uplink in found_uplinks)]
+
+
+def facts_uplinks(endpoint_routes):
+    """The ``uplinks`` of openwrt_facts' ``endpoint_routes`` (dicts only), or None when the facts did not read them."""
+    found = endpoint_routes.get("uplinks")
+    return [uplink for uplink in found if isinstance(uplink, dict)] if isinstance(found, list) else None
+
+
+def metered_refusal(found_uplinks):
+    """Why no uplink may be picked for the endpoints: every one of ``found_uplinks`` (``find_uplinks``) is metered; else None (also with none)."""
+    if not found_uplinks or not all(uplink["metered"] for uplink in found_uplinks):
+        return None
+    return ("every uplink of this router is metered (%s): refusing to pick one for the WireGuard endpoints; leave the "
+            "uplink the tunnel may use out of the metered ones (and make it the preferred uplink)"
+            % ", ".join("%s: %s" % (uplink["interface"], uplink["device"]) if uplink["interface"] else uplink["device"]
+                        for uplink in found_uplinks))
+
+
+def uplink_device(network: dict, uplink):
+    """The device of a logical interface as the kernel names it (``interface_devices``: ``wan`` → ``eth1``, a
+    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name,
+    or an interface whose device uci cannot tell: none, or a ``list ifname`` of an old bridge)."""
+    if not uplink:
+        return None
+    devices = interface_devices(network, uplink)
+    if devices and len(devices) == 1:
+        return next(iter(devices))
+    section = network.get(uplink)
+    if section and section.get("type") == "interface":
+        options = section.get("options", {})
+        device = options.get("device") or options.get("ifname")
+        return device if isinstance(device, str) else uplink
+    return uplink
