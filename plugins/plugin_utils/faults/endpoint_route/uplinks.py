@@ -32,11 +32,10 @@ def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
     names = {}
     for name, section in network.items():
         if section.get("type") == "interface" and name != "loopback" and name not in tunnels:
-            for device in interface_devices(network, name) or {uplink_device(network, name)}:
-                names.setdefault(device, name)
+            names.setdefault(uplink_device(network, name), name)
     metered_devices = {uplink_device(network, name) for name in metered or ()}
     return [{"interface": names.get(device), "device": device, "preferred": device == preferred_device,
-             "metered": device in metered_devices or names.get(device) in set(metered or ())} for device in devices]
+             "metered": device in metered_devices} for device in devices]
 
 
 def metered_unmatched(network: dict, found_uplinks, metered) -> list:
