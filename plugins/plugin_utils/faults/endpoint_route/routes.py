@@ -45,7 +45,7 @@ def interface_devices(network: dict, name):
     ``pppoe`` and the other ppp protos: ``pppoe-wan`` (netifd's name); a modem proto (``qmi``,
     ``ncm``, ``mbim``, ...) or a ``/dev/...`` device: None, its device is only known at run time.
     """
-    section = network.get(name) if name else None
+    section = network.get(name)
     if not section or section.get("type") != "interface":
         return None
     options = section.get("options", {})
@@ -58,10 +58,10 @@ def interface_devices(network: dict, name):
     return {device}
 
 
-def _readable(parse, value, name):
-    """``parse(value, name)``, or None where it raises ParseError (an option netifd would drop)."""
+def _readable(parse, value):
+    """``parse(value)``, or None where it raises ParseError (an option netifd would drop; its error is not shown)."""
     try:
-        return parse(value, name)
+        return parse(value)
     except ParseError:
         return None
 
@@ -87,10 +87,10 @@ def configured_routes(network: dict) -> list:
         if section.get("type") not in ("route", "route6"):
             continue
         options = section.get("options", {})
-        if _readable(parse_uci_bool, options.get("disabled"), "network.%s.disabled" % name):
+        if _readable(parse_uci_bool, options.get("disabled")):
             continue
         target, netmask = options.get("target"), options.get("netmask")
-        if not isinstance(target, str) or not target:
+        if not isinstance(target, str):
             continue
         spec = target if netmask is None or "/" in target else "%s/%s" % (target, netmask)
         net = ipnet.network(spec)
@@ -99,9 +99,9 @@ def configured_routes(network: dict) -> list:
         if (section["type"] == "route6") != (net.version == 6):
             continue
         interface = options.get("interface")
-        metric = _readable(parse_uci_int, options.get("metric"), "network.%s.metric" % name)
+        metric = _readable(parse_uci_int, options.get("metric"))
         if metric is None and isinstance(interface, str) and (network.get(interface) or {}).get("type") == "interface":
-            metric = _readable(parse_uci_int, network[interface].get("options", {}).get("metric"), "network.%s.metric" % interface)
+            metric = _readable(parse_uci_int, network[interface].get("options", {}).get("metric"))
         found.append({"section": name, "target": str(net), "interface": interface if isinstance(interface, str) else None,
                       "gateway": options.get("gateway") if isinstance(options.get("gateway"), str) else None,
                       "metric": metric, "table": options.get("table") if isinstance(options.get("table"), str) else None})
@@ -137,7 +137,7 @@ def route_section(route, sections, network):
     for section in sections:
         if ipnet.network(section["target"]) != net:
             continue
-        if section["gateway"] and not _same_address(section["gateway"], route.get("gateway") or ""):
+        if section["gateway"] and not _same_address(section["gateway"], route.get("gateway")):
             continue
         if not _same_metric(section["metric"], route.get("metric"), net.version):
             continue
@@ -219,7 +219,7 @@ def find_pinned_routes(routes, address, network=None) -> list:
             continue
         if sections and route_section(route, sections, network) is not None:
             continue
-        net = ipnet.network(route.get("dst", ""))
+        net = route_network(route)
         if net is not None and net.size == 1 and net.ip == wanted:
             found.append(route)
     return found

@@ -32,11 +32,10 @@ def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
     names = {}
     for name, section in network.items():
         if section.get("type") == "interface" and name != "loopback" and name not in tunnels:
-            for device in interface_devices(network, name) or {uplink_device(network, name)}:
-                names.setdefault(device, name)
+            names.setdefault(uplink_device(network, name), name)
     metered_devices = {uplink_device(network, name) for name in metered or ()}
     return [{"interface": names.get(device), "device": device, "preferred": device == preferred_device,
-             "metered": device in metered_devices or names.get(device) in set(metered or ())} for device in devices]
+             "metered": device in metered_devices} for device in devices]
 
 
 def metered_unmatched(network: dict, found_uplinks, metered) -> list:
@@ -64,7 +63,8 @@ def metered_refusal(found_uplinks):
 
 def uplink_device(network: dict, uplink):
     """The device of a logical interface as the kernel names it (``interface_devices``: ``wan`` → ``eth1``, a
-    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name)."""
+    PPPoE ``wan`` → ``pppoe-wan``); for a modem proto its ``device`` option, else ``uplink`` itself (a device name,
+    or an interface whose device uci cannot tell: none, or a ``list ifname`` of an old bridge)."""
     if not uplink:
         return None
     devices = interface_devices(network, uplink)
@@ -73,5 +73,6 @@ def uplink_device(network: dict, uplink):
     section = network.get(uplink)
     if section and section.get("type") == "interface":
         options = section.get("options", {})
-        return options.get("device") or options.get("ifname") or uplink
+        device = options.get("device") or options.get("ifname")
+        return device if isinstance(device, str) else uplink
     return uplink

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import route_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.rule import pinned_endpoints
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.rule import pinned_coverage, pinned_endpoints
 
 ETH1 = {"interface": "wan", "device": "eth1", "preferred": True, "metered": False, "rx_bytes": 1838, "tx_bytes": 1838}
 WWAN0 = {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True, "rx_bytes": 21468, "tx_bytes": 21468}
@@ -136,3 +136,147 @@ def test_a_conflict_alone_lets_the_role_run_so_that_its_final_check_names_it():
     assert route_plan(converged, {}) is None
     converged["openwrt"]["endpoint_routes"]["endpoints"][0]["user_routes"] = [HOST_ON_FIBRE]
     assert route_plan(converged, {}) == []                       # the user's route on the fibre: truly converged
+
+
+# every word of the finding, the coverage's answers and the plan's decisions (issue 31, item 5) ----------------
+
+CONFLICT = ("the config route section dc_net (target 203.0.113.0/24, interface wanb) sends 203.0.113.7 through wwan0, not the "
+            "preferred uplink eth1: a route you configured, kept as it is; point it at the preferred uplink or delete it "
+            "(uci delete network.dc_net)")
+MWAN3 = ("mwan3 marks the router's own packets too (its hook is on mangle OUTPUT as well as PREROUTING), but every destination "
+         "of the main table counts for it as connected and keeps the default mark, so the endpoint's own host route puts it "
+         "outside mwan3's policies: adding mwan3 rules will not help, the route has to change.")
+
+
+def test_the_whole_explanation_of_a_pin_a_conflict_and_every_uplink_metered():
+    [(evidence, text)] = pinned_endpoints("owrt", view(user_routes=[PREFIX_ON_BACKUP], uplinks=[dict(ETH1, metered=True), WWAN0]), {})
+    assert " ".join(text.split()) == (
+        "The WireGuard endpoint 203.0.113.7 of wg0 is reached through wwan0, not the preferred uplink eth1, because of a "
+        "static host route. netifd adds that route when the interface starts, through whichever uplink is best at that "
+        "moment, and never moves it when mwan3 switches back. For a split tunnel set nohostroute=1 and delete the pinned "
+        "route. That alone will not move it: " + CONFLICT + ". wwan0 is marked metered (openwrt_mwan3_wg_metered_uplinks): "
+        "the tunnel's traffic is paid for there (counters since each uplink came up: eth1 RX 1838 TX 1838 bytes, wwan0 RX "
+        "21468 TX 21468 bytes). Every uplink is marked metered, so the fix refuses to pick one: leave the uplink the tunnel "
+        "may use out of openwrt_mwan3_wg_metered_uplinks. " + MWAN3)
+    assert evidence["user_route_conflict"] == {"section": "dc_net", "target": "203.0.113.0/24", "interface": "wanb", "dev": "wwan0",
+                                               "gateway": "198.51.100.1", "message": CONFLICT}
+    assert evidence["metered_uplink"] is True
+
+
+def test_the_whole_explanation_of_a_conflict_alone():
+    [(evidence, text)] = pinned_endpoints("owrt", view(pinned=(), user_routes=[PREFIX_ON_BACKUP], uplinks=[ETH1]), {})
+    assert " ".join(text.split()) == (
+        "The WireGuard endpoint 203.0.113.7 of wg0 is reached through wwan0, not the preferred uplink eth1, because of a "
+        "route you configured: " + CONFLICT + ". " + MWAN3)
+    assert (evidence["pinned_routes"], evidence["metered_uplink"], evidence["uplinks"]) == ([], False, [ETH1])
+
+
+@pytest.mark.parametrize("uplinks, metered", [
+    ([dict(WWAN0, device="wwan1"), ETH1], False),             # the endpoint's device is no known uplink
+    ([dict(ETH1, metered=True), dict(WWAN0, metered=False)], False),
+    ([dict(ETH1, device="wwan0", metered=False), WWAN0], False),     # the first uplink with that device decides
+    ([WWAN0, dict(ETH1, metered=True)], True),
+])
+def test_the_endpoints_own_uplink_decides_metered(uplinks, metered):
+    [(evidence, text)] = pinned_endpoints("owrt", view(uplinks=uplinks), {})
+    assert evidence["metered_uplink"] is metered
+    assert ("wwan0 is marked metered" in text) is metered
+
+
+def test_a_view_without_facts_or_preferred_device_finds_nothing():
+    assert pinned_endpoints("owrt", {"openwrt": None}, {}) == []
+    assert pinned_endpoints("owrt", {"openwrt": {"endpoint_routes": None}}, {}) == []
+    v = view()
+    del v["preferred_uplink_device"]
+    assert pinned_endpoints("owrt", v, {}) == []
+
+
+@pytest.mark.parametrize("changes, answer", [
+    ({"groups": []}, ("clear", "does not apply: not an OpenWrt router")),
+    ({"openwrt": None}, ("not_checked", "openwrt_facts read no WireGuard interfaces or endpoint routes")),
+    ({"openwrt": {"wireguard": {}}}, ("not_checked", "openwrt_facts read no WireGuard interfaces or endpoint routes")),
+    ({"openwrt": {"endpoint_routes": {}}}, ("not_checked", "openwrt_facts read no WireGuard interfaces or endpoint routes")),
+    ({"openwrt": {"wireguard": {}, "endpoint_routes": {"endpoints": []}}}, ("clear", "does not apply: no WireGuard peer endpoint")),
+    ({"preferred_uplink_device": None}, ("not_checked", "the preferred uplink's device is unknown (openwrt_mwan3_wg_preferred_uplink "
+                                                        "names no uci interface)")),
+    ({}, None),
+])
+def test_pinned_coverage_both_sides(changes, answer):
+    v = dict(view(), groups=["tunnelfix_openwrt"])
+    v.update(changes)
+    if changes.get("groups") == []:
+        del v["openwrt"]
+    assert pinned_coverage("owrt", v, {}) == answer
+
+
+def plan_view(interfaces, endpoints=(), uplinks=None, preferred="eth1"):
+    """openwrt_facts for route_plan: ``interfaces`` name -> (tunnel, nohostroute, written nohostroute)."""
+    routes = {"endpoints": list(endpoints)}
+    if uplinks is not None:
+        routes["uplinks"] = uplinks
+    return {"preferred_uplink_device": preferred, "openwrt": {"endpoint_routes": routes, "wireguard": {"interfaces": {
+        name: {"tunnel": tunnel, "nohostroute": honoured, "in_uci": True, "options": {} if written is None else {"nohostroute": written}}
+        for name, (tunnel, honoured, written) in interfaces.items()}}}}
+
+
+PIN = {"dst": "203.0.113.7", "gateway": "198.51.100.1", "dev": "wwan0"}
+SPLIT_UNSET, SPLIT_SET, FULL_SET, FULL_UNSET = ("split", False, None), ("split", True, "1"), ("full", True, "1"), ("full", False, None)
+
+
+def _endpoint(interface, pinned=(), user_routes=()):
+    return {"interface": interface, "address": "203.0.113.7", "pinned_routes": list(pinned), "user_routes": list(user_routes)}
+
+
+@pytest.mark.parametrize("interfaces, endpoints, role_vars, expected", [
+    # every interface by default, in name order; only the ones asked for otherwise
+    ({"wg1": SPLIT_UNSET, "wg0": SPLIT_UNSET}, [], {},
+     ["network.wg0.nohostroute: unset -> '1'", "network.wg1.nohostroute: unset -> '1'"]),
+    ({"wg1": SPLIT_UNSET, "wg0": SPLIT_SET}, [], {"openwrt_mwan3_wg_interfaces": ["wg0"]}, []),
+    ({"wg1": SPLIT_UNSET, "wg0": SPLIT_SET}, [], None, ["network.wg1.nohostroute: unset -> '1'"]),
+    # what was written, a list included, is named
+    ({"wg0": ("split", False, ["1", "1"])}, [], {}, ["network.wg0.nohostroute: '1 1' (netifd honours only '1') -> '1'"]),
+    ({"wg0": ("split", False, "yes")}, [], {}, ["network.wg0.nohostroute: 'yes' (netifd honours only '1') -> '1'"]),
+    # the pins of the interface's own endpoints only
+    ({"wg0": SPLIT_SET, "wg1": SPLIT_SET}, [_endpoint("wg1", [PIN]), _endpoint("wg0")], {"openwrt_mwan3_wg_interfaces": "wg1"},
+     ["delete the pinned route 203.0.113.7 via 198.51.100.1 dev wwan0 (endpoint of wg1)"]),
+    ({"wg0": SPLIT_SET, "wg1": SPLIT_SET}, [_endpoint("wg1", [PIN])], {"openwrt_mwan3_wg_interfaces": "wg0"}, []),
+    # a full tunnel: the hotplug script is not in the facts, so the plan is known only with it off
+    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": True}, None),
+    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "true"}, None),
+    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "yes"}, None),
+    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": False},
+     ["network.wg0.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)"]),
+    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "false"}, []),
+    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "no"}, []),
+    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "0"}, []),
+    ({"wg0": FULL_UNSET, "wg1": SPLIT_UNSET}, [], {}, None),
+    ({"wg0": ("unknown", False, None)}, [], {}, None),
+    # a user's route in conflict: the changes when there are some, else unknown (the role's final check names it)
+    ({"wg0": SPLIT_UNSET}, [_endpoint("wg0", user_routes=[PREFIX_ON_BACKUP])], {}, ["network.wg0.nohostroute: unset -> '1'"]),
+    ({"wg0": SPLIT_SET}, [_endpoint("wg0", user_routes=[PREFIX_ON_BACKUP])], {}, None),
+    ({"wg0": SPLIT_SET, "wg1": SPLIT_SET}, [_endpoint("wg1", user_routes=[PREFIX_ON_BACKUP])], {"openwrt_mwan3_wg_interfaces": ["wg0"]},
+     []),
+    ({"wg0": SPLIT_SET}, [_endpoint("wg0", user_routes=[HOST_ON_FIBRE])], {}, []),
+])
+def test_route_plan_both_sides(interfaces, endpoints, role_vars, expected):
+    assert route_plan(plan_view(interfaces, endpoints), role_vars) == expected
+
+
+def test_route_plan_with_a_conflict_and_no_known_preferred_uplink_is_converged():
+    assert route_plan(plan_view({"wg0": SPLIT_SET}, [_endpoint("wg0", user_routes=[PREFIX_ON_BACKUP])], preferred=None), {}) == []
+
+
+@pytest.mark.parametrize("uplinks, expected", [
+    ([dict(ETH1, metered=True), WWAN0], None),
+    ([dict(ETH1, metered=True), WWAN0, "not an uplink"], None),
+    ([ETH1, WWAN0], ["network.wg0.nohostroute: unset -> '1'"]),
+    ("not a list", ["network.wg0.nohostroute: unset -> '1'"]),
+])
+def test_route_plan_refuses_only_when_every_uplink_is_metered(uplinks, expected):
+    assert route_plan(plan_view({"wg0": SPLIT_UNSET}, uplinks=uplinks), {}) == expected
+
+
+@pytest.mark.parametrize("openwrt", [None, {"wireguard": {"interfaces": {}}}, {"endpoint_routes": {"endpoints": []}},
+                                     {"wireguard": "unread", "endpoint_routes": {"endpoints": []}}])
+def test_route_plan_needs_both_facts(openwrt):
+    assert route_plan({"openwrt": openwrt}, {}) is None
