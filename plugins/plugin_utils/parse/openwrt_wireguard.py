@@ -19,6 +19,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
     is_secret_option, parse_uci_bool, parse_uci_int)
 
+
 def _as_list(value):
     if value is None:
         return []
