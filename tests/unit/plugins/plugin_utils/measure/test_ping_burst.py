@@ -85,8 +85,8 @@ def fake_tools(tmp_path, sleep_takes_fractions, usleep):
     (True, False, 200, ["sleep 0.001", "sleep 0.200", "sleep 0.200"], 200),   # coreutils: the fraction (after its probe)
     (False, True, 200, ["usleep 200000", "usleep 200000"], 200),             # usleep first wherever there is one
 ])
-def test_the_pause_is_one_the_target_can_make_and_the_output_says_which(tmp_path, shell, sleep_takes_fractions, usleep,
-                                                                       interval_ms, naps, used_ms):
+def test_the_pause_is_one_the_target_can_make_and_the_output_says_which(
+        tmp_path, shell, sleep_takes_fractions, usleep, interval_ms, naps, used_ms):
     if not os.path.exists(shell):
         pytest.skip("%s is not installed" % shell)
     fake_tools(tmp_path, sleep_takes_fractions, usleep)
