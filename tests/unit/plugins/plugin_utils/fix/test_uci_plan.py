@@ -371,7 +371,8 @@ def test_nothing_to_delete_is_named_as_asked():
 def test_a_config_uci_show_did_not_print_is_empty(parsed):
     params = {"config": "network", "section": "wg0", "type": "interface", "option": "mtu", "value": "1280"}
     plan = plan_uci_change(parsed, params)
-    assert plan["commands"] == [["uci", "set", "network.wg0=interface"], ["uci", "set", "network.wg0.mtu=1280"]]
+    assert plan["commands"] == plan["commands_redacted"] == [["uci", "set", "network.wg0=interface"],
+                                                             ["uci", "set", "network.wg0.mtu=1280"]]
     assert (plan["before"], plan["after"]) == (None, {"type": "interface", "options": {"mtu": "1280"}})
     with pytest.raises(ParseError, match="^section 'wg0' does not exist in network; give type to create it$"):
         plan_uci_change(parsed, dict(params, type=None))
@@ -449,8 +450,8 @@ CHECK_CASES = [
      "list_mode=add_list needs state=present, got state=absent"),
     ({"config": "network", "section": "wg0", "option": "mtu", "state": "absent", "list_mode": "replace"}, None),
     ({"config": "network", "section": "wg0", "list_mode": "del_list"}, "list_mode=del_list needs option and value"),
-    ({"config": "network", "section": "wg0", "option": "mtu", "value": 1.5}, "value: value must be a string, an integer or "
-                                                                              "a list of them, got 1.5"),
+    ({"config": "network", "section": "wg0", "option": "mtu", "value": 1.5},
+     "value: value must be a string, an integer or a list of them, got 1.5"),
     ({"config": "network", "section": "wg0", "option": "mtu", "value": ["1", "2\n"]},
      "value: uci values are one line; a line break is not allowed, got '2\\n'"),
     ({"config": "network", "section": "wg0", "option": "psk", "value": ("a",)},

@@ -180,8 +180,8 @@ def test_the_gateway_check_word_for_word():
     ({"tunnels": {"wg0": "wireguard"}}, "no WireGuard or TUN tunnel is up"),
     ({"tunnels": []}, ""),
     # the order of the reasons: forwarding first, then tunnels, then the kernel
-    ({"ip_forward": 0, "tunnels": {}, "kernel_version": [5, 4]}, "IP forwarding is off (net.ipv4.ip_forward=0): not an "
-                                                                  "exit node or subnet router"),
+    ({"ip_forward": 0, "tunnels": {}, "kernel_version": [5, 4]},
+     "IP forwarding is off (net.ipv4.ip_forward=0): not an exit node or subnet router"),
     ({"tunnels": {}, "kernel_version": [5, 4]}, "no WireGuard or TUN tunnel is up"),
     ({"tunnels": {}, "kernel_version": None}, "no WireGuard or TUN tunnel is up"),
     ({"ip_forward": None, "kernel_version": [5, 4], "kernel_release": "5.4"},
@@ -260,6 +260,7 @@ def test_features_read_word_by_word(features, state, changes, hook, reason):
 @pytest.mark.parametrize("gateways, gateway", [
     ({"inet": "192.0.2.1"}, "192.0.2.1"),
     ({"inet6": "2001:db8::1"}, "2001:db8::1"),
+    ({"inet6": "2001:DB8::A"}, "2001:DB8::A"),                         # hex digits either case
     ({"inet": "192.0.2.1; reboot", "inet6": "fe80::1"}, "fe80::1"),    # not an address: never put in a command
     ({"inet": "x"}, None),
     ({"inet": 3232235521}, None),
@@ -273,7 +274,7 @@ def test_the_gateway_of_the_nic(gateways, gateway):
 
 
 @pytest.mark.parametrize("device, ok", [
-    ("e", True), ("a" * 15, True), ("a" * 16, False), ("wg0.10", True), ("eth0:1", True), ("veth@if3", True),
+    ("e", True), ("a" * 15, True), ("WAN", True), ("Eth0", True), ("a" * 16, False), ("wg0.10", True), ("eth0:1", True), ("veth@if3", True),
     ("eth 0", False), ("eth0/1", False), ("-", True),
 ])
 def test_device_names(device, ok):
@@ -300,12 +301,11 @@ def test_the_second_nic_when_named():
 
 
 @pytest.mark.parametrize("nic_changes, note, message", [
-    ({"features": None, "ethtool_error": "Operation not permitted"}, "n", "^the offload features of eth0 could not be "
-                                                                          "read: Operation not permitted$"),
-    ({"features": None, "ethtool_error": None}, "ethtool is not installed", "^the offload features of eth0 could not "
-                                                                             "be read: ethtool is not installed$"),
-    ({"features": None, "ethtool_error": ""}, None, "^the offload features of eth0 could not be read: ethtool -k gave "
-                                                    "nothing$"),
+    ({"features": None, "ethtool_error": "Operation not permitted"}, "n",
+     "^the offload features of eth0 could not be read: Operation not permitted$"),
+    ({"features": None, "ethtool_error": None}, "ethtool is not installed",
+     "^the offload features of eth0 could not be read: ethtool is not installed$"),
+    ({"features": None, "ethtool_error": ""}, None, "^the offload features of eth0 could not be read: ethtool -k gave nothing$"),
     ({"features": ["rx-udp-gro-forwarding"]}, None, "^the offload features of eth0 could not be read"),
     ({"features": {"rx-gro-list": "off"}}, None, r"^ethtool -k eth0 does not show rx-udp-gro-forwarding \(an ethtool "
                                                  r"older than the kernel's feature\)$"),

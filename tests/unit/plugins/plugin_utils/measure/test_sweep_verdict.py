@@ -122,6 +122,7 @@ UDP_CASES = [
     # numbers missing: nothing to judge
     ([udp("upload", 20 * M, 5.0, offered_bits_per_second=None)], 40 * M, both(30 * M, 30 * M), []),
     ([udp("upload", 20 * M, None)], 40 * M, both(30 * M, 30 * M), []),
+    ([udp("upload", 20 * M, None), udp("upload", 10 * M, 2.0)], 40 * M, both(30 * M, 30 * M), ["udp_10M_upload"]),  # the next one still
     # TCP results never count as UDP loss, invalid UDP results neither
     ([tcp("upload", 20 * M, lost_percent=5.0, offered_bits_per_second=10 * M)], 40 * M, both(30 * M, 30 * M), []),
     ([udp("upload", 20 * M, 5.0, valid=False, invalid_reason="x")], 40 * M, both(30 * M, 30 * M), []),
