@@ -279,6 +279,18 @@ EXPLANATION_CASES = [
      "flow is held back by its own congestion control or socket buffers, not by the path. Also: UDP lost more than 1 % "
      "at a rate below what the path should carry: the path loses packets (random loss, a policer, or a narrower path "
      "than stated)."),
+    # TCP above the stated path, said in its place among the sentences
+    (both(10 * M, 30 * M), 20 * M,
+     "Upload (peer -> hub): one TCP flow 10.0 Mbit/s, one flow is 50 % of the 20.0 Mbit/s path. Download (hub -> peer): "
+     "one TCP flow 30.0 Mbit/s, one flow is 150 % of the 20.0 Mbit/s path. TCP got more than the stated 20.0 Mbit/s path: "
+     "check path_bits_per_second. The faster direction gets 3.0x the slower. Verdict asymmetric. The two directions "
+     "differ by more than 2x: look at what is different in the slower one (shaping, the route, offloads, the sender's "
+     "congestion control)."),
+    # every result left out is named, "; "-joined
+    (both(35 * M, None) + [tcp("download", 900 * M, valid=False, invalid_reason="a"), tcp("upload", None, 4)], 40 * M,
+     "Upload (peer -> hub): one TCP flow 35.0 Mbit/s, one flow is 88 % of the 40.0 Mbit/s path. Verdict path_limit. One "
+     "flow gets at least 80 % of the path in every direction measured: the path is the limit. Left out as invalid: "
+     "tcp_single_download (a); tcp_parallel4_upload (invalid)."),
     # nothing at all
     ([], None, "Inconclusive: no valid single-flow TCP result in either direction."),
 ]
