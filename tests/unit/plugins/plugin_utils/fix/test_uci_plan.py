@@ -423,6 +423,7 @@ def test_secrets_in_commands_and_results(params, commands, redacted, after):
 def test_deleting_a_section_with_a_secret_keeps_it_redacted():
     plan = _small(state="absent")
     assert plan["commands"] == [["uci", "delete", "network.wg0"]] and plan["after"] is None
+    assert plan["diff"]["before_header"] == plan["diff"]["after_header"] == "uci show network, section wg0"
     assert plan["before"]["options"]["preshared_key"] == "<redacted>"
 
 
@@ -463,6 +464,16 @@ CHECK_CASES = [
     ({"config": "network", "section": "wg0", "option": "psk", "value": 1.5},
      "value: psk is a secret option; its value is not a string or integer (the value is not shown)"),
     ({"config": "network", "section": "wg0", "option": "psk", "value": 1234}, None),
+    ({"config": "network", "section": "wg0", "state": "gone"}, "state must be one of present, absent, got 'gone'"),
+    ({"config": "network", "section": "wg0", "option": "dns", "value": "x", "list_mode": "append"},
+     "list_mode must be one of replace, add_list, del_list, got 'append'"),
+    ({"config": "network", "section": "@route[0]", "type": "route"}, "type creates named sections only, got section '@route[0]'"),
+    # a key-shaped value is a secret under any name but a public key: one string, never echoed
+    ({"config": "network", "section": "wg0", "option": "description", "value": ["psk " + "Q" * 43 + "="]},
+     "value: description is a secret option and takes one string, got a list (not shown)"),
+    ({"config": "network", "section": "wg0", "option": "description", "value": "psk " + "Q" * 43 + "=\n"},
+     "value: uci values are one line; a line break is not allowed, got '<redacted>'"),
+    ({"config": "network", "section": "wg0", "option": "description", "value": ["plain words", "two"]}, None),
 ]
 
 
