@@ -460,6 +460,7 @@ def test_hook_probe_word_for_word(text, method, reason):
                                          r"'systemd-networkd running extra'$"),
     ("\nifupdown\n", "^hook probe line 2: "),
     ("ifupdown yes no\n", "^hook probe line 1: "),
+    ("ifupdown yes\r\nhello\r\n", "^hook probe line 2: .* got 'hello'$"),     # CRLF: the line quoted without its CR
     ("x" * 300, "got '%s'$" % ("x" * 200)),
     ("systemd-networkd running\nnetworkd-dispatcher running\nNetworkManager\n", r"^hook probe: no ifupdown line"),
 ])
