@@ -234,8 +234,8 @@ bench-slots: images
 bench-slots-smoke: images
 	.venv/bin/python bench/slots.py --smoke
 
-# Mutation testing of the fault registry and the parsers (mutmut): a report like the benchmark, not part of
-# make test (about 30 min on 2 cores); .cache/mutation/report.md has the score per file and the survivors.
+# Mutation testing (mutmut) of the faults, parsers, fix plans and measurement judges: a report like the benchmark, not part of
+# make test (over an hour on 2 cores since it also covers fix/ and the judges); .cache/mutation/report.md has the score per file and the survivors.
 mutation: deps
 	.venv/bin/python scripts/mutation.py
 

@@ -1,7 +1,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Mutation testing of the fault registry and the parsers with mutmut: what the unit tests miss.
+"""Mutation testing of the faults, the parsers, the fix plans and the measurement judges with mutmut: what the unit tests miss.
 
-    make mutation                       # every fault file and parser; writes .cache/mutation/report.md
+    make mutation                       # every file of DEFAULT; writes .cache/mutation/report.md
     python3 scripts/mutation.py FILE... # only these (paths under plugins/plugin_utils/)
 
 A report, like the benchmark, not a test: ``make test`` does not run it. mutmut (PyPI, pinned in
@@ -27,7 +27,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 STAGE = REPO / ".cache" / "mutation"
 PREFIX = "ansible_collections/tunnelfix/fleet"
-DEFAULT = ("plugins/plugin_utils/faults/**/*.py", "plugins/plugin_utils/parse/*.py")
+# what `make mutation` covers: every fault (its folder too, faults/<fault>/), the shared parsers, the plans of fix/ and
+# the two judges of a measurement (an iperf3 result against thresholds, a sweep's verdict)
+DEFAULT = ("plugins/plugin_utils/faults/**/*.py", "plugins/plugin_utils/parse/*.py", "plugins/plugin_utils/fix/*.py",
+           "plugins/plugin_utils/measure/iperf3_judge.py", "plugins/plugin_utils/measure/sweep_verdict.py")
 
 SETUP_CFG = """[mutmut]
 source_paths = {prefix}/plugins
@@ -116,7 +119,7 @@ def report(results) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
-    parser.add_argument("files", nargs="*", help="globs under the repository (default: the faults and the parsers)")
+    parser.add_argument("files", nargs="*", help="globs under the repository (default: DEFAULT, the faults, parsers, fix plans and judges)")
     parser.add_argument("--max-children", type=int, default=2, help="mutants run at once (default 2)")
     args = parser.parse_args(argv)
     patterns = args.files or list(DEFAULT)

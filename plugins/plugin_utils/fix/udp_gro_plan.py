@@ -52,7 +52,7 @@ def left_alone(facts):
     if newer is False:
         return "kernel %s is older than %s (TUN devices take UDP GSO from Linux 6.2 on)" % (
             facts.get("kernel_release"), _version_text(KERNEL_MIN))
-    if not isinstance(ip_forward, int) or isinstance(ip_forward, bool) or facts.get("tunnels") is None or newer is None:
+    if not isinstance(ip_forward, int) or isinstance(ip_forward, bool) or not isinstance(facts.get("tunnels"), dict) or newer is None:
         return ""
     return None
 

@@ -11,7 +11,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
-    ethtool_command, gateway_wait, parse_hook_probe, udp_gro_plan)
+    change_diff, ethtool_command, gateway_wait, parse_hook_probe, udp_gro_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote import rollback as rb
 
 SHELLS = HOST_COMMANDS = ("dash", "bash", "busybox")
@@ -131,6 +131,225 @@ def test_commands_quote_what_they_name():
     assert "-I 'odd name' fe80::1" in gateway_wait("odd name", "fe80::1", 5)
 
 
+# ---- every decision on both sides of its boundary (issue 31.5) ---------------------------------------------------
+
+@pytest.mark.parametrize("timeout, check", [
+    (1, True),          # the smallest timeout there is: the gateway is still checked
+    (1.9, True),        # whole seconds: 1
+    (0, False),         # 0 turns the check off
+    (0.9, False),       # ... and so does anything under a second
+    (-1, False),
+])
+def test_the_gateway_check_at_the_smallest_timeouts(timeout, check):
+    plan = udp_gro_plan(facts(), gateway_timeout_s=timeout)
+    assert plan["state"] == "change" and plan["ethtool"] == "ethtool -K eth0 rx-udp-gro-forwarding on"
+    assert plan["gateway_check"] == (gateway_wait("eth0", "192.0.2.1", 1) if check else None)
+    if check:
+        assert "+ 1))" in plan["gateway_check"] and "within 1 s" in plan["gateway_check"]
+
+
+def test_the_gateway_check_word_for_word():
+    assert gateway_wait("eth0", "192.0.2.1", 30) == (
+        "end=$(($(date +%s) + 30)); until ping -c 1 -W 1 -I eth0 192.0.2.1 >/dev/null 2>&1; do "
+        "if [ \"$(date +%s)\" -ge \"$end\" ]; then echo 'the gateway 192.0.2.1 did not answer through eth0 within 30 s'; "
+        "exit 1; fi; sleep 1; done")
+
+
+@pytest.mark.parametrize("changes, reason", [
+    # ip_forward: an integer, 1 or more is on; a bool or anything else cannot tell
+    ({"ip_forward": 1}, None),
+    ({"ip_forward": 2}, None),
+    ({"ip_forward": 0}, "IP forwarding is off (net.ipv4.ip_forward=0): not an exit node or subnet router"),
+    ({"ip_forward": -1}, "IP forwarding is off (net.ipv4.ip_forward=-1): not an exit node or subnet router"),
+    ({"ip_forward": True}, ""),
+    ({"ip_forward": False}, ""),
+    ({"ip_forward": "1"}, ""),
+    # the kernel: 6.2 is the first that applies
+    ({"kernel_release": "6.2.0", "kernel_version": [6, 2, 0]}, None),
+    ({"kernel_release": "6.2", "kernel_version": [6, 2]}, None),
+    ({"kernel_release": "7.0.1", "kernel_version": [7, 0, 1]}, None),
+    ({"kernel_release": "6.1.99", "kernel_version": [6, 1, 99]},
+     "kernel 6.1.99 is older than 6.2 (TUN devices take UDP GSO from Linux 6.2 on)"),
+    ({"kernel_release": "5.15.0", "kernel_version": [5, 15, 0]},
+     "kernel 5.15.0 is older than 6.2 (TUN devices take UDP GSO from Linux 6.2 on)"),
+    ({"kernel_version": []}, ""),
+    ({"kernel_version": [6, "x"]}, ""),
+    # the tunnels: a WireGuard or TUN device UP or UNKNOWN
+    ({"tunnels": {"tailscale0": {"kind": "tun", "operstate": "UP"}}}, None),
+    ({"tunnels": {"wg0": {"kind": "wireguard", "operstate": "UP"}}}, None),
+    ({"tunnels": {"gre1": {"kind": "gre", "operstate": "UP"}}}, "no WireGuard or TUN tunnel is up"),
+    ({"tunnels": {"wg0": {"kind": "wireguard", "operstate": "DOWN"}}}, "no WireGuard or TUN tunnel is up"),
+    ({"tunnels": {"wg0": {"kind": "wireguard", "operstate": "LOWERLAYERDOWN"}}}, "no WireGuard or TUN tunnel is up"),
+    ({"tunnels": {"wg0": "wireguard"}}, "no WireGuard or TUN tunnel is up"),
+    ({"tunnels": []}, ""),
+    # the order of the reasons: forwarding first, then tunnels, then the kernel
+    ({"ip_forward": 0, "tunnels": {}, "kernel_version": [5, 4]},
+     "IP forwarding is off (net.ipv4.ip_forward=0): not an exit node or subnet router"),
+    ({"tunnels": {}, "kernel_version": [5, 4]}, "no WireGuard or TUN tunnel is up"),
+    ({"tunnels": {}, "kernel_version": None}, "no WireGuard or TUN tunnel is up"),
+    ({"ip_forward": None, "kernel_version": [5, 4], "kernel_release": "5.4"},
+     "kernel 5.4 is older than 6.2 (TUN devices take UDP GSO from Linux 6.2 on)"),
+])
+def test_left_alone_reasons_exactly(changes, reason):
+    udp_gro = facts(**changes)
+    if reason == "":
+        with pytest.raises(ValueError, match="^the facts cannot tell whether this host forwards through a tunnel on "
+                                             "Linux 6.2 or later: a fact was not read$"):
+            udp_gro_plan(udp_gro)
+        return
+    plan = udp_gro_plan(udp_gro)
+    assert plan["reason"] == reason
+    assert plan["state"] == ("change" if reason is None else "left_alone")
+
+
+def test_left_alone_carries_what_it_knows_and_nothing_else():
+    plan = udp_gro_plan(facts(ip_forward=0, tunnels={"wg1": {"kind": "wireguard", "operstate": "UP"},
+                                                     "tailscale0": {"kind": "tun", "operstate": "UNKNOWN"},
+                                                     "wg9": {"kind": "wireguard", "operstate": "DOWN"}}))
+    assert plan == {"state": "left_alone", "reason": "IP forwarding is off (net.ipv4.ip_forward=0): not an exit node or "
+                                                     "subnet router",
+                    "device": None, "kernel_release": "6.6.73", "tunnels": ["tailscale0", "wg1"], "features": None,
+                    "changes": {}, "hook_states": {}, "hook_command": None, "gateway": None, "ethtool": None,
+                    "gateway_check": None, "restore": None, "diff": None}
+
+
+def test_a_change_plan_whole():
+    plan = udp_gro_plan(facts(nics=[nic(features=dict(OFF, **{"rx-gro-list": "on"}))]), gateway_timeout_s=5)
+    assert plan == {
+        "state": "change", "reason": None, "device": "eth0", "kernel_release": "6.6.73", "tunnels": ["wg0"],
+        "features": dict(OFF, **{"rx-gro-list": "on"}),
+        "changes": {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"},
+        "hook_states": {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"},
+        "hook_command": "ethtool -K eth0 rx-udp-gro-forwarding on rx-gro-list off",
+        "gateway": "192.0.2.1",
+        "ethtool": "ethtool -K eth0 rx-udp-gro-forwarding on rx-gro-list off",
+        "gateway_check": gateway_wait("eth0", "192.0.2.1", 5),
+        "restore": "ethtool -K eth0 rx-udp-gro-forwarding off rx-gro-list on",
+        "diff": {"before": "eth0 rx-udp-gro-forwarding: off\neth0 rx-gro-list: on\n",
+                 "after": "eth0 rx-udp-gro-forwarding: on\neth0 rx-gro-list: off\n"}}
+
+
+@pytest.mark.parametrize("features, state, changes, hook, reason", [
+    # a feature the NIC does not show is neither changed nor in the hook
+    ({"rx-udp-gro-forwarding": "off", "generic-receive-offload": "on"}, "change", {"rx-udp-gro-forwarding": "on"},
+     {"rx-udp-gro-forwarding": "on"}, None),
+    ({"rx-udp-gro-forwarding": "on", "generic-receive-offload": "on"}, "converged", {}, {"rx-udp-gro-forwarding": "on"},
+     "eth0 already has rx-udp-gro-forwarding on"),
+    # a state that is not text is not read as one
+    (dict(OFF, **{"rx-gro-list": None}), "change", {"rx-udp-gro-forwarding": "on"}, {"rx-udp-gro-forwarding": "on"}, None),
+    # the first word is the state: "on [requested off]" is on
+    (dict(OFF, **{"rx-udp-gro-forwarding": "on [requested off]"}), "converged", {},
+     {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"},
+     "eth0 already has rx-udp-gro-forwarding on [requested off], rx-gro-list off"),
+    # GRO: only "off" as its first word turns the fix away; "on [fixed]" and no GRO line do not
+    (dict(OFF, **{"generic-receive-offload": "off [fixed]"}), "converged", {}, {},
+     "GRO is off on eth0 (generic-receive-offload): UDP GRO forwarding works inside GRO, and the fix does not turn GRO on"),
+    (dict(OFF, **{"generic-receive-offload": "on [fixed]"}), "change", {"rx-udp-gro-forwarding": "on"},
+     {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"}, None),
+    ({"rx-udp-gro-forwarding": "off", "rx-gro-list": "off"}, "change", {"rx-udp-gro-forwarding": "on"},
+     {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"}, None),
+    ({"rx-udp-gro-forwarding": "off", "rx-gro-list": "off", "generic-receive-offload": 0}, "change",
+     {"rx-udp-gro-forwarding": "on"}, {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"}, None),
+    # nothing changeable at all: no hook
+    ({"rx-udp-gro-forwarding": "off [fixed]", "rx-gro-list": "on [fixed]", "generic-receive-offload": "on"}, "converged",
+     {}, {}, "eth0 already has rx-udp-gro-forwarding off [fixed], rx-gro-list on [fixed]"),
+])
+def test_features_read_word_by_word(features, state, changes, hook, reason):
+    plan = udp_gro_plan(facts(nics=[nic(features=features)]))
+    assert (plan["state"], plan["changes"], plan["hook_states"], plan["reason"]) == (state, changes, hook, reason)
+    assert plan["hook_command"] == (ethtool_command("eth0", hook) if hook else None)
+
+
+@pytest.mark.parametrize("gateways, gateway", [
+    ({"inet": "192.0.2.1"}, "192.0.2.1"),
+    ({"inet6": "2001:db8::1"}, "2001:db8::1"),
+    ({"inet6": "2001:DB8::A"}, "2001:DB8::A"),                         # hex digits either case
+    ({"inet": "192.0.2.1; reboot", "inet6": "fe80::1"}, "fe80::1"),    # not an address: never put in a command
+    ({"inet": "x"}, None),
+    ({"inet": 3232235521}, None),
+    ({}, None),
+    (None, None),
+])
+def test_the_gateway_of_the_nic(gateways, gateway):
+    plan = udp_gro_plan(facts(nics=[nic(gateways=gateways)]))
+    assert plan["gateway"] == gateway
+    assert (plan["gateway_check"] is None) is (gateway is None)
+
+
+@pytest.mark.parametrize("device, ok", [
+    ("e", True), ("a" * 15, True), ("WAN", True), ("Eth0", True), ("a" * 16, False), ("wg0.10", True), ("eth0:1", True), ("veth@if3", True),
+    ("eth 0", False), ("eth0/1", False), ("-", True),
+])
+def test_device_names(device, ok):
+    udp_gro = facts(nics=[nic(device)])
+    if ok:
+        assert udp_gro_plan(udp_gro, device)["device"] == device
+    else:
+        with pytest.raises(ValueError, match="^udp_gro_forwarding_device must be an interface name"):
+            udp_gro_plan(udp_gro, device)
+
+
+def test_nics_without_a_name_are_not_nics():
+    """One named NIC among entries without a device: it is the default-route NIC, no choice to make."""
+    plan = udp_gro_plan(facts(nics=["eth1", {"device": ""}, {"device": None}, nic()]))
+    assert plan["device"] == "eth0" and plan["state"] == "change"
+    with pytest.raises(ValueError, match=r"^the default-route NIC is unknown: no default route$"):
+        udp_gro_plan(facts(nics=[{"device": ""}]))
+
+
+def test_the_second_nic_when_named():
+    two = facts(nics=[nic(features=dict(OFF, **{"rx-udp-gro-forwarding": "on"})), nic("eth1")])
+    assert (udp_gro_plan(two, "eth0")["state"], udp_gro_plan(two, "eth1")["state"]) == ("converged", "change")
+    assert udp_gro_plan(two, "eth1")["ethtool"] == "ethtool -K eth1 rx-udp-gro-forwarding on"
+
+
+@pytest.mark.parametrize("nic_changes, note, message", [
+    ({"features": None, "ethtool_error": "Operation not permitted"}, "n",
+     "^the offload features of eth0 could not be read: Operation not permitted$"),
+    ({"features": None, "ethtool_error": None}, "ethtool is not installed",
+     "^the offload features of eth0 could not be read: ethtool is not installed$"),
+    ({"features": None, "ethtool_error": ""}, None, "^the offload features of eth0 could not be read: ethtool -k gave nothing$"),
+    ({"features": ["rx-udp-gro-forwarding"]}, None, "^the offload features of eth0 could not be read"),
+    ({"features": {"rx-gro-list": "off"}}, None, r"^ethtool -k eth0 does not show rx-udp-gro-forwarding \(an ethtool "
+                                                 r"older than the kernel's feature\)$"),
+])
+def test_features_that_cannot_be_read(nic_changes, note, message):
+    with pytest.raises(ValueError, match=message):
+        udp_gro_plan(facts(nics=[nic(**nic_changes)], note=note))
+
+
+def test_what_the_role_refuses_word_for_word():
+    two = facts(nics=[nic(), nic("eth1")])
+    with pytest.raises(ValueError, match=r"^this host has 2 default-route NICs \(eth0, eth1\): choose one with "
+                                         r"udp_gro_forwarding_device$"):
+        udp_gro_plan(two)
+    with pytest.raises(ValueError, match=r"^udp_gro_forwarding_device=eth2 is not the default-route NIC of this host "
+                                         r"\(eth0, eth1\): the role changes no other NIC; leave it empty or name that NIC$"):
+        udp_gro_plan(two, "eth2")
+    with pytest.raises(ValueError, match=r"^the default-route NIC is unknown: no default route in the main table$"):
+        udp_gro_plan(facts(nics=[], note="no default route in the main table"))
+    with pytest.raises(ValueError, match=r"^the default-route NIC is unknown: no default route$"):
+        udp_gro_plan(dict(facts(), nics=None))
+    with pytest.raises(ValueError, match=r"^udp_gro_forwarding_device must be an interface name \(1-15 letters, digits "
+                                         r"or _\.:@=\+-\) or empty for the default-route NIC, got None$"):
+        udp_gro_plan(facts(), None)
+    with pytest.raises(ValueError, match=r"^expected the udp_gro facts of tunnel_facts or openwrt_facts \(a dict\), "
+                                         r"got \['x'\]$"):
+        udp_gro_plan(["x"])
+
+
+def test_change_diff_lists_the_changed_features_in_order():
+    assert change_diff("br-lan", {"rx-gro-list": "on", "rx-udp-gro-forwarding": "off"},
+                       {"rx-udp-gro-forwarding": "on", "rx-gro-list": "off"}) == {
+        "before": "br-lan rx-udp-gro-forwarding: off\nbr-lan rx-gro-list: on\n",
+        "after": "br-lan rx-udp-gro-forwarding: on\nbr-lan rx-gro-list: off\n"}
+
+
+def test_ethtool_command_quotes_every_word():
+    assert ethtool_command("eth0", {}) == "ethtool -K eth0"
+    assert ethtool_command("a b", {"rx-gro-list": "off", "x y": "on"}) == "ethtool -K 'a b' rx-gro-list off 'x y' on"
+
+
 # ---- the guarded change, run for real (rollback.py's scripts, stub ethtool and ping) ------------------------
 
 class Host:
@@ -212,5 +431,42 @@ def test_hook_probe(text, method):
     ("hello\n", "line 1"),
 ])
 def test_hook_probe_refuses(text, message):
+    with pytest.raises(ParseError, match=message):
+        parse_hook_probe(text)
+
+
+@pytest.mark.parametrize("text, method, reason", [
+    ("systemd-networkd running\r\nnetworkd-dispatcher running\r\n\r\nNetworkManager\r\nifupdown no\r\n", "networkd-dispatcher",
+     "systemd-networkd and networkd-dispatcher run"),
+    ("ifupdown no\nNetworkManager running\nnetworkd-dispatcher running\nsystemd-networkd dead\n", "networkmanager",
+     "NetworkManager runs"),
+    ("systemd-networkd running\nnetworkd-dispatcher exited\nNetworkManager running\nifupdown yes\n", None,
+     "systemd-networkd runs without networkd-dispatcher, which would re-apply the setting when the NIC comes up: install "
+     "networkd-dispatcher"),
+    ("systemd-networkd\nnetworkd-dispatcher running\nNetworkManager\nifupdown yes", "ifupdown", "ifupdown brings the network up"),
+    ("systemd-networkd dead\nnetworkd-dispatcher running\nNetworkManager dead\nifupdown no\n", None,
+     "neither systemd-networkd with networkd-dispatcher, NetworkManager nor ifupdown brings the network up here"),
+    # the last line of a unit counts
+    ("systemd-networkd running\nsystemd-networkd dead\nnetworkd-dispatcher\nNetworkManager running\nifupdown no\n",
+     "networkmanager", "NetworkManager runs"),
+])
+def test_hook_probe_word_for_word(text, method, reason):
+    assert parse_hook_probe(text) == {"method": method, "reason": reason}
+
+
+@pytest.mark.parametrize("text, message", [
+    (None, "^hook probe output must be text, got NoneType$"),
+    (b"ifupdown yes\n", "^hook probe output must be text, got bytes$"),
+    ("", r"^hook probe: no systemd-networkd, networkd-dispatcher, NetworkManager, ifupdown line \(output cut short\?\)$"),
+    ("systemd-networkd running extra\n", r"^hook probe line 1: expected 'UNIT SUBSTATE' \(systemd-networkd, "
+                                         r"networkd-dispatcher, NetworkManager\) or 'ifupdown yes\|no', got "
+                                         r"'systemd-networkd running extra'$"),
+    ("\nifupdown\n", "^hook probe line 2: "),
+    ("ifupdown yes no\n", "^hook probe line 1: "),
+    ("ifupdown yes\r\nhello\r\n", "^hook probe line 2: .* got 'hello'$"),     # CRLF: the line quoted without its CR
+    ("x" * 300, "got '%s'$" % ("x" * 200)),
+    ("systemd-networkd running\nnetworkd-dispatcher running\nNetworkManager\n", r"^hook probe: no ifupdown line"),
+])
+def test_hook_probe_refuses_word_for_word(text, message):
     with pytest.raises(ParseError, match=message):
         parse_hook_probe(text)
