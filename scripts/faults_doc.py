@@ -20,6 +20,7 @@ from pathlib import Path
 # the scripts' own helpers (this file is also loaded by path, from the tests)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from collection_import import import_from  # noqa: E402  pylint: disable=wrong-import-position
+from generated_file import write_or_check  # noqa: E402  pylint: disable=wrong-import-position
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = "docs/faults.md"
@@ -88,18 +89,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when docs/faults.md differs")
     args = parser.parse_args(argv)
-    text = render(load_faults(REPO))
-    path = REPO / PAGE
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
-    if args.check:
-        if current != text:
-            print("%s differs from the fault registry: run python3 scripts/faults_doc.py" % PAGE)
-            return 1
-        return 0
-    if current != text:
-        path.write_text(text, encoding="utf-8")
-        print("wrote %s" % PAGE)
-    return 0
+    return write_or_check(REPO / PAGE, PAGE, render(load_faults(REPO)), args.check,
+                          "%s differs from the fault registry: run python3 scripts/faults_doc.py" % PAGE)
 
 
 if __name__ == "__main__":

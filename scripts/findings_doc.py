@@ -27,6 +27,7 @@ from pathlib import Path
 # the scripts' own helpers (this file is also loaded by path, from the tests)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from collection_import import import_from  # noqa: E402  pylint: disable=wrong-import-position
+from generated_file import write_or_check  # noqa: E402  pylint: disable=wrong-import-position
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = "docs/findings.md"
@@ -71,15 +72,8 @@ def main(argv=None) -> int:
     except PageError as exc:
         print(exc)
         return 1
-    if args.check:
-        if current != text:
-            print("%s: an evidence table differs from the fault registry: run python3 scripts/findings_doc.py" % PAGE)
-            return 1
-        return 0
-    if current != text:
-        path.write_text(text, encoding="utf-8")
-        print("wrote %s" % PAGE)
-    return 0
+    return write_or_check(path, PAGE, text, args.check,
+                          "%s: an evidence table differs from the fault registry: run python3 scripts/findings_doc.py" % PAGE)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 
 # the scripts' own helpers (this file is also loaded by path, from the tests)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated_file import write_or_check  # noqa: E402  pylint: disable=wrong-import-position
 from role_docs import SpecError, load_specs, role_dirs  # noqa: E402  pylint: disable=wrong-import-position
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,18 +92,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the committed module differs")
     args = parser.parse_args(argv)
-    text = render(REPO)
-    path = REPO / MODULE
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
-    if args.check:
-        if current != text:
-            print("%s differs from roles/*/meta/argument_specs.yml: run python3 scripts/role_specs.py" % MODULE)
-            return 1
-        return 0
-    if current != text:
-        path.write_text(text, encoding="utf-8")
-        print("wrote %s" % MODULE)
-    return 0
+    return write_or_check(REPO / MODULE, MODULE, render(REPO), args.check,
+                          "%s differs from roles/*/meta/argument_specs.yml: run python3 scripts/role_specs.py" % MODULE)
 
 
 if __name__ == "__main__":
