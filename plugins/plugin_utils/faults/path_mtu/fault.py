@@ -39,10 +39,11 @@ PATH_MTU_BLACK_HOLE = Fault(
             "path outside the tunnel (PPPoE 1492, DS-Lite 1452, LTE about 1428, some 5G and hotel links 1280, a tunnel "
             "inside a tunnel) carries less than the tunnel sends, and the hop that drops the larger packets sends no "
             "ICMP back, so nothing shrinks them.",
-    fix="No role applies it yet (the finding names the MTU to set). Set the tunnel's MTU to what the measured path carries (the outer path MTU minus 60 or 80 bytes, or the inner "
-        "path MTU; never below 1280 where IPv6 runs inside): uci network.<wg>.mtu on OpenWrt, with an MSS clamp on the "
-        "tunnel's own traffic in a fw4 include (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "
-        "/etc/wireguard/<wg>.conf; MTUBytes= in systemd-networkd's .netdev.",
+    fix="No role applies it yet (the finding names the MTU to set). Set the tunnel's MTU to what the measured path "
+        "carries (the outer path MTU minus 60 or 80 bytes, or the inner path MTU; never below 1280 where IPv6 runs "
+        "inside): uci network.<wg>.mtu on OpenWrt, with an MSS clamp on the tunnel's own traffic in a fw4 include "
+        "(fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's /etc/wireguard/<wg>.conf; MTUBytes= in "
+        "systemd-networkd's .netdev.",
     proof=Proof(how="verify re-runs both ladders on the tunnel's fresh MTU and the rule no longer fires (every full-size "
                     "tunnel packet fits the measured path), and a bulk TCP flow through the tunnel moves at least what "
                     "it moves without the hole."),

@@ -183,8 +183,10 @@ def ladder_targets(view, hub_address=None) -> list:
         for peer in tunnel["peers"]:
             outer, outer_note = _ladder(peer["endpoint"], peer["endpoint_family"], peer["uplink_mtu_bytes"], "the endpoint")
             far, why = far_address(peer["allowed_ips"], hub_address)
-            inner, inner_note = (None, why) if far is None else _ladder(far, _family(far), tunnel["tunnel_mtu_bytes"],
-                                                                          "the far tunnel address")
+            if far is None:
+                inner, inner_note = None, why
+            else:
+                inner, inner_note = _ladder(far, _family(far), tunnel["tunnel_mtu_bytes"], "the far tunnel address")
             out.append({"interface": name, "public_key": peer["public_key"], "endpoint": peer["endpoint"],
                         "uplink_device": peer["uplink_device"], "uplink_mtu_bytes": peer["uplink_mtu_bytes"],
                         "tunnel_mtu_bytes": tunnel["tunnel_mtu_bytes"], "outer": outer, "outer_note": outer_note,
