@@ -57,6 +57,7 @@ description:
     C(ethtool -k) of every tunnel device and the TCP MSS clamping rules of C(nft list ruleset) (firewall4's
     C(mtu_fix) zones) and C(iptables-save) come in the same execution; a missing tool or one that refuses
     is reported in C(mss_clamp_sources), never a failure.
+  - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge, port and tunnel.
     The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
@@ -75,7 +76,7 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(banip), C(mwan3), C(wireguard), C(bridges),
-        C(endpoint_routes), C(udp_gro).
+        C(endpoint_routes), C(udp_gro), C(link_mtu).
       - C(udp_gro) gathers C(endpoint_routes) too (a full tunnel's NIC is the one that carries its endpoint).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!mwan3']).
     type: list
@@ -469,6 +470,15 @@ ansible_facts:
                 features: {rx-udp-gro-forwarding: "off", rx-gro-list: "off", generic-receive-offload: "on"}
                 ethtool_error: null
             ethtool_installed: true
+            note: null
+        link_mtu:
+          description:
+            - Every device's MTU (bytes) from C(ip -d -j link show), the listing C(bridges) reads (one run for both) -
+              C(devices) (device name to MTU; null when C(ip) failed or printed no JSON) and C(note) (why, else null).
+              The PMTU fault reads the tunnels' and the uplinks' MTU from it.
+          type: dict
+          sample:
+            devices: {lo: 65536, eth0: 1500, wg0: 1420}
             note: null
 cmd:
   description: >-

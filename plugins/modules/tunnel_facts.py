@@ -30,6 +30,7 @@ description:
     through (for a full tunnel, the NIC that carries the tunnel's endpoint) and its UDP GRO features from
     C(ethtool -k); bridges and default-route NICs share one C(ethtool -k) per device. Without C(ethtool) the
     features are null and C(note) says why.
+  - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
   - C(tcp) also reads every sysctl file the boot applies (the C(*.conf) of the sysctl.d directories
     and C(/etc/sysctl.conf)) and works out, per key, the value and the file and line that win at boot.
     Lines the boot rejects (a C(#) after a value, which is not a comment there; a key this kernel or
@@ -49,7 +50,7 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns),
-        C(bridges), C(udp_gro).
+        C(bridges), C(udp_gro), C(link_mtu).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!routes']).
       - C(routes) needs C(wireguard) to know the endpoints; asking for C(routes) gathers
         WireGuard peers too. C(udp_gro) needs C(routes) (a full tunnel's NIC is its endpoint's) and gathers it.
@@ -265,5 +266,14 @@ ansible_facts:
                 features: {rx-udp-gro-forwarding: "off", rx-gro-list: "off", generic-receive-offload: "on"}
                 ethtool_error: null
             ethtool_installed: true
+            note: null
+        link_mtu:
+          description:
+            - Every device's MTU (bytes) from C(ip -d -j link show), the listing C(bridges) reads (one run for both) -
+              C(devices) (device name to MTU; null when C(ip) failed or printed no JSON) and C(note) (why, else null).
+              The PMTU fault reads the tunnels' and the uplinks' MTU from it.
+          type: dict
+          sample:
+            devices: {lo: 65536, eth0: 1500, wg0: 1420}
             note: null
 """

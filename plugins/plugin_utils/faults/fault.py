@@ -133,8 +133,8 @@ class Alert:
 class Fault:
     """One fault: facts read -> rule -> fix role and vars -> proof -> doc text.
 
-    ``id``: the finding id (stable: alert rules key on it). ``number``: the brief's field fault
-    (1-5), None for the kernel/container limits. ``reads``: the view keys the rule reads
+    ``id``: the finding id (stable: alert rules key on it). ``number``: the field fault (the
+    brief's 1-5; 6 the PMTU black hole, issue 31), None for the kernel/container limits. ``reads``: the view keys the rule reads
     (``"openwrt.endpoint_routes"``: view["openwrt"]["endpoint_routes"]). ``fix_role``: FQCN of the
     role remediate runs, None when no role can fix it. ``fix_groups``: the inventory groups whose
     hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or

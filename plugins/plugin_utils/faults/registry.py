@@ -4,7 +4,8 @@
 
 ``FAULTS`` lists the fault definitions (one file per field fault in this package) in the order
 remediate applies their fixes: banIP before the endpoint route (mwan3's view of the uplinks must be
-right before a route is re-pointed), keepalive, the TCP stack, bridges and tunnels; the faults no role fixes
+right before a route is re-pointed), keepalive, the tunnel's MTU (measured on the path the endpoint route
+now takes, and right before any throughput judges the TCP stack), the TCP stack, bridges and tunnels; the faults no role fixes
 last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
 this package names a finding id or a fixing role. What the facts actions read is what these faults
 declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action.
@@ -47,6 +48,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
     NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fault import PATH_MTU_BLACK_HOLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
@@ -54,7 +56,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offl
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
-FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE,
+FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE, PATH_MTU_BLACK_HOLE,
           LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL, TUNNEL_OFFLOAD_SMALL_MTU,
           UDP_GRO_FORWARDING_OFF,
           KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING, TCP_FIX_UNDONE_AT_BOOT)

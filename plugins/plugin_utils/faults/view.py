@@ -10,6 +10,7 @@ and returns::
      "openwrt": openwrt_facts' facts | None,           # host_facts on a router, the same register
      "measurement": tunnel_measure_record | None, "health_checks": health_check_measure_record | None,
      "sweep": tunnel_sweep_record | None,
+     "path_mtu": path_mtu_measure_record | None,      # the PMTU ladders (faults/path_mtu/rule.py has its shape)
      "path_bits_per_second": tunnelfix_path_bits_per_second, else the lab's bottleneck, else None,
      "preferred_uplink_device": openwrt_facts' endpoint_routes.preferred_uplink_device | None,
      "facts_error": why the facts task failed on this host (its msg) | None}
@@ -64,6 +65,7 @@ def host_view(host_vars, phase=None) -> dict:
         "measurement": _of_phase(_get(host_vars, "tunnel_measure_record"), phase),
         "health_checks": _of_phase(_get(host_vars, "health_check_measure_record"), phase),
         "sweep": _of_phase(_get(host_vars, "tunnel_sweep_record"), phase),
+        "path_mtu": _of_phase(_get(host_vars, "path_mtu_measure_record"), phase),
         "path_bits_per_second": path,
         "preferred_uplink_device": _get(host_vars, GATHERED, "ansible_facts", "tunnelfix_openwrt",
                                         "endpoint_routes", "preferred_uplink_device"),

@@ -332,13 +332,16 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     assert "<redacted>" not in json.dumps(result)
 
 
-@pytest.mark.parametrize("subset", [["all"], ["banip"], ["mwan3"], ["wireguard"], ["endpoint_routes"], ["bridges"]])
+@pytest.mark.parametrize("subset", [["all"], ["banip"], ["mwan3"], ["wireguard"], ["endpoint_routes"], ["bridges"],
+                                    ["link_mtu"]])
 def test_every_subset_is_one_remote_execution(fake, old_router, tunnel_router, subset):
     action = fake({"gather_subset": subset}, dict(old_router, **tunnel_router))
     facts = facts_of(action.run(task_vars={}))
-    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro"} if subset == ["all"]
-                          else set(subset))
+    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu"}
+                          if subset == ["all"] else set(subset))
     assert_one_execution(action)
+    if "link_mtu" in facts:   # the PMTU fault's reading: the listing bridges reads, parsed for every device's MTU
+        assert facts["link_mtu"]["note"] is None and facts["link_mtu"]["devices"]["br-lan"] == 1500
 
 
 @pytest.mark.parametrize("uplink, device", [("wan", "eth1"), ("wanb", "wwan0"), ("eth9", "eth9")])

@@ -15,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
-BANIP, ROUTE, KEEPALIVE, DEAD, CC, BDP, BRIDGE, TUNNEL, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
+BANIP, ROUTE, KEEPALIVE, DEAD, PMTU, CC, BDP, BRIDGE, TUNNEL, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")
@@ -70,6 +70,9 @@ def test_the_lab_before_the_fix(lab):
     # recorded before the facts read the tunnels' offloads: owrt's wireguard-go wg0 (MTU 1420, forwarding on) is not judged
     assert checks["owrt"][TUNNEL] == {"status": "not_checked",
                                       "reason": "the offload features of wg0 could not be read (facts of an older collection)"}
+    # recorded before the facts read every device's MTU, and before any PMTU ladder ran
+    for host in ("hub", "owrt", "peer"):
+        assert checks[host][PMTU] == {"status": "not_checked", "reason": "the tunnels' MTU is unknown: link_mtu not read"}, host
 
 
 def test_a_facts_only_run_says_what_it_could_not_judge(lab):

@@ -15,7 +15,9 @@ def test_recorded_lab_view_round_trip(load_fixture):
             "group_names": view["groups"], "tunnelfix_tunnel_hub": view["tunnel_hub"],
             "tunnel_measure_record": view["measurement"], "health_check_measure_record": view["health_checks"],
             "tunnel_sweep_record": view["sweep"], "tunnelfix_lab_bottleneck_bits_per_second": 40000000,
+            "path_mtu_measure_record": view.get("path_mtu"),   # recorded before the PMTU ladder existed: absent
         }
+        view = dict(view, path_mtu=view.get("path_mtu"))
         if view["tunnelfix"] is not None:
             host_vars["tunnelfix_gathered_facts"] = {"ansible_facts": {"tunnelfix": view["tunnelfix"]}}
         if view["openwrt"] is not None:
@@ -36,7 +38,7 @@ def test_missing_and_odd_values_become_none():
     for gathered in ("skipped", {"ansible_facts": None}, {"ansible_facts": {"tunnelfix": "odd"}}):
         view = host_view({"tunnelfix_gathered_facts": gathered, "group_names": "peers"})
         assert view == {"groups": [], "tunnel_hub": None, "tunnelfix": "odd" if "odd" in str(gathered) else None, "openwrt": None,
-                        "measurement": None, "health_checks": None, "sweep": None, "path_bits_per_second": None,
+                        "measurement": None, "health_checks": None, "sweep": None, "path_mtu": None, "path_bits_per_second": None,
                         "preferred_uplink_device": None, "facts_error": None}
 
 
@@ -47,9 +49,10 @@ def test_preferred_uplink_device_from_openwrt_facts():
 
 def test_a_record_of_another_phase_counts_as_missing():
     host_vars = {"tunnel_measure_record": {"phase": "before", "ping": {}}, "tunnel_sweep_record": {"phase": "after"},
-                 "health_check_measure_record": {"phase": "before"}}
+                 "health_check_measure_record": {"phase": "before"}, "path_mtu_measure_record": {"phase": "before"}}
     view = host_view(host_vars, "after")
-    assert (view["measurement"], view["sweep"], view["health_checks"]) == (None, {"phase": "after"}, None)
+    assert (view["measurement"], view["sweep"], view["health_checks"], view["path_mtu"]) == (None, {"phase": "after"}, None, None)
+    assert host_view(host_vars, "before")["path_mtu"] == {"phase": "before"}
     assert host_view(host_vars, "before")["measurement"] == {"phase": "before", "ping": {}}
     assert host_view(host_vars)["health_checks"] == {"phase": "before"}
 

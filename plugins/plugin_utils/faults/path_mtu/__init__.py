@@ -1,0 +1,25 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU black hole, ``path_mtu_black_hole``: a tunnel whose MTU the path does not carry, with no ICMP to say so.
+
+Follow it here, top to bottom (the fixing role and the measuring step come next):
+
+- ``fault.py``: ``PATH_MTU_BLACK_HOLE``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
+- ``reads.py``: what it reads (the ``link_mtu`` reading: every device's MTU; the ``wireguard`` and route readings it
+  shares), each tunnel's ladder targets (the endpoint outside, the far tunnel address inside) and the record's entry.
+- ``ladder.py``: the don't-fragment ping ladder (a POSIX sh snippet) and the parse of its output.
+- ``tunnel_mtu.py``: the MTU that fits a measured outer path (60 / 80 bytes of overhead, the 1280 floor).
+- ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
+- ``plan.py``: what the fix changes per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``).
+
+Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
+roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (faults/view.py:
+``path_mtu_measure_record``), not in the facts batch. A ladder is a bisection of paced pings: up to about 25 s on a
+black hole where OpenWrt's BusyBox pauses a whole second between pings, two ladders per peer (outside and inside the
+tunnel); in the one facts execution that would make every host, converged or not, pay that on every run, and the
+quick facts-only pass (tunnelfix_measure=false) would send traffic. As a measuring step it runs only where
+measurements run, after the facts (its targets and bounds come from them: ``reads.ladder_targets``), and verify runs
+it again on the fixed MTU ("verify re-runs the ladder and reports fixed": ``Fault.rechecked`` needs the record). The
+facts part of the fault stays cheap: ``link_mtu`` parses the ``ip -d -j link show`` listing the ``bridges`` reading
+already runs, so a converged host still costs one facts execution and no extra command.
+"""

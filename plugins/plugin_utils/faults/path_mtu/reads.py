@@ -1,0 +1,205 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the PMTU fault reads: every device's MTU (the one reading the facts lacked), each tunnel's ladder targets, and
+the measurement record the ladders make.
+
+From the facts already gathered (one execution per host, nothing added to it but the parse of a listing the
+``bridges`` reading already runs):
+
+- the tunnel device's MTU and the uplink's: ``link_mtu`` (``LINK_MTU``, this file): the MTU of every device of
+  ``ip -d -j link show``, the step the ``bridges`` reading runs too (a step two readings list runs once);
+- the endpoints: ``wireguard`` (Linux ``wg show all dump``; OpenWrt uci merged with the live state), and the device
+  each endpoint is reached through: Linux ``routes.endpoints[address].dev``, OpenWrt ``endpoint_routes.endpoints``;
+- whether IPv6 runs inside (the 1280 floor): an IPv6 prefix in a peer's AllowedIPs, or an IPv6 interface address (uci).
+
+``tunnels(view)`` puts those together per tunnel and peer. ``ladder_targets(view, hub_address)`` turns them into
+what the measuring step probes: per peer with an endpoint, the outer ladder (to the endpoint, up to the uplink's MTU)
+and the inner one (to the far tunnel address, up to the tunnel's MTU), with ``ladder.ladder_bounds``. The far tunnel
+address (``far_address``) is, in this order: the peer's one host address in its AllowedIPs (a /32, else a /128: how
+a hub lists each peer); else the hub's ``tunnelfix_tunnel_address`` when the host's ``tunnelfix_tunnel_hub`` names one
+and it lies in the peer's AllowedIPs (a peer or router whose AllowedIPs are the tunnel's subnet or everything); else
+none: the inner ladder is not run and the record says why (the rule then judges from the outer ladder alone, or
+not at all: ``rule.pmtu_coverage``). ``record_entry`` is the record's entry for one target and the ladders' output:
+the one shape the rule reads (``view["path_mtu"]``, module doc of ``rule.py``).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import ladder_bounds, parse_ladder
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV, split_forward_and_links
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_of
+
+
+def parse_link_mtus(text) -> dict:
+    """``ip -d -j link show`` (or ``ip -j link show``) -> ``{device: MTU bytes}`` for every device, None where ``ip`` prints no
+    ``mtu``: ``'[{"ifname": "eth0", "mtu": 1500}, {"ifname": "wg0", "mtu": 1420}]'`` -> ``{"eth0": 1500, "wg0": 1420}``.
+
+    Raises ParseError as ``parse/bridges.load_ip_links`` does (not a JSON list of link objects).
+    """
+    out = {}
+    for link in load_ip_links(text):
+        mtu = link.get("mtu")
+        out[link["ifname"]] = mtu if isinstance(mtu, int) and not isinstance(mtu, bool) and mtu > 0 else None
+    return out
+
+
+def gather_link_mtu(action, facts, args):
+    """The ``link_mtu`` reading's gather: ``{"devices": {device: MTU bytes}, "note": None}``, or ``{"devices": None, "note":
+    why}`` when ``ip -d -j link show`` failed or printed no JSON (an ``ip`` without ``-j``): the MTUs are then unknown."""
+    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+    _forward, links = action.parse_output(res, split_forward_and_links)
+    if res["rc"] != 0:
+        return {"devices": None, "note": "ip -d -j link show failed (rc=%s: %s): link MTUs unknown"
+                % (res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])}
+    try:
+        return {"devices": parse_link_mtus(links), "note": None}
+    except ParseError as exc:
+        return {"devices": None, "note": "%s: link MTUs unknown" % str(exc)[:200]}
+
+
+_LINK_MTU = Read(steps=(step_of(FORWARD_AND_LINKS_ARGV),), gather=gather_link_mtu)
+# every device's MTU: the tunnels' and the uplinks' (module doc)
+LINK_MTU = Reading("link_mtu", {"linux": _LINK_MTU, "openwrt": _LINK_MTU})
+
+
+def host_facts(view):
+    """``(facts, platform)``: openwrt_facts' facts on a router, else tunnel_facts' (``{}``, ``"linux"`` when neither)."""
+    if isinstance(view.get("openwrt"), dict):
+        return view["openwrt"], "openwrt"
+    return view.get("tunnelfix") or {}, "linux"
+
+
+def link_mtus(facts):
+    """``link_mtu.devices`` of ``facts`` (``{device: MTU}``), or None when the facts hold no MTUs."""
+    devices = (facts.get("link_mtu") or {}).get("devices")
+    return devices if isinstance(devices, dict) else None
+
+
+def _family(value):
+    address = ipnet.address(value) if isinstance(value, str) else None
+    return None if address is None else address.version
+
+
+def ipv6_inside(info) -> bool:
+    """Whether the tunnel carries IPv6: an IPv6 prefix in a peer's AllowedIPs (``::/0`` too) or an IPv6 interface address
+    (uci ``addresses``, OpenWrt). ``info``: one interface of the ``wireguard`` facts."""
+    prefixes = [prefix for peer in info.get("peers") or [] for prefix in peer.get("allowed_ips") or []]
+    return any(_family(str(prefix).split("/")[0]) == 6 for prefix in prefixes + list(info.get("addresses") or []))
+
+
+def _endpoints(facts, platform, name, peer):
+    """``(endpoint address, uplink device)`` of one peer: the live endpoint and its route (Linux), or the endpoint_routes
+    entry of the peer (OpenWrt: its live endpoint, else its uci IP literal); ``(None, None)`` without an endpoint."""
+    if platform == "openwrt":
+        for entry in (facts.get("endpoint_routes") or {}).get("endpoints") or []:
+            if entry.get("interface") == name and entry.get("public_key") == peer.get("public_key"):
+                return entry.get("address"), entry.get("dev")
+        return None, None
+    host = peer.get("endpoint_host")
+    route = ((facts.get("routes") or {}).get("endpoints") or {}).get(host) or {}
+    return host, route.get("dev")
+
+
+def tunnels(view) -> dict:
+    """The host's WireGuard tunnels as the PMTU fault sees them, by interface::
+
+        {"wg0": {"tunnel_mtu_bytes": 1420, "ipv6_inside": False,
+                 "peers": [{"public_key": "BBBB…B=", "endpoint": "203.0.113.10", "endpoint_family": 4,
+                            "uplink_device": "eth0", "uplink_mtu_bytes": 1500, "allowed_ips": ["10.77.0.0/24"]}]}}
+
+    A peer without an endpoint (a hub's peer before its first handshake) is left out. Unknown values are None (no
+    ``link_mtu`` facts, an endpoint whose route was not read, a hostname endpoint: ``endpoint_family`` None).
+    """
+    facts, platform = host_facts(view)
+    mtus = link_mtus(facts) or {}
+    out = {}
+    for name, info in sorted(wireguard_interfaces(facts).items()):
+        peers = []
+        for peer in info.get("peers") or []:
+            endpoint, device = _endpoints(facts, platform, name, peer)
+            if not endpoint:
+                continue
+            peers.append({"public_key": peer.get("public_key"), "endpoint": endpoint, "endpoint_family": _family(endpoint),
+                          "uplink_device": device, "uplink_mtu_bytes": mtus.get(device) if device else None,
+                          "allowed_ips": list(peer.get("allowed_ips") or [])})
+        out[name] = {"tunnel_mtu_bytes": mtus.get(name), "ipv6_inside": ipv6_inside(info), "peers": peers}
+    return out
+
+
+def far_address(allowed_ips, hub_address=None):
+    """``(address, None)``: the far tunnel address to probe inside the tunnel (module doc for the order), or ``(None, why)``.
+
+    ``["10.77.0.2/32", "192.168.50.0/24"]`` -> ``("10.77.0.2", None)``; ``["10.77.0.0/24"]`` with hub address
+    ``"10.77.0.1"`` -> ``("10.77.0.1", None)``; ``["0.0.0.0/0"]`` without a hub -> ``(None, "its AllowedIPs (0.0.0.0/0)
+    hold no host address ...")``.
+    """
+    nets = [net for net in (ipnet.network(str(prefix)) for prefix in allowed_ips or []) if net is not None]
+    for version in (4, 6):
+        hosts = [net for net in nets if net.version == version and net.size == 1]
+        if hosts:
+            return str(hosts[0].ip), None
+    hub = ipnet.address(hub_address) if isinstance(hub_address, str) else None
+    if hub is not None and any(hub in net for net in nets if net.version == hub.version):
+        return str(hub), None
+    why = "its AllowedIPs (%s) hold no host address (/32, /128)" % (", ".join(str(p) for p in allowed_ips or []) or "none")
+    if hub_address:
+        why += " and the hub's tunnelfix_tunnel_address %s is not among them" % hub_address
+    else:
+        why += " and no tunnelfix_tunnel_hub with a tunnelfix_tunnel_address names the far end"
+    return None, why + ": the far tunnel address is unknown, so the tunnel itself is not probed"
+
+
+def _ladder(target, family, link_mtu, what):
+    """``({"target", "family", "low", "high"}, None)`` for a ladder over a link of ``link_mtu`` bytes, or ``(None, why)``."""
+    if family not in (4, 6):
+        return None, "%s %s is no IP address" % (what, target)
+    if link_mtu is None:
+        return None, "the MTU of the link toward %s %s is unknown" % (what, target)
+    try:
+        low, high = ladder_bounds(family, link_mtu)
+    except ValueError as exc:
+        return None, "%s %s: %s" % (what, target, exc)
+    return {"target": target, "family": family, "low": low, "high": high}, None
+
+
+def ladder_targets(view, hub_address=None) -> list:
+    """What the measuring step probes on this host: one entry per tunnel and peer with an endpoint::
+
+        [{"interface": "wg0", "public_key": "BBBB…B=", "endpoint": "203.0.113.10", "uplink_device": "eth0",
+          "uplink_mtu_bytes": 1500, "tunnel_mtu_bytes": 1420,
+          "outer": {"target": "203.0.113.10", "family": 4, "low": 548, "high": 1472}, "outer_note": None,
+          "inner": {"target": "10.77.0.1", "family": 4, "low": 548, "high": 1392}, "inner_note": None}]
+
+    ``outer``/``inner`` None with ``outer_note``/``inner_note`` saying why that ladder cannot run (no MTU known for its
+    link, no far tunnel address: ``far_address``). ``hub_address``: the host's hub's ``tunnelfix_tunnel_address``, or None.
+    """
+    out = []
+    for name, tunnel in tunnels(view).items():
+        for peer in tunnel["peers"]:
+            outer, outer_note = _ladder(peer["endpoint"], peer["endpoint_family"], peer["uplink_mtu_bytes"], "the endpoint")
+            far, why = far_address(peer["allowed_ips"], hub_address)
+            if far is None:
+                inner, inner_note = None, why
+            else:
+                inner, inner_note = _ladder(far, _family(far), tunnel["tunnel_mtu_bytes"], "the far tunnel address")
+            out.append({"interface": name, "public_key": peer["public_key"], "endpoint": peer["endpoint"],
+                        "uplink_device": peer["uplink_device"], "uplink_mtu_bytes": peer["uplink_mtu_bytes"],
+                        "tunnel_mtu_bytes": tunnel["tunnel_mtu_bytes"], "outer": outer, "outer_note": outer_note,
+                        "inner": inner, "inner_note": inner_note})
+    return out
+
+
+def record_entry(target, outer_output=None, inner_output=None) -> dict:
+    """One entry of the measuring step's record: ``target`` (a ``ladder_targets`` entry) with ``"outer"``/``"inner"`` replaced
+    by ``ladder.parse_ladder`` of each ladder's output (None where that ladder did not run: its note says why) and
+    ``"outer_family"`` (the endpoint's address family, the overhead the rule assumes). Raises ParseError as parse_ladder."""
+    entry = dict(target, outer_family=(target.get("outer") or {}).get("family"),
+                 inner_target=(target.get("inner") or {}).get("target"))
+    entry["outer"] = parse_ladder(outer_output) if outer_output is not None else None
+    entry["inner"] = parse_ladder(inner_output) if inner_output is not None else None
+    return entry

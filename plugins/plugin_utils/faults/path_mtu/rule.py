@@ -1,0 +1,194 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU fault's rule: a tunnel whose MTU the measured path does not carry.
+
+Reads the host's facts (``reads.tunnels``: each tunnel's MTU, whether IPv6 runs inside) and the measuring step's
+record, ``view["path_mtu"]``::
+
+    {"phase": "before",
+     "tunnels": [reads.record_entry, ...]}   # one per tunnel and peer: the outer and the inner ladder (parse_ladder)
+
+Per entry: the outer ladder (to the endpoint, outside the tunnel) finds the fault when it is valid and the tunnel's
+MTU plus WireGuard's overhead for the endpoint's family (60 bytes IPv4, 80 IPv6: ``tunnel_mtu.WIREGUARD_OVERHEAD_BYTES``)
+is more than the path MTU it measured; the inner ladder (to the far tunnel address) when it is valid and the tunnel
+carries less than its MTU. The MTU to set is the smaller of ``tunnel_mtu.tunnel_mtu_for_path`` (outer) and the inner
+path MTU, never below 1280 where IPv6 runs inside; one finding per tunnel, from its tightest peer.
+
+A ladder that is invalid (nothing answered, ping could not run, probes that contradict each other) judges nothing:
+coverage says so with the parser's reason. The ladder needs no hub (it probes the peers' own endpoints), so a
+missing record is "not measured in this run", not ``fault.NO_HUB``.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
+    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, tunnel_mtu_for_path)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
+
+NOT_MEASURED = ("the PMTU ladder did not run on this host in this run (a path MTU is measured, never computed; "
+                "tunnelfix_measure=false skips it)")
+
+
+def valid(ladder):
+    """Whether ``ladder`` (parse_ladder output or None) is a measurement: no ``invalid`` reason and a path MTU."""
+    return isinstance(ladder, dict) and ladder.get("invalid") is None and is_int(ladder.get("path_mtu_bytes"))
+
+
+def entries(view):
+    """The record's entries (``view["path_mtu"]["tunnels"]``), [] when there is no record."""
+    record = view.get("path_mtu")
+    listed = record.get("tunnels") if isinstance(record, dict) else None
+    return [entry for entry in listed or [] if isinstance(entry, dict)]
+
+
+def judge(entry, tunnel_mtu, inside_v6) -> dict:
+    """One entry (``reads.record_entry``) against the tunnel's MTU now (bytes) and whether IPv6 runs inside::
+
+        {"judged": True, "found": True, "outer_exceeds": True, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
+         "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": None, "set_mtu_bytes": 1340, "raised_to_ipv6_minimum": False}
+
+    ``judged``: a ladder of the entry is valid. ``set_mtu_bytes``: the MTU the fix sets (None when nothing was found
+    or no ladder is valid), never above the tunnel's.
+    """
+    outer, inner = entry.get("outer"), entry.get("inner")
+    family = outer["family"] if valid(outer) else entry.get("outer_family")
+    overhead = WIREGUARD_OVERHEAD_BYTES.get(family)
+    out = {"judged": valid(outer) or valid(inner), "found": False, "outer_exceeds": False, "inner_short": False,
+           "outer_family": family, "overhead_bytes": overhead,
+           "outer_path_mtu_bytes": outer["path_mtu_bytes"] if valid(outer) else None,
+           "inner_path_mtu_bytes": inner["path_mtu_bytes"] if valid(inner) else None,
+           "set_mtu_bytes": None, "raised_to_ipv6_minimum": False}
+    candidates = []
+    if valid(outer):
+        out["outer_exceeds"] = tunnel_mtu + overhead > outer["path_mtu_bytes"]
+        try:
+            fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6)
+            candidates.append((fit["mtu_bytes"], fit["raised_to_ipv6_minimum"]))
+        except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it
+            pass
+    if valid(inner):
+        out["inner_short"] = inner["path_mtu_bytes"] < tunnel_mtu
+        raised = inside_v6 and inner["path_mtu_bytes"] < IPV6_MIN_MTU_BYTES
+        candidates.append((IPV6_MIN_MTU_BYTES if raised else inner["path_mtu_bytes"], raised))
+    out["found"] = out["outer_exceeds"] or out["inner_short"]
+    if out["found"] and candidates:
+        mtu, raised = min(candidates)
+        out["set_mtu_bytes"], out["raised_to_ipv6_minimum"] = min(mtu, tunnel_mtu), raised
+    return out
+
+
+def _probes(ladder):
+    """``(probes, pings sent)`` of a ladder, ``(None, None)`` where it did not run."""
+    if not isinstance(ladder, dict):
+        return None, None
+    return len(ladder.get("probes") or []), ladder.get("pings_sent")
+
+
+def judgements(view) -> dict:
+    """``{interface: [(entry, judge(...)), ...]}`` for the record's entries whose tunnel MTU the facts know."""
+    known = tunnels(view)
+    out = {}
+    for entry in entries(view):
+        tunnel = known.get(entry.get("interface"))
+        if tunnel is None or not is_int(tunnel["tunnel_mtu_bytes"]):
+            continue
+        out.setdefault(entry["interface"], []).append((entry, judge(entry, tunnel["tunnel_mtu_bytes"], tunnel["ipv6_inside"])))
+    return out
+
+
+def black_holes(host, view, views):
+    """One (evidence, explanation) per tunnel whose measured path does not carry its MTU (module doc): its tightest peer's."""
+    known = tunnels(view)
+    out = []
+    for name, judged in sorted(judgements(view).items()):
+        found = [(entry, verdict) for entry, verdict in judged if verdict["found"]]
+        if not found:
+            continue
+        entry, verdict = min(found, key=lambda pair: (pair[1]["set_mtu_bytes"] is None, pair[1]["set_mtu_bytes"] or 0))
+        tunnel = known[name]
+        mtu = tunnel["tunnel_mtu_bytes"]
+        outer_probes, outer_pings = _probes(entry.get("outer"))
+        inner_probes, inner_pings = _probes(entry.get("inner"))
+        evidence = {
+            "interface": name, "endpoint": entry.get("endpoint"), "inner_target": entry.get("inner_target"),
+            "uplink_device": entry.get("uplink_device"), "uplink_mtu_bytes": entry.get("uplink_mtu_bytes"),
+            "tunnel_mtu_bytes": mtu, "outer_family": verdict["outer_family"], "overhead_bytes": verdict["overhead_bytes"],
+            "outer_path_mtu_bytes": verdict["outer_path_mtu_bytes"], "inner_path_mtu_bytes": verdict["inner_path_mtu_bytes"],
+            "set_mtu_bytes": verdict["set_mtu_bytes"], "ipv6_inside": tunnel["ipv6_inside"],
+            "raised_to_ipv6_minimum": verdict["raised_to_ipv6_minimum"],
+            "outer_probes": outer_probes, "outer_pings_sent": outer_pings, "inner_probes": inner_probes,
+            "inner_pings_sent": inner_pings, "peers_found": len(found), "peers_measured": len(judged)}
+        out.append((evidence, _explain(name, entry, verdict, mtu)))
+    return out
+
+
+def _explain(name, entry, verdict, mtu):
+    """The finding's paragraph."""
+    parts = ["%s has an MTU of %d bytes, but the path does not carry packets that large:" % (name, mtu)]
+    if verdict["outer_exceeds"]:
+        parts.append("toward its endpoint %s (IPv%s outside, %d bytes of WireGuard overhead) the largest packet that got "
+                     "through with don't-fragment set was %d bytes, and a full-size tunnel packet leaves as %d."
+                     % (entry.get("endpoint"), verdict["outer_family"], verdict["overhead_bytes"],
+                        verdict["outer_path_mtu_bytes"], mtu + verdict["overhead_bytes"]))
+    if verdict["inner_short"]:
+        parts.append("Inside the tunnel, to %s, the largest packet that got through was %d bytes."
+                     % (entry.get("inner_target"), verdict["inner_path_mtu_bytes"]))
+    parts.append("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS "
+                 "handshakes, uploads and bulk transfers hang. WireGuard does not repair this itself.")
+    if verdict["set_mtu_bytes"] is not None and verdict["set_mtu_bytes"] < mtu:
+        parts.append("Setting the tunnel's MTU to %d bytes (and clamping TCP's MSS to it) makes every tunnel packet fit."
+                     % verdict["set_mtu_bytes"])
+    if verdict["raised_to_ipv6_minimum"]:
+        parts.append("IPv6 runs inside the tunnel, which needs at least %d bytes: the MTU stays at %d although the path "
+                     "is narrower, so full-size packets still leave fragmented; a wider path (or a tunnel without IPv6) "
+                     "is the only full fix." % (IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
+    return " ".join(parts)
+
+
+def _notes(entry):
+    """Why each ladder of ``entry`` judges nothing (invalid, not run), one text each."""
+    notes = []
+    where = "%s to %s" % (entry.get("interface"), entry.get("endpoint"))
+    for side, label in (("outer", "outside the tunnel"), ("inner", "inside the tunnel")):
+        ladder = entry.get(side)
+        if valid(ladder):
+            continue
+        if isinstance(ladder, dict) and ladder.get("invalid"):
+            reason = ladder["invalid"]
+        else:
+            reason = entry.get("%s_note" % side) or "the ladder did not run"
+        notes.append("%s, %s: %s" % (where, label, reason))
+    return notes
+
+
+def pmtu_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): WireGuard tunnels, their MTUs, and valid ladders."""
+    facts, _platform = host_facts(view)
+    wireguard = facts.get("wireguard")
+    if not isinstance(wireguard, dict):
+        return not_checked("the facts read no WireGuard interfaces")
+    known = tunnels(view)
+    if not known:
+        return does_not_apply("no WireGuard interface")
+    if link_mtus(facts) is None:
+        return not_checked("the tunnels' MTU is unknown: %s" % ((facts.get("link_mtu") or {}).get("note") or "link_mtu not read"))
+    if view.get("path_mtu") is None:
+        if not any(tunnel["peers"] for tunnel in known.values()):
+            return does_not_apply("no WireGuard peer has an endpoint to probe")
+        return not_checked(NOT_MEASURED)
+    listed = entries(view)
+    if not listed:
+        return does_not_apply("no WireGuard peer has an endpoint to probe")
+    notes, judged = [], False
+    for entry in listed:
+        tunnel = known.get(entry.get("interface"))
+        if tunnel is None or not is_int(tunnel["tunnel_mtu_bytes"]):
+            notes.append("%s: no MTU in the facts for this tunnel" % entry.get("interface"))
+            continue
+        judged = judged or judge(entry, tunnel["tunnel_mtu_bytes"], tunnel["ipv6_inside"])["judged"]
+        notes.extend(_notes(entry))
+    if not judged:
+        return not_checked("; ".join(notes))
+    return partly("; ".join(notes)) if notes else None

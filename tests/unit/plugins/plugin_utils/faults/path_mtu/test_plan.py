@@ -1,0 +1,87 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU fault's plan per platform: the lines of what the fix changes, [] when converged, None when the facts cannot tell."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import mss_clamp_file, mss_clamp_rules, pmtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
+
+PMTU = BY_ID["path_mtu_black_hole"]
+CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
+
+
+def _hole(pmtu, view, path_mtu=1400):
+    return pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, path_mtu, 1500))
+
+
+@pytest.mark.parametrize("written, before", [(None, "unset (1420 in use)"), ("1420", "'1420'")])
+def test_openwrt_sets_the_uci_mtu_and_clamps_the_mss(pmtu, written, before):
+    view = _hole(pmtu, pmtu.openwrt_view(written_mtu=written))
+    assert PMTU.plan(view, {}) == [
+        "network.wg0.mtu: %s -> '1340'" % before,
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]
+
+
+def test_the_clamp_names_the_tunnel_both_ways_and_both_families():
+    assert mss_clamp_file("wg0") == CLAMP
+    assert mss_clamp_rules("wg0", 1340) == [
+        'oifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
+        'oifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280',
+        'iifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
+        'iifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280']
+
+
+@pytest.mark.parametrize("kind, path, line", [
+    ("wg-quick", "/etc/wireguard/wg0.conf", "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    ("netdev", "/etc/systemd/network/50-wg0.netdev", "/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1340 (now 1420)"),
+])
+def test_linux_writes_the_file_that_configures_the_tunnel(pmtu, kind, path, line):
+    configs = [{"path": "/etc/wireguard/wg1.conf", "kind": "wg-quick", "interface": "wg1", "wireguard": True},
+               {"path": "/etc/systemd/network/10-other.netdev", "kind": "netdev", "interface": "wg0", "wireguard": False},
+               {"path": path, "kind": kind, "interface": "wg0", "wireguard": True}]
+    assert PMTU.plan(_hole(pmtu, pmtu.linux_view(configs=configs)), {}) == [line]
+
+
+@pytest.mark.parametrize("path_mtu, tunnel_mtu", [(1400, 1340), (1400, 1339), (1500, 1420)])
+def test_a_measured_tunnel_that_fits_is_converged(pmtu, path_mtu, tunnel_mtu):
+    for view in (pmtu.linux_view(tunnel_mtu=tunnel_mtu), pmtu.openwrt_view(tunnel_mtu=tunnel_mtu)):
+        assert PMTU.plan(_hole(pmtu, view, path_mtu), {}) == []
+
+
+def test_one_byte_over_is_a_change(pmtu):
+    assert PMTU.plan(_hole(pmtu, pmtu.linux_view(tunnel_mtu=1341)), {}) == [
+        "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1341)"]
+
+
+def test_a_tunnel_at_the_ipv6_floor_changes_nothing(pmtu):
+    view = pmtu.linux_view(tunnel_mtu=1280, allowed_ips=("10.77.0.0/24", "::/0"))
+    assert PMTU.plan(_hole(pmtu, view, 1300), {}) == []
+
+
+@pytest.mark.parametrize("build", [
+    lambda pmtu: pmtu.linux_view(),                                                  # no record: nothing measured
+    lambda pmtu: pmtu.measured(pmtu.linux_view()),                                   # no ladder ran
+    lambda pmtu: pmtu.measured(pmtu.linux_view(), outer=pmtu.ladder(4, pmtu.ENDPOINT, 548, 1472).replace(
+        "result largest=548", "result none").replace("probe 548 passed", "probe 548 failed").replace(
+        "probe 549 failed attempts=2\n", "")),                                      # an invalid ladder
+    lambda pmtu: _hole(pmtu, pmtu.linux_view(configs=[])),                          # no file of the facts configures wg0
+    lambda pmtu: _hole(pmtu, pmtu.openwrt_view(in_uci=False)),                      # not a uci interface
+])
+def test_the_plan_cannot_tell(pmtu, build):
+    assert PMTU.plan(build(pmtu), {}) is None
+
+
+def test_a_second_tunnel_without_a_valid_ladder_makes_the_host_unknown(pmtu):
+    view = pmtu.linux_view(tunnel_mtu=1340)
+    view["tunnelfix"]["wireguard"]["interfaces"]["wg1"] = {"peers": [{"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3",
+                                                                      "allowed_ips": ["10.78.0.1/32"]}]}
+    view = _hole(pmtu, view)
+    assert [entry["interface"] for entry in view["path_mtu"]["tunnels"]] == ["wg0", "wg1"]
+    view["path_mtu"]["tunnels"][1]["outer"] = None
+    assert PMTU.plan(view, {}) is None
+    del view["tunnelfix"]["wireguard"]["interfaces"]["wg1"]["peers"][0]["endpoint_host"]   # a tunnel without peers to probe
+    assert PMTU.plan(view, {}) == []
+
+
+def test_the_fault_plans_with_this_folders_plan():
+    assert PMTU.plan is pmtu_plan and PMTU.fix_role is None

@@ -1,0 +1,190 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the PMTU fault reads: every device's MTU, each tunnel's peers and ladder targets, the far tunnel address, the record."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import (
+    LINK_MTU, far_address, gather_link_mtu, ipv6_inside, ladder_targets, parse_link_mtus, record_entry, tunnels)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name
+
+
+def test_link_mtus_of_a_recorded_listing(load_fixture):
+    text = load_fixture("ip_d_j_link_show", "netns_eth0_tun_wg0_no_carrier.txt")
+    assert parse_link_mtus(text) == {"lo": 65536, "eth0p": 1500, "eth0": 1500, "wg0": 1420}
+
+
+@pytest.mark.parametrize("text, devices", [
+    ('[{"ifname": "wg0"}]', {"wg0": None}),                       # no mtu printed: unknown, not 0
+    ('[{"ifname": "wg0", "mtu": 0}]', {"wg0": None}),
+    ('[{"ifname": "wg0", "mtu": true}]', {"wg0": None}),
+    ('[{"ifname": "wg0", "mtu": "1420"}]', {"wg0": None}),
+    ('[{"ifname": "wg0", "mtu": 1}]', {"wg0": 1}),
+    ("[]", {}),
+])
+def test_link_mtus_keep_only_whole_positive_numbers(text, devices):
+    assert parse_link_mtus(text) == devices
+
+
+@pytest.mark.parametrize("text", ["1: lo: <LOOPBACK> mtu 65536", '{"ifname": "wg0"}', '[{"mtu": 1420}]'])
+def test_link_mtus_refuse_what_is_no_json_link_list(text):
+    with pytest.raises(ParseError):
+        parse_link_mtus(text)
+
+
+class FakeAction:
+    """The facts action as the gather sees it: one result for the forwarding-and-links step."""
+
+    def __init__(self, rc, stdout, stderr=""):
+        self.res = {"rc": rc, "stdout": stdout, "stderr": stderr, "cmd": step_name(FORWARD_AND_LINKS_ARGV)}
+
+    def step(self, argv, ok_rcs=(0,), name=None):
+        assert argv == FORWARD_AND_LINKS_ARGV and 255 in ok_rcs
+        return self.res
+
+    @staticmethod
+    def parse_output(res, parser):
+        return parser(res["stdout"])
+
+
+@pytest.mark.parametrize("rc, stdout, stderr, got", [
+    (0, '1\n[{"ifname": "eth0", "mtu": 1492}]', "", {"devices": {"eth0": 1492}, "note": None}),
+    (255, "1\n", "Option \"-j\" is unknown\n",
+     {"devices": None, "note": "ip -d -j link show failed (rc=255: Option \"-j\" is unknown): link MTUs unknown"}),
+    (127, "\n", "", {"devices": None, "note": "ip -d -j link show failed (rc=127: no output): link MTUs unknown"}),
+])
+def test_the_reading_gathers_the_listing_bridges_reads(rc, stdout, stderr, got):
+    assert gather_link_mtu(FakeAction(rc, stdout, stderr), {}, {}) == got
+
+
+def test_text_where_json_belongs_leaves_the_mtus_unknown_with_the_reason():
+    got = gather_link_mtu(FakeAction(0, "1\n1: lo: <LOOPBACK> mtu 65536\n"), {}, {})
+    assert got["devices"] is None and got["note"].endswith(": link MTUs unknown") and "ip -d -j link show" in got["note"]
+
+
+def test_the_reading_adds_no_command_to_the_batch():
+    """link_mtu runs the one step the bridges reading runs (a step two readings list runs once), on both platforms."""
+    for platform in ("linux", "openwrt"):
+        assert [step.name for step in LINK_MTU.on(platform).steps] == [step_name(FORWARD_AND_LINKS_ARGV)]
+
+
+@pytest.mark.parametrize("allowed, hub, got", [
+    (["10.77.0.2/32", "192.168.50.0/24"], None, "10.77.0.2"),        # how a hub lists a peer
+    (["192.168.50.0/24", "10.77.0.2/32", "10.77.0.9/32"], None, "10.77.0.2"),   # the first host address
+    (["fd77::2/128", "10.77.0.0/24"], None, "fd77::2"),              # no IPv4 host: the IPv6 one
+    (["fd77::2/128", "10.77.0.2/32"], None, "10.77.0.2"),            # IPv4 first
+    (["10.77.0.2/32"], "10.77.0.1", "10.77.0.2"),                    # the peer's own host address wins over the hub's
+    (["10.77.0.0/24"], "10.77.0.1", "10.77.0.1"),                    # a peer's AllowedIPs are the tunnel's subnet
+    (["0.0.0.0/0"], "10.77.0.1", "10.77.0.1"),                       # a full tunnel
+    (["10.77.0.0/31"], None, None),                                  # two addresses: no host prefix
+    (["10.77.0.0/24"], "10.78.0.1", None),                           # the hub's address is not behind this peer
+    (["10.77.0.0/24"], "fd77::1", None),                             # nor in another family
+    (["10.77.0.0/24"], "hub.example", None),                         # no address
+    ([], "10.77.0.1", None),
+    (["300.1.1.1/32", "10.77.0.0/24"], None, None),                  # no prefix: ignored
+])
+def test_the_far_tunnel_address(allowed, hub, got):
+    address, why = far_address(allowed, hub)
+    assert address == got
+    assert (why is None) == (got is not None)
+
+
+def test_without_a_far_address_the_reason_names_the_allowed_ips_and_the_hub():
+    assert far_address(["0.0.0.0/0"]) == (None, "its AllowedIPs (0.0.0.0/0) hold no host address (/32, /128) and no "
+                                          "tunnelfix_tunnel_hub with a tunnelfix_tunnel_address names the far end: the far "
+                                          "tunnel address is unknown, so the tunnel itself is not probed")
+    assert "the hub's tunnelfix_tunnel_address 10.78.0.1 is not among them" in far_address(["10.77.0.0/24"], "10.78.0.1")[1]
+
+
+@pytest.mark.parametrize("info, inside", [
+    ({"peers": [{"allowed_ips": ["10.77.0.0/24"]}]}, False),
+    ({"peers": [{"allowed_ips": ["10.77.0.0/24", "::/0"]}]}, True),
+    ({"peers": [{"allowed_ips": ["fd77::2/128"]}]}, True),
+    ({"peers": [{"allowed_ips": []}], "addresses": ["fd77::2/64"]}, True),      # an IPv6 interface address (uci)
+    ({"peers": [], "addresses": ["10.77.0.2/24"]}, False),
+    ({}, False),
+])
+def test_ipv6_inside(info, inside):
+    assert ipv6_inside(info) is inside
+
+
+def test_a_linux_tunnel_from_the_shared_facts(pmtu):
+    assert tunnels(pmtu.linux_view()) == {"wg0": {
+        "tunnel_mtu_bytes": 1420, "ipv6_inside": False,
+        "peers": [{"public_key": pmtu.HUB_KEY, "endpoint": pmtu.ENDPOINT, "endpoint_family": 4, "uplink_device": "eth0",
+                   "uplink_mtu_bytes": 1500, "allowed_ips": ["10.77.0.0/24"]}]}}
+
+
+def test_an_openwrt_tunnel_from_its_endpoint_routes(pmtu):
+    got = tunnels(pmtu.openwrt_view(addresses=("10.77.0.2/24", "fd77::2/64")))["wg0"]
+    assert (got["tunnel_mtu_bytes"], got["ipv6_inside"]) == (1420, True)
+    assert [(peer["endpoint"], peer["uplink_device"], peer["uplink_mtu_bytes"]) for peer in got["peers"]] == [
+        (pmtu.ENDPOINT, "eth1", 1500)]
+
+
+def test_a_peer_without_an_endpoint_is_left_out_and_unknown_mtus_are_none(pmtu):
+    view = pmtu.linux_view()
+    view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": None})
+    del view["tunnelfix"]["link_mtu"]
+    got = tunnels(view)["wg0"]
+    assert got["tunnel_mtu_bytes"] is None and [peer["public_key"] for peer in got["peers"]] == [pmtu.HUB_KEY]
+    assert got["peers"][0]["uplink_mtu_bytes"] is None
+    # an OpenWrt peer endpoint_routes does not list has no endpoint either
+    view = pmtu.openwrt_view()
+    view["openwrt"]["endpoint_routes"]["endpoints"][0]["public_key"] = pmtu.OTHER_KEY
+    assert tunnels(view)["wg0"]["peers"] == []
+
+
+def test_the_ladders_go_up_to_each_links_mtu(pmtu):
+    assert ladder_targets(pmtu.linux_view(uplink_mtu=1492), pmtu.HUB_ADDRESS) == [{
+        "interface": "wg0", "public_key": pmtu.HUB_KEY, "endpoint": pmtu.ENDPOINT, "uplink_device": "eth0",
+        "uplink_mtu_bytes": 1492, "tunnel_mtu_bytes": 1420,
+        "outer": {"target": pmtu.ENDPOINT, "family": 4, "low": 548, "high": 1464}, "outer_note": None,
+        "inner": {"target": pmtu.HUB_ADDRESS, "family": 4, "low": 548, "high": 1392}, "inner_note": None}]
+
+
+def test_an_ipv6_endpoint_and_far_address_take_ipv6_bounds(pmtu):
+    view = pmtu.linux_view(allowed_ips=("fd77::1/128",), endpoint="2001:db8::10")
+    target = ladder_targets(view)[0]
+    assert target["outer"] == {"target": "2001:db8::10", "family": 6, "low": 1232, "high": 1452}
+    assert target["inner"] == {"target": "fd77::1", "family": 6, "low": 1232, "high": 1372}
+
+
+@pytest.mark.parametrize("change, side, note", [
+    (lambda v: v["tunnelfix"]["link_mtu"]["devices"].pop("eth0"), "outer",
+     "the MTU of the link toward the endpoint 10.198.2.2 is unknown"),
+    (lambda v: v["tunnelfix"]["link_mtu"]["devices"].pop("wg0"), "inner",
+     "the MTU of the link toward the far tunnel address 10.77.0.1 is unknown"),
+    (lambda v: v["tunnelfix"]["link_mtu"]["devices"].update(eth0=1000), "inner", None),     # a small uplink is still probed
+    (lambda v: v["tunnelfix"]["link_mtu"]["devices"].update(eth0=575), "outer",
+     "the endpoint 10.198.2.2: link_mtu_bytes must be a whole number 576-65535, got 575"),
+])
+def test_a_ladder_that_cannot_run_says_why(pmtu, change, side, note):
+    view = pmtu.linux_view()
+    change(view)
+    target = ladder_targets(view, pmtu.HUB_ADDRESS)[0]
+    if note is None:
+        assert target["outer"] and target["inner"] and target["outer_note"] is None
+    else:
+        assert target[side] is None and target[side + "_note"] == note
+
+
+def test_no_far_address_no_inner_ladder(pmtu):
+    target = ladder_targets(pmtu.linux_view(allowed_ips=("0.0.0.0/0",)))[0]
+    assert target["outer"] is not None and target["inner"] is None
+    assert target["inner_note"].startswith("its AllowedIPs (0.0.0.0/0) hold no host address")
+
+
+def test_a_hostname_endpoint_is_no_outer_target(pmtu):
+    view = pmtu.linux_view(endpoint="hub.example")
+    assert ladder_targets(view)[0]["outer_note"] == "the endpoint hub.example is no IP address"
+
+
+def test_the_record_entry_holds_both_parsed_ladders(pmtu, load_fixture):
+    target = ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS)[0]
+    entry = record_entry(target, load_fixture("pmtu_ladder", "iputils_v4_black_hole_1400.txt"))
+    assert entry["outer"]["path_mtu_bytes"] == 1400 and entry["inner"] is None
+    assert (entry["outer_family"], entry["inner_target"], entry["interface"]) == (4, pmtu.HUB_ADDRESS, "wg0")
+    with pytest.raises(ParseError):
+        record_entry(target, "not a ladder")

@@ -1,0 +1,261 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU fault's rule: found on both sides of tunnel MTU + overhead = path MTU, the inner ladder's shortfall, the 1280
+floor, the recorded ladders, and what the host's check says when a ladder judges nothing."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import parse_ladder
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import NOT_MEASURED, black_holes, judge, pmtu_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID, diagnosis, find_findings
+
+PMTU = BY_ID["path_mtu_black_hole"]
+V6_ENDPOINT = "2001:db8::10"
+OVERHEAD = {4: 60, 6: 80}
+
+
+def _endpoint(pmtu, family):
+    return pmtu.ENDPOINT if family == 4 else V6_ENDPOINT
+
+
+def _view(pmtu, tunnel_mtu, family=4, allowed=("10.77.0.0/24",)):
+    return pmtu.linux_view(tunnel_mtu=tunnel_mtu, endpoint=_endpoint(pmtu, family), allowed_ips=allowed)
+
+
+def _found(view, host="peer"):
+    return black_holes(host, view, {host: view})
+
+
+@pytest.mark.parametrize("family, path_mtu, tunnel_mtu, set_mtu", [
+    # IPv4 outside: 60 bytes of overhead
+    (4, 1400, 1340, None),    # exactly tunnel MTU + 60 = path MTU: fits
+    (4, 1400, 1339, None),
+    (4, 1400, 1341, 1340),    # one byte over
+    (4, 1400, 1420, 1340),    # wg-quick's default over the lab's black hole
+    (4, 1492, 1432, None),    # PPPoE, sized right
+    (4, 1492, 1433, 1432),
+    # IPv6 outside: 80 bytes
+    (6, 1400, 1320, None),
+    (6, 1400, 1319, None),
+    (6, 1400, 1321, 1320),
+    (6, 1500, 1420, None),    # wg-quick's default on a 1500 link
+    (6, 1500, 1421, 1420),
+])
+def test_the_outer_ladder_finds_a_tunnel_mtu_over_the_path(pmtu, family, path_mtu, tunnel_mtu, set_mtu):
+    view = pmtu.measured(_view(pmtu, tunnel_mtu, family), outer=pmtu.path_ladder(family, _endpoint(pmtu, family), path_mtu, 1500))
+    got = _found(view)
+    assert len(got) == (0 if set_mtu is None else 1)
+    if got:
+        evidence = got[0][0]
+        assert (evidence["tunnel_mtu_bytes"], evidence["outer_path_mtu_bytes"], evidence["outer_family"],
+                evidence["overhead_bytes"], evidence["set_mtu_bytes"], evidence["inner_path_mtu_bytes"]) == (
+            tunnel_mtu, path_mtu, family, OVERHEAD[family], set_mtu, None)
+
+
+@pytest.mark.parametrize("tunnel_mtu, inner_mtu, set_mtu", [
+    (1420, 1420, None),     # the tunnel carries its whole MTU (the ladder reached its high bound)
+    (1420, 1419, 1419),     # one byte short
+    (1420, 1340, 1340),     # the lab's hole seen from inside
+    (1280, 1279, 1279),     # IPv4 only inside: no floor
+])
+def test_the_inner_ladder_finds_a_tunnel_that_carries_less_than_its_mtu(pmtu, tunnel_mtu, inner_mtu, set_mtu):
+    view = pmtu.measured(_view(pmtu, tunnel_mtu), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, inner_mtu, tunnel_mtu))
+    got = _found(view)
+    assert [evidence["set_mtu_bytes"] for evidence, _text in got] == ([] if set_mtu is None else [set_mtu])
+    if got:
+        assert got[0][0]["inner_path_mtu_bytes"] == inner_mtu and got[0][0]["outer_path_mtu_bytes"] is None
+        assert "Inside the tunnel, to 10.77.0.1, the largest packet that got through was %d bytes." % inner_mtu in got[0][1]
+
+
+def test_the_smaller_of_the_two_ladders_sets_the_mtu(pmtu):
+    outer = pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500)       # 1340 fits outside
+    for inner_mtu, set_mtu in ((1330, 1330), (1339, 1339), (1340, 1340), (1360, 1340)):
+        view = pmtu.measured(_view(pmtu, 1420), outer=outer, inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, inner_mtu, 1420))
+        assert _found(view)[0][0]["set_mtu_bytes"] == set_mtu, inner_mtu
+
+
+@pytest.mark.parametrize("family, path_mtu, tunnel_mtu, set_mtu, raised", [
+    # IPv6 inside: never below 1280
+    (4, 1340, 1420, 1280, False),    # exactly the floor: 1340 - 60
+    (4, 1341, 1420, 1281, False),
+    (4, 1339, 1420, 1280, True),     # one under it: raised
+    (6, 1360, 1420, 1280, False),
+    (6, 1359, 1420, 1280, True),
+    (6, 1300, 1281, 1280, True),
+])
+def test_ipv6_inside_never_sets_less_than_1280(pmtu, family, path_mtu, tunnel_mtu, set_mtu, raised):
+    view = _view(pmtu, tunnel_mtu, family, allowed=("10.77.0.0/24", "fd77::/64"))
+    view = pmtu.measured(view, outer=pmtu.path_ladder(family, _endpoint(pmtu, family), path_mtu, 1500))
+    evidence, text = _found(view)[0]
+    assert (evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"], evidence["ipv6_inside"]) == (set_mtu, raised, True)
+    assert ("IPv6 runs inside the tunnel, which needs at least 1280 bytes" in text) is raised
+
+
+def test_an_inner_shortfall_below_1280_with_ipv6_inside_is_raised(pmtu):
+    view = pmtu.measured(_view(pmtu, 1420, allowed=("10.77.0.0/24", "::/0")), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1279, 1420))
+    assert (_found(view)[0][0]["set_mtu_bytes"], _found(view)[0][0]["raised_to_ipv6_minimum"]) == (1280, True)
+    view = pmtu.measured(_view(pmtu, 1420, allowed=("10.77.0.0/24", "::/0")), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1280, 1420))
+    assert (_found(view)[0][0]["set_mtu_bytes"], _found(view)[0][0]["raised_to_ipv6_minimum"]) == (1280, False)
+
+
+def test_a_tunnel_already_at_the_floor_is_found_but_given_no_smaller_mtu(pmtu):
+    view = _view(pmtu, 1280, 6, allowed=("fd77::1/128",))
+    view = pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500))
+    evidence, text = _found(view)[0]
+    assert (evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (1280, True)
+    assert "Setting the tunnel's MTU" not in text and "a wider path (or a tunnel without IPv6) is the only full fix" in text
+
+
+@pytest.mark.parametrize("case, family, probes, pings", [
+    ("iputils_v4_black_hole_1400.txt", 4, 11, 18),
+    ("busybox_v4_black_hole_1400.txt", 4, None, 18),
+    ("iputils_v4_frag_needed_1400.txt", 4, None, 10),
+    ("iputils_v6_black_hole_1400.txt", 6, None, 17),
+    ("busybox_v6_packet_too_big_1400.txt", 6, None, 10),
+])
+def test_the_recorded_ladders_find_wg_quicks_default_over_the_1400_byte_hole(pmtu, load_fixture, case, family, probes, pings):
+    """The lab's hole (1400 bytes) under wg-quick's default 1420: 1480 / 1500 bytes leave, the MTU to set is 1340 / 1320."""
+    text = load_fixture("pmtu_ladder", case)
+    view = pmtu.linux_view(endpoint=text.split("target=")[1].split()[0])
+    view = pmtu.measured(view, outer=text)
+    evidence, explanation = _found(view)[0]
+    assert (evidence["outer_path_mtu_bytes"], evidence["set_mtu_bytes"], evidence["outer_pings_sent"]) == (
+        1400, 1400 - OVERHEAD[family], pings)
+    assert probes is None or evidence["outer_probes"] == probes
+    assert (evidence["inner_probes"], evidence["inner_pings_sent"]) == (None, None)
+    assert "a full-size tunnel packet leaves as %d" % (1420 + OVERHEAD[family]) in explanation
+
+
+def test_the_finding_through_the_registry(pmtu, load_fixture):
+    view = pmtu.measured(pmtu.linux_view(), outer=load_fixture("pmtu_ladder", "iputils_v4_black_hole_1400.txt"),
+                         inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420))
+    finding = find_findings({"peer": view})
+    assert [(f["id"], f["severity"], f["fix_role"]) for f in finding] == [("path_mtu_black_hole", "high", None)]
+    evidence = finding[0]["evidence"]
+    assert evidence == {
+        "interface": "wg0", "endpoint": pmtu.ENDPOINT, "inner_target": pmtu.HUB_ADDRESS, "uplink_device": "eth0",
+        "uplink_mtu_bytes": 1500, "tunnel_mtu_bytes": 1420, "outer_family": 4, "overhead_bytes": 60,
+        "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": 1340, "set_mtu_bytes": 1340, "ipv6_inside": False,
+        "raised_to_ipv6_minimum": False, "outer_probes": 11, "outer_pings_sent": 18, "inner_probes": 3,
+        "inner_pings_sent": 4, "peers_found": 1, "peers_measured": 1}
+    assert PMTU.subject(evidence) == "wg0"
+    assert diagnosis({"peer": view})["checks"]["peer"]["path_mtu_black_hole"] == {"status": "found", "reason": None}
+
+
+def test_the_tightest_peer_names_the_finding(pmtu):
+    view = pmtu.linux_view()
+    wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
+    wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
+    view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
+    view = pmtu.measured(view)
+    first, second = view["path_mtu"]["tunnels"]
+    first["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1400)
+    second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1380)
+    evidence = _found(view)[0][0]
+    assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"], evidence["peers_measured"]) == (
+        "10.198.3.3", 1320, 2, 2)
+    second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1500)    # the other peer's path is wide: one of two found
+    evidence = _found(view)[0][0]
+    assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"]) == (pmtu.ENDPOINT, 1340, 1)
+
+
+def judge_ready(pmtu, family, target, path_mtu):
+    """A parsed valid ladder measuring ``path_mtu`` to ``target``."""
+    return parse_ladder(pmtu.path_ladder(family, target, path_mtu, 1500))
+
+
+def test_what_judges_nothing_finds_nothing(pmtu, load_fixture):
+    unreachable = load_fixture("pmtu_ladder", "iputils_v4_unreachable_peer.txt")
+    assert _found(pmtu.measured(pmtu.linux_view(), outer=unreachable, inner=unreachable)) == []
+    # a record of a tunnel the facts do not know, or whose MTU they do not know
+    view = pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500))
+    view["path_mtu"]["tunnels"][0]["interface"] = "wg9"
+    assert _found(view) == []
+    view = pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500))
+    del view["tunnelfix"]["link_mtu"]["devices"]["wg0"]
+    assert _found(view) == []
+    assert _found(pmtu.linux_view()) == []    # no record at all
+
+
+def test_judge_without_a_valid_ladder(pmtu):
+    got = judge({"outer": None, "inner": None, "outer_family": 4}, 1420, False)
+    assert (got["judged"], got["found"], got["set_mtu_bytes"], got["overhead_bytes"]) == (False, False, None, 60)
+
+
+CONTRADICTION = ("ladder tool=iputils family=4 target=10.198.2.2 low=548 high=1472 interval_ms=200 attempts=2\n"
+                 "probe 548 passed attempts=1\nprobe 1472 failed attempts=2\nprobe 1010 failed attempts=2\nprobe 779 passed attempts=1\n"
+                 "probe 894 passed attempts=1\nprobe 952 passed attempts=1\nprobe 981 passed attempts=1\nprobe 995 passed attempts=1\n"
+                 "probe 1002 passed attempts=1\nprobe 1006 passed attempts=1\nprobe 1008 passed attempts=1\nprobe 1009 passed attempts=1\n"
+                 "probe 1010 passed attempts=1\nresult largest=1010\n")
+
+
+@pytest.mark.parametrize("outer, inner, status, reason", [
+    # both ladders valid: judged on everything
+    ("path:1500", "inner:1420", "clear", None),
+    # the outer one alone: judged without the inside
+    ("path:1500", None, "clear", "judged without wg0 to 10.198.2.2, inside the tunnel: the ladder did not run"),
+    # an invalid ladder judges nothing: the parser's reason
+    ("unreachable", "unreachable", "not_checked",
+     "wg0 to 10.198.2.2, outside the tunnel: no probe to 10.198.2.9 was answered, not even the smallest (1200 payload bytes, "
+     "a 1228-byte packet): the peer is unreachable or drops ICMP echo, which is not a PMTU finding; wg0 to 10.198.2.2, inside "
+     "the tunnel: no probe to 10.198.2.9 was answered, not even the smallest (1200 payload bytes, a 1228-byte packet): the "
+     "peer is unreachable or drops ICMP echo, which is not a PMTU finding"),
+    ("contradiction", "inner:1420", "clear",
+     "judged without wg0 to 10.198.2.2, outside the tunnel: the probes to 10.198.2.2 contradict each other: 1010 payload "
+     "bytes passed but 1010 were lost without an answer, so the losses are not about size (loss on the path: measure again)"),
+])
+def test_the_check_says_what_the_ladders_could_judge(pmtu, load_fixture, outer, inner, status, reason):
+    def output(spec):
+        if spec is None:
+            return None
+        if spec == "unreachable":
+            return load_fixture("pmtu_ladder", "iputils_v4_unreachable_peer.txt")
+        if spec == "contradiction":
+            return CONTRADICTION
+        kind, size = spec.split(":")
+        return pmtu.path_ladder(4, pmtu.ENDPOINT if kind == "path" else pmtu.HUB_ADDRESS, int(size), int(size) if kind == "inner" else 1500)
+    view = pmtu.measured(pmtu.linux_view(), outer=output(outer), inner=output(inner))
+    assert diagnosis({"peer": view})["checks"]["peer"]["path_mtu_black_hole"] == {"status": status, "reason": reason}
+
+
+def test_no_far_address_is_judged_on_the_outer_ladder_alone(pmtu):
+    view = pmtu.measured(pmtu.linux_view(allowed_ips=("0.0.0.0/0",)), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1500, 1500),
+                         hub_address=None)
+    status, reason = pmtu_coverage("peer", view, {"peer": view})
+    assert status == "clear" and reason.startswith("judged without wg0 to 10.198.2.2, inside the tunnel: its AllowedIPs (0.0.0.0/0)")
+
+
+@pytest.mark.parametrize("change, cover", [
+    (lambda v: v.update(tunnelfix={"link_mtu": {}}), ("not_checked", "the facts read no WireGuard interfaces")),
+    (lambda v: v["tunnelfix"]["wireguard"].update(interfaces={}), ("clear", "does not apply: no WireGuard interface")),
+    (lambda v: v["tunnelfix"]["link_mtu"].update(devices=None, note="ip -d -j link show failed (rc=255: x): link MTUs unknown"),
+     ("not_checked", "the tunnels' MTU is unknown: ip -d -j link show failed (rc=255: x): link MTUs unknown")),
+    (lambda v: v["tunnelfix"].pop("link_mtu"), ("not_checked", "the tunnels' MTU is unknown: link_mtu not read")),
+    (lambda v: None, ("not_checked", NOT_MEASURED)),
+    (lambda v: v["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0].update(endpoint_host=None),
+     ("clear", "does not apply: no WireGuard peer has an endpoint to probe")),
+    (lambda v: v.update(path_mtu={"phase": "before", "tunnels": []}),
+     ("clear", "does not apply: no WireGuard peer has an endpoint to probe")),
+])
+def test_coverage_without_what_the_rule_reads(pmtu, change, cover):
+    view = pmtu.linux_view()
+    change(view)
+    assert pmtu_coverage("peer", view, {"peer": view}) == cover
+
+
+def test_a_record_entry_of_a_tunnel_without_an_mtu_is_named(pmtu):
+    view = pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1500, 1500))
+    view["tunnelfix"]["link_mtu"]["devices"]["wg0"] = None
+    assert pmtu_coverage("peer", view, {"peer": view}) == ("not_checked", "wg0: no MTU in the facts for this tunnel")
+
+
+def test_verify_needs_the_record_to_call_it_fixed(pmtu):
+    view = pmtu.linux_view()
+    assert PMTU.rechecked("peer", {}, {"peer": view}) is False
+    assert PMTU.rechecked("peer", {}, {"peer": pmtu.measured(view)}) is True
+    assert PMTU.rechecked("peer", {}, {}) is False
+
+
+def test_an_openwrt_router_is_judged_from_its_endpoint_routes(pmtu, load_fixture):
+    view = pmtu.measured(pmtu.openwrt_view(), outer=load_fixture("pmtu_ladder", "busybox_v4_black_hole_1400.txt"))
+    evidence = _found(view, "owrt")[0][0]
+    assert (evidence["uplink_device"], evidence["inner_target"], evidence["set_mtu_bytes"]) == ("eth1", pmtu.HUB_ADDRESS, 1340)
