@@ -5,7 +5,7 @@ health_check_probe, ...): input checks, error translation."""
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import DISABLED_REASON, NOT_LOADED_REASON
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import DISABLED_REASON, NOT_LOADED_REASON
 from ansible_collections.tunnelfix.fleet.plugins.filter.role_support import FilterModule
 
 FILTERS = FilterModule().filters()
