@@ -76,3 +76,11 @@ def test_the_init_script_is_written_once_per_side():
     for path in sorted(plugin_utils.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert text.count('"%s"' % reads.BANIP_INIT) == (1 if path.relative_to(plugin_utils).as_posix() == "faults/banip_icmp/reads.py" else 0), path
+
+
+def test_the_role_takes_the_live_decision_from_the_filter():
+    """No second planner: the role's stale flag is the filter's answer, given the wanted limit."""
+    role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
+    assert role_vars["__banip_icmp_live_before"] == (
+        "{{ __banip_icmp_chain_before | tunnelfix.fleet.banip_icmp_live(__banip_icmp_wanted) }}")
+    assert role_vars["__banip_icmp_live_stale"] == "{{ __banip_icmp_live_before.stale }}"

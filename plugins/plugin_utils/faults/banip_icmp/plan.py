@@ -5,6 +5,10 @@
 What is in force is the live rule: banIP rebuilds it from ``ban_icmplimit`` only when it builds its table, never on a
 reload with the table loaded, so the plan compares the live rule as well as uci. Where banIP's limiter cannot drop
 anything (``limiter.banip_inactive``) the role leaves banIP alone and the plan is empty.
+
+The role applies this plan's decisions, not its own: whether banIP is left alone is ``banip_inactive`` (its filter
+banip_inactive_reason), whether the live rule changes is ``live_limit_change`` (its filter banip_icmp_live, given the
+wanted limit), and ``ban_icmplimit`` is set with the uci action, which changes it only where it differs.
 """
 
 from __future__ import annotations
@@ -20,6 +24,16 @@ APPLY_PLAN = {
     "replace_rule": "rewritten in place with nft replace rule; banIP's sets stay loaded",
     "restart": "banIP restarted: its table is rebuilt and its blocklist sets are empty until its feeds load again",
 }
+
+
+def live_limit_change(rates_per_second, wanted) -> bool:
+    """Whether banIP's live ICMP flood rule(s) must change: some rule's limit is not ``wanted`` (packets/s).
+
+    ``rates_per_second``: the limits of the loaded flood rules (``[]``: no rule, ``ban_icmplimit`` 0 when banIP built its
+    table: nothing live to change, uci only). ``[25], 250`` -> True; ``[250], 250`` -> False; ``[10, 250], 250`` -> True
+    (banIP 1.0.x's two rules, one per family, each must carry it).
+    """
+    return any(rate != wanted for rate in rates_per_second)
 
 
 def limit_plan(view, role_vars):
@@ -50,6 +64,6 @@ def limit_plan(view, role_vars):
         plan.append("banip.global.ban_icmplimit: %s -> %d" % ("unset" if current is None else "'%s'" % current, wanted))
     rule = banip.get("icmp_limit_rule")
     live = rule.get("rate_per_second") if isinstance(rule, dict) else None
-    if live is not None and live != wanted:
+    if live_limit_change([] if live is None else [live], wanted):
         plan.append("live ICMP flood rule: %s/s -> %d/s (%s)" % (live, wanted, APPLY_PLAN[apply]))
     return plan
