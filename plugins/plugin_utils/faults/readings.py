@@ -22,13 +22,11 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import (
-    banip_default_icmplimit, banip_settings, parse_banip_version, parse_mwan3_interfaces, parse_mwan3_tracking)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import find_icmp_limit, icmp_flood_counter, parse_nft_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes, parse_ip_route_get, parse_ip_route_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
@@ -40,39 +38,14 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
     DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, OFFLOAD_DEVICE_LINES,
     ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
     WG_DUMP_NAME, WG_QUICK_DIR)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import uci_show_redacted_argv
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import tcp_read_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import udp_gro_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
 
-# banIP's init script: the one place it is written (the fault's reasons; roles/banip_icmp/vars/main.yml, pinned by a test)
-BANIP_INIT = "/etc/init.d/banip"
-# banIP's nft table (banIP 0.9.5 and later, old and new counter names alike)
-BANIP_TABLE = ("inet", "banIP")
-# banIP is installed when its init script exists. ls, not test -e: the same answer (rc 0, else 1 in
-# BusyBox, 2 in GNU ls), and a command a test can stand in for, where test is a shell builtin.
-BANIP_PROBE = ["ls", "-1d", BANIP_INIT]
-BANIP_PACKAGES = (("apk", ["apk", "list", "--installed", "banip"]), ("opkg", ["opkg", "list-installed", "banip"]))
-# -t (terse): without the sets' elements, which real feeds make megabytes (banIP lists its table the same way,
-# net/banip/files/banip-functions.sh@42525d32c4); the counters and rules read are the same (tests/unit/fixtures/nft_t_j_list)
-NFT_JSON = ["nft", "-tj", "list", "table", *BANIP_TABLE]
-NFT_TEXT = ["nft", "-t", "list", "table", *BANIP_TABLE]
 # the one ethtool loop of a facts batch: bridges, their ports, tunnels and default-route NICs, a device once
 OFFLOAD_LOOP = (ETHTOOL_K,)
-
-
-def uci_step(config):
-    """The batch step for the redacted ``uci -q show CONFIG``, named as the action reports it."""
-    return Step("uci -q show %s" % config, uci_show_redacted_argv(config))
-
-
-def uci_show(action, config, parser):
-    """``parser(uci -q show CONFIG)`` (redacted on the router); a missing config (rc 1) parses as empty output."""
-    res = action.step(uci_show_redacted_argv(config), ok_rcs=(0, 1), name=uci_step(config).name)
-    if res["rc"] == 1:
-        res = dict(res, stdout="")
-    return action.parse_output(res, parser)
 
 
 # --- wireguard ------------------------------------------------------------------------------------
@@ -249,80 +222,5 @@ UDP_GRO = Reading("udp_gro", {
 })
 
 
-# --- banip, mwan3 (OpenWrt) ------------------------------------------------------------------------
-
-def _version_and_default(text):
-    return parse_banip_version(text), banip_default_icmplimit(text)
-
-
-def banip_version(action):
-    """``(parse_banip_version, default ICMP limit)`` from apk (OpenWrt 25.12) or opkg (before).
-
-    ``(None, None)`` without either package manager or when neither lists banIP.
-    """
-    for tool, argv in BANIP_PACKAGES:
-        if action.command_exists(tool):
-            return action.parse_output(action.step(argv, ok_rcs=(0, 1)), _version_and_default)
-    return None, None
-
-
-def banip_nft(action):
-    """``(nft_installed, table_loaded, counter, limit_rule)`` from banIP's nft table."""
-    if not action.command_exists("nft"):
-        return False, None, None, None
-    res = action.step(NFT_JSON, ok_rcs=(0, 1))
-    if res["rc"] == 1 and "json" in res["stderr"].lower():  # nft built without JSON support
-        res = action.step(NFT_TEXT, ok_rcs=(0, 1))
-    if res["rc"] == 1 and "No such file or directory" in res["stderr"]:  # banIP not started, or stopped
-        return True, False, None, None
-    if res["rc"] != 0:  # not root, no CAP_NET_ADMIN, ...: a real failure, not a missing table
-        raise AnsibleActionFail("%s failed with rc=%s: %s" % (res["cmd"], res["rc"], res["stderr"].strip()[:500]),
-                                result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})
-    counter = icmp_flood_counter(action.parse_output(res, parse_nft_counters))  # one table listed
-    return True, True, counter, action.parse_output(res, find_icmp_limit)
-
-
-def _banip(action, facts, args):
-    """banIP: installed, its version and default ICMP limit, its uci settings, its nft table's counter and limit rule."""
-    installed = action.step(BANIP_PROBE, ok_rcs=(0, 1, 2))["rc"] == 0
-    out = {"installed": installed, "version": None, "upstream_version": None,
-           "icmplimit_default_per_second": None, "enabled": None, "ban_icmplimit": None,
-           "icmplimit_per_second": None, "icmplimit_source": None, "settings": {},
-           "nft_installed": None, "nft_table_loaded": None, "icmp_counter": None, "icmp_limit_rule": None}
-    if not installed:
-        return out
-    version, default = banip_version(action)
-    if version is not None:
-        out.update(version=version["version"], upstream_version=version["upstream_version"],
-                   icmplimit_default_per_second=default)
-    out.update(uci_show(action, "banip", lambda text: banip_settings(text, default)))
-    nft_installed, loaded, counter, rule = banip_nft(action)
-    out.update(nft_installed=nft_installed, nft_table_loaded=loaded, icmp_counter=counter, icmp_limit_rule=rule)
-    return out
-
-
-def _banip_steps():
-    """The script cannot ask the controller, so banIP's version and table are listed even when banIP turns out to be
-    absent (a command nobody reads costs less than a second round trip); only ``nft list`` (a big table twice)
-    waits for ``nft -j`` to fail."""
-    steps = [step_of(BANIP_PROBE)]
-    for tool, argv in BANIP_PACKAGES:
-        steps += [step_of(["command", "-v", tool]), step_of(argv)]
-    return tuple(steps + [uci_step("banip"), step_of(["command", "-v", "nft"]), step_of(NFT_JSON),
-                          Step(step_name(NFT_TEXT), NFT_TEXT, after_failure=True)])
-
-
-def _mwan3(action, facts, args):
-    """mwan3: installed, its interfaces' status and its tracking settings."""
-    if not action.command_exists("mwan3"):
-        return {"installed": False, "interfaces": {}, "tracking": {}}
-    status = action.parse_output(action.step(["mwan3", "interfaces"]), parse_mwan3_interfaces)
-    return {"installed": True, "interfaces": status, "tracking": uci_show(action, "mwan3", parse_mwan3_tracking)}
-
-
-BANIP = Reading("banip", {"openwrt": Read(steps=_banip_steps(), gather=_banip)})
-MWAN3 = Reading("mwan3", {"openwrt": Read(steps=(Step("command -v mwan3", ["command", "-v", "mwan3"]),
-                                                 Step("mwan3 interfaces", ["mwan3", "interfaces"]), uci_step("mwan3")),
-                                          gather=_mwan3)})
-
+# BANIP and MWAN3 are fault 2's alone (faults/banip_icmp/reads.py), listed here so they keep their place in the facts
 ORDER = (BANIP, MWAN3, WIREGUARD, ROUTES, TCP, NETNS, BRIDGES, ENDPOINT_ROUTES, UDP_GRO)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.fault import BANIP_ICMP_LIMIT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.fault import ENDPOINT_ROUTE_PINNED
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, is_true, one_paragraph

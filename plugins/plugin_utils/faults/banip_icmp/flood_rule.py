@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import icmp_flood_rules, replace_flood_rate
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.nft import icmp_flood_rules, replace_flood_rate
 
 TABLE = "inet banIP"
 CHAIN = "pre-routing"

@@ -13,8 +13,8 @@ the numbers. Pure functions, no I/O.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.logread import failures_in_window, parse_mwan3track_log
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import icmp_flood_counter, parse_nft_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.logread import failures_in_window, parse_mwan3track_log
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.nft import icmp_flood_counter, parse_nft_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import NOT_FOUND
 

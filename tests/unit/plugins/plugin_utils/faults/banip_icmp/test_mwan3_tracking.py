@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import banip_settings, parse_mwan3_tracking
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import banip_settings, parse_mwan3_tracking
 
 UNSET = {"enabled": None, "family": None, "track_method": None, "track_ip": [], "reliability": None, "count": None,
          "timeout_s": None, "interval_s": None, "failure_interval_s": None, "recovery_interval_s": None,

@@ -1,15 +1,15 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""plugin_utils/parse/banip_flood_rule: banIP's live ICMP flood rule(s) per release, and the in-place rewrite."""
+"""plugin_utils/faults/banip_icmp/flood_rule: banIP's live ICMP flood rule(s) per release, and the in-place rewrite."""
 
 from pathlib import Path
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.banip_flood_rule import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.flood_rule import (
     live_icmp_limit, live_icmp_limit_text, parse_icmp_flood_rules, replace_script, shell_quote)
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "nft_banip_prerouting"
+FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "nft_banip_prerouting"
 SHARED = "meta nfproto . meta l4proto { ipv4 . icmp, ipv6 . ipv6-icmp } limit rate over %d/second"
 
 

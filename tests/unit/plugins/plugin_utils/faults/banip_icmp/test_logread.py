@@ -6,7 +6,7 @@ import re
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.logread import failures_in_window, parse_mwan3track_log
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.logread import failures_in_window, parse_mwan3track_log
 
 WAN, WANB = {"interface": "wan", "device": "eth1"}, {"interface": "wanb", "device": "wwan0"}
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.nft import (
     find_icmp_limit, icmp_flood_counter, icmp_flood_rules, parse_nft_counters, replace_flood_rate)
 
 RELEASES = ("23.05", "24.10", "25.12")

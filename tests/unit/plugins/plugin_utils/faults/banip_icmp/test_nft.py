@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import find_icmp_limit, icmp_flood_counter, parse_nft_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.nft import find_icmp_limit, icmp_flood_counter, parse_nft_counters
 
 NEW_TABLE = {"cnt_icmpflood": {"packets": 152, "bytes": 12748}, "cnt_udpflood": {"packets": 0, "bytes": 0},
              "cnt_synflood": {"packets": 0, "bytes": 0}}

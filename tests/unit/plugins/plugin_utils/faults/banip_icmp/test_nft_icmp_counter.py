@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.nft import icmp_flood_counter, parse_nft_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.nft import icmp_flood_counter, parse_nft_counters
 
 
 @pytest.mark.parametrize("command, case, expected", [

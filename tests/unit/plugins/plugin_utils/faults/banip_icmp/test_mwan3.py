@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import (
     banip_default_icmplimit,
     mwan3_missing,
     parse_banip_version,
@@ -15,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import
 )
 
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[4] / "fixtures"
 
 
 def iface(**changes):

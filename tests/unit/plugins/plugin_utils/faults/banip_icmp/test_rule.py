@@ -3,10 +3,11 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import (
-    AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, PROBE_SHARE_OF_LIMIT, banip_inactive, limit_coverage,
-    limit_drops_health_checks, mwan3_ping_budget_per_second, probe_interval_ms)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import parse_mwan3_tracking
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import (
+    AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, PROBE_SHARE_OF_LIMIT, banip_inactive, mwan3_ping_budget_per_second,
+    probe_interval_ms)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.rule import limit_coverage, limit_drops_health_checks
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import parse_mwan3_tracking
 
 
 def track(targets=2, count=1, interval=None, failure=None, recovery=None, enabled=True, method="ping", reliability=None):

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.health_check_window import (
     LOG_STEP, MAX_WINDOW_S, SLEEP_STEP, read_window, step_names, window_steps)
 
 START = 1772442840   # logread/case05_mwan3_t.txt: failures from 1772442843 to 1772442880
