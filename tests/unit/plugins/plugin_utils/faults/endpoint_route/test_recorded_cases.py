@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 1 (faults/endpoint_route/): split/full classification, exact pinned-route matching, the plan (cases 01, 04)."""
+"""Fault 1 (faults/endpoint_route/) on recorded routers: split/full classification, exact pinned-route matching, the plan
+(cases 01, 04). Was tests/unit/plugins/plugin_utils/fix/test_wg_route_plan.py (the code left fix/ for this folder)."""
 
 import pytest
 
