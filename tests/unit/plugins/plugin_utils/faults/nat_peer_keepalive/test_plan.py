@@ -4,7 +4,8 @@ both sides of each decision (moved from test_fault_plans.py)."""
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import keepalive_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import (
+    choose_interfaces, choose_peers, keepalive_plan, live_keepalive_plan)
 
 KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
 DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
@@ -82,3 +83,41 @@ def test_linux_files_come_in_the_roles_order_and_peers_as_the_modules_choose():
     line = "/etc/wireguard/%s.conf: PersistentKeepalive of peer %s: unset -> 25"
     assert keepalive_plan(view, {"wireguard_keepalive_interfaces": ["wg1", "wg0"]}) == [line % ("wg0", KEY_A)]
     assert keepalive_plan(view, {"wireguard_keepalive_public_keys": [KEY_B, KEY_A]}) == [line % ("wg0", KEY_A), line % ("wg1", KEY_B)]
+
+
+@pytest.mark.parametrize("found, names, expected", [
+    (["wg1", "wg0"], [], (["wg0", "wg1"], [])),                      # none named: every one, sorted
+    ({"wg1": {}, "wg0": {}}, None, (["wg0", "wg1"], [])),
+    (["wg0", "wg1"], ["wg1"], (["wg1"], [])),                       # named: as named
+    (["wg0"], ["wg9", "wg0", "wg8"], (["wg9", "wg0", "wg8"], ["wg9", "wg8"])),
+    ([], [], ([], [])),
+])
+def test_choose_interfaces(found, names, expected):
+    assert choose_interfaces(found, names) == expected
+
+
+PEERS = [("a", {"public_key": KEY_A, "endpoint": "203.0.113.1:51820"}), ("b", {"public_key": KEY_B, "endpoint": None}),
+         ("c", {"public_key": "C" * 43 + "=", "endpoint": ""}), ("d", {"public_key": "D" * 43 + "=", "endpoint_host": "x"})]
+
+
+@pytest.mark.parametrize("keys, endpoint_key, chosen", [
+    ([], "endpoint", ["a"]),                            # none listed: the peers with an endpoint ("" and None are none)
+    (None, "endpoint_host", ["d"]),                     # the caller says which key is the endpoint
+    ([KEY_B], "endpoint", ["b"]),                       # listed: those keys, endpoint or not
+    ([KEY_B, KEY_A], "endpoint", ["a", "b"]),           # in the peers' order
+    (["E" * 43 + "="], "endpoint", []),                 # a key no peer has: not an error here
+])
+def test_choose_peers(keys, endpoint_key, chosen):
+    assert [where for where, _peer in choose_peers(PEERS, keys, endpoint_key)] == chosen
+
+
+def test_live_keepalive_plan_before_and_after():
+    interfaces = {"wg0": {"peers": [{"public_key": KEY_A, "persistent_keepalive_s": 24}, {"public_key": KEY_B}]}}
+    peers = [{"interface": "wg0", "public_key": KEY_A}, {"interface": "wg0", "public_key": KEY_B}]
+    assert live_keepalive_plan(interfaces, peers, 25) == [
+        {"interface": "wg0", "public_key": KEY_A, "before": 24, "after": 25, "status": "set"},
+        {"interface": "wg0", "public_key": KEY_B, "before": None, "after": 25, "status": "set"}]
+    assert [(e["after"], e["status"]) for e in live_keepalive_plan(interfaces, peers, 0)] == [(None, "set"), (None, "unchanged")]
+    assert live_keepalive_plan({"wg0": {}}, peers[:1], 25) == [
+        {"interface": "wg0", "public_key": KEY_A, "before": None, "after": None, "status": "peer-not-live"}]
+    assert live_keepalive_plan({}, peers[:1], 25)[0]["status"] == "interface-down"
