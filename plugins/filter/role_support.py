@@ -15,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options i
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.banip import banip_icmp_report as _banip_icmp_report
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.flood_rule import (
     live_icmp_limit, live_icmp_limit_text, replace_script, shell_quote)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.config_files import (
     config_plan, parse_config_listing, unmatched_messages)
 
 
@@ -86,7 +86,7 @@ def health_check_probe(banip, interval_ms):
 
 
 def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
-    """The listing command's output → the wg-quick and .netdev files to change (see _wg_config_listing)."""
+    """The listing command's output → the wg-quick and .netdev files to change (see faults/nat_peer_keepalive/config_files.py)."""
     if not isinstance(interfaces, list) or not all(isinstance(name, str) for name in interfaces):
         raise AnsibleFilterError("wireguard_config_plan: interfaces must be a list of strings, got %r" % (interfaces,))
     try:
@@ -96,7 +96,7 @@ def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
 
 
 def wireguard_unmatched(wanted, matched, host, config_dir, networkd_dir):
-    """What the options name but the host's configuration lacks → messages (see _wg_config_listing)."""
+    """What the options name but the host's configuration lacks → messages (see faults/nat_peer_keepalive/config_files.py)."""
     for name, value in (("wanted", wanted), ("matched", matched)):
         if not isinstance(value, dict) or not all(isinstance(value.get(k), list) for k in ("interfaces", "public_keys")):
             raise AnsibleFilterError("wireguard_unmatched: %s must be a dict with the lists interfaces and public_keys, "

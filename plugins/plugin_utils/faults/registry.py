@@ -46,11 +46,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limi
     CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, KERNEL_WITHOUT_BBR, SCH_FQ_MISSING)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import (
     BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
-    NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.fault import NAT_PEER_WITHOUT_KEEPALIVE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fault import PATH_MTU_BLACK_HOLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despite_keepalive.fault import STALE_DESPITE_KEEPALIVE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF

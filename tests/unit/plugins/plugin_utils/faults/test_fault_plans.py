@@ -16,7 +16,6 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import offload_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import route_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import tcp_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, FAULTS, FIX_ROLES, every_role_plan, remediate_plans, role_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import parse_sysctl_boot_files, sysctl_boot
@@ -27,6 +26,7 @@ KEEPALIVE_ROLE = BY_ID["nat_peer_without_keepalive"].fix_role
 CC_ROLE, BRIDGE_ROLE = BY_ID["loss_sensitive_congestion_control"].fix_role, BY_ID["bridge_offload_small_mtu_tunnel"].fix_role
 UDP_GRO_ROLE = BY_ID["udp_gro_forwarding_off"].fix_role   # opt-in: skipped wherever udp_gro_forwarding_enable is unset
 KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
+DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
 
 
 @pytest.fixture
@@ -171,63 +171,6 @@ def test_route_plan_needs_both_facts():
     assert route_plan(view, {}) is None
 
 
-# keepalive --------------------------------------------------------------------------------------
-
-def openwrt_keepalive_view(uci=25, live=25, endpoint="203.0.113.10", key=KEY_A):
-    peer = {"section": "hub", "public_key": key, "endpoint_host": endpoint, "persistent_keepalive_s": uci,
-            "live": None if live == "down" else {"persistent_keepalive_s": live}}
-    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {"in_uci": True, "peers": [peer]}}}}}
-
-
-DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
-
-
-def linux_keepalive_view(live=25, endpoint="203.0.113.10", in_file=25, netdev=False):
-    peer = {"public_key": KEY_A, "endpoint": endpoint, "persistent_keepalive_s": in_file}
-    config = ({"path": "/etc/systemd/network/30-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "peers": [peer]}
-              if netdev else {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "peers": [peer]})
-    running = [] if live == "down" else [{"public_key": KEY_A, "endpoint_host": endpoint, "persistent_keepalive_s": live}]
-    return {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": running}} if running else {}, "configs": [config],
-                                        "config_dirs": DIRS}}}
-
-
-@pytest.mark.parametrize("view, role_vars, expected", [
-    (openwrt_keepalive_view(), {}, []),
-    (openwrt_keepalive_view(uci=None), {}, ["network.hub.persistent_keepalive: unset -> 25"]),
-    (openwrt_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (openwrt_keepalive_view(live="down"), {}, []),                     # not live: uci is all the role changes
-    (openwrt_keepalive_view(uci=None, live=None), {"wireguard_keepalive_persistent_keepalive_s": 0}, []),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "0"},
-     ["network.hub.persistent_keepalive: 25 -> unset", "wg set wg0 peer %s persistent-keepalive off" % KEY_A]),
-    (openwrt_keepalive_view(uci=None, endpoint=None), {}, []),          # no endpoint: not the NATed side
-    (openwrt_keepalive_view(uci=None, endpoint=None), {"wireguard_keepalive_public_keys": [KEY_A]},
-     ["network.hub.persistent_keepalive: unset -> 25"]),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),   # the role fails naming it
-    (openwrt_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg9"]}, None),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "often"}, None),
-    (linux_keepalive_view(), {}, []),
-    (linux_keepalive_view(netdev=True), {}, []),
-    (linux_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(live=24), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(live="down"), {}, []),                        # not up: the file is all the role changes
-    (linux_keepalive_view(in_file=None), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file=None, netdev=True), {"wireguard_keepalive_interfaces": ["wg0"]},
-     ["/etc/systemd/network/30-wg0.netdev: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file="25s"), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: 25s -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {}, []),    # no Endpoint: not the NATed side
-    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {"wireguard_keepalive_public_keys": KEY_A},
-     ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A,
-      "wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),     # the role fails naming it
-    (linux_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg1"]}, None),
-    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/srv/wg"}, None),    # not the directory the facts read
-    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/etc/wireguard/"}, []),
-    (linux_keepalive_view(), {"wireguard_keepalive_networkd_dir": "/run/systemd/network"}, None),
-])
-def test_keepalive_plan(view, role_vars, expected):
-    assert keepalive_plan(view, role_vars) == expected
-
-
 # TCP stack --------------------------------------------------------------------------------------
 
 DROPIN = "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"
@@ -360,12 +303,3 @@ def test_plans_do_not_change_the_view(lab):
     for role in FIX_ROLES:
         role_plan(role, view, {})
     assert view == lab["before"]["owrt"]
-
-
-def test_linux_keepalive_plan_without_files_cannot_tell():
-    view = linux_keepalive_view()
-    view["tunnelfix"]["wireguard"]["configs"] = []                       # no file at all: the role fails naming it
-    assert keepalive_plan(view, {}) is None
-    del view["tunnelfix"]["wireguard"]["configs"]                        # facts that do not read the files
-    assert keepalive_plan(view, {}) is None
-    assert keepalive_plan({"tunnelfix": {"wireguard": "up"}}, {}) is None

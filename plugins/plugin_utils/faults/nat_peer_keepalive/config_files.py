@@ -9,7 +9,9 @@ grep -E, Debian 12 dash and BusyBox 1.35 ash alike), which prints one line per f
     wg-quick /etc/wireguard/wg0.conf
     netdev /etc/systemd/network/30-wg1.netdev      (only files with Kind=wireguard)
 
-parse_config_listing() reads that output, config_plan() chooses the files to edit.
+parse_config_listing() reads that output, config_plan() chooses the files to edit: the wireguard_config_plan
+filter (plugins/filter/role_support.py) for the role, and the fault's plan (``plan.py``) on the files the facts
+listed. Only this fault uses it (moved here from parse/).
 """
 
 from __future__ import annotations

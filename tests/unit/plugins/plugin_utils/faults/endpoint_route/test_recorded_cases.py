@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 1 (faults/endpoint_route/): split/full classification, exact pinned-route matching, the plan (cases 01, 04)."""
+"""Fault 1 (faults/endpoint_route/) on recorded routers: split/full classification, exact pinned-route matching, the plan
+(cases 01, 04). Was tests/unit/plugins/plugin_utils/fix/test_wg_route_plan.py (the code left fix/ for this folder)."""
 
 import pytest
 
@@ -13,7 +14,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
     find_uplinks, metered_refusal, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
-    classify_tunnel, merge_wireguard, wireguard_interfaces)
+    classify_tunnel, merge_wireguard, uci_wireguard_interfaces)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 
 
@@ -122,7 +123,7 @@ def test_over_tunnel(peers, connection, inside):
 
 def test_wireguard_interfaces_case01(load_fixture):
     network = parse_uci_show(load_fixture("uci_show", "case01_network.txt"))["network"]
-    assert wireguard_interfaces(network) == {"wg0": {
+    assert uci_wireguard_interfaces(network) == {"wg0": {
         "nohostroute": False, "nohostroute_value": None, "addresses": ["10.77.0.2/24"],
         "peers": [{"section": "@wireguard_wg0[0]", "endpoint_host": "203.0.113.10",
                    "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True}]}}
@@ -206,8 +207,8 @@ def test_plan_case01_diff(load_fixture):
 def test_nohostroute_is_only_the_literal_1(load_fixture, written, honoured):
     text = load_fixture("uci_show", "case01_network.txt") + "network.wg0.nohostroute='%s'\n" % written
     network = parse_uci_show(text)["network"]
-    assert wireguard_interfaces(network)["wg0"]["nohostroute"] is honoured
-    assert wireguard_interfaces(network)["wg0"]["nohostroute_value"] == written
+    assert uci_wireguard_interfaces(network)["wg0"]["nohostroute"] is honoured
+    assert uci_wireguard_interfaces(network)["wg0"]["nohostroute_value"] == written
     routes = _routes(load_fixture, ("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"))
     plan = plan_wg_endpoint_routes(network, routes, targets=uci_targets(network))
     assert plan["uci_commands"] == ([] if honoured else [["uci", "set", "network.wg0.nohostroute=1"]])

@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.config_files import (
     config_plan, parse_config_listing, unmatched_messages)
 
 REC = "/tmp/tfrec/"

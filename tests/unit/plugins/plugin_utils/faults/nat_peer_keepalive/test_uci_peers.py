@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci_wireguard import uci_wireguard_keepalive_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.uci_peers import uci_wireguard_keepalive_targets
 
 D, E, H = "D" * 43 + "=", "E" * 43 + "=", "H" * 43 + "="
 

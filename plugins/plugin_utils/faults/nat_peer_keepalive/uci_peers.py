@@ -1,18 +1,21 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Find OpenWrt WireGuard peer sections (``config wireguard_<iface>``) in parsed ``uci show network``.
+"""The peer sections wireguard_keepalive changes on OpenWrt (``config wireguard_<iface>``), from parsed ``uci show network``.
 
 Format: OpenWrt package/network/utils/wireguard-tools/files/wireguard.sh: an interface section
 ``network.<iface>=interface`` with ``proto='wireguard'``; each peer is a section of type
 ``wireguard_<iface>``, anonymous (``@wireguard_wg0[N]``) or named (``network.dc=wireguard_wg0``),
 with ``public_key``, ``endpoint_host``, ``persistent_keepalive``, ``disabled``.
 
-Pure, no I/O; works on the output of ``_uci.parse_uci_show`` (secrets already redacted).
+Pure, no I/O; works on the output of ``parse/uci.parse_uci_show`` (secrets already redacted). The
+uci_wireguard_keepalive_targets filter (plugins/filter/wireguard.py) calls it for the role; which interfaces
+and peers is the plan's choice (``plan.choose_interfaces``, ``plan.choose_peers``), the fault's too.
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import choose_interfaces, choose_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_int
 
 
@@ -40,15 +43,10 @@ def uci_wireguard_keepalive_targets(parsed: dict, interfaces=None, public_keys=N
     sections = parsed.get("network", {})
     wireguard = sorted(name for name, sec in sections.items()
                        if sec.get("type") == "interface" and sec["options"].get("proto") == "wireguard")
-    if interfaces:
-        missing = [name for name in interfaces if name not in wireguard]
-        if missing:
-            raise ParseError("no uci interface with proto 'wireguard' named %s in network (found: %s)"
-                             % (", ".join(missing), ", ".join(wireguard) or "none"))
-        chosen = list(interfaces)
-    else:
-        chosen = wireguard
-    wanted = set(public_keys or [])
+    chosen, missing = choose_interfaces(wireguard, interfaces)
+    if missing:
+        raise ParseError("no uci interface with proto 'wireguard' named %s in network (found: %s)"
+                         % (", ".join(missing), ", ".join(wireguard) or "none"))
     targets = []
     for iface in chosen:
         stype = "wireguard_%s" % iface
@@ -60,9 +58,7 @@ def uci_wireguard_keepalive_targets(parsed: dict, interfaces=None, public_keys=N
             if not isinstance(key, str) or not key:
                 raise ParseError("network.%s (%s) has no public_key" % (ref, stype))
             endpoint = opts.get("endpoint_host")
-            if wanted and key not in wanted:
-                continue
-            if not wanted and not endpoint:
+            if not choose_peers([(ref, {"public_key": key, "endpoint_host": endpoint})], public_keys, "endpoint_host"):
                 continue
             targets.append({"interface": iface, "section": name, "ref": ref, "public_key": key,
                             "endpoint_host": endpoint or None,

@@ -1,11 +1,15 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Fault 4: no keepalive and an unreachable peer; keepalive set and the tunnel dead. Both sides of 0 % loss and 180 s,
-Linux and OpenWrt, with and without a hub in the run."""
+Linux and OpenWrt, with and without a hub in the run.
+
+Both rules of the family (this folder's and faults/stale_despite_keepalive/rule.py) on the same views: they share
+handshakes.py, and a test here pins that each leaves the other's case alone."""
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
-    STALE_HANDSHAKE_S, dead_with_keepalive, own_interfaces, without_keepalive)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S, own_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.rule import without_keepalive
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despite_keepalive.rule import dead_with_keepalive
 
 HUB_KEY = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
 PEER_KEY = "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE="
