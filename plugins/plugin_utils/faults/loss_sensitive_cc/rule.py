@@ -1,25 +1,19 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 3: a loss-based congestion control (cubic) on a long, slightly lossy path.
+"""Fault 3's rule: a loss-based congestion control (cubic) held back on a long, slightly lossy path.
 
 Mathis et al. 1997: a loss-based TCP flow reaches at most about C * MSS / (RTT * sqrt(p)), with
 C = sqrt(3/2) (plugin_utils/parse/tcp_model.py). On a long path with a little random loss
 that is far below the path's rate (in the field 27.9 Mbit/s with cubic, 394 Mbit/s with BBR).
-Two findings share the fix (BBR with fq, buffers for the bandwidth-delay product):
-``loss_sensitive_congestion_control`` from a peer's single flow (peer -> hub) or from its sweep's
-download flow (hub -> peer: the hub is the sender), and ``buffer_below_bdp`` from the TCP facts.
+Judged from a peer's single flow (peer -> hub) or from its sweep's download flow (hub -> peer: the
+hub is the sender); ``buffer_below_bdp`` (faults/buffer_below_bdp/) shares the fix, from the TCP facts.
 """
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tcp_model import bdp_bytes, mathis_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import (
-    Fault, Proof, does_not_apply, is_router, needs_own, not_checked, partly, role_setting, unmeasured, whole_number)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, needs_own, not_checked, partly, unmeasured
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_number
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 LOSS_BASED_CC = ("cubic", "reno", "htcp", "bic", "highspeed", "scalable", "westwood", "illinois")
 # A 1420-byte WireGuard MTU leaves 1368 bytes of TCP payload (IPv4, timestamps on): Mathis' MSS.
@@ -32,13 +26,6 @@ PATH_SHARE = 0.5
 QUEUE_FACTOR = 1.5
 QUEUE_MARGIN_MS = 5
 DEFAULT_DURATION_S = 15
-# linux_bbr_fq's defaults (its meta/argument_specs.yml, generated into role_specs.py), and the sysctl each value sets (tcp facts' key)
-FIX_DEFAULTS = role_defaults("linux_bbr_fq")
-_SYSCTLS = (("linux_bbr_fq_default_qdisc", "net.core.default_qdisc", "default_qdisc"),
-            ("linux_bbr_fq_congestion_control", "net.ipv4.tcp_congestion_control", "congestion_control"),
-            ("linux_bbr_fq_tcp_rmem", "net.ipv4.tcp_rmem", "tcp_rmem"),
-            ("linux_bbr_fq_tcp_wmem", "net.ipv4.tcp_wmem", "tcp_wmem"),
-            ("linux_bbr_fq_netdev_max_backlog", "net.core.netdev_max_backlog", "netdev_max_backlog"))
 
 
 def loss_limited_bound(bits_per_second, path_bits_per_second, rtt_ms, loss_ratio):
@@ -193,42 +180,7 @@ def cc_coverage(host, view, views):
     return not_checked("; ".join(missing)) if len(missing) == len(parts) else partly("; ".join(missing))
 
 
-def bdp_coverage(host, view, views):
-    """Whether the rule could judge this host (Fault.coverage): its TCP buffers, the path's rate and an RTT."""
-    measurement = view.get("measurement") or {}
-    if not (view.get("tunnelfix") or {}).get("tcp"):
-        return not_checked("the TCP stack was not read (openwrt_facts does not read it)" if is_router(view)
-                           else "the TCP stack was not read")
-    if not view.get("path_bits_per_second"):
-        return not_checked("the path's rate is unknown (tunnelfix_path_bits_per_second)")
-    if not ((measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms")):
-        return not_checked(unmeasured(view, "no RTT was measured on this host in this run"))
-    return None
-
-
-def buffers_below_bdp(host, view, views):
-    """One (evidence, explanation) per tcp_wmem/tcp_rmem whose maximum is below the path's bandwidth-delay product."""
-    tcp = (view.get("tunnelfix") or {}).get("tcp") or {}
-    measurement = view.get("measurement") or {}
-    rtt = ((measurement.get("ping") or {}).get("rtt_avg_ms") or (measurement.get("iperf3") or {}).get("mean_rtt_ms"))
-    path = view.get("path_bits_per_second")
-    if not (tcp and path and rtt):
-        return []
-    need = bdp_bytes(path, rtt)
-    out = []
-    for key in ("tcp_wmem", "tcp_rmem"):
-        fields = str(tcp.get(key) or "").split()
-        if len(fields) == 3 and fields[2].isdigit() and int(fields[2]) < need:
-            evidence = {"sysctl": "net.ipv4.%s" % key, "max_bytes": int(fields[2]), "bdp_bytes": need,
-                        "path_bits_per_second": path, "rtt_ms": rtt}
-            out.append((evidence, """
-                net.ipv4.%s allows at most %s bytes per socket, below the %.0f bytes a flow needs in flight to
-                fill %.1f Mbit/s at %.0f ms; one flow is capped near %.1f Mbit/s.""" % (
-                key, fields[2], need, path / 1e6, rtt, int(fields[2]) * 8 / (rtt / 1000) / 1e6)))
-    return out
-
-
-def _above_the_bound(evidence):
+def above_the_bound(evidence):
     """The peer's single-flow floor after the fix: the rule's own boundary (above it the rule cannot fire).
 
     None for a hub's download finding: its proof is the re-run of the rule on verify's sweep.
@@ -241,131 +193,8 @@ def _above_the_bound(evidence):
 _OWN_MEASUREMENT = needs_own("measurement")
 
 
-def _rechecked(host, evidence, views):
+def flow_rechecked(host, evidence, views):
     """A peer's finding needs its own 'after' single flow; a hub's download finding an 'after' sweep of one of its peers."""
     if evidence.get("direction") == "download":
         return host in views and any(view.get("tunnel_hub") == host and view.get("sweep") is not None for view in views.values())
     return _OWN_MEASUREMENT(host, evidence, views)
-
-
-def tcp_plan(view, role_vars):
-    """What linux_bbr_fq would change: each sysctl this host can take (module_utils/_tcp_tuning.plan_tcp_tuning,
-    the role's own plan) whose running value differs, its sysctl.d drop-in when it does not hold exactly
-    those values, and the file that loads tcp_bbr at boot when its presence is not what the role wants
-    (there only where tcp_bbr is a loadable module and the host owns its kernel). A drop-in to be written
-    says which of its values a sysctl file applied after it at boot sets otherwise (``sysctl_boot``):
-    the role reports those, it does not change them (fault tcp_fix_undone_at_boot).
-
-    Reads tunnel_facts' TCP facts (the reader tcp_tuning uses too, remote/tcp_reader.py: live values,
-    ``sysctl_dropins``, ``tcp_bbr_module_files``); ``[]`` when all hold. None without them (a router:
-    openwrt_facts does not read the TCP stack; facts of an older collection: no drop-ins), or where
-    the role fails (a congestion control the kernel lacks; a backlog that is not a whole number).
-    """
-    facts = view.get("tunnelfix") or {}
-    tcp, netns = facts.get("tcp"), facts.get("netns")
-    if not isinstance(tcp, dict) or not isinstance(netns, dict):
-        return None
-    backlog = whole_number(role_setting(role_vars, "linux_bbr_fq_netdev_max_backlog", FIX_DEFAULTS))
-    if backlog is None:
-        return None
-    wanted = {key: role_setting(role_vars, name, FIX_DEFAULTS) for name, key, _fact in _SYSCTLS}
-    wanted["net.core.netdev_max_backlog"] = backlog if backlog > 0 else ""
-    plan = plan_tcp_tuning(wanted, tcp, netns)
-    dropins, module_files = tcp.get("sysctl_dropins"), tcp.get("tcp_bbr_module_files")
-    if plan["fatal"] or not isinstance(dropins, dict) or not isinstance(module_files, list):
-        return None
-    changes = ["%s: %s -> %s" % (key, tcp.get(fact), plan["apply"][key]) for _name, key, fact in _SYSCTLS
-               if key in plan["apply"] and " ".join(str(tcp.get(fact)).split()) != str(plan["apply"][key])]
-    sysctl_file = role_setting(role_vars, "linux_bbr_fq_sysctl_file", FIX_DEFAULTS)
-    if dropins.get(sysctl_file, {}) != {key: str(value) for key, value in plan["apply"].items()}:
-        held = ", ".join("%s = %s" % item for item in plan["apply"].items())
-        undone = "".join(" (%s)" % item["message"] for item in undone_at_boot(tcp.get("sysctl_boot"), sysctl_file, plan["apply"]))
-        changes.append("%s: %s%s" % (sysctl_file, "write " + held if held else "remove", undone if held else ""))
-    load = (wanted["net.ipv4.tcp_congestion_control"] == "bbr" and tcp.get("tcp_bbr_loadable_module") is True
-            and not netns.get("child_netns"))
-    modules_file = role_setting(role_vars, "linux_bbr_fq_modules_load_file", FIX_DEFAULTS)
-    if load != (modules_file in module_files):
-        changes.append("%s: %s" % (modules_file, "write tcp_bbr (load it at boot)" if load else "remove"))
-    return changes
-
-
-_FILES = ("plugins/plugin_utils/faults/loss_sensitive_congestion_control.py", "roles/linux_bbr_fq/tasks/tune.yml",
-          "playbooks/verify.yml")
-_FIX = ("net.ipv4.tcp_congestion_control=bbr, net.core.default_qdisc=fq, tcp_rmem/tcp_wmem maxima of "
-        "linux_bbr_fq_tcp_rmem/_wmem (32 MiB by default: above the bandwidth-delay product of 1 Gbit/s at 250 ms) and "
-        "net.core.netdev_max_backlog=5000, live and in a sysctl.d drop-in holding the values that took effect; a key "
-        "the host cannot take (a host-level key in a container's namespace, fq without sch_fq, a congestion control "
-        "the namespace does not allow) is skipped and said. Where tcp_bbr is a loadable module and the host owns its "
-        "kernel, tcp_bbr is also loaded at boot (modules-load.d; /etc/modules.d on OpenWrt).")
-
-LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
-    id="loss_sensitive_congestion_control",
-    number=3,
-    title="The tunnel is far slower than the path on a long route",
-    severity="high",
-    hosts="peer, or hub (download)",
-    reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
-    facts=(TCP, NETNS),  # the plan reads the namespace too
-    rule=held_back_by_loss,
-    coverage=cc_coverage,
-    fires_when="a flow with a loss-based congestion control (%s) under %.1fx the Mathis bound (RTT, loss from "
-               "retransmits or the sweep's UDP loss), that bound below %.1fx the path's rate (tunnelfix_path_bits_per_second, "
-               "else the lab's bottleneck: without a known rate, no finding); a peer's own flow also only without a queue building "
-               "(loaded RTT against the idle ping), a hub's download from the sweep's UDP loss below the path's rate"
-               % (", ".join(LOSS_BASED_CC), BOUND_SLACK, PATH_SHARE),
-    symptom="One TCP flow stays far below the path's rate on a long path with a little loss; parallel flows do better.",
-    fix=_FIX,
-    fix_role="tunnelfix.fleet.linux_bbr_fq",
-    fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers"),
-    plan=tcp_plan,
-    fix_defaults=FIX_DEFAULTS,
-    subject=lambda evidence: evidence.get("direction"),
-    rechecked=_rechecked,
-    proof=Proof(how="A peer's finding: verify's single flow (tunnel_measure, enforced) must reach the floor, and the "
-                    "rule re-run on the new flow no longer fires. A hub's download finding sets no floor: the rule "
-                    "re-run on its peers' new sweeps (tunnel_sweep) must no longer fire.",
-                min_bits_per_second=_above_the_bound,
-                threshold_source="%.1f x the Mathis bound the finding computed (the rule's own boundary)" % BOUND_SLACK),
-    files=_FILES,
-    evidence=(
-        ("congestion_control", "the sender's loss-based congestion control (`cubic`, `reno`, ...)"),
-        (("measured_bits_per_second", "path_bits_per_second"), "the single flow's rate and the path's, bits/s"),
-        ("rtt_ms", "the path's RTT, ms: the idle ping's average, else the flow's own mean RTT"),
-        (("retransmits", "loss_ratio_estimate"), "a peer's own flow: its retransmits, and the loss ratio (0-1) they imply"),
-        (("mathis_bits_per_second", "bdp_bytes"), "the Mathis bound for such a flow at that loss and RTT, bits/s, and the path's "
-         "bandwidth-delay product, bytes"),
-        (("direction", "peer", "peers"), "a hub's finding only: `download`, the peer whose flow is held back most, every such peer"),
-        (("udp_loss_ratio", "udp_test", "udp_offered_bits_per_second"),
-         "a hub's finding only: the lowest loss (0-1) of the peer's UDP sweep tests hub -> peer below the path's rate, that "
-         "test's name and offered rate"),
-    ),
-)
-
-BUFFER_BELOW_BDP = Fault(
-    id="buffer_below_bdp",
-    number=3,
-    title="One flow is capped by the socket buffers",
-    severity="medium",
-    hosts="any",
-    reads=("tunnelfix.tcp", "measurement.ping", "measurement.iperf3", "path_bits_per_second"),
-    facts=(TCP, NETNS),  # the plan reads the namespace too
-    rule=buffers_below_bdp,
-    coverage=bdp_coverage,
-    fires_when="tcp_wmem/tcp_rmem maximum below the path's bandwidth-delay product",
-    symptom="One TCP flow levels off at buffer / RTT, whatever the path.",
-    fix=_FIX,
-    fix_role="tunnelfix.fleet.linux_bbr_fq",
-    fix_groups=("tunnelfix_wireguard_hubs", "tunnelfix_wireguard_peers"),
-    plan=tcp_plan,
-    fix_defaults=FIX_DEFAULTS,
-    subject=lambda evidence: evidence.get("sysctl"),
-    rechecked=_OWN_MEASUREMENT,
-    proof=Proof(how="verify re-reads tcp_wmem/tcp_rmem and the rule no longer fires."),
-    files=_FILES,
-    evidence=(
-        ("sysctl", "`net.ipv4.tcp_wmem` or `net.ipv4.tcp_rmem`"),
-        ("max_bytes", "its maximum, bytes per socket"),
-        ("bdp_bytes", "the path's bandwidth-delay product, bytes"),
-        (("path_bits_per_second", "rtt_ms"), "the path's rate (bits/s) and RTT (ms) the product comes from"),
-    ),
-)
