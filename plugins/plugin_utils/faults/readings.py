@@ -12,7 +12,7 @@ the readings moved here); a reading it does not list comes after these, in the o
 
 The gathers use the action's readers: ``ethtool_k`` (both actions), ``bridges_and_tunnels``
 (``remote/tunnel_reader.py``), ``gather_udp_gro`` (``remote/udp_gro_reader.py``), ``gather_tcp``/``gather_netns``
-(``remote/tcp_reader.py``, Linux), ``routes_table_all``/``route_get`` (``remote/route_reader.py``) and ``wg_live``
+(``remote/tcp_reader.py``, Linux: faults/loss_sensitive_cc/reads.py), ``routes_table_all``/``route_get`` (``remote/route_reader.py``) and ``wg_live``
 (``remote/wg_live_reader.py``, OpenWrt): the readers the fixing actions share, so a fix reads what its fault read.
 """
 
@@ -24,6 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
@@ -39,7 +40,6 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
     ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
     WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import tcp_read_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import udp_gro_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
@@ -115,22 +115,6 @@ ENDPOINT_ROUTES = Reading("endpoint_routes", {
                            step_of(LINK_COUNTERS)),
                     gather=gather_endpoint_routes, uses=(NETWORK, WIREGUARD)),
 })
-
-
-# --- tcp, netns (Linux) --------------------------------------------------------------------------
-
-def _tcp(action, facts, args):
-    """The TCP stack and what sets it at boot (``TcpReader.gather_tcp``: linux_bbr_fq's tcp_tuning reads alike)."""
-    return action.gather_tcp()
-
-
-def _netns(action, facts, args):
-    """Whether the host runs in a child network namespace, and which container (``TcpReader.gather_netns``)."""
-    return action.gather_netns()
-
-
-TCP = Reading("tcp", {"linux": Read(steps=tuple(tcp_read_steps(tcp=True, netns=False)), gather=_tcp)})
-NETNS = Reading("netns", {"linux": Read(steps=tuple(tcp_read_steps(tcp=False, netns=True)), gather=_netns)})
 
 
 # --- bridges ---------------------------------------------------------------------------------------

@@ -18,13 +18,12 @@ judged from files alone and no role fixes it, since the later file is someone's 
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, does_not_apply, is_router, not_checked
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import TCP
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, is_router, not_checked
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.plan import FIX_DEFAULTS
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import undone_at_boot
 
 # linux_bbr_fq's drop-in at its default path (linux_bbr_fq_sysctl_file): the rule knows no host's role variables
-DROPIN = role_defaults("linux_bbr_fq")["linux_bbr_fq_sysctl_file"]
+DROPIN = FIX_DEFAULTS["linux_bbr_fq_sysctl_file"]
 
 
 def _boot(view):
@@ -64,37 +63,3 @@ def boot_coverage(host, view, views):
     if not read[1].get(DROPIN):
         return does_not_apply("no %s here: no TCP fix persisted that a later file could undo" % DROPIN)
     return None
-
-
-TCP_FIX_UNDONE_AT_BOOT = Fault(
-    id="tcp_fix_undone_at_boot",
-    number=3,
-    title="A later sysctl file undoes the TCP fix at the next boot",
-    severity="medium",
-    hosts="Linux host with linux_bbr_fq's drop-in",
-    reads=("tunnelfix.tcp",),
-    facts=(TCP,),
-    rule=undone_at_next_boot,
-    coverage=boot_coverage,
-    subject=lambda evidence: evidence.get("sysctl"),
-    fires_when="%s (linux_bbr_fq's drop-in at its default path) sets a key, and the last file the boot applies that sets it "
-               "(systemd-sysctl's order when systemd booted the host, else sysctl --system's, /etc/sysctl.conf last) is "
-               "another one, applied after it, with another value; or the drop-in is masked by a file of its name read first. "
-               "Lines the boot rejects set nothing: a key the kernel lacks, a '#' after a name (numbers before a '#' are taken)"
-               % DROPIN,
-    symptom="BBR, fq or the larger buffers are gone after a reboot, although remediate set them and verify passed.",
-    fix="No role: the later file is someone's configuration and no role edits it. Remove or change the line the finding "
-        "names (evidence file and line), or set linux_bbr_fq_sysctl_file to a name that sorts after that file and run "
-        "linux_bbr_fq again (it names such files itself when it runs). tunnel_facts also warns about lines the boot "
-        "rejects: a '#' after a value (not a comment there), a key this kernel lacks.",
-    proof=Proof(how="verify re-reads every sysctl file the boot applies and the rule no longer fires; a reboot then keeps "
-                    "the fix (not done by verify)."),
-    files=("plugins/plugin_utils/faults/sysctl_boot_order.py", "plugins/plugin_utils/parse/sysctl_boot.py",
-           "playbooks/verify.yml"),
-    evidence=(
-        ("sysctl", "the key the drop-in sets"),
-        (("fix_value", "fix_file"), "the value linux_bbr_fq's drop-in sets, and the drop-in"),
-        (("boot_value", "file", "line"), "the value the later file sets at boot, that file and its line"),
-        ("applied_by", "what applies the files at boot (`systemd-sysctl` or `sysctl --system`)"),
-    ),
-)

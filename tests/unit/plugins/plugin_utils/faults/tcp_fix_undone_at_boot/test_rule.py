@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID, diagnosis, find_findings, finding_outcomes
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tcp_fix_undone_at_boot.rule import (
     DROPIN, boot_coverage, undone_at_next_boot)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import (
     parse_sysctl_boot_files, settings_by_file, sysctl_boot)

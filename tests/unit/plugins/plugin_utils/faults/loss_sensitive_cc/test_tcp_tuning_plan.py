@@ -1,7 +1,7 @@
 """plan_tcp_tuning: which TCP sysctls a host can take (shared cases 06 and 08)."""
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import plan_tcp_tuning
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.plan import plan_tcp_tuning
 
 WANTED = {
     "net.core.default_qdisc": "fq",
