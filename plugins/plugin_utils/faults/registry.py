@@ -39,7 +39,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.fault import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.fault import ENDPOINT_ROUTE_PINNED
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, is_true, one_paragraph
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limits import (
@@ -52,8 +52,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fa
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.fault import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE, PATH_MTU_BLACK_HOLE,

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import APPLY_PLAN, limit_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import offload_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.plan import offload_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import route_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import tcp_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import keepalive_plan

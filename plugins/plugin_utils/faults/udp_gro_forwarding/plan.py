@@ -7,8 +7,10 @@ for (IP forwarding on, a WireGuard or TUN tunnel up, Linux 6.2 or later), which 
 (the default-route NIC of the facts; ``device``, the role's option, may only name one of those),
 which features it sets and to what, and the shell commands ``guarded_apply`` runs: the apply
 (``ethtool -K``, then the gateway must answer a ping again within the timeout, else the apply
-fails and the revert runs at once) and ``restore`` (the features back as they were). The fault
-``faults/udp_gro_forwarding.py`` fires exactly where this plan has a change.
+fails and the revert runs at once) and ``restore`` (the features back as they were). The
+fault (``rule.py``) fires exactly where this plan has a change, and its ``Fault.plan``
+(``udp_gro_plan_lines``) is this plan's changes as ``ethtool -K`` lines: the role (through the
+``udp_gro_forwarding_plan`` filter, plugins/filter/udp_gro.py) applies the plan the fault computed.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ import re
 import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING, at_least
 
+# udp_gro_forwarding's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("udp_gro_forwarding")
 KERNEL_MIN = (6, 2)
 # the tunnel kinds (parse/tunnel_links.py) that carry an exit node's or subnet router's traffic: in-kernel WireGuard,
 # and TUN (Tailscale, wireguard-go, OpenVPN), whose UDP segmentation offload Linux 6.2 added
@@ -180,6 +187,27 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
     check = gateway_wait(nic["device"], plan["gateway"], gateway_timeout_s) if plan["gateway"] and int(gateway_timeout_s) > 0 else None
     return dict(plan, state="change", changes=changes, ethtool=ethtool_command(nic["device"], changes), gateway_check=check,
                 restore=ethtool_command(nic["device"], restore), diff=change_diff(nic["device"], restore, changes))
+
+
+def udp_gro_plan_lines(view, role_vars):
+    """What udp_gro_forwarding would change live: ``ethtool -K NIC FEATURE on|off`` for each feature the NIC shows
+    otherwise and can change. ``[]`` where the host does not forward, has no WireGuard or TUN tunnel up or runs a
+    kernel before 6.2 (the role leaves it alone), or where nothing is to change and persisting is off; None when
+    nothing is to change and persisting is on (the facts do not read the hook the role writes), without the facts, or
+    when the role would fail (udp_gro_forwarding_device not a default-route NIC, features not read). Whether the role
+    runs at all is the opt-in's (udp_gro_forwarding_enable), not the plan's."""
+    facts = udp_gro_facts(view)
+    if not facts:
+        return None
+    try:
+        plan = udp_gro_plan(facts, role_setting(role_vars, "udp_gro_forwarding_device", FIX_DEFAULTS) or "")
+    except ValueError:
+        return None
+    if plan["state"] == "left_alone":
+        return []
+    lines = ["ethtool -K %s %s %s" % (plan["device"], name, state) for name, state in plan["changes"].items()]
+    persist = role_setting(role_vars, "udp_gro_forwarding_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
+    return lines or (None if persist else [])
 
 
 def change_diff(device, before, after) -> dict:

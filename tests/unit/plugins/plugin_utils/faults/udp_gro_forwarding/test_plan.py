@@ -10,7 +10,7 @@ import time
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.plan import (
     change_diff, ethtool_command, gateway_wait, parse_hook_probe, udp_gro_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote import rollback as rb
 
