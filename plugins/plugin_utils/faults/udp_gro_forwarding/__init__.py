@@ -18,7 +18,9 @@ Follow it here, top to bottom, then in roles/udp_gro_forwarding/tasks/apply.yml 
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
 - ``plan.py``: the one plan. The role (its ``udp_gro_forwarding_plan`` filter, plugins/filter/udp_gro.py) and
   ``Fault.plan`` (``udp_gro_plan_lines``) both call ``udp_gro_plan`` on the same facts, and the rule decides with
-  its functions; with the role's hook probe (``parse_hook_probe``).
+  its functions.
+- ``hook_probe.py``: the role's Linux probe (what brings the network up: the hook that re-applies the fix), through
+  the ``udp_gro_forwarding_hook_probe`` filter.
 
 Shared parsers stay in parse/ (``udp_gro.py``, ``tunnel_links.py``, ``ethtool.py``); the reader both facts actions
 use is remote/udp_gro_reader.py.

@@ -10,7 +10,8 @@ which features it sets and to what, and the shell commands ``guarded_apply`` run
 fails and the revert runs at once) and ``restore`` (the features back as they were). The
 fault (``rule.py``) fires exactly where this plan has a change, and its ``Fault.plan``
 (``udp_gro_plan_lines``) is this plan's changes as ``ethtool -K`` lines: the role (through the
-``udp_gro_forwarding_plan`` filter, plugins/filter/udp_gro.py) applies the plan the fault computed.
+``udp_gro_forwarding_plan`` filter, plugins/filter/udp_gro.py) applies the plan the fault computed. How
+the role re-applies it on interface events is ``hook_probe.py``'s.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import re
 import shlex
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_facts
@@ -216,49 +216,3 @@ def change_diff(device, before, after) -> dict:
     as bridge_offload's diff writes them."""
     return {side: "".join("%s %s: %s\n" % (device, name, states[name]) for name in after)
             for side, states in (("before", before), ("after", after))}
-
-
-# What brings a Linux host's network up, from the role's python-free probe (vars/main.yml), one line each:
-# "systemd-networkd SUBSTATE", "networkd-dispatcher SUBSTATE", "NetworkManager SUBSTATE" (systemctl show -p SubState
-# --value UNIT.service; empty without systemd or the unit) and "ifupdown yes|no" (/etc/network/interfaces and /sbin/ifup).
-PROBE_UNITS = ("systemd-networkd", "networkd-dispatcher", "NetworkManager")
-
-
-def parse_hook_probe(text: str) -> dict:
-    """The probe's output -> ``{"method": "networkd-dispatcher" | "networkmanager" | "ifupdown" | None, "reason": str}``.
-
-    ``"systemd-networkd running\\nnetworkd-dispatcher running\\nNetworkManager\\nifupdown no\\n"`` ->
-    ``{"method": "networkd-dispatcher", "reason": "systemd-networkd and networkd-dispatcher run"}``. Where
-    systemd-networkd runs, only a networkd-dispatcher hook (routable.d) follows its interfaces; else NetworkManager's
-    dispatcher where it runs; else ifupdown's if-up.d where ifupdown is installed; else None (``reason`` says why:
-    the role then cannot persist and fails naming udp_gro_forwarding_persist).
-    Raises ParseError naming the line for anything else, or when a line is missing.
-    """
-    if not isinstance(text, str):
-        raise ParseError("hook probe output must be text, got %s" % type(text).__name__)
-    seen = {}
-    for lineno, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
-        words = line.split()
-        if not words:
-            continue
-        if words[0] in PROBE_UNITS and len(words) <= 2:
-            seen[words[0]] = words[1:] == ["running"]
-        elif words[0] == "ifupdown" and words[1:] in (["yes"], ["no"]):
-            seen["ifupdown"] = words[1] == "yes"
-        else:
-            raise ParseError("hook probe line %d: expected 'UNIT SUBSTATE' (%s) or 'ifupdown yes|no', got %r"
-                             % (lineno, ", ".join(PROBE_UNITS), line[:200]))
-    missing = [name for name in PROBE_UNITS + ("ifupdown",) if name not in seen]
-    if missing:
-        raise ParseError("hook probe: no %s line (output cut short?)" % ", ".join(missing))
-    if seen["systemd-networkd"]:
-        if seen["networkd-dispatcher"]:
-            return {"method": "networkd-dispatcher", "reason": "systemd-networkd and networkd-dispatcher run"}
-        return {"method": None, "reason": "systemd-networkd runs without networkd-dispatcher, which would re-apply the "
-                                          "setting when the NIC comes up: install networkd-dispatcher"}
-    if seen["NetworkManager"]:
-        return {"method": "networkmanager", "reason": "NetworkManager runs"}
-    if seen["ifupdown"]:
-        return {"method": "ifupdown", "reason": "ifupdown brings the network up"}
-    return {"method": None, "reason": "neither systemd-networkd with networkd-dispatcher, NetworkManager nor ifupdown "
-                                      "brings the network up here"}
