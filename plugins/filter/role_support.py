@@ -9,7 +9,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_inactive, probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.plan import live_limit_change
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import whole_number
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.banip import banip_icmp_report as _banip_icmp_report
@@ -105,7 +105,7 @@ def wireguard_unmatched(wanted, matched, host, config_dir, networkd_dir):
 
 
 def bridge_persist_probe(text):
-    """The persist probe's output → method, networkd state and unit states (see _bridge_persist)."""
+    """The persist probe's output → method, networkd state and unit states (faults/bridge_offload/persist.py)."""
     try:
         return parse_persist_probe(text)
     except ParseError as exc:

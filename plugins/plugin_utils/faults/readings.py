@@ -4,8 +4,9 @@
 
 Each is what the two facts actions read for it on each platform, in their one batch, and the gather
 that turns the results into its facts (moved here from the actions, which now only run the batch).
-Several faults share most of them (``wireguard``: the keepalive faults and fault 1; ``bridges``: both
-offload faults); a reading only one fault needs belongs next to that fault (its own folder).
+Several faults share most of them (``wireguard``: the keepalive faults and fault 1); a reading only one fault
+(or one family) needs belongs next to that fault, in its own folder (``bridges``: faults/bridge_offload/reads.py,
+both offload faults; ``udp_gro``: faults/udp_gro_forwarding/reads.py, built here), and ``ORDER`` imports it.
 
 ``ORDER`` is the order gather_subset offers the names and the facts come back in (as they came before
 the readings moved here); a reading it does not list comes after these, in the order the faults declare it.
@@ -18,34 +19,24 @@ The gathers use the action's readers: ``ethtool_k`` (both actions), ``bridges_an
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.reads import BRIDGES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import NETNS, TCP
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes, parse_ip_route_get, parse_ip_route_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
-    FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, OFFLOAD_DEVICE_LINES,
-    ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
-    WG_DUMP_NAME, WG_QUICK_DIR)
+    LINK_COUNTERS, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON,
+    UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import udp_gro_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
-
-# the one ethtool loop of a facts batch: bridges, their ports, tunnels and default-route NICs, a device once
-OFFLOAD_LOOP = (ETHTOOL_K,)
 
 
 # --- wireguard ------------------------------------------------------------------------------------
@@ -117,94 +108,9 @@ ENDPOINT_ROUTES = Reading("endpoint_routes", {
 })
 
 
-# --- bridges ---------------------------------------------------------------------------------------
-
-def _linux_bridges(action, facts, args):
-    """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
-    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
-    ip_forward, links = action.parse_output(res, split_forward_and_links)
-    if res["rc"] == NOT_FOUND:
-        return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
-    if res["rc"] != 0:
-        return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200]))
-    try:
-        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
-    except ParseError as exc:
-        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
-
-
-def _openwrt_bridges(action, facts, args):
-    """Bridges, ports, offloads, tunnels and ip_forward from the forwarding-and-links step and the ethtool steps."""
-    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, NOT_FOUND))
-    ip_forward, links = action.parse_output(res, split_forward_and_links)
-    if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
-        error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])
-        return bridges_subset({}, {}, ip_forward, None, error)
-    try:
-        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
-    except ParseError as exc:  # an ip without -j prints text or usage
-        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
-
-
-_BRIDGE_STEPS = (step_of(FORWARD_AND_LINKS_ARGV), *mss_clamp_steps())
-_BRIDGE_LOOP = (LoopLines(OFFLOAD_DEVICE_LINES, (step_name(FORWARD_AND_LINKS_ARGV),), OFFLOAD_LOOP),)
-BRIDGES = Reading("bridges", {
-    "linux": Read(steps=_BRIDGE_STEPS, loops=_BRIDGE_LOOP, gather=_linux_bridges),
-    "openwrt": Read(steps=_BRIDGE_STEPS, loops=_BRIDGE_LOOP, gather=_openwrt_bridges),
-})
-
-
 # --- udp_gro ---------------------------------------------------------------------------------------
 
-def linux_endpoint_routes(wireguard, routes) -> dict:
-    """``{interface: [(dev, gateway), ...]}``: the routes the ``routes`` reading found to each WireGuard interface's peer endpoints."""
-    out = {}
-    for name, iface in (wireguard.get("interfaces") or {}).items():
-        for peer in iface.get("peers") or []:
-            route = (routes.get("endpoints") or {}).get(peer.get("endpoint_host"))
-            if route and (route.get("dev"), route.get("gateway")) not in out.get(name, []):
-                out.setdefault(name, []).append((route.get("dev"), route.get("gateway")))
-    return out
+# The UDP GRO fault's reading (faults/udp_gro_forwarding/reads.py), built here with the shared readings it needs.
+UDP_GRO = udp_gro_reading(WIREGUARD, ROUTES, ENDPOINT_ROUTES)
 
-
-def openwrt_endpoint_routes(facts) -> dict:
-    """``{interface: [(dev, gateway), ...]}`` from the ``endpoint_routes`` facts: the route to each of its endpoints."""
-    out = {}
-    for endpoint in facts.get("endpoints") or []:
-        hop = (endpoint.get("dev"), endpoint.get("gateway"))
-        if endpoint.get("dev") and hop not in out.get(endpoint.get("interface"), []):
-            out.setdefault(endpoint.get("interface"), []).append(hop)
-    return out
-
-
-def _udp_gro_routes(action):
-    """Every route (``routes_table_all``), or None when neither listing can be read: the udp_gro facts say so."""
-    try:
-        return action.routes_table_all()[0]
-    except AnsibleActionFail:
-        return None
-
-
-def _linux_udp_gro(action, facts, args):
-    """The default routes, and the endpoints' routes for a full tunnel (``UdpGroReader.gather_udp_gro``)."""
-    return action.gather_udp_gro(facts["routes"]["default"], linux_endpoint_routes(facts["wireguard"], facts["routes"]))
-
-
-def _openwrt_udp_gro(action, facts, args):
-    """Every route, and the endpoints' routes for a full tunnel (``UdpGroReader.gather_udp_gro``)."""
-    return action.gather_udp_gro(_udp_gro_routes(action), openwrt_endpoint_routes(facts["endpoint_routes"]))
-
-
-UDP_GRO = Reading("udp_gro", {
-    "linux": Read(steps=(step_of(ROUTES_JSON), *udp_gro_steps()), gather=_linux_udp_gro, needs=(WIREGUARD, ROUTES),
-                  loops=(LoopLines(DEFAULT_ROUTE_DEVICE_LINES, (step_name(ROUTES_JSON),), OFFLOAD_LOOP),)),
-    "openwrt": Read(steps=(*route_table_steps(), *udp_gro_steps()), gather=_openwrt_udp_gro, needs=(ENDPOINT_ROUTES,),
-                    loops=(LoopLines(DEFAULT_ROUTE_DEVICE_LINES, tuple(step.name for step in route_table_steps()),
-                                     OFFLOAD_LOOP),)),
-})
-
-
-# BANIP and MWAN3 are fault 2's alone (faults/banip_icmp/reads.py), listed here so they keep their place in the facts
 ORDER = (BANIP, MWAN3, WIREGUARD, ROUTES, TCP, NETNS, BRIDGES, ENDPOINT_ROUTES, UDP_GRO)

@@ -9,7 +9,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, FIX_OPT_IN, FIX_VAR_NAMES, diagnosis, every_role_plan, find_findings, finding_outcomes, fix_vars_by_host,
     remediate_plans, role_plan, unfixed_by_host)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import FIX_DEFAULTS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.plan import FIX_DEFAULTS
 
 FAULT = BY_ID["udp_gro_forwarding_off"]
 ROLE = FAULT.fix_role

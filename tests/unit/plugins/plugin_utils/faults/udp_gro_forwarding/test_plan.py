@@ -1,7 +1,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The role udp_gro_forwarding's plan (issue 17.9): states, the NIC it may change, the commands guarded_apply runs
-(and run for real under dash, bash and BusyBox sh with stub ethtool and ping: the gateway check reverts the change),
-and the probe that chooses the Linux interface hook."""
+(and run for real under dash, bash and BusyBox sh with stub ethtool and ping: the gateway check reverts the change).
+The probe that chooses the Linux interface hook: test_hook_probe.py."""
 
 import os
 import subprocess
@@ -9,9 +9,8 @@ import time
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import (
-    change_diff, ethtool_command, gateway_wait, parse_hook_probe, udp_gro_plan)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.plan import (
+    change_diff, ethtool_command, gateway_wait, udp_gro_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote import rollback as rb
 
 SHELLS = HOST_COMMANDS = ("dash", "bash", "busybox")
@@ -409,65 +408,3 @@ def test_a_gateway_that_does_not_answer_reverts_the_features_and_the_hook(tmp_pa
     assert host.wait_for("rolled-back")
     assert host.log.read_text(encoding="utf-8") == "-K eth0 rx-udp-gro-forwarding on\n-K eth0 rx-udp-gro-forwarding off\n"
     assert not host.hook.exists(), "the hook the change wrote is gone again (it was absent before)"
-
-
-# ---- the Linux hook probe --------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("text, method", [
-    ("systemd-networkd running\nnetworkd-dispatcher running\nNetworkManager\nifupdown no\n", "networkd-dispatcher"),
-    ("systemd-networkd running\nnetworkd-dispatcher dead\nNetworkManager\nifupdown yes\n", None),   # networkd, no dispatcher
-    ("systemd-networkd dead\nnetworkd-dispatcher\nNetworkManager running\nifupdown yes\n", "networkmanager"),
-    ("systemd-networkd dead\nnetworkd-dispatcher\nNetworkManager dead\nifupdown yes\n", "ifupdown"),
-    ("systemd-networkd \nnetworkd-dispatcher \nNetworkManager \nifupdown yes\n", "ifupdown"),             # no systemd at all
-    ("systemd-networkd dead\nnetworkd-dispatcher\nNetworkManager dead\nifupdown no\n", None),
-])
-def test_hook_probe(text, method):
-    got = parse_hook_probe(text)
-    assert got["method"] == method and got["reason"]
-
-
-@pytest.mark.parametrize("text, message", [
-    ("systemd-networkd running\n", "no networkd-dispatcher, NetworkManager, ifupdown line"),
-    ("systemd-networkd running\nnetworkd-dispatcher running\nNetworkManager\nifupdown maybe\n", "line 4"),
-    ("hello\n", "line 1"),
-])
-def test_hook_probe_refuses(text, message):
-    with pytest.raises(ParseError, match=message):
-        parse_hook_probe(text)
-
-
-@pytest.mark.parametrize("text, method, reason", [
-    ("systemd-networkd running\r\nnetworkd-dispatcher running\r\n\r\nNetworkManager\r\nifupdown no\r\n", "networkd-dispatcher",
-     "systemd-networkd and networkd-dispatcher run"),
-    ("ifupdown no\nNetworkManager running\nnetworkd-dispatcher running\nsystemd-networkd dead\n", "networkmanager",
-     "NetworkManager runs"),
-    ("systemd-networkd running\nnetworkd-dispatcher exited\nNetworkManager running\nifupdown yes\n", None,
-     "systemd-networkd runs without networkd-dispatcher, which would re-apply the setting when the NIC comes up: install "
-     "networkd-dispatcher"),
-    ("systemd-networkd\nnetworkd-dispatcher running\nNetworkManager\nifupdown yes", "ifupdown", "ifupdown brings the network up"),
-    ("systemd-networkd dead\nnetworkd-dispatcher running\nNetworkManager dead\nifupdown no\n", None,
-     "neither systemd-networkd with networkd-dispatcher, NetworkManager nor ifupdown brings the network up here"),
-    # the last line of a unit counts
-    ("systemd-networkd running\nsystemd-networkd dead\nnetworkd-dispatcher\nNetworkManager running\nifupdown no\n",
-     "networkmanager", "NetworkManager runs"),
-])
-def test_hook_probe_word_for_word(text, method, reason):
-    assert parse_hook_probe(text) == {"method": method, "reason": reason}
-
-
-@pytest.mark.parametrize("text, message", [
-    (None, "^hook probe output must be text, got NoneType$"),
-    (b"ifupdown yes\n", "^hook probe output must be text, got bytes$"),
-    ("", r"^hook probe: no systemd-networkd, networkd-dispatcher, NetworkManager, ifupdown line \(output cut short\?\)$"),
-    ("systemd-networkd running extra\n", r"^hook probe line 1: expected 'UNIT SUBSTATE' \(systemd-networkd, "
-                                         r"networkd-dispatcher, NetworkManager\) or 'ifupdown yes\|no', got "
-                                         r"'systemd-networkd running extra'$"),
-    ("\nifupdown\n", "^hook probe line 2: "),
-    ("ifupdown yes no\n", "^hook probe line 1: "),
-    ("ifupdown yes\r\nhello\r\n", "^hook probe line 2: .* got 'hello'$"),     # CRLF: the line quoted without its CR
-    ("x" * 300, "got '%s'$" % ("x" * 200)),
-    ("systemd-networkd running\nnetworkd-dispatcher running\nNetworkManager\n", r"^hook probe: no ifupdown line"),
-])
-def test_hook_probe_refuses_word_for_word(text, message):
-    with pytest.raises(ParseError, match=message):
-        parse_hook_probe(text)

@@ -7,8 +7,11 @@ for (IP forwarding on, a WireGuard or TUN tunnel up, Linux 6.2 or later), which 
 (the default-route NIC of the facts; ``device``, the role's option, may only name one of those),
 which features it sets and to what, and the shell commands ``guarded_apply`` runs: the apply
 (``ethtool -K``, then the gateway must answer a ping again within the timeout, else the apply
-fails and the revert runs at once) and ``restore`` (the features back as they were). The fault
-``faults/udp_gro_forwarding.py`` fires exactly where this plan has a change.
+fails and the revert runs at once) and ``restore`` (the features back as they were). The
+fault (``rule.py``) fires exactly where this plan has a change, and its ``Fault.plan``
+(``udp_gro_plan_lines``) is this plan's changes as ``ethtool -K`` lines: the role (through the
+``udp_gro_forwarding_plan`` filter, plugins/filter/udp_gro.py) applies the plan the fault computed. How
+the role re-applies it on interface events is ``hook_probe.py``'s.
 """
 
 from __future__ import annotations
@@ -16,10 +19,14 @@ from __future__ import annotations
 import re
 import shlex
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import GRO, GRO_LIST, UDP_GRO_FORWARDING, at_least
 
+# udp_gro_forwarding's defaults (its meta/argument_specs.yml, generated into role_specs.py)
+FIX_DEFAULTS = role_defaults("udp_gro_forwarding")
 KERNEL_MIN = (6, 2)
 # the tunnel kinds (parse/tunnel_links.py) that carry an exit node's or subnet router's traffic: in-kernel WireGuard,
 # and TUN (Tailscale, wireguard-go, OpenVPN), whose UDP segmentation offload Linux 6.2 added
@@ -182,55 +189,30 @@ def udp_gro_plan(facts, device="", gateway_timeout_s=30) -> dict:
                 restore=ethtool_command(nic["device"], restore), diff=change_diff(nic["device"], restore, changes))
 
 
+def udp_gro_plan_lines(view, role_vars):
+    """What udp_gro_forwarding would change live: ``ethtool -K NIC FEATURE on|off`` for each feature the NIC shows
+    otherwise and can change. ``[]`` where the host does not forward, has no WireGuard or TUN tunnel up or runs a
+    kernel before 6.2 (the role leaves it alone), or where nothing is to change and persisting is off; None when
+    nothing is to change and persisting is on (the facts do not read the hook the role writes), without the facts, or
+    when the role would fail (udp_gro_forwarding_device not a default-route NIC, features not read). Whether the role
+    runs at all is the opt-in's (udp_gro_forwarding_enable), not the plan's."""
+    facts = udp_gro_facts(view)
+    if not facts:
+        return None
+    try:
+        plan = udp_gro_plan(facts, role_setting(role_vars, "udp_gro_forwarding_device", FIX_DEFAULTS) or "")
+    except ValueError:
+        return None
+    if plan["state"] == "left_alone":
+        return []
+    lines = ["ethtool -K %s %s %s" % (plan["device"], name, state) for name, state in plan["changes"].items()]
+    persist = role_setting(role_vars, "udp_gro_forwarding_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
+    return lines or (None if persist else [])
+
+
 def change_diff(device, before, after) -> dict:
     """The ``--diff`` text of an ``ethtool -K`` change: ``{"before": "eth0 rx-gro-list: on\\n", "after": "eth0 rx-gro-list:
     off\\n"}``, one ``device feature: state`` line per feature changed (``before``/``after``: ``{feature: on|off}``),
     as bridge_offload's diff writes them."""
     return {side: "".join("%s %s: %s\n" % (device, name, states[name]) for name in after)
             for side, states in (("before", before), ("after", after))}
-
-
-# What brings a Linux host's network up, from the role's python-free probe (vars/main.yml), one line each:
-# "systemd-networkd SUBSTATE", "networkd-dispatcher SUBSTATE", "NetworkManager SUBSTATE" (systemctl show -p SubState
-# --value UNIT.service; empty without systemd or the unit) and "ifupdown yes|no" (/etc/network/interfaces and /sbin/ifup).
-PROBE_UNITS = ("systemd-networkd", "networkd-dispatcher", "NetworkManager")
-
-
-def parse_hook_probe(text: str) -> dict:
-    """The probe's output -> ``{"method": "networkd-dispatcher" | "networkmanager" | "ifupdown" | None, "reason": str}``.
-
-    ``"systemd-networkd running\\nnetworkd-dispatcher running\\nNetworkManager\\nifupdown no\\n"`` ->
-    ``{"method": "networkd-dispatcher", "reason": "systemd-networkd and networkd-dispatcher run"}``. Where
-    systemd-networkd runs, only a networkd-dispatcher hook (routable.d) follows its interfaces; else NetworkManager's
-    dispatcher where it runs; else ifupdown's if-up.d where ifupdown is installed; else None (``reason`` says why:
-    the role then cannot persist and fails naming udp_gro_forwarding_persist).
-    Raises ParseError naming the line for anything else, or when a line is missing.
-    """
-    if not isinstance(text, str):
-        raise ParseError("hook probe output must be text, got %s" % type(text).__name__)
-    seen = {}
-    for lineno, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
-        words = line.split()
-        if not words:
-            continue
-        if words[0] in PROBE_UNITS and len(words) <= 2:
-            seen[words[0]] = words[1:] == ["running"]
-        elif words[0] == "ifupdown" and words[1:] in (["yes"], ["no"]):
-            seen["ifupdown"] = words[1] == "yes"
-        else:
-            raise ParseError("hook probe line %d: expected 'UNIT SUBSTATE' (%s) or 'ifupdown yes|no', got %r"
-                             % (lineno, ", ".join(PROBE_UNITS), line[:200]))
-    missing = [name for name in PROBE_UNITS + ("ifupdown",) if name not in seen]
-    if missing:
-        raise ParseError("hook probe: no %s line (output cut short?)" % ", ".join(missing))
-    if seen["systemd-networkd"]:
-        if seen["networkd-dispatcher"]:
-            return {"method": "networkd-dispatcher", "reason": "systemd-networkd and networkd-dispatcher run"}
-        return {"method": None, "reason": "systemd-networkd runs without networkd-dispatcher, which would re-apply the "
-                                          "setting when the NIC comes up: install networkd-dispatcher"}
-    if seen["NetworkManager"]:
-        return {"method": "networkmanager", "reason": "NetworkManager runs"}
-    if seen["ifupdown"]:
-        return {"method": "ifupdown", "reason": "ifupdown brings the network up"}
-    return {"method": None, "reason": "neither systemd-networkd with networkd-dispatcher, NetworkManager nor ifupdown "
-                                      "brings the network up here"}

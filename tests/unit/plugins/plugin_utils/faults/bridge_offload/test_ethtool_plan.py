@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.ethtool_plan import (
     describe_states, ethtool_set_argv, is_interface_name, offload_plan, parse_brif_listing)
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features

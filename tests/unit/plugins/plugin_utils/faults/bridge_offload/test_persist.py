@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
 UNIT = "tunnelfix-bridge-offload@br0.service"

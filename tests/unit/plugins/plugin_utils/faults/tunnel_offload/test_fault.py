@@ -14,8 +14,9 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, diagnosis, every_role_plan, find_findings, finding_outcomes, fix_vars_by_host, role_plan)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import (
-    LAN_MTU_BYTES, TUNNEL_OFFLOAD_SMALL_MTU as TUNNEL, tunnel_plan)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU as TUNNEL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.plan import tunnel_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.rule import LAN_MTU_BYTES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, add_tunnel_offloads, bridges_subset, parse_ip_link_bridges)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
