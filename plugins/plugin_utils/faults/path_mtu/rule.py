@@ -12,7 +12,9 @@ Per entry: the outer ladder (to the endpoint, outside the tunnel) finds the faul
 MTU plus WireGuard's overhead for the endpoint's family (60 bytes IPv4, 80 IPv6: ``tunnel_mtu.WIREGUARD_OVERHEAD_BYTES``)
 is more than the path MTU it measured; the inner ladder (to the far tunnel address) when it is valid and the tunnel
 carries less than its MTU. The MTU to set is the smaller of ``tunnel_mtu.tunnel_mtu_for_path`` (outer) and the inner
-path MTU, never below 1280 where IPv6 runs inside; one finding per tunnel, from its tightest peer.
+path MTU, never below 1280 where IPv6 runs inside; one finding per tunnel, from its tightest peer. An inner edge that is
+the outer fit rounded down to WireGuard's 16-byte padding (``tunnel_mtu.padded_inner_edge``: 1328 over a 1400-byte path)
+is the padding measured over the same path, not a narrower hop: the outer fit (1340) is set.
 
 A ladder that is invalid (nothing answered, ping could not run, probes that contradict each other) judges nothing:
 coverage says so with the parser's reason. The ladder needs no hub (it probes the peers' own endpoints), so a
@@ -24,7 +26,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
-    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, tunnel_mtu_for_path)
+    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 NOT_MEASURED = ("the PMTU ladder did not run on this host in this run (a path MTU is measured, never computed; "
@@ -61,6 +63,7 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
            "inner_path_mtu_bytes": inner["path_mtu_bytes"] if valid(inner) else None,
            "set_mtu_bytes": None, "raised_to_ipv6_minimum": False}
     candidates = []
+    fit = None
     if valid(outer):
         out["outer_exceeds"] = tunnel_mtu + overhead > outer["path_mtu_bytes"]
         try:
@@ -69,9 +72,13 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
         except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it
             pass
     if valid(inner):
-        out["inner_short"] = inner["path_mtu_bytes"] < tunnel_mtu
-        raised = inside_v6 and inner["path_mtu_bytes"] < IPV6_MIN_MTU_BYTES
-        candidates.append((IPV6_MIN_MTU_BYTES if raised else inner["path_mtu_bytes"], raised))
+        edge = inner["path_mtu_bytes"]
+        out["inner_short"] = edge < tunnel_mtu
+        # an inner edge at the padded size of the outer fit is WireGuard's padding over that same path (tunnel_mtu.py):
+        # the outer ladder's MTU carries full-size packets there, so the inner one sets nothing smaller
+        if fit is None or not (out["inner_short"] and edge == padded_inner_edge(fit["computed_bytes"])):
+            raised = inside_v6 and edge < IPV6_MIN_MTU_BYTES
+            candidates.append((IPV6_MIN_MTU_BYTES if raised else edge, raised))
     out["found"] = out["outer_exceeds"] or out["inner_short"]
     if out["found"] and candidates:
         mtu, raised = min(candidates)
@@ -106,7 +113,9 @@ def black_holes(host, view, views):
         found = [(entry, verdict) for entry, verdict in judged if verdict["found"]]
         if not found:
             continue
-        entry, verdict = min(found, key=lambda pair: (pair[1]["set_mtu_bytes"] is None, pair[1]["set_mtu_bytes"] or 0))
+        # the smallest MTU to set; of equals, the peer whose outer ladder saw the hole (its evidence names the path MTU)
+        entry, verdict = min(found, key=lambda pair: (pair[1]["set_mtu_bytes"] is None, pair[1]["set_mtu_bytes"] or 0,
+                                                      not pair[1]["outer_exceeds"]))
         tunnel = known[name]
         mtu = tunnel["tunnel_mtu_bytes"]
         outer_probes, outer_pings = _probes(entry.get("outer"))

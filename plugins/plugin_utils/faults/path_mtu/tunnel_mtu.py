@@ -10,7 +10,11 @@ drivers/net/wireguard/messages.h; wg-quick's automatic MTU is the route MTU minu
 case, WireGuard/wireguard-tools src/wg-quick/linux.bash ``set_mtu_up`` @025f00454f). WireGuard pads
 the inner packet to a multiple of 16 but never past the interface MTU (``calculate_skb_padding``,
 drivers/net/wireguard/send.c @08f9420909), so a full-size inner packet of the tunnel MTU leaves as
-exactly tunnel MTU + overhead bytes.
+exactly tunnel MTU + overhead bytes. Below the MTU the padding shows in the inner ladder: over a
+path that carries P bytes, a tunnel whose MTU is over P - overhead passes inner packets only up to
+the largest multiple of 16 that fits (P 1400, IPv4 outside: 1328 passes, 1329 leaves padded to 1344 +
+60 = 1404 and is lost), while an MTU of exactly P - overhead (1340) carries 1340-byte packets, padded
+to no more than the MTU (``padded_inner_edge``).
 
 IPv6 needs links of at least 1280 bytes (RFC 8200 section 5): where IPv6 runs inside the tunnel the
 MTU is never set below IPV6_MIN_MTU_BYTES, even when the outer path is smaller; the outer packets
@@ -25,6 +29,8 @@ from __future__ import annotations
 # Outer IP + UDP + WireGuard data header + Poly1305 tag, bytes, by the outer address family (module doc)
 WIREGUARD_OVERHEAD_BYTES = {4: 20 + 8 + 16 + 16, 6: 40 + 8 + 16 + 16}
 IPV6_MIN_MTU_BYTES = 1280
+# WireGuard pads an inner packet to a multiple of this, never past the interface MTU (module doc)
+WIREGUARD_PADDING_BYTES = 16
 # Linux refuses an IPv4 interface MTU below 68 (RFC 791's minimum)
 IPV4_MIN_MTU_BYTES = 68
 MAX_MTU_BYTES = 65535
@@ -56,3 +62,10 @@ def tunnel_mtu_for_path(outer_path_mtu_bytes, outer_family, ipv6_inside):
     mtu = IPV6_MIN_MTU_BYTES if raised else computed
     return {"mtu_bytes": mtu, "computed_bytes": computed, "overhead_bytes": overhead,
             "raised_to_ipv6_minimum": raised, "outer_exceeds_path": mtu + overhead > outer_path_mtu_bytes}
+
+
+def padded_inner_edge(fit_bytes):
+    """The largest inner packet, bytes, a tunnel with an MTU over ``fit_bytes`` (the outer path MTU minus WireGuard's
+    overhead) gets through that path: ``fit_bytes`` rounded down to a multiple of WIREGUARD_PADDING_BYTES (module doc).
+    1340 -> 1328; 1344 -> 1344. An inner ladder that stops exactly there measured the padding, not a narrower hop."""
+    return fit_bytes - fit_bytes % WIREGUARD_PADDING_BYTES

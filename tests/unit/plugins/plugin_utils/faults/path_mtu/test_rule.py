@@ -73,6 +73,29 @@ def test_the_smaller_of_the_two_ladders_sets_the_mtu(pmtu):
         assert _found(view)[0][0]["set_mtu_bytes"] == set_mtu, inner_mtu
 
 
+@pytest.mark.parametrize("family, path_mtu, inner_mtu, set_mtu", [
+    (4, 1400, 1328, 1340),    # the lab's hole at MTU 1420: 1329 leaves padded to 1344 + 60 = 1404; the outer fit is set
+    (4, 1400, 1327, 1327),    # not the padded edge: a narrower hop inside
+    (4, 1400, 1312, 1312),    # a whole padding step lower: narrower too
+    (4, 1404, 1344, 1344),    # 1344 is a multiple of 16: edge and fit agree
+    (4, 1410, 1344, 1350),
+    (6, 1400, 1312, 1320),    # IPv6 outside: 80 bytes, 1320 rounds down to 1312
+    (6, 1400, 1304, 1304),
+])
+def test_an_inner_edge_at_wireguards_padding_over_the_same_path_sets_the_outer_fit(pmtu, family, path_mtu, inner_mtu, set_mtu):
+    view = pmtu.measured(_view(pmtu, 1420, family), outer=pmtu.path_ladder(family, _endpoint(pmtu, family), path_mtu, 1500),
+                         inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, inner_mtu, 1420))
+    evidence = _found(view)[0][0]
+    assert (evidence["set_mtu_bytes"], evidence["inner_path_mtu_bytes"], evidence["outer_path_mtu_bytes"]) == (
+        set_mtu, inner_mtu, path_mtu)
+
+
+def test_the_padded_edge_alone_sets_itself(pmtu):
+    """Without a valid outer ladder nothing says the edge is padding: the inner edge is what is known to pass."""
+    view = pmtu.measured(_view(pmtu, 1420), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1328, 1420))
+    assert _found(view)[0][0]["set_mtu_bytes"] == 1328
+
+
 @pytest.mark.parametrize("family, path_mtu, tunnel_mtu, set_mtu, raised", [
     # IPv6 inside: never below 1280
     (4, 1340, 1420, 1280, False),    # exactly the floor: 1340 - 60
@@ -156,6 +179,24 @@ def test_the_tightest_peer_names_the_finding(pmtu):
     second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1500)    # the other peer's path is wide: one of two found
     evidence = _found(view)[0][0]
     assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"]) == (pmtu.ENDPOINT, 1340, 1)
+
+
+def test_of_two_peers_given_the_same_mtu_the_one_whose_outer_ladder_saw_the_hole_names_it(pmtu):
+    """The lab's hub: toward the relay its outer path is wide and the inner ladder finds 1340; toward owrt the outer ladder
+    finds 1400 (1340 fits): both set 1340, and the finding names the peer whose outer ladder measured the hole."""
+    view = pmtu.linux_view()
+    wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
+    wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
+    view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
+    view = pmtu.measured(view)
+    for first_wide in (True, False):
+        first, second = view["path_mtu"]["tunnels"]
+        wide, narrow = (first, second) if first_wide else (second, first)
+        wide["outer"] = judge_ready(pmtu, 4, wide["endpoint"], 1500)
+        wide["inner"] = parse_ladder(pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420))
+        narrow["outer"] = judge_ready(pmtu, 4, narrow["endpoint"], 1400)
+        evidence = _found(view)[0][0]
+        assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["outer_path_mtu_bytes"]) == (narrow["endpoint"], 1340, 1400)
 
 
 def judge_ready(pmtu, family, target, path_mtu):

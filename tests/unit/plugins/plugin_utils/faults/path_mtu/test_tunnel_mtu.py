@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
-    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, tunnel_mtu_for_path)
+    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
 
 
 def test_the_overheads_are_wireguards_60_and_80():
@@ -51,3 +51,8 @@ def test_bad_arguments_are_refused_naming_them(path_mtu, family, ipv6_inside, na
     with pytest.raises(ValueError) as err:
         tunnel_mtu_for_path(path_mtu, family, ipv6_inside)
     assert str(err.value) == named
+
+
+@pytest.mark.parametrize("fit, edge", [(1340, 1328), (1344, 1344), (1343, 1328), (1345, 1344), (1320, 1312), (1280, 1280)])
+def test_the_padded_inner_edge_is_the_fit_rounded_down_to_16_bytes(fit, edge):
+    assert padded_inner_edge(fit) == edge
