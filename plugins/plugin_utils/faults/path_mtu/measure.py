@@ -68,15 +68,27 @@ def ladders(targets) -> list:
     return out
 
 
+# The bounds ladder.ladder_script takes, checked once for the whole script (also where no ladder runs)
+OPTION_RANGES = (("interval_ms", 0, 10000), ("timeout_s", 1, 60), ("attempts", 1, 5))
+
+
+def check_options(interval_ms, timeout_s, attempts, ping_command):
+    """Raise ValueError naming the first option out of its range (OPTION_RANGES) or a ping command not in PING_COMMANDS."""
+    for (name, low, high), value in zip(OPTION_RANGES, (interval_ms, timeout_s, attempts)):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError("%s must be a whole number %d-%d, got %r" % (name, low, high, value))
+    if ping_command not in PING_COMMANDS:
+        raise ValueError("ping_command must be one of %s, got %r" % (", ".join(PING_COMMANDS), ping_command))
+
+
 def measure_script(targets, nonce, interval_ms=DEFAULT_INTERVAL_MS, timeout_s=DEFAULT_TIMEOUT_S, attempts=DEFAULT_ATTEMPTS,
                    ping_command="ping") -> str:
     """The one remote script running every ladder of ``targets`` (``reads.ladder_targets``), framed by ``nonce`` (module doc).
 
-    ``""`` when no ladder can run. Raises ValueError naming the argument as ``ladder.ladder_script`` does (a bad
-    interval, timeout, attempts or ping command; a target that is not an address of its family).
+    ``""`` when no ladder can run. Raises ValueError naming the argument (``check_options``, also when no ladder
+    runs; a target that is not an address of its family, as ``ladder.ladder_script``).
     """
-    if ping_command not in PING_COMMANDS:
-        raise ValueError("ping_command must be one of %s, got %r" % (", ".join(PING_COMMANDS), ping_command))
+    check_options(interval_ms, timeout_s, attempts, ping_command)
     runs = ladders(targets)
     if not runs:
         return ""

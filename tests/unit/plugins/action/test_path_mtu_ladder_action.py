@@ -153,6 +153,8 @@ def test_the_pause_stays_inside_a_fifth_of_banips_loaded_limit(facts, interval):
     ({"view": linux_view(), "phase": "before", "attempts": 0}, "attempts must be a whole number 1-5, got 0"),
     ({"view": linux_view(), "phase": "before", "timeout_s": 61}, "timeout_s must be a whole number 1-60, got 61"),
     ({"view": linux_view(), "phase": "before", "ping_command": "ping; reboot"}, "ping_command"),
+    ({"view": {}, "phase": "before", "attempts": 0}, "attempts must be a whole number 1-5, got 0"),   # also with no ladder to run
+    ({"view": {}, "phase": "before", "timeout_s": 0}, "timeout_s must be a whole number 1-60, got 0"),
 ])
 def test_bad_input_fails_naming_the_option_and_runs_nothing(args, named):
     fake = action(args)
