@@ -13,6 +13,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ru
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import render_report_html
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import findings_table
 
 NONCE = "0123456789abcdef0123456789abcdef"
 
@@ -99,6 +102,23 @@ def test_a_tunnel_that_fits_the_measured_path_is_clear(pmtu, load_fixture, fixtu
     stdout = framed({"0 outer": load_fixture("pmtu_ladder", fixture), "0 inner": pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1340)})
     view["path_mtu"] = measure_record(targets, stdout, NONCE, "after", 200)
     assert diagnosis({"peer": view})["checks"]["peer"]["path_mtu_black_hole"] == {"status": "clear", "reason": None}
+
+
+def test_the_reports_show_the_measured_sizes(pmtu, load_fixture):
+    """The console's line per host (its first 100 characters of evidence), the HTML's explanation and evidence, the Markdown row."""
+    view = pmtu.linux_view()
+    targets = ladder_targets(view, pmtu.HUB_ADDRESS)
+    view["path_mtu"] = measure_record(targets, framed({
+        "0 outer": load_fixture("pmtu_ladder", "busybox_v4_black_hole_1400.txt"),
+        "0 inner": pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420)}), NONCE, "before", 200)
+    findings = [f for f in diagnosis({"peer": view})["findings"] if f["id"] == "path_mtu_black_hole"]
+    console = "\n".join(finding_lines(findings))
+    assert "  peer: interface=wg0 tunnel_mtu_bytes=1420 outer_path_mtu_bytes=1400 set_mtu_bytes=1340 inner_path_mtu_b" in console
+    assert "was 1400 bytes, and a full-size tunnel packet leaves as 1480" in console   # the explanation, once per finding id
+    html = render_report_html([], findings=findings)
+    assert "the largest packet that got through with don&#x27;t-fragment set was 1400 bytes" in html
+    assert "&quot;outer_path_mtu_bytes&quot;: 1400" in html and "&quot;set_mtu_bytes&quot;: 1340" in html
+    assert "| peer | high | path_mtu_black_hole |" in findings_table(findings)
 
 
 def test_the_record_reaches_the_rule_through_the_host_variable_of_its_phase(pmtu, load_fixture):
