@@ -133,7 +133,7 @@ cmd:
   description: The command that ran (the script itself is left out); null when no ladder could run and nothing ran.
   returned: success
   type: str
-  sample: sh <PMTU ladder script: 2 ladders>
+  sample: "sh <PMTU ladder script: 2 ladders>"
 stderr:
   description: What the script printed on stderr outside the ladders, when anything.
   returned: when not empty

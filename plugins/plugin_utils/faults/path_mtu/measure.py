@@ -150,7 +150,6 @@ def measure_record(targets, stdout, nonce, phase, interval_ms) -> dict:
     return {"phase": phase, "interval_ms": interval_ms, "ladders_run": len(runs), "tunnels": entries}
 
 
-
 # The role's options with a range (role path_mtu_measure; its argument spec gives the rest): (name, low, high, unit)
 ROLE_OPTION_RANGES = (("path_mtu_measure_interval_ms", 0, 10000, "ms between two pings"),
                       ("path_mtu_measure_timeout_s", 1, 60, "seconds per ping"),

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import ladder_script
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import (
-    invalid_ladder, ladders, measure_record, measure_script, role_option_errors)
+    check_options, invalid_ladder, ladders, measure_record, measure_script, role_option_errors)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import valid
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis
@@ -63,6 +63,35 @@ def test_no_pause_is_made_at_interval_0_and_nothing_runs_without_a_ladder(pmtu):
     record = measure_record(targets, "", NONCE, "before", 200)
     assert record["ladders_run"] == 0 and record["tunnels"][0]["outer"] is None
     assert "MTU of the link" in record["tunnels"][0]["outer_note"]
+
+
+@pytest.mark.parametrize("interval_ms, usleep, sleep, whole", [
+    (1, 1000, "0.001", 1), (999, 999000, "0.999", 1), (1000, 1000000, "1.000", 1), (1001, 1001000, "1.001", 2), (10000, 10000000, "10.000", 10),
+])
+def test_the_pause_between_ladders_is_rounded_up_to_whole_seconds_only_where_sleep_needs_it(pmtu, interval_ms, usleep, sleep, whole):
+    script = measure_script(ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS), NONCE, interval_ms=interval_ms)
+    assert "then usleep %d\n  elif sleep 0.001 2>/dev/null; then sleep %s\n  else sleep %d\n" % (usleep, sleep, whole) in script
+
+
+@pytest.mark.parametrize("interval_ms, timeout_s, attempts, ping_command, error", [
+    (0, 1, 1, "ping", None), (10000, 60, 5, "busybox ping", None),
+    (-1, 1, 1, "ping", "interval_ms must be a whole number 0-10000, got -1"),
+    (10001, 1, 1, "ping", "interval_ms must be a whole number 0-10000, got 10001"),
+    (200, 0, 1, "ping", "timeout_s must be a whole number 1-60, got 0"),
+    (200, 61, 1, "ping", "timeout_s must be a whole number 1-60, got 61"),
+    (200, 1, 0, "ping", "attempts must be a whole number 1-5, got 0"),
+    (200, 1, 6, "ping", "attempts must be a whole number 1-5, got 6"),
+    (200, 1, True, "ping", "attempts must be a whole number 1-5, got True"),
+    (200.0, 1, 1, "ping", "interval_ms must be a whole number 0-10000, got 200.0"),
+    (200, 1, 1, "/bin/ping", "ping_command must be one of ping, busybox ping, got '/bin/ping'"),
+])
+def test_the_options_are_checked_on_both_sides_of_each_bound(interval_ms, timeout_s, attempts, ping_command, error):
+    if error is None:
+        check_options(interval_ms, timeout_s, attempts, ping_command)
+        return
+    with pytest.raises(ValueError) as raised:
+        check_options(interval_ms, timeout_s, attempts, ping_command)
+    assert str(raised.value) == error
 
 
 @pytest.mark.parametrize("kwargs, named", [
@@ -154,6 +183,9 @@ def test_an_unreachable_peer_gives_an_invalid_ladder_and_no_finding(pmtu, load_f
     ({"0 outer": "ladder tool=iputils family=4 target=10.198.2.9 low=548 high=1472 interval_ms=200 attempts=2\n"
                  "probe 548 passed attempts=1\nresult largest=548\n"}, True,
      "the ladder to 10.198.2.2 printed the header of another target (10.198.2.9, IPv4)"),
+    ({"0 outer": "ladder tool=iputils family=6 target=10.198.2.2 low=548 high=1472 interval_ms=200 attempts=2\n"
+                 "probe 548 passed attempts=1\nresult largest=548\n"}, True,
+     "the ladder to 10.198.2.2 printed the header of another target (10.198.2.2, IPv6)"),
     ({}, True, "the ladder to 10.198.2.2 printed nothing"),
     ({"0 outer": "ladder tool=iputils family=4 target=10.198.2.2 low=548 high=1472 interval_ms=200 attempts=2\n"}, False,
      "the ladders' output cannot be split (batch output is truncated"),
