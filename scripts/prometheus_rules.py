@@ -35,9 +35,9 @@ GROUP = "tunnelfix"
 
 
 def load(repo: Path):
-    """(registry, the textfile renderer's module, the keepalive fault module) imported from ``repo``."""
+    """(registry, the textfile renderer's module, the keepalive faults' handshakes module) imported from ``repo``."""
     return tuple(import_from(repo, "plugins.plugin_utils.faults.registry", "plugins.plugin_utils.report.prometheus",
-                             "plugins.plugin_utils.faults.nat_peer_keepalive"))
+                             "plugins.plugin_utils.faults.nat_peer_keepalive.handshakes"))
 
 
 def finding_series(prometheus, fault_id):

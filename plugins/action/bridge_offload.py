@@ -3,8 +3,8 @@
 """Turn offloads (gso/tso/gro) off or on on a bridge and every port, or on one tunnel device, with no Python on the target.
 
 Documentation: plugins/modules/bridge_offload.py (``ansible-doc tunnelfix.fleet.bridge_offload``).
-Parsing and planning are the pure ``_ethtool`` and ``_bridge_offload`` functions; this file only
-reads, runs and reports.
+Parsing and planning are pure: parse/ethtool.py, faults/bridge_offload/ethtool_plan.py (per device) and
+faults/tunnel_offload/device.py (whether a device is a tunnel); this file only reads, runs and reports.
 
 The bridge's port listing and ``ethtool -k`` of every port (named on the target, ``ForEachLine``)
 and of the bridge run in ONE remote execution (``_remote_batch``, ``run_batch``); when something
@@ -20,8 +20,9 @@ import re
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_offload import (
-    STATES, classify_tunnel_device, describe_states, ethtool_set_argv, offload_plan, parse_brif_listing)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.ethtool_plan import (
+    STATES, describe_states, ethtool_set_argv, offload_plan, parse_brif_listing)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.device import classify_tunnel_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)

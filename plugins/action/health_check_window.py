@@ -3,7 +3,7 @@
 """Watch banIP's ICMP flood counter and mwan3track's failed checks over a passive window, with no Python on the router.
 
 Documentation: plugins/modules/health_check_window.py (``ansible-doc tunnelfix.fleet.health_check_window``).
-The steps and the reading of their results are in plugin_utils/measure/health_check_window.py.
+The steps and the reading of their results are in plugin_utils/faults/banip_icmp/health_check_window.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import read_window, window_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.health_check_window import read_window, window_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
 SHOWN = "sh -c '<health_check_window: %d s passive window>'"

@@ -34,7 +34,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
@@ -115,7 +115,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             "changed": plan["changed"],
             "interfaces": interfaces,
             "commands": [" ".join(argv) for argv in plan["uci_commands"] + plan["route_commands"]],
-            "wireguard_interfaces": sorted(wireguard_interfaces(network)),
+            "wireguard_interfaces": sorted(uci_wireguard_interfaces(network)),
             "full_tunnel_endpoints": plan["full_tunnel_endpoints"],
             "routes_source": routes_cmd,
             "preferred_device": preferred,

@@ -4,8 +4,9 @@
 
 Documentation: plugins/modules/wg_live_keepalive.py (``ansible-doc tunnelfix.fleet.wg_live_keepalive``).
 Reads the live state once through remote/wg_live_reader.py (``wg show all dump``, the reader the
-facts use), plans with ``live_keepalive_plan`` (pure), and outside check mode runs every ``wg set``
-in one more remote execution. The same plan drives the result, the diff and check mode.
+facts use), plans with ``live_keepalive_plan`` (pure: faults/nat_peer_keepalive/plan.py, the fault's plan uses it
+too), and outside check mode runs every ``wg set`` in one more remote execution. The same plan drives the result,
+the diff and check mode.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import live_keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
@@ -24,32 +26,6 @@ BATCH_SHOWN = "sh -c '<wg_live_keepalive: %d wg set commands in one script>'"
 
 def _shown(value):
     return "off" if value is None else str(value)
-
-
-def live_keepalive_plan(interfaces, peers, want):
-    """Per requested peer: ``{"interface", "public_key", "before", "after", "status"}``, in the order given.
-
-    ``interfaces``: parse_wg_dump's (``{name: {"peers": [{"public_key", "persistent_keepalive_s"}]}}``, None
-    when wg could not read the kernel); ``peers``: ``[{"interface", "public_key"}]``; ``want``: seconds, 0 for
-    off. ``status``: ``set`` (its keepalive differs: ``before`` -> ``after``), ``unchanged``,
-    ``peer-not-live`` (the interface runs without that peer) or ``interface-down`` (no such running
-    interface). ``before``/``after``: seconds, None for off or unknown.
-    """
-    wanted = want or None
-    out = []
-    for peer in peers:
-        entry = {"interface": peer["interface"], "public_key": peer["public_key"], "before": None, "after": None}
-        interface = (interfaces or {}).get(peer["interface"])
-        running = [p for p in (interface or {}).get("peers") or [] if p.get("public_key") == peer["public_key"]]
-        if interface is None:
-            entry["status"] = "interface-down"
-        elif not running:
-            entry["status"] = "peer-not-live"
-        else:
-            before = running[0].get("persistent_keepalive_s")
-            entry.update(before=before, after=wanted, status="unchanged" if before == wanted else "set")
-        out.append(entry)
-    return out
 
 
 def keepalive_diff(plan):

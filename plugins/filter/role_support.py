@@ -6,14 +6,16 @@ banip_inactive_reason, banip_icmp_live, banip_icmp_replace_script, health_check_
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import banip_inactive, probe_interval_ms
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.bridge_persist import parse_persist_probe
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_inactive, probe_interval_ms
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.plan import live_limit_change
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import whole_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.persist import parse_persist_probe
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.role_options import option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.banip import banip_icmp_report as _banip_icmp_report
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.banip_flood_rule import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.flood_rule import (
     live_icmp_limit, live_icmp_limit_text, replace_script, shell_quote)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_listing import (
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.config_files import (
     config_plan, parse_config_listing, unmatched_messages)
 
 
@@ -35,17 +37,22 @@ def banip_icmp_report(before, after, wanted_per_second, check_mode, init_script,
         raise AnsibleFilterError("banip_icmp_report: %s" % exc) from None
 
 
-def banip_icmp_live(result):
-    """A raw result of ``nft -t -a list chain inet banIP pre-routing`` -> banIP's live ICMP flood limit (parse/banip_flood_rule.py),
-    with ``text`` in words."""
+def banip_icmp_live(result, wanted_per_second=None):
+    """A raw result of ``nft -t -a list chain inet banIP pre-routing`` -> banIP's live ICMP flood limit (faults/banip_icmp/flood_rule.py),
+    with ``text`` in words, and with ``wanted_per_second`` (packets/s) ``stale``: whether the live rule(s) must change, the
+    fault's own decision (faults/banip_icmp/plan.py live_limit_change)."""
     if not isinstance(result, dict) or "rc" not in result:
         raise AnsibleFilterError("banip_icmp_live: expected the registered result of a raw nft list (with rc and stdout), got %r"
                                  % (type(result).__name__,))
+    wanted = whole_number(wanted_per_second)
+    if wanted_per_second is not None and wanted is None:
+        raise AnsibleFilterError("banip_icmp_live: wanted_per_second must be a whole number, got %r" % (wanted_per_second,))
     try:
         live = live_icmp_limit(result.get("rc"), result.get("stdout") or "")
     except ParseError as exc:
         raise AnsibleFilterError("banip_icmp_live: %s" % exc) from None
-    return dict(live, text=live_icmp_limit_text(live))
+    live = dict(live, text=live_icmp_limit_text(live))
+    return live if wanted is None else dict(live, stale=live_limit_change(live["rates_per_second"], wanted))
 
 
 def banip_icmp_replace_script(live, rate_per_second):
@@ -69,7 +76,7 @@ def banip_inactive_reason(banip):
 
 
 def health_check_probe(banip, interval_ms):
-    """openwrt_facts' banip facts and the role's interval -> the probe's interval inside banIP's limit (faults/banip_icmp_limit.py)."""
+    """openwrt_facts' banip facts and the role's interval -> the probe's interval inside banIP's limit (faults/banip_icmp/limiter.py)."""
     if banip is not None and not isinstance(banip, dict):
         raise AnsibleFilterError("health_check_probe: expected openwrt_facts' banip facts (a dict) or null, got %r" % (banip,))
     try:
@@ -79,7 +86,7 @@ def health_check_probe(banip, interval_ms):
 
 
 def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
-    """The listing command's output → the wg-quick and .netdev files to change (see _wg_config_listing)."""
+    """The listing command's output → the wg-quick and .netdev files to change (see faults/nat_peer_keepalive/config_files.py)."""
     if not isinstance(interfaces, list) or not all(isinstance(name, str) for name in interfaces):
         raise AnsibleFilterError("wireguard_config_plan: interfaces must be a list of strings, got %r" % (interfaces,))
     try:
@@ -89,7 +96,7 @@ def wireguard_config_plan(text, interfaces, config_dir, networkd_dir):
 
 
 def wireguard_unmatched(wanted, matched, host, config_dir, networkd_dir):
-    """What the options name but the host's configuration lacks → messages (see _wg_config_listing)."""
+    """What the options name but the host's configuration lacks → messages (see faults/nat_peer_keepalive/config_files.py)."""
     for name, value in (("wanted", wanted), ("matched", matched)):
         if not isinstance(value, dict) or not all(isinstance(value.get(k), list) for k in ("interfaces", "public_keys")):
             raise AnsibleFilterError("wireguard_unmatched: %s must be a dict with the lists interfaces and public_keys, "
@@ -98,7 +105,7 @@ def wireguard_unmatched(wanted, matched, host, config_dir, networkd_dir):
 
 
 def bridge_persist_probe(text):
-    """The persist probe's output → method, networkd state and unit states (see _bridge_persist)."""
+    """The persist probe's output → method, networkd state and unit states (faults/bridge_offload/persist.py)."""
     try:
         return parse_persist_probe(text)
     except ParseError as exc:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import parse_hook_probe, udp_gro_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.hook_probe import parse_hook_probe
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.plan import udp_gro_plan
 
 
 def _udp_gro_facts(value):
@@ -22,7 +23,7 @@ def _udp_gro_facts(value):
 
 
 def udp_gro_forwarding_plan(facts, device="", gateway_timeout_s=30):
-    """host_facts' result (or its udp_gro facts) -> the role's plan (fix/udp_gro_plan.py); ValueError -> AnsibleFilterError."""
+    """host_facts' result (or its udp_gro facts) -> the role's plan (faults/udp_gro_forwarding/plan.py); ValueError -> AnsibleFilterError."""
     try:
         return udp_gro_plan(_udp_gro_facts(facts), "" if device is None else device, int(gateway_timeout_s))
     except (ValueError, TypeError) as exc:
@@ -30,7 +31,7 @@ def udp_gro_forwarding_plan(facts, device="", gateway_timeout_s=30):
 
 
 def udp_gro_forwarding_hook_probe(text):
-    """The role's Linux probe output -> how to re-apply on interface events (fix/udp_gro_plan.py's parse_hook_probe)."""
+    """The role's Linux probe output -> how to re-apply on interface events (faults/udp_gro_forwarding/hook_probe.py)."""
     try:
         return parse_hook_probe(text)
     except ParseError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci_wireguard import uci_wireguard_keepalive_targets
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.uci_peers import uci_wireguard_keepalive_targets
 
 
 def _list_or_none(name, value):
@@ -19,7 +19,7 @@ def _list_or_none(name, value):
 
 
 def uci_keepalive_targets(text, interfaces=None, public_keys=None):
-    """``uci -q show network`` text → the peer sections to change (see _uci_wireguard)."""
+    """``uci -q show network`` text → the peer sections to change (see faults/nat_peer_keepalive/uci_peers.py)."""
     if not isinstance(text, str):
         raise AnsibleFilterError("uci_wireguard_keepalive_targets expects the text of uci show, got %s"
                                  % type(text).__name__)

@@ -1,15 +1,10 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Decide which TCP-stack sysctls a host can take, and explain the ones it cannot.
+"""The TCP stack's facts (``tcp_facts``, ``netns_facts``) and the sentences that explain a sysctl a host cannot take.
 
-Kernel facts behind the rules (net/ipv4/tcp_cong.c, net/core/sysctl_net_core.c):
-- ``net.core.default_qdisc`` and ``net.core.netdev_max_backlog`` are registered only in the
-  initial network namespace: a container or LXC guest does not have them (host-level keys).
-- ``net.ipv4.tcp_congestion_control``, ``tcp_rmem`` and ``tcp_wmem`` are per network namespace;
-  outside the initial namespace the default congestion control may only be one listed in
-  ``net.ipv4.tcp_allowed_congestion_control`` (else EPERM).
-- Without sch_fq, BBR paces by itself (TCP internal pacing, Linux >= 4.13), so a missing fq is
-  not a reason to give up BBR.
+``REASONS``/``explain``: the operator-facing reason for a value a host cannot take, shared by linux_bbr_fq's plan
+(plugins/plugin_utils/faults/loss_sensitive_cc/plan.py, which also gives the kernel facts behind the rules) and the
+outcome of a write (``_sysctl_apply``, on the target too).
 """
 
 from __future__ import annotations
@@ -63,47 +58,6 @@ def explain(reason, key, value, allowed=None):
     if key == CC_KEY and reason == "permission_denied" and (allowed is None or value not in allowed):
         reason = "restricted_in_namespace"
     return REASONS.get(reason, REASONS["unknown"]).format(key=key, value=value)
-
-
-def plan_tcp_tuning(wanted, tcp, netns):
-    """Split wanted sysctls into those to apply and those this host cannot take.
-
-    ``wanted``: ``{sysctl key: value}``; empty or None values are not managed.
-    ``tcp``/``netns``: the ``tcp`` and ``netns`` parts of ``tunnel_facts`` (see its RETURN).
-
-    Returns ``{"apply": {key: value}, "skipped": [{"key", "value", "reason", "message"}],
-    "fatal": str|None}``. ``fatal`` is set only when the host cannot be fixed at all: the wanted
-    congestion control is neither available nor a loadable module (kernel without tcp_bbr).
-    """
-    apply, skipped = {}, []
-    fatal = None
-
-    def skip(key, value, reason):
-        skipped.append({"key": key, "value": value, "reason": reason, "message": explain(reason, key, value)})
-
-    for key, value in wanted.items():
-        if value is None or str(value).strip() == "":
-            continue
-        value = " ".join(str(value).split())
-        if key in HOST_LEVEL_KEYS and netns.get("child_netns"):
-            skip(key, value, "host_level")
-        elif key == QDISC_KEY and value == "fq" and not tcp.get("sch_fq_available"):
-            skip(key, value, "kernel_lacks_sch_fq")
-        elif key == CC_KEY:
-            available = tcp.get("congestion_control_available") or []
-            loadable = value == "bbr" and tcp.get("tcp_bbr_loadable_module")
-            if value not in available and not loadable:
-                fatal = ("kernel lacks congestion control %r (available: %s): it needs CONFIG_TCP_CONG_%s "
-                         "(module tcp_%s); install a kernel that has it" % (
-                             value, " ".join(available) or "unknown", value.upper(), value))
-            elif netns.get("child_netns") and value != tcp.get("congestion_control") and \
-                    value not in (tcp.get("congestion_control_allowed") or []):
-                skip(key, value, "restricted_in_namespace")
-            else:
-                apply[key] = value
-        else:
-            apply[key] = value
-    return {"apply": apply, "skipped": skipped, "fatal": fatal}
 
 
 def tcp_facts(read, bbr_state, fq_state):

@@ -250,7 +250,7 @@ if grep -q "SUCCESS" "${tmpdir}/platform.out" && grep -Eq '"?platform"?: "?openw
 if [[ "${pm}" == opkg ]]; then listing=(opkg list-installed banip); else listing=(apk list --installed banip); fi
 got="$(podman exec "${CT}" "${listing[@]}" | PYTHONPATH="${tmpdir}/coll" python -c '
 import sys
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import banip_default_icmplimit, parse_banip_version
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import banip_default_icmplimit, parse_banip_version
 text = sys.stdin.read()
 print(parse_banip_version(text)["version"], banip_default_icmplimit(text))' 2>&1)"
 if [[ "${got}" == "${banip_version} ${icmp_default}" ]]; then ok "parse_banip_version on ${listing[*]}: ${got}"; else

@@ -38,22 +38,23 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import BANIP_ICMP_LIMIT
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.fault import BANIP_ICMP_LIMIT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.fault import BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.buffer_below_bdp.fault import BUFFER_BELOW_BDP
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.cc_in_container.fault import CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.fault import ENDPOINT_ROUTE_PINNED
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import SEVERITIES, is_true, one_paragraph
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_limits import (
-    CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, KERNEL_WITHOUT_BBR, SCH_FQ_MISSING)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import (
-    BUFFER_BELOW_BDP, LOSS_SENSITIVE_CONGESTION_CONTROL)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import (
-    NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_without_bbr.fault import KERNEL_WITHOUT_BBR
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.fault import LOSS_SENSITIVE_CONGESTION_CONTROL
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.fault import NAT_PEER_WITHOUT_KEEPALIVE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fault import PATH_MTU_BLACK_HOLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ORDER
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sysctl_boot_order import TCP_FIX_UNDONE_AT_BOOT
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload import TUNNEL_OFFLOAD_SMALL_MTU
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding import UDP_GRO_FORWARDING_OFF
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sch_fq_missing.fault import SCH_FQ_MISSING
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despite_keepalive.fault import STALE_DESPITE_KEEPALIVE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tcp_fix_undone_at_boot.fault import TCP_FIX_UNDONE_AT_BOOT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.fault import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE, PATH_MTU_BLACK_HOLE,

@@ -24,7 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.health_check_window import MAX_WINDOW_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.health_check_window import MAX_WINDOW_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
 
 _CC = re.compile(r"^[a-z0-9_]+$")

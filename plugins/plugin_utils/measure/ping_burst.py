@@ -15,12 +15,8 @@ background, then waits for each and prints the pause it used, then one line per 
     interval_ms <pause used, ms>
     <target> <exit status>
 
-The pause is ``usleep`` where there is one, else ``sleep`` with a fraction where it takes one
-(coreutils; BusyBox with FLOAT_DURATION), else ``sleep`` of whole seconds, rounded up, never down:
-OpenWrt's BusyBox has neither ``usleep`` (USLEEP) nor a fractional ``sleep`` (FLOAT_DURATION), both off
-in openwrt/openwrt package/utils/busybox/Config-defaults.in @012feaa61f, and its ``sleep 0.2`` fails at
-once ("invalid number"): without the fallback the pings would all start together, a flood of the kind
-banIP's ICMP limit drops, and the burst would measure itself. faults/path_mtu/ladder.py paces the same way.
+The pause is measure/pause.py's: ``usleep``, else a fractional ``sleep``, else whole seconds rounded up
+(OpenWrt's BusyBox), and the first line says which pause was made.
 
 ``ping`` exits 0 when the reply came, 1 when it did not (BusyBox and iputils alike), 2 or more on
 an error (unknown host, network unreachable). ``parse_ping_burst`` reads those lines.
@@ -30,6 +26,7 @@ from __future__ import annotations
 
 import shlex
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.pause import pause_snippet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.address import is_host_or_address
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
@@ -65,19 +62,16 @@ def ping_burst_script(targets, count: int, interval_ms: int, timeout_s: int) -> 
             raise ValueError("%s must be a whole number %d-%d, got %r" % (name, low, high, value))
     if count * len(targets) > MAX_PINGS:
         raise ValueError("count x targets must be at most %d pings, got %d" % (MAX_PINGS, count * len(targets)))
-    sleep_s = "%d.%03d" % divmod(interval_ms, 1000)
-    whole_s = -(-interval_ms // 1000)
     lines = [
-        "if command -v usleep >/dev/null 2>&1; then nap() { usleep %d; }; echo 'interval_ms %d'" % (interval_ms * 1000, interval_ms),
-        "elif sleep 0.001 2>/dev/null; then nap() { sleep %s; }; echo 'interval_ms %d'" % (sleep_s, interval_ms),
-        "else nap() { sleep %d; }; echo 'interval_ms %d'; fi" % (whole_s, whole_s * 1000),
+        pause_snippet(interval_ms).rstrip("\n"),
+        "echo \"interval_ms $interval_ms_\"",
         "jobs_=''",
         "round_=0",
         "while [ \"$round_\" -lt %d ]; do" % count,
         "  for t_ in %s; do" % " ".join(shlex.quote(t) for t in targets),
         "    ping -c 1 -W %d -q \"$t_\" >/dev/null 2>&1 &" % timeout_s,
         "    jobs_=\"$jobs_ $t_=$!\"",
-        "    nap",
+        "    nap_",
         "  done",
         "  round_=$((round_ + 1))",
         "done",

@@ -7,7 +7,7 @@ Pure functions, no I/O. Inputs are already parsed and already free of secrets:
 ``preshared_key`` are ``<redacted>`` there) and ``_wireguard.parse_wg_dump(...)["interfaces"]``
 (``wg show all dump``; the keys are dropped there). This module only keeps the *fact* that a
 secret is set (``private_key_set``, ``preshared_key_set``), never a value, a length or a hash.
-The uci side alone is ``wireguard_interfaces``; split or full tunnel is ``classify_tunnel``'s (the one
+The uci side alone is ``uci_wireguard_interfaces``; split or full tunnel is ``classify_tunnel``'s (the one
 classification: the facts, fault 1's rule and plan, and wg_endpoint_route all read it from here).
 """
 
@@ -34,7 +34,7 @@ def allowed_network(value, where):
     return network
 
 
-def wireguard_interfaces(network: dict) -> dict:
+def uci_wireguard_interfaces(network: dict) -> dict:
     """Return the ``proto wireguard`` interfaces of a parsed ``network`` config with their peers.
 
     ``parse_uci_show(case 01)["network"]`` →
@@ -246,7 +246,7 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
     if not isinstance(network, dict):
         raise ParseError("expected the parsed network config (a dict), got %s" % type(network).__name__)
     live_interfaces = live_interfaces or {}
-    infos = wireguard_interfaces(network)
+    infos = uci_wireguard_interfaces(network)
     result = {}
     for name in list(infos) + sorted(set(live_interfaces) - set(infos)):
         live = live_interfaces.get(name)

@@ -3,7 +3,7 @@
 """The kernel release, the default-route NIC and its UDP GRO forwarding features (the ``udp_gro`` facts).
 
 Pure functions, no I/O; openwrt_facts and tunnel_facts (``remote/udp_gro_reader.py``) and the
-fault ``faults/udp_gro_forwarding.py`` read the same shape, and the role ``udp_gro_forwarding``
+fault ``faults/udp_gro_forwarding/`` read the same shape, and the role ``udp_gro_forwarding``
 acts on it. Sources:
 
 * ``uname -r``: the kernel release, ``6.1.0-26-amd64`` (Debian), ``6.6.73`` (OpenWrt 24.10),

@@ -21,7 +21,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
 
 
 def udp_gro_steps() -> list:
-    """The batch steps ``gather_udp_gro`` reads besides the routes and the ethtool loop (faults/readings.py ``UDP_GRO``)."""
+    """The batch steps ``gather_udp_gro`` reads besides the routes and the ethtool loop (faults/udp_gro_forwarding/reads.py ``udp_gro_reading``)."""
     return [step_of(FORWARD_AND_LINKS_ARGV), Step(KERNEL_RELEASE_NAME, UNAME_R)]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import package_listed
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mwan3 import banip_default_icmplimit, parse_banip_version
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import banip_default_icmplimit, parse_banip_version
 
 REPO = Path(__file__).resolve().parents[3]
 IMAGE = REPO / "lab" / "images" / "openwrt"

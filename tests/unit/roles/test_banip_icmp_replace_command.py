@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.role_support import banip_icmp_live, banip_icmp_replace_script
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import banip_icmp_limit, readings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp import limiter, reads
 
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "banip_icmp"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -65,13 +65,22 @@ def test_the_rule_is_not_rewritten_while_a_banip_run_holds_its_lock(tmp_path, he
 
 
 def test_the_init_script_is_written_once_per_side():
-    """banIP's init script: the facts' reading names it (readings.BANIP_INIT, which the fault's reasons use), the role its var;
+    """banIP's init script: the facts' reading names it (faults/banip_icmp/reads.py BANIP_INIT, which the fault's reasons use), the role its var;
     the role's tasks use the var, never the path itself."""
     variables = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
-    assert variables["__banip_icmp_init_script"] == readings.BANIP_INIT == "/etc/init.d/banip"
-    assert readings.BANIP_INIT in banip_icmp_limit.AUTOSTART_OFF_REASON
+    assert variables["__banip_icmp_init_script"] == reads.BANIP_INIT == "/etc/init.d/banip"
+    assert reads.BANIP_INIT in limiter.AUTOSTART_OFF_REASON
     for path in sorted((ROLE / "tasks").glob("*.yml")):
-        assert readings.BANIP_INIT not in path.read_text(encoding="utf-8"), path.name
-    for path in sorted((ROLE.parents[1] / "plugins" / "plugin_utils").rglob("*.py")):
+        assert reads.BANIP_INIT not in path.read_text(encoding="utf-8"), path.name
+    plugin_utils = ROLE.parents[1] / "plugins" / "plugin_utils"
+    for path in sorted(plugin_utils.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        assert text.count('"%s"' % readings.BANIP_INIT) == (1 if path.name == "readings.py" else 0), path
+        assert text.count('"%s"' % reads.BANIP_INIT) == (1 if path.relative_to(plugin_utils).as_posix() == "faults/banip_icmp/reads.py" else 0), path
+
+
+def test_the_role_takes_the_live_decision_from_the_filter():
+    """No second planner: the role's stale flag is the filter's answer, given the wanted limit."""
+    role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
+    assert role_vars["__banip_icmp_live_before"] == (
+        "{{ __banip_icmp_chain_before | tunnelfix.fleet.banip_icmp_live(__banip_icmp_wanted) }}")
+    assert role_vars["__banip_icmp_live_stale"] == "{{ __banip_icmp_live_before.stale }}"

@@ -14,7 +14,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.plugins.filter.core import comment, quote
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.udp_gro import udp_gro_forwarding_hook_probe, udp_gro_forwarding_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.fix.udp_gro_plan import udp_gro_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.plan import udp_gro_plan
 
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "udp_gro_forwarding"
 VARS = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))

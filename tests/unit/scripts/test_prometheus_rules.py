@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import nat_peer_keepalive, registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import handshakes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Alert
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report import prometheus
 
@@ -21,7 +22,7 @@ SPEC = importlib.util.spec_from_file_location("prometheus_rules", REPO / "script
 rules = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(rules)
 UNITS = REPO / "roles" / "prometheus_textfile" / "files"
-STALE = nat_peer_keepalive.STALE_HANDSHAKE_S
+STALE = handshakes.STALE_HANDSHAKE_S
 
 
 def test_the_committed_files_are_current(capsys):

@@ -24,7 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import facts_uplinks, find_uplinks, metered_refusal
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import name_list, role_setting, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, name_list, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
@@ -255,7 +255,7 @@ def route_plan(view, role_vars):
                                     preferred_device=view.get("preferred_uplink_device"))
     except ParseError:
         return None
-    hotplug = role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS) not in (False, "false", "no", "0")
+    hotplug = is_true(role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS))
     if hotplug and any(entry["tunnel"] == "full" for entry in plan["interfaces"].values()):
         return None
     if plan["refused"]:

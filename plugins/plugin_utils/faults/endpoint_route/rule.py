@@ -35,6 +35,13 @@ def _metered_text(dev, uplinks):
     return text
 
 
+def _through(dev, error):
+    """The device an endpoint is reached through, in words: ``dev``, or an unknown uplink when ``ip route get`` named none."""
+    if dev:
+        return dev
+    return "an unknown uplink (ip route get named no device%s)" % (": %s" % error if error else "")
+
+
 def _count(value):
     return "unknown" if value is None else value
 
@@ -67,7 +74,7 @@ def pinned_endpoints(host, view, views):
             "metered_uplink": None if uplinks is None else bool(uplink and uplink.get("metered")),
             "uplinks": uplinks}
         text = "The WireGuard endpoint %s of %s is reached through %s, not the preferred uplink %s, " % (
-            endpoint.get("address"), endpoint.get("interface"), dev, preferred)
+            endpoint.get("address"), endpoint.get("interface"), _through(dev, endpoint.get("error")), preferred)
         if pinned:
             text += """because of a static host route. netifd adds that route when the interface starts, through
                 whichever uplink is best at that moment, and never moves it when mwan3 switches back. For a split tunnel

@@ -10,7 +10,7 @@ one is metered (no uplink to pick: the plan changes nothing).
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import MAIN_TABLES, interface_devices
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes
 
 
@@ -24,7 +24,7 @@ def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:
     {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": True}]``.
     ``interface`` is the uci interface whose device it is (None when none is).
     """
-    tunnels = set(wireguard_interfaces(network))
+    tunnels = set(uci_wireguard_interfaces(network))
     devices = [preferred_device] if preferred_device else []
     for route in default_routes(routes):
         if route.get("table") in MAIN_TABLES and route.get("dev") and route["dev"] not in tunnels and route["dev"] not in devices:

@@ -65,14 +65,9 @@ parse names as a contradiction instead of reporting the smaller size.
 Pacing: one echo request at a time, ``interval_ms`` between two pings (and a reply or the timeout
 between them), so the ladder sends at most 1000 / interval_ms echo requests per second. The default
 DEFAULT_INTERVAL_MS 200 is 5/s, a fifth of banIP's 25/s default ``ban_icmplimit``, the share the
-banIP fault allows its own probe (faults/banip_icmp_limit.py, PROBE_SHARE_OF_LIMIT; pass its
-``probe_interval_ms`` here where banIP's limit is lower). The pause is ``usleep`` where there is one,
-else ``sleep`` with a fraction where it takes one (coreutils; BusyBox with FLOAT_DURATION), else
-``sleep`` of whole seconds, rounded up: OpenWrt's BusyBox has neither ``usleep`` (USLEEP) nor
-fractional ``sleep`` (FLOAT_DURATION), nor ash's ``read -t`` fraction (FEATURE_SH_READ_FRAC) or
-``sleep`` builtin (ASH_SLEEP): all off in package/utils/busybox/Config-defaults.in @012feaa61f (a
-BusyBox 1.36+ configuration; USLEEP and FLOAT_DURATION were off in the older @ed3da77528 too), and
-BusyBox's ``sleep 0.2`` then fails at once ("invalid number", libbb/duration.c). The header's
+banIP fault allows its own probe (faults/banip_icmp/limiter.py, PROBE_SHARE_OF_LIMIT; pass its
+``probe_interval_ms`` here where banIP's limit is lower). The pause is measure/pause.py's: ``usleep``,
+else a fractional ``sleep``, else whole seconds rounded up (OpenWrt's BusyBox). The header's
 ``interval_ms`` is the pause used (1000 there).
 """
 
@@ -83,6 +78,7 @@ import re
 import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.pause import pause_snippet
 
 # IP + ICMP echo header bytes in front of the payload, per address family
 ICMP_HEADER_BYTES = {4: 28, 6: 48}
@@ -100,15 +96,6 @@ MAX_PAYLOAD_BYTES = {4: 65507, 6: 65487}
 MIN_PATH_MTU_BYTES = {4: 576, 6: 1280}
 
 _BODY = r"""
-if command -v usleep >/dev/null 2>&1; then
-  nap_() { usleep "$((interval_ms_ * 1000))"; }
-elif sleep 0.001 2>/dev/null; then
-  nap_() { sleep "$sleep_s_"; }
-else
-  # no usleep, and a sleep of whole seconds only (OpenWrt's BusyBox): the pause rounds up, never down
-  interval_ms_=$((sleep_whole_s_ * 1000))
-  nap_() { sleep "$sleep_whole_s_"; }
-fi
 case "$(ping_ -V 2>&1)" in *iputils*) tool_=iputils ;; *) tool_=busybox ;; esac
 snmp4_() {
   # $1 the /proc/net/snmp section ("Ip:", "Icmp:"), $2 a field name: its value, empty when absent
@@ -266,14 +253,11 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
         "family_=%d" % family,
         "low_=%d" % low,
         "high_=%d" % high,
-        "interval_ms_=%d" % interval_ms,
-        "sleep_s_=%d.%03d" % divmod(interval_ms, 1000),
-        "sleep_whole_s_=%d" % -(-interval_ms // 1000),
         "timeout_s_=%d" % timeout_s,
         "attempts_=%d" % attempts,
         "ping_() { %s \"$@\"; }" % ping_command,
     ]
-    return "\n".join(prologue) + _BODY
+    return "\n".join(prologue) + "\n" + pause_snippet(interval_ms) + _BODY.lstrip("\n")
 
 
 _HEADER = re.compile(r"^ladder tool=(iputils|busybox) family=([46]) target=(\S+) low=(\d+) high=(\d+) "

@@ -4,7 +4,8 @@ the diff, the same in check mode (issue 16.3: the live wg set on OpenWrt reporte
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.action.wg_live_keepalive import ActionModule, keepalive_diff, live_keepalive_plan
+from ansible_collections.tunnelfix.fleet.plugins.action.wg_live_keepalive import ActionModule, keepalive_diff
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import live_keepalive_plan
 
 HUB = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 OTHER = "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC="

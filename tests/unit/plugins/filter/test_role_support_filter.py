@@ -5,7 +5,8 @@ health_check_probe, ...): input checks, error translation."""
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import DISABLED_REASON, NOT_LOADED_REASON
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import DISABLED_REASON, NOT_LOADED_REASON
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.plan import live_limit_change
 from ansible_collections.tunnelfix.fleet.plugins.filter.role_support import FilterModule
 
 FILTERS = FilterModule().filters()
@@ -82,3 +83,34 @@ def test_health_check_probe_paces_inside_the_limit():
         FILTERS["health_check_probe"](ACTIVE, -5)
     with pytest.raises(AnsibleFilterError, match="health_check_probe: expected openwrt_facts' banip facts"):
         FILTERS["health_check_probe"]("banip", 100)
+
+
+MIXED_23_05 = ("23.05_banip_default.txt", ("ip6 nexthdr ipv6-icmp limit rate over 10/second", "ip6 nexthdr ipv6-icmp limit rate over 250/second"))
+
+
+@pytest.mark.parametrize("fixture, edit, wanted, stale", [
+    ("24.10_banip_default.txt", None, 250, True),             # one rule at 25/s
+    ("24.10_banip_default.txt", None, "25", False),           # the role's var may come as text
+    ("24.10_banip_limit250.txt", None, 250, False),
+    ("24.10_banip_limit250.txt", None, 251, True),            # one above
+    ("24.10_banip_limit250.txt", None, 249, True),            # one below
+    ("24.10_banip_limit0.txt", None, 250, False),             # no live rule: uci only
+    ("23.05_banip_default.txt", None, 10, False),             # two rules, one per family, both at the limit
+    (*MIXED_23_05, 250, True),                                # 10/s (IPv4) and 250/s (IPv6): the IPv4 rule must change
+    (*MIXED_23_05, 10, True),
+])
+def test_banip_icmp_live_says_whether_the_live_rule_changes_as_the_plan_does(load_fixture, fixture, edit, wanted, stale):
+    """roles/banip_icmp/vars/main.yml: __banip_icmp_live_stale is the filter's ``stale``, the fault's plan's decision
+    (plan.live_limit_change), not a second one written in Jinja."""
+    chain = load_fixture("nft_a_list_chain", fixture)
+    if edit:
+        chain = chain.replace(*edit)
+    live = FILTERS["banip_icmp_live"]({"rc": 0, "stdout": chain}, wanted)
+    assert live["stale"] is stale
+    assert live["stale"] == live_limit_change(live["rates_per_second"], int(wanted))
+    assert "stale" not in FILTERS["banip_icmp_live"]({"rc": 0, "stdout": chain})
+
+
+def test_banip_icmp_live_refuses_a_wanted_limit_that_is_no_number():
+    with pytest.raises(AnsibleFilterError, match="banip_icmp_live: wanted_per_second must be a whole number, got 'lots'"):
+        FILTERS["banip_icmp_live"]({"rc": 0, "stdout": ""}, "lots")

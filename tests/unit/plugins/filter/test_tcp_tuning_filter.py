@@ -72,3 +72,17 @@ def test_files_to_change_lists_only_what_a_run_would_write_or_remove(facts, netn
 def test_a_modules_file_that_is_no_absolute_path_is_refused():
     with pytest.raises(AnsibleFilterError, match="modules_file must be an absolute path"):
         PLAN(WANTED, tcp(), NETNS, sysctl_file=OURS, modules_file="modules.conf")
+
+
+@pytest.mark.parametrize("wanted_cc, loadable, netns, load", [
+    ("bbr", True, {"child_netns": False}, True),         # a loadable tcp_bbr on a host that owns its kernel
+    ("bbr", True, NETNS, False),                         # a container: its host's kernel
+    ("bbr", False, {"child_netns": False}, False),       # built in, or not there: nothing to load
+    ("cubic", True, {"child_netns": False}, False),      # BBR not wanted
+])
+def test_load_module_is_the_plans_decision(wanted_cc, loadable, netns, load):
+    """The role loads tcp_bbr (modprobe, the modules file) where the one plan says so: tune.yml reads plan.load_module."""
+    facts = dict(tcp(), tcp_bbr_loadable_module=loadable, sysctl_dropins={}, tcp_bbr_module_files=[])
+    plan = PLAN(dict(WANTED, **{"net.ipv4.tcp_congestion_control": wanted_cc}), facts, netns, sysctl_file=OURS, modules_file=MODULES)
+    assert plan["load_module"] is load and (MODULES in plan["files_to_change"]) is load
+    assert "load_module" not in PLAN(WANTED, facts, netns, sysctl_file=OURS)

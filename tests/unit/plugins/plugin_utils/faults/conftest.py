@@ -42,3 +42,16 @@ def evidence_is_described():
     finally:
         sys.setprofile(before)
     assert not found, "evidence keys no Fault.evidence row describes (add them there): %s" % sorted(set(found))
+
+
+@pytest.fixture
+def tcp_stack_view():
+    """A host view with the TCP facts the kernel and container limits read (tests of kernel_without_bbr/, cc_in_container/,
+    sch_fq_missing/): ``tcp_stack_view(available=("cubic", "bbr"), child=True)``."""
+    def view(available=("reno", "cubic"), allowed=("reno", "cubic"), loadable=False, bbr_available=False,
+             fq=True, child=False, qdisc="pfifo_fast"):
+        return {"tunnelfix": {"tcp": {"congestion_control_available": list(available), "congestion_control_allowed": list(allowed),
+                                      "tcp_bbr_loadable_module": loadable, "tcp_bbr_available": bbr_available,
+                                      "sch_fq_available": fq, "default_qdisc": qdisc},
+                              "netns": {"child_netns": child, "container": "ct101" if child else None}}}
+    return view

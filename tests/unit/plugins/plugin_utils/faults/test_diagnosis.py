@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import DISABLED_REASON, NOT_LOADED_REASON
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import DISABLED_REASON, NOT_LOADED_REASON
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 

@@ -12,14 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import APPLY_PLAN, limit_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload import offload_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.plan import APPLY_PLAN, limit_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import route_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_congestion_control import tcp_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive import keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import (
     BY_ID, FAULTS, FIX_ROLES, every_role_plan, remediate_plans, role_plan)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import parse_sysctl_boot_files, sysctl_boot
 
 REPO = Path(__file__).resolve().parents[5]
 BANIP_ROLE, ROUTE_ROLE = BY_ID["banip_icmp_limit_drops_health_checks"].fix_role, BY_ID["endpoint_route_pinned"].fix_role
@@ -27,6 +23,7 @@ KEEPALIVE_ROLE = BY_ID["nat_peer_without_keepalive"].fix_role
 CC_ROLE, BRIDGE_ROLE = BY_ID["loss_sensitive_congestion_control"].fix_role, BY_ID["bridge_offload_small_mtu_tunnel"].fix_role
 UDP_GRO_ROLE = BY_ID["udp_gro_forwarding_off"].fix_role   # opt-in: skipped wherever udp_gro_forwarding_enable is unset
 KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
+DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
 
 
 @pytest.fixture
@@ -171,165 +168,6 @@ def test_route_plan_needs_both_facts():
     assert route_plan(view, {}) is None
 
 
-# keepalive --------------------------------------------------------------------------------------
-
-def openwrt_keepalive_view(uci=25, live=25, endpoint="203.0.113.10", key=KEY_A):
-    peer = {"section": "hub", "public_key": key, "endpoint_host": endpoint, "persistent_keepalive_s": uci,
-            "live": None if live == "down" else {"persistent_keepalive_s": live}}
-    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {"in_uci": True, "peers": [peer]}}}}}
-
-
-DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
-
-
-def linux_keepalive_view(live=25, endpoint="203.0.113.10", in_file=25, netdev=False):
-    peer = {"public_key": KEY_A, "endpoint": endpoint, "persistent_keepalive_s": in_file}
-    config = ({"path": "/etc/systemd/network/30-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "peers": [peer]}
-              if netdev else {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "peers": [peer]})
-    running = [] if live == "down" else [{"public_key": KEY_A, "endpoint_host": endpoint, "persistent_keepalive_s": live}]
-    return {"tunnelfix": {"wireguard": {"interfaces": {"wg0": {"peers": running}} if running else {}, "configs": [config],
-                                        "config_dirs": DIRS}}}
-
-
-@pytest.mark.parametrize("view, role_vars, expected", [
-    (openwrt_keepalive_view(), {}, []),
-    (openwrt_keepalive_view(uci=None), {}, ["network.hub.persistent_keepalive: unset -> 25"]),
-    (openwrt_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (openwrt_keepalive_view(live="down"), {}, []),                     # not live: uci is all the role changes
-    (openwrt_keepalive_view(uci=None, live=None), {"wireguard_keepalive_persistent_keepalive_s": 0}, []),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "0"},
-     ["network.hub.persistent_keepalive: 25 -> unset", "wg set wg0 peer %s persistent-keepalive off" % KEY_A]),
-    (openwrt_keepalive_view(uci=None, endpoint=None), {}, []),          # no endpoint: not the NATed side
-    (openwrt_keepalive_view(uci=None, endpoint=None), {"wireguard_keepalive_public_keys": [KEY_A]},
-     ["network.hub.persistent_keepalive: unset -> 25"]),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),   # the role fails naming it
-    (openwrt_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg9"]}, None),
-    (openwrt_keepalive_view(), {"wireguard_keepalive_persistent_keepalive_s": "often"}, None),
-    (linux_keepalive_view(), {}, []),
-    (linux_keepalive_view(netdev=True), {}, []),
-    (linux_keepalive_view(live=None), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(live=24), {}, ["wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(live="down"), {}, []),                        # not up: the file is all the role changes
-    (linux_keepalive_view(in_file=None), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file=None, netdev=True), {"wireguard_keepalive_interfaces": ["wg0"]},
-     ["/etc/systemd/network/30-wg0.netdev: PersistentKeepalive of peer %s: unset -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file="25s"), {}, ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: 25s -> 25" % KEY_A]),
-    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {}, []),    # no Endpoint: not the NATed side
-    (linux_keepalive_view(in_file=None, live=None, endpoint=None), {"wireguard_keepalive_public_keys": KEY_A},
-     ["/etc/wireguard/wg0.conf: PersistentKeepalive of peer %s: unset -> 25" % KEY_A,
-      "wg set wg0 peer %s persistent-keepalive 25" % KEY_A]),
-    (linux_keepalive_view(), {"wireguard_keepalive_public_keys": [KEY_B]}, None),     # the role fails naming it
-    (linux_keepalive_view(), {"wireguard_keepalive_interfaces": ["wg1"]}, None),
-    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/srv/wg"}, None),    # not the directory the facts read
-    (linux_keepalive_view(), {"wireguard_keepalive_config_dir": "/etc/wireguard/"}, []),
-    (linux_keepalive_view(), {"wireguard_keepalive_networkd_dir": "/run/systemd/network"}, None),
-])
-def test_keepalive_plan(view, role_vars, expected):
-    assert keepalive_plan(view, role_vars) == expected
-
-
-# TCP stack --------------------------------------------------------------------------------------
-
-DROPIN = "/etc/sysctl.d/60-tunnelfix-bbr-fq.conf"
-HELD = {"net.core.default_qdisc": "fq", "net.ipv4.tcp_congestion_control": "bbr", "net.ipv4.tcp_rmem": "4096 131072 33554432",
-        "net.ipv4.tcp_wmem": "4096 16384 33554432", "net.core.netdev_max_backlog": "5000"}
-TCP = {"congestion_control": "bbr", "congestion_control_available": ["reno", "cubic", "bbr"],
-       "congestion_control_allowed": ["reno", "cubic", "bbr"], "default_qdisc": "fq", "sch_fq_available": True,
-       "tcp_bbr_loadable_module": False, "tcp_rmem": "4096 131072 33554432", "tcp_wmem": "4096\t16384 33554432",
-       "netdev_max_backlog": 5000, "sysctl_dropins": {DROPIN: HELD}, "tcp_bbr_module_files": []}
-
-
-def tcp_view(child_netns=False, key="tunnelfix", **tcp):
-    return {key: {"tcp": dict(TCP, **tcp), "netns": {"child_netns": child_netns}}}
-
-
-@pytest.mark.parametrize("view, role_vars, expected", [
-    (tcp_view(), {}, []),
-    (tcp_view(key="openwrt"), {}, None),                               # a router: openwrt_facts reads no TCP stack
-    (tcp_view(congestion_control="cubic"), {}, ["net.ipv4.tcp_congestion_control: cubic -> bbr"]),
-    (tcp_view(default_qdisc="fq_codel", netdev_max_backlog=1000), {},
-     ["net.core.default_qdisc: fq_codel -> fq", "net.core.netdev_max_backlog: 1000 -> 5000"]),
-    (tcp_view(sysctl_dropins={}), {}, [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())]),
-    (tcp_view(sysctl_dropins={DROPIN: dict(HELD, **{"net.ipv4.tcp_rmem": "4096 131072 6291456"})}), {},
-     [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())]),
-    (tcp_view(sysctl_dropins={"/etc/sysctl.d/99-other.conf": HELD}), {"linux_bbr_fq_sysctl_file": "/etc/sysctl.d/99-other.conf"}, []),
-    (tcp_view(netdev_max_backlog=1000, sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if "backlog" not in k}}),
-     {"linux_bbr_fq_netdev_max_backlog": 0}, []),                     # 0: not managed, not persisted
-    (tcp_view(default_qdisc=None, netdev_max_backlog=None, child_netns=True,
-              sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if k.startswith("net.ipv4")}}), {}, []),  # host-level keys
-    (tcp_view(child_netns=True, default_qdisc=None, netdev_max_backlog=None, sysctl_dropins={}), {},
-     [DROPIN + ": write net.ipv4.tcp_congestion_control = bbr, net.ipv4.tcp_rmem = 4096 131072 33554432, "
-               "net.ipv4.tcp_wmem = 4096 16384 33554432"]),
-    (tcp_view(tcp_bbr_loadable_module=True), {}, ["/etc/modules-load.d/tunnelfix-bbr.conf: write tcp_bbr (load it at boot)"]),
-    (tcp_view(tcp_bbr_loadable_module=True, tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {}, []),
-    (tcp_view(tcp_bbr_loadable_module=True, child_netns=True, default_qdisc=None, netdev_max_backlog=None,
-              sysctl_dropins={DROPIN: {k: v for k, v in HELD.items() if k.startswith("net.ipv4")}},
-              tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {},
-     ["/etc/modules-load.d/tunnelfix-bbr.conf: remove"]),            # a container does not own its kernel
-    (tcp_view(tcp_bbr_module_files=["/etc/modules-load.d/tunnelfix-bbr.conf"]), {},
-     ["/etc/modules-load.d/tunnelfix-bbr.conf: remove"]),            # built in: nothing to load
-    (tcp_view(sysctl_dropins=None), {}, None),                         # facts without the drop-ins
-    (tcp_view(tcp_bbr_module_files=None), {}, None),
-    (tcp_view(congestion_control="cubic", congestion_control_available=["reno", "cubic"]), {}, None),   # the role fails
-    (tcp_view(), {"linux_bbr_fq_netdev_max_backlog": "many"}, None),
-    (tcp_view(), {"linux_bbr_fq_congestion_control": "cubic"},
-     ["net.ipv4.tcp_congestion_control: bbr -> cubic",
-      DROPIN + ": write " + ", ".join("%s = %s" % item for item in dict(HELD, **{"net.ipv4.tcp_congestion_control": "cubic"}).items())]),
-])
-def test_tcp_plan(view, role_vars, expected):
-    assert tcp_plan(view, role_vars) == expected
-
-
-def test_tcp_plan_names_what_the_next_boot_undoes(load_fixture):
-    """The drop-in would be written, and a sysctl file applied after it sets cubic: said with the write, not changed."""
-    text = load_fixture("sysctl_boot_files", "lab_peer_after_fix_local_cubic.txt")
-    boot = sysctl_boot(parse_sysctl_boot_files(text))
-    view = tcp_view(sysctl_dropins={}, sysctl_boot=boot)
-    assert tcp_plan(view, {}) == [DROPIN + ": write " + ", ".join("%s = %s" % item for item in HELD.items())
-                                  + " (/etc/sysctl.d/99-zz-local.conf line 2 sets net.ipv4.tcp_congestion_control = cubic, and"
-                                  " systemd-sysctl applies it after %s: the next boot undoes net.ipv4.tcp_congestion_control"
-                                  " = bbr; remove or change that line, or name the drop-in so that it sorts after"
-                                  " 99-zz-local.conf)" % DROPIN]
-    # A drop-in the boot never reads (no line, no boot value): said in words, never "line None sets None".
-    unread = tcp_plan(view, {"linux_bbr_fq_sysctl_file": "/opt/tunnelfix/sysctl.conf"})
-    assert len(unread) == 1 and "is not applied at boot: it is in no directory" in unread[0] and "None" not in unread[0]
-    assert tcp_plan(view, {"linux_bbr_fq_sysctl_file": "/etc/sysctl.d/99-zzz-tunnelfix.conf"}) == [
-        "/etc/sysctl.d/99-zzz-tunnelfix.conf: write " + ", ".join("%s = %s" % item for item in HELD.items())]
-    assert tcp_plan(tcp_view(sysctl_dropins={DROPIN: HELD}, sysctl_boot=boot), {}) == []   # nothing to write: the finding says it
-
-
-def test_tcp_plan_with_neither_facts():
-    assert tcp_plan({"tunnelfix": {"tcp": TCP}}, {}) is None and tcp_plan({"openwrt": {"netns": {}}}, {}) is None
-
-
-# bridges ----------------------------------------------------------------------------------------
-
-def bridge_view(bridge="off", port="off"):
-    def device(state):
-        return {"features": {"generic-segmentation-offload": state, "tcp-segmentation-offload": "off [fixed]",
-                             "generic-receive-offload": "off", "large-receive-offload": "on"}}
-    return {"tunnelfix": {"bridges": {"ip_json": True, "bridges": {"br-lan": dict(device(bridge), ports={"lan1": device(port)})}}}}
-
-
-@pytest.mark.parametrize("view, role_vars, expected", [
-    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_persist": False}, []),
-    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"]}, None),     # the persisted files are not read
-    (bridge_view(port="on"), {"bridge_gso_off_bridges": ["br-lan"]}, ["ethtool -K lan1 gso off"]),
-    (bridge_view(bridge="on [fixed]"), {"bridge_gso_off_bridges": "br-lan", "bridge_gso_off_persist": False}, []),
-    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["lro"]}, ["ethtool -K br-lan lro off",
-                                                                                                 "ethtool -K lan1 lro off"]),
-    (bridge_view(), {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_features": ["rx"]}, None),
-    (bridge_view(), {"bridge_gso_off_bridges": ["br-guest"]}, None),
-    (bridge_view(), {}, None),
-])
-def test_bridge_plan(view, role_vars, expected):
-    assert offload_plan(view, role_vars) == expected
-
-
-def test_bridge_plan_without_offload_facts():
-    view = bridge_view()
-    view["tunnelfix"]["bridges"]["bridges"]["br-lan"]["ports"]["lan1"]["features"] = None
-    assert offload_plan(view, {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_persist": False}) is None
 
 
 # the registry -----------------------------------------------------------------------------------
@@ -360,12 +198,3 @@ def test_plans_do_not_change_the_view(lab):
     for role in FIX_ROLES:
         role_plan(role, view, {})
     assert view == lab["before"]["owrt"]
-
-
-def test_linux_keepalive_plan_without_files_cannot_tell():
-    view = linux_keepalive_view()
-    view["tunnelfix"]["wireguard"]["configs"] = []                       # no file at all: the role fails naming it
-    assert keepalive_plan(view, {}) is None
-    del view["tunnelfix"]["wireguard"]["configs"]                        # facts that do not read the files
-    assert keepalive_plan(view, {}) is None
-    assert keepalive_plan({"tunnelfix": {"wireguard": "up"}}, {}) is None

@@ -14,7 +14,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
     find_uplinks, metered_refusal, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import classify_tunnel, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import classify_tunnel, uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 
 
@@ -48,7 +48,7 @@ WG_NETWORK = {
 def test_wireguard_interfaces_reads_only_proto_wireguard_interfaces_and_their_peers():
     """A peer may come before its interface; a list or a string of prefixes; a peer without options; a `list
     nohostroute` (not the literal '1': netifd pins the route, and its value is no string to show)."""
-    assert wireguard_interfaces(WG_NETWORK) == {
+    assert uci_wireguard_interfaces(WG_NETWORK) == {
         "wg0": {"nohostroute": True, "nohostroute_value": "1", "addresses": ["10.0.0.2/24", "fd00::2/64"], "peers": [
             {"section": "p0", "endpoint_host": "203.0.113.10", "allowed_ips": ["0.0.0.0/0", "::/0"], "route_allowed_ips": True},
             {"section": "p1", "endpoint_host": None, "allowed_ips": [], "route_allowed_ips": False}]},
@@ -61,7 +61,7 @@ def test_wireguard_interfaces_reads_only_proto_wireguard_interfaces_and_their_pe
 def test_route_allowed_ips_is_read_as_config_get_bool_does(value, routed):
     options = {"allowed_ips": ["10.0.0.0/8"]} if value is None else {"allowed_ips": ["10.0.0.0/8"], "route_allowed_ips": value}
     network = {"wg0": {"type": "interface", "options": {"proto": "wireguard"}}, "p": {"type": "wireguard_wg0", "options": options}}
-    assert wireguard_interfaces(network)["wg0"]["peers"][0]["route_allowed_ips"] is routed
+    assert uci_wireguard_interfaces(network)["wg0"]["peers"][0]["route_allowed_ips"] is routed
 
 
 @pytest.mark.parametrize("options, message", [
@@ -71,7 +71,7 @@ def test_route_allowed_ips_is_read_as_config_get_bool_does(value, routed):
 ])
 def test_a_peer_option_that_cannot_be_read_is_named(options, message):
     network = {"wg0": {"type": "interface", "options": {"proto": "wireguard"}}, "p": {"type": "wireguard_wg0", "options": options}}
-    assert _raises(wireguard_interfaces, network) == message
+    assert _raises(uci_wireguard_interfaces, network) == message
 
 
 def _peer(allowed, routed=True, endpoint="203.0.113.10"):

@@ -236,8 +236,11 @@ def test_over_tunnel(connection, inside):
 
 
 @pytest.mark.parametrize("hotplug, tells", [(False, True), ("false", True), ("no", True), ("0", True),
-                                            (True, False), ("yes", False), (None, False)])
+                                            ("off", True), ("n", True), ("False", True), (" f ", True),
+                                            (True, False), ("yes", False), ("on", False), ("True", False), (1, False),
+                                            (None, False)])
 def test_a_full_tunnel_with_the_hotplug_script_cannot_be_told_from_the_facts(hotplug, tells):
+    """The option read as the role's bool (faults/fault.py is_true, Ansible's bool): "off", "n", "False" too (before: on)."""
     view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface(tunnel="full")}}, "endpoint_routes": {"endpoints": [endpoint()]}}}
     role_vars = {} if hotplug is None else {"openwrt_mwan3_wg_full_tunnel_hotplug": hotplug}
     assert route_plan(view, role_vars) == ([] if tells else None)

@@ -52,6 +52,19 @@ def test_no_finding(changes, why):
     assert pinned_endpoints("owrt", view(**changes), {}) == [], why
 
 
+@pytest.mark.parametrize("error, words", [
+    (None, "reached through an unknown uplink (ip route get named no device), not the preferred uplink eth1"),
+    ("Network is unreachable", "reached through an unknown uplink (ip route get named no device: Network is unreachable)"),
+])
+def test_a_pinned_endpoint_ip_route_get_found_no_route_for_says_the_uplink_is_unknown(error, words):
+    """Before: "is reached through None"."""
+    v = view(dev=None)
+    v["openwrt"]["endpoint_routes"]["endpoints"][0]["error"] = error
+    [(evidence, explanation)] = pinned_endpoints("owrt", v, {})
+    assert evidence["dev"] is None and "None" not in explanation
+    assert words in explanation
+
+
 def test_no_facts_no_finding():
     assert pinned_endpoints("owrt", {}, {}) == []
 

@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the offload faults read: the ``bridges`` reading (``BRIDGES``), the subset of tunnel_facts (Linux) and
+openwrt_facts (routers) both the bridge fault and the tunnel fault (faults/tunnel_offload/) judge.
+
+Its commands, in the host's one batch: /proc/sys/net/ipv4/ip_forward and ``ip -d -j link show`` in one step
+(``FORWARD_AND_LINKS_ARGV``, which the PMTU fault's ``link_mtu`` reading lists too: it runs once), the MSS clamp
+listings (``remote/tunnel_reader.mss_clamp_steps``), and ``ethtool -k`` of every bridge, port and tunnel
+(``OFFLOAD_LOOP``, over the devices the link listing names). The gathers turn them into the facts with the
+parsers of parse/bridges.py and parse/tunnel_links.py and the action's ``bridges_and_tunnels``
+(remote/tunnel_reader.py: the offloads and clamps), the reader the role's action bridge_offload shares.
+
+faults/readings.py imports ``BRIDGES`` for its ``ORDER`` (the gather order); this file imports nothing of it.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
+    FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND, OFFLOAD_DEVICE_LINES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
+
+# the one ethtool loop of a facts batch: bridges, their ports, tunnels and default-route NICs, a device once
+# (the udp_gro reading's loop over the default-route NICs is this one too: faults/udp_gro_forwarding/reads.py)
+OFFLOAD_LOOP = (ETHTOOL_K,)
+
+
+def _linux_bridges(action, facts, args):
+    """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
+    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+    ip_forward, links = action.parse_output(res, split_forward_and_links)
+    if res["rc"] == NOT_FOUND:
+        return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
+    if res["rc"] != 0:
+        return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200]))
+    try:
+        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
+    except ParseError as exc:
+        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
+    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
+
+
+def _openwrt_bridges(action, facts, args):
+    """Bridges, ports, offloads, tunnels and ip_forward from the forwarding-and-links step and the ethtool steps."""
+    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, NOT_FOUND))
+    ip_forward, links = action.parse_output(res, split_forward_and_links)
+    if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
+        error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])
+        return bridges_subset({}, {}, ip_forward, None, error)
+    try:
+        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
+    except ParseError as exc:  # an ip without -j prints text or usage
+        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
+    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
+
+
+_BRIDGE_STEPS = (step_of(FORWARD_AND_LINKS_ARGV), *mss_clamp_steps())
+_BRIDGE_LOOP = (LoopLines(OFFLOAD_DEVICE_LINES, (step_name(FORWARD_AND_LINKS_ARGV),), OFFLOAD_LOOP),)
+BRIDGES = Reading("bridges", {
+    "linux": Read(steps=_BRIDGE_STEPS, loops=_BRIDGE_LOOP, gather=_linux_bridges),
+    "openwrt": Read(steps=_BRIDGE_STEPS, loops=_BRIDGE_LOOP, gather=_openwrt_bridges),
+})
