@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp_limit import probe_interval_ms
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
     DEFAULT_ATTEMPTS, DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_S, PING_COMMANDS)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import (
@@ -37,7 +37,7 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         view = args["view"]
         try:
-            # the banIP probe's pacing: a fifth of the router's loaded ICMP limit at most (faults/banip_icmp_limit.py)
+            # the banIP probe's pacing: a fifth of the router's loaded ICMP limit at most (faults/banip_icmp/limiter.py)
             pace = probe_interval_ms((view.get("openwrt") or {}).get("banip"), args["interval_ms"])
         except ValueError as exc:
             raise AnsibleActionFail("bad option: %s" % str(exc).replace("wanted_interval_ms", "interval_ms")) from None

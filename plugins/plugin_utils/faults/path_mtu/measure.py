@@ -23,7 +23,7 @@ nothing from it and its coverage says why; never an exception.
 
 Pacing: ``interval_ms`` defaults to ladder.DEFAULT_INTERVAL_MS (200 ms: 5 echo requests/s, a fifth of banIP's 25/s
 default) and is lengthened, as the banIP fault's own probe is, where the router's loaded banIP rule is lower
-(``banip_icmp_limit.probe_interval_ms``: 1000 / (limit x PROBE_SHARE_OF_LIMIT) ms).
+(``banip_icmp.limiter.probe_interval_ms``: 1000 / (limit x PROBE_SHARE_OF_LIMIT) ms).
 """
 
 from __future__ import annotations
