@@ -51,6 +51,12 @@ ROLE_OPTIONS = {
         'openwrt_mwan3_wg_preferred_uplink': {'default': 'wan', 'type': 'str'},
         'openwrt_mwan3_wg_rollback_timeout_s': {'default': 90, 'type': 'int'},
     },
+    'path_mtu_measure': {
+        'path_mtu_measure_attempts': {'default': 2, 'type': 'int'},
+        'path_mtu_measure_interval_ms': {'default': 200, 'type': 'int'},
+        'path_mtu_measure_phase': {'choices': ['before', 'after'], 'default': 'before', 'type': 'str'},
+        'path_mtu_measure_timeout_s': {'default': 1, 'type': 'int'},
+    },
     'prometheus_textfile': {
         'prometheus_textfile_dir': {'default': '', 'type': 'str'},
         'prometheus_textfile_findings': {'default': [], 'type': 'list'},

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as _path_mtu_measure
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
@@ -257,6 +258,7 @@ CHECKS = {
     "udp_gro_forwarding": _udp_gro_forwarding,
     "prometheus_textfile": _prometheus_textfile,
     "openwrt_mwan3_wg": _openwrt_mwan3_wg,
+    "path_mtu_measure": _path_mtu_measure,
 }
 
 

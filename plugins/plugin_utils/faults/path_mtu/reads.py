@@ -89,7 +89,7 @@ def ipv6_inside(info) -> bool:
     """Whether the tunnel carries IPv6: an IPv6 prefix in a peer's AllowedIPs (``::/0`` too) or an IPv6 interface address
     (uci ``addresses``, OpenWrt). ``info``: one interface of the ``wireguard`` facts."""
     prefixes = [prefix for peer in info.get("peers") or [] for prefix in peer.get("allowed_ips") or []]
-    return any(_family(str(prefix).split("/")[0]) == 6 for prefix in prefixes + list(info.get("addresses") or []))
+    return any(_family(str(prefix).split("/", maxsplit=1)[0]) == 6 for prefix in prefixes + list(info.get("addresses") or []))
 
 
 def _endpoints(facts, platform, name, peer):

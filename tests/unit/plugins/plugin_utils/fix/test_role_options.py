@@ -33,8 +33,10 @@ UDP = {"udp_gro_forwarding_enable": False, "udp_gro_forwarding_device": "", "udp
 PT = {"prometheus_textfile_floor_bits_per_second": ""}
 MWAN = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_preferred_uplink": "wan", "openwrt_mwan3_wg_metered_uplinks": [],
         "openwrt_mwan3_wg_rollback_timeout_s": 90}
+PMTU = {"path_mtu_measure_phase": "before", "path_mtu_measure_interval_ms": 200, "path_mtu_measure_timeout_s": 1,
+        "path_mtu_measure_attempts": 2}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
-            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN}
+            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN, "path_mtu_measure": PMTU}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -183,8 +185,8 @@ def test_every_problem_is_reported_at_once():
 
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
-     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, openwrt_mwan3_wg, prometheus_textfile, tunnel_measure, udp_gro_forwarding, "
-     "wireguard_keepalive, got 'nope'"),
+     "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, openwrt_mwan3_wg, path_mtu_measure, prometheus_textfile, "
+     "tunnel_measure, udp_gro_forwarding, wireguard_keepalive, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):
