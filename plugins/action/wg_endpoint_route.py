@@ -9,8 +9,8 @@ read), the plan the fault computes for remediate; this file only reads, runs and
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
-``ip [-j] route get`` for every endpoint address uci or the live state names (listed on the target,
-``ForEachLine``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py);
+``ip [-j] route get`` for every endpoint address uci or the live state names (listed on the target:
+the reading's ``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py);
 the endpoints are chosen as the facts choose them (endpoint_targets: a peer's live endpoint, else its
 uci IP literal): the fix sees the endpoints and routes the finding saw. When uci must
 change and ``network`` holds staged changes the action did not make, it fails naming them, in check
@@ -28,20 +28,21 @@ import re
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_wg_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
+    ROUTE_GET_JSON, ROUTE_GET_TEXT, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
@@ -52,10 +53,10 @@ BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 
 def read_steps() -> list:
     """The first batch: the redacted uci show and ``uci changes``, the redacted live state, the routes, and
-    ``ip [-j] route get`` of every endpoint address uci or the live state names (as openwrt_facts reads them)."""
+    ``ip [-j] route get`` of every endpoint address uci or the live state names (``endpoint_lookup_steps``, as
+    openwrt_facts reads them)."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            Step(WG_DUMP_NAME, WG_DUMP), *route_table_steps(),
-            ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (SHOW_NAME, WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+            Step(WG_DUMP_NAME, WG_DUMP), *endpoint_lookup_steps()]
 
 
 def change_steps(commands, endpoints, json_ok) -> list:

@@ -23,7 +23,7 @@ from ansible.errors import AnsibleActionFail
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_routes_reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
@@ -35,8 +35,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import p
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LINK_COUNTERS, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, OFFLOAD_DEVICE_LINES,
-    ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON, UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
+    DEFAULT_ROUTE_DEVICE_LINES, ETHTOOL_K, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, OFFLOAD_DEVICE_LINES,
+    ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
     WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import tcp_read_steps
@@ -107,14 +107,9 @@ ROUTES = Reading("routes", {
 })
 
 
-# Fault 1's reading (its gather and parsers: faults/endpoint_route/reads.py); here because the udp_gro reading needs it.
-ENDPOINT_ROUTES = Reading("endpoint_routes", {
-    "openwrt": Read(steps=(*route_table_steps(),
-                           ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (uci_step("network").name, WG_DUMP_NAME),
-                                       (ROUTE_GET_JSON, ROUTE_GET_TEXT)),
-                           step_of(LINK_COUNTERS)),
-                    gather=gather_endpoint_routes, uses=(NETWORK, WIREGUARD)),
-})
+# Fault 1's reading (its steps, gather and parsers: faults/endpoint_route/reads.py), built here from the shared
+# readings it uses; the udp_gro reading needs it, and the PMTU fault declares it too.
+ENDPOINT_ROUTES = endpoint_routes_reading(NETWORK, WIREGUARD)
 
 
 # --- tcp, netns (Linux) --------------------------------------------------------------------------

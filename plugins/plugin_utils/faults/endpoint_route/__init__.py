@@ -5,9 +5,10 @@
 Follow it here, top to bottom, then in roles/openwrt_mwan3_wg/tasks/routes.yml (the role that applies the fix):
 
 - ``fault.py``: ``ENDPOINT_ROUTE_PINNED``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
-- ``reads.py``: what it reads on the router (the ``endpoint_routes`` reading, declared in faults/readings.py
-  because the udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes,
-  the uplinks and their byte counters.
+- ``reads.py``: what it reads on the router (the ``endpoint_routes`` reading: its commands, its steps and its
+  gather; faults/readings.py builds ``ENDPOINT_ROUTES`` from it with the shared readings it uses, because the
+  udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes, the uplinks
+  and their byte counters (``link_counters.py``: ``ip -s -j link show`` and its parser).
 - ``routes.py``: netifd's pinned host routes apart from a user's ``config route`` sections, and the conflict
   when a user's route sends the endpoint over another uplink.
 - ``uplinks.py``: the uplinks, the preferred one's device, the metered ones.
@@ -20,5 +21,6 @@ the WireGuard tunnels merged with the live state and split or full (``openwrt_wi
 takes (``endpoint_route.py``). The route reader both the facts and the fix use is remote/route_reader.py.
 
 The Fault value is imported from ``fault.py``, not re-exported here: faults/readings.py imports ``reads.py``
-(through this package), and ``fault.py`` imports faults/readings.py for the readings it declares.
+(through this package), and ``fault.py`` imports faults/readings.py for the readings it declares. For the same
+reason ``reads.py`` imports no reading from faults/readings.py: the uci step it lists comes from remote/uci_reader.py.
 """
