@@ -4,15 +4,19 @@
 
 Documentation: plugins/modules/wg_endpoint_route.py (``ansible-doc tunnelfix.fleet.wg_endpoint_route``).
 The decisions are fault 1's one plan (plugins/plugin_utils/faults/endpoint_route/plan.py,
-``plan_wg_endpoint_routes``: ``plan_endpoint_routes`` on the facts openwrt_facts would gather from the same
-read), the plan the fault computes for remediate; this file only reads, runs and reports.
+``plan_endpoint_routes``), the plan the fault computes for remediate, on the facts built the one way the
+``endpoint_routes`` reading builds them (faults/endpoint_route/reads.py, ``read_endpoint_routes``: the
+endpoints, a peer's live endpoint else its uci IP literal, their routes and the uplinks); this file only
+reads, runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
-``ip [-j] route get`` for every endpoint address uci or the live state names (listed on the target:
-the reading's ``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py);
-the endpoints are chosen as the facts choose them (endpoint_targets: a peer's live endpoint, else its
-uci IP literal): the fix sees the endpoints and routes the finding saw. When uci must
+``ip [-j] route get`` for every endpoint address uci or the live state names (the reading's
+``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py):
+the fix sees the endpoints and routes the finding saw. What differs from the facts: the fix reads them
+again at fix time (not diagnose's facts: an uplink may have changed since), it reads ``uci changes network``
+(staged changes) and not the uplinks' byte counters (the finding's evidence; no decision reads them), and a
+router without a network config fails here (the facts read it as empty). When uci must
 change and ``network`` holds staged changes the action did not make, it fails naming them, in check
 mode too, unless ``commit_staged``. When something must change (not in check mode), the uci
 commands, ``uci commit network``, the route deletions and the lookups after them run in one more;
@@ -30,10 +34,9 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_wg_endpoint_routes
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps, read_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
@@ -94,17 +97,16 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             raise AnsibleActionFail("uci: no network config on the target (%s gave rc=1)" % show["cmd"],
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
         network = self.parse_output(show, parse_uci_show).get("network", {})
-        routes, routes_cmd = self.routes_table_all()
         _installed, live, _note = self.wg_live()
         try:  # the WireGuard facts openwrt_facts gathers: uci merged with the live state
             wireguard = merge_wireguard(network, live)
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
-        preferred = uplink_device(network, args["preferred_uplink"])
-        # the endpoints openwrt_facts looks up (a peer's live endpoint, else its uci IP literal), their route facts,
-        # and the one plan on them: the plan fault 1 computed for remediate
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], wireguard=wireguard,
-                                       preferred_device=preferred, metered=args["metered_uplinks"])
+        # the endpoint_routes facts, built as the reading builds them, and the one plan on them: fault 1's for remediate
+        facts = read_endpoint_routes(self, network, wireguard, args["preferred_uplink"], args["metered_uplinks"], counters=False)
+        routes_cmd, preferred = facts["routes_source"], facts.get("preferred_uplink_device")
+        plan = plan_endpoint_routes(wireguard, facts["endpoints"], args["interfaces"], uplinks=facts["uplinks"],
+                                    preferred_device=preferred, connection_address=args["connection_address"])
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():
@@ -127,7 +129,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         refused = [e["refused"] for e in plan["interfaces"].values() if e["refused"]]
         refused += ["metered_uplinks: %r is no uplink's uci interface or device (uplinks: %s); a modem interface's device is "
                     "named at run time, list the device (wwan0)" % (name, ", ".join(u["device"] for u in plan["uplinks"]) or "none")
-                    for name in metered_unmatched(network, plan["uplinks"], args["metered_uplinks"])]
+                    for name in facts["metered_unmatched"]]
         if refused:
             result["warnings"] = refused
         if self.diff_mode:

@@ -8,8 +8,10 @@ Both callers use it:
 
 - the fault (``Fault.plan``: ``route_plan``) on the facts diagnose gathered, as the lines remediate shows
   (``[]`` converged, None cannot tell);
-- wg_endpoint_route (``plan_wg_endpoint_routes``) on the same facts built from its own read (the same
-  functions, the same reader): it applies the commands of that plan.
+- wg_endpoint_route on the same facts built from its own read (``reads.read_endpoint_routes``, the reading's
+  gather's function, and the same reader): it applies the commands of that plan.
+
+``plan_wg_endpoint_routes`` is the plan from parsed uci and routes alone (no lookup), for the tests.
 
 Background (OpenWrt's wireguard proto handler, netifd ``interface_ip_add_target_route``): unless
 ``option nohostroute '1'``, every peer endpoint gets a /32 (/128) attached to the uplink in use when the
@@ -200,7 +202,7 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
 
 def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, *, targets=None,
                             preferred_device=None, metered=(), wireguard=None) -> dict:
-    """``plan_endpoint_routes`` from wg_endpoint_route's read: the facts openwrt_facts would gather, built with its functions.
+    """``plan_endpoint_routes`` from parsed uci and routes: the facts openwrt_facts would gather, built with its functions.
 
     ``network``: ``parse_uci_show(text)["network"]``; ``routes``: parsed routes (table all); ``wireguard``:
     ``merge_wireguard(network, live)`` (None: uci alone); ``targets``: ``reads.endpoint_targets`` of it (None:

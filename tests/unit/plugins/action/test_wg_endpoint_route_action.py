@@ -138,6 +138,17 @@ def test_a_peer_set_up_by_hostname_without_a_live_endpoint_stays_unresolved(fake
     assert result["commands"] == [SET] and result["interfaces"]["wg0"]["unresolved"] == ["vpn.example.net"]
 
 
+def test_no_endpoint_to_look_up_is_planned_as_the_finding_side_plans_it(fake, by_hostname):
+    """No endpoint address (uci names a host, no live endpoint): the fix builds the facts the endpoint_routes reading
+    builds (read_endpoint_routes), so no route is read and there are no uplinks to refuse: the plan route_plan shows
+    on those facts is the one applied. The fix used to read the uplinks on its own and refuse (every uplink metered)
+    while remediate's plan said it would set nohostroute."""
+    action = fake({"preferred_uplink": "wan", "metered_uplinks": ["wan", "wanb"]}, by_hostname, check_mode=True)
+    result = action.run(task_vars={})
+    assert (result["refused"], result["uplinks"], result["routes_source"]) == (None, None, None)
+    assert result["commands"] == [SET] and "warnings" not in result
+
+
 def test_a_peer_set_up_by_hostname_is_fixed_at_its_live_endpoint(fake, by_hostname, load_fixture):
     """The endpoints are openwrt_facts' (a peer's live endpoint, else its uci IP): netifd resolved vpn.example.net to
     203.0.113.10 and pinned it; the fix deletes that route too, where uci alone would leave the peer unresolved."""
