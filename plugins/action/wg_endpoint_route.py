@@ -37,7 +37,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps, read_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import uplink_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     ROUTE_GET_JSON, ROUTE_GET_TEXT, WG_DUMP, WG_DUMP_NAME)
@@ -88,9 +88,9 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         for name in args["interfaces"]:  # before any command runs on the router
             if not _UCI_SECTION_NAME.fullmatch(name or ""):
                 raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
-        for name in args["metered_uplinks"]:
-            if not is_interface_name(name):
-                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (%s)" % (name, INTERFACE_NAME_RULE))
+        errors = uplink_option_errors(self._task.args.get("preferred_uplink"), args["metered_uplinks"])  # openwrt_facts' check
+        if errors:
+            raise AnsibleActionFail("; ".join(errors))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:

@@ -65,7 +65,9 @@ options:
     elements: str
     default: []
   preferred_uplink:
-    description: Logical interface (C(wan), resolved to its C(device)) or device name whose route should carry the endpoints; returned as RV(preferred_device).
+    description:
+      - Logical interface (C(wan), resolved to its C(device)) or device name whose route should carry the endpoints; returned as
+        RV(preferred_device). A value that is not an interface or device name fails before any command runs.
     type: str
   connection_address:
     description: Address Ansible connects to; sets C(over_tunnel) per interface when it is inside the tunnel's addresses or routed allowed_ips.

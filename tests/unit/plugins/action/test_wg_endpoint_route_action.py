@@ -13,6 +13,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE
 
 SHOW = "uci -q show network"
 CHANGES = "uci changes network"
@@ -305,7 +306,17 @@ def test_a_metered_name_that_is_no_uplink_is_warned_about(fake, user_route):
 def test_a_bad_metered_uplink_fails_before_any_command(fake, user_route, names):
     action = fake({"metered_uplinks": names}, user_route)
     result = action.run(task_vars={})
-    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],))
+    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %s " % json.dumps(names[-1]))
+    assert action.ran == []
+
+
+@pytest.mark.parametrize("uplink", [["wan"], "wan;reboot", "", "x" * 16])
+def test_a_bad_preferred_uplink_fails_naming_it_before_any_command(fake, user_route, uplink):
+    """The check openwrt_facts and the role make (uplinks.uplink_option_errors): the fix took any preferred_uplink."""
+    action = fake({"preferred_uplink": uplink}, user_route)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == "preferred_uplink: %s is not a uci interface or device name (%s)" % (json.dumps(str(uplink)), RULE)
     assert action.ran == []
 
 
