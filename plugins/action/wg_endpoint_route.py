@@ -37,6 +37,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps, read_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import uplink_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
@@ -99,7 +100,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         network = self.parse_output(show, parse_uci_show).get("network", {})
         _installed, live, _note = self.wg_live()
         try:  # the WireGuard facts openwrt_facts gathers: uci merged with the live state
-            wireguard = merge_wireguard(network, live)
+            wireguard = add_tunnels(merge_wireguard(network, live))
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
         # the endpoint_routes facts, built as the reading builds them, and the one plan on them: fault 1's for remediate

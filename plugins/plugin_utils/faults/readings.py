@@ -24,6 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_routes_reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import LoopLines, Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
@@ -69,10 +70,11 @@ def _openwrt_network(action, facts, args):
 
 
 def _openwrt_wireguard(action, facts, args):
-    """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``)."""
+    """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``), each
+    tunnel split or full (fault 1's ``add_tunnels``)."""
     installed, live, note = action.wg_live()
     return {"wg_installed": installed, "live": bool(live), "note": note,
-            "interfaces": merge_wireguard(facts["network"], live)}
+            "interfaces": add_tunnels(merge_wireguard(facts["network"], live))}
 
 
 # OpenWrt: the parsed uci network (not a subset: the peers' and the routes' input)
