@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import uplink_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import choose, public_names
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, step_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.gather import batch_of, gather_readings
@@ -59,12 +59,9 @@ class ActionModule(RouteReader, WgLiveReader, TunnelReader, UdpGroReader, OpenWr
     def run_openwrt(self, args, task_vars):
         known = readings(PLATFORM)
         subsets = resolve_gather_subset(args["gather_subset"], public_names(known))
-        uplink, given = args["preferred_uplink"], self._task.args.get("preferred_uplink")
-        if given is not None and (not isinstance(given, str) or not is_interface_name(uplink)):
-            raise AnsibleActionFail("preferred_uplink: %r is not a uci interface or device name (%s)" % (given, INTERFACE_NAME_RULE))
-        for name in args["metered_uplinks"]:
-            if not is_interface_name(name):
-                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (%s)" % (name, INTERFACE_NAME_RULE))
+        errors = uplink_option_errors(self._task.args.get("preferred_uplink"), args["metered_uplinks"])  # as given: 5 is no name
+        if errors:
+            raise AnsibleActionFail("; ".join(errors))
         chosen, shown = choose(known, PLATFORM, subsets)
         steps = batch_of(chosen, PLATFORM)
         self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}

@@ -4,15 +4,19 @@
 
 Documentation: plugins/modules/wg_endpoint_route.py (``ansible-doc tunnelfix.fleet.wg_endpoint_route``).
 The decisions are fault 1's one plan (plugins/plugin_utils/faults/endpoint_route/plan.py,
-``plan_wg_endpoint_routes``: ``plan_endpoint_routes`` on the facts openwrt_facts would gather from the same
-read), the plan the fault computes for remediate; this file only reads, runs and reports.
+``plan_endpoint_routes``), the plan the fault computes for remediate, on the facts built the one way the
+``endpoint_routes`` reading builds them (faults/endpoint_route/reads.py, ``read_endpoint_routes``: the
+endpoints, a peer's live endpoint else its uci IP literal, their routes and the uplinks); this file only
+reads, runs and reports.
 
 Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the redacted
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
-``ip [-j] route get`` for every endpoint address uci or the live state names (listed on the target,
-``ForEachLine``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py);
-the endpoints are chosen as the facts choose them (endpoint_targets: a peer's live endpoint, else its
-uci IP literal): the fix sees the endpoints and routes the finding saw. When uci must
+``ip [-j] route get`` for every endpoint address uci or the live state names (the reading's
+``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py):
+the fix sees the endpoints and routes the finding saw. What differs from the facts: the fix reads them
+again at fix time (not diagnose's facts: an uplink may have changed since), it reads ``uci changes network``
+(staged changes) and not the uplinks' byte counters (the finding's evidence; no decision reads them), and a
+router without a network config fails here (the facts read it as empty). When uci must
 change and ``network`` holds staged changes the action did not make, it fails naming them, in check
 mode too, unless ``commit_staged``. When something must change (not in check mode), the uci
 commands, ``uci commit network``, the route deletions and the lookups after them run in one more;
@@ -28,20 +32,21 @@ import re
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_wg_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps, read_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import metered_unmatched, uplink_device
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import uplink_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    ROUTE_GET_JSON, ROUTE_GET_TEXT, UCI_AND_LIVE_ENDPOINT_LINES, WG_DUMP, WG_DUMP_NAME)
+    ROUTE_GET_JSON, ROUTE_GET_TEXT, WG_DUMP, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.redact import (
     uci_changes_redacted_argv, uci_show_redacted_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader, json_source
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.wg_live_reader import WgLiveReader
 
 _UCI_SECTION_NAME = re.compile(r"[A-Za-z0-9_]+")  # fullmatch: uci section names
@@ -52,10 +57,10 @@ BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 
 def read_steps() -> list:
     """The first batch: the redacted uci show and ``uci changes``, the redacted live state, the routes, and
-    ``ip [-j] route get`` of every endpoint address uci or the live state names (as openwrt_facts reads them)."""
+    ``ip [-j] route get`` of every endpoint address uci or the live state names (``endpoint_lookup_steps``, as
+    openwrt_facts reads them)."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            Step(WG_DUMP_NAME, WG_DUMP), *route_table_steps(),
-            ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (SHOW_NAME, WG_DUMP_NAME), (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
+            Step(WG_DUMP_NAME, WG_DUMP), *endpoint_lookup_steps()]
 
 
 def change_steps(commands, endpoints, json_ok) -> list:
@@ -84,26 +89,25 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         for name in args["interfaces"]:  # before any command runs on the router
             if not _UCI_SECTION_NAME.fullmatch(name or ""):
                 raise AnsibleActionFail("interfaces: %r is not a uci interface name ([A-Za-z0-9_]+)" % (name,))
-        for name in args["metered_uplinks"]:
-            if not is_interface_name(name):
-                raise AnsibleActionFail("metered_uplinks: %r is not a uci interface or device name (%s)" % (name, INTERFACE_NAME_RULE))
+        errors = uplink_option_errors(self._task.args.get("preferred_uplink"), args["metered_uplinks"])  # openwrt_facts' check
+        if errors:
+            raise AnsibleActionFail("; ".join(errors))
         self.batch = self.run_batch(read_steps(), shown=BATCH_SHOWN % "uci show, routes and route lookups")
         show = self.batch_step(self.batch, SHOW_NAME, uci_show_redacted_argv("network"), ok_rcs=(0, 1))
         if show["rc"] == 1:
             raise AnsibleActionFail("uci: no network config on the target (%s gave rc=1)" % show["cmd"],
                                     result={"cmd": show["cmd"], "rc": show["rc"], "stderr": show["stderr"]})
         network = self.parse_output(show, parse_uci_show).get("network", {})
-        routes, routes_cmd = self.routes_table_all()
         _installed, live, _note = self.wg_live()
         try:  # the WireGuard facts openwrt_facts gathers: uci merged with the live state
-            wireguard = merge_wireguard(network, live)
+            wireguard = add_tunnels(merge_wireguard(network, live))
         except ParseError as exc:
             raise AnsibleActionFail("uci network: %s" % exc) from None
-        preferred = uplink_device(network, args["preferred_uplink"])
-        # the endpoints openwrt_facts looks up (a peer's live endpoint, else its uci IP literal), their route facts,
-        # and the one plan on them: the plan fault 1 computed for remediate
-        plan = plan_wg_endpoint_routes(network, routes, args["interfaces"], args["connection_address"], wireguard=wireguard,
-                                       preferred_device=preferred, metered=args["metered_uplinks"])
+        # the endpoint_routes facts, built as the reading builds them, and the one plan on them: fault 1's for remediate
+        facts = read_endpoint_routes(self, network, wireguard, args["preferred_uplink"], args["metered_uplinks"], counters=False)
+        routes_cmd, preferred = facts["routes_source"], facts.get("preferred_uplink_device")
+        plan = plan_endpoint_routes(wireguard, facts["endpoints"], args["interfaces"], uplinks=facts["uplinks"],
+                                    preferred_device=preferred, connection_address=args["connection_address"])
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():
@@ -126,7 +130,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         refused = [e["refused"] for e in plan["interfaces"].values() if e["refused"]]
         refused += ["metered_uplinks: %r is no uplink's uci interface or device (uplinks: %s); a modem interface's device is "
                     "named at run time, list the device (wwan0)" % (name, ", ".join(u["device"] for u in plan["uplinks"]) or "none")
-                    for name in metered_unmatched(network, plan["uplinks"], args["metered_uplinks"])]
+                    for name in facts["metered_unmatched"]]
         if refused:
             result["warnings"] = refused
         if self.diff_mode:

@@ -87,7 +87,8 @@ options:
       - The uplink WireGuard endpoints should use. Either a logical interface (C(wan), resolved to
         its uci C(device)) or a device name. When given, the C(endpoint_routes) subset also returns
         C(preferred_uplink_device), the same value M(tunnelfix.fleet.wg_endpoint_route) returns as
-        C(preferred_device), from the C(network) config this call already read.
+        C(preferred_device), from the C(network) config this call already read. A value that is not an
+        interface or device name fails before anything runs.
     type: str
   metered_uplinks:
     description:

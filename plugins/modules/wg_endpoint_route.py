@@ -65,7 +65,9 @@ options:
     elements: str
     default: []
   preferred_uplink:
-    description: Logical interface (C(wan), resolved to its C(device)) or device name whose route should carry the endpoints; returned as RV(preferred_device).
+    description:
+      - Logical interface (C(wan), resolved to its C(device)) or device name whose route should carry the endpoints; returned as
+        RV(preferred_device). A value that is not an interface or device name fails before any command runs.
     type: str
   connection_address:
     description: Address Ansible connects to; sets C(over_tunnel) per interface when it is inside the tunnel's addresses or routed allowed_ips.
@@ -160,7 +162,8 @@ uplinks:
   description:
     - The router's uplinks - the preferred uplink's device first, then every device with a unicast default route in
       the main table that is not a WireGuard interface - with the uci interface that owns the device (null when none
-      does) and whether it is in O(metered_uplinks).
+      does) and whether it is in O(metered_uplinks). Null when there is no endpoint address to look up (no route is
+      read), as in the C(endpoint_routes) facts of M(tunnelfix.fleet.openwrt_facts).
   returned: always
   type: list
   elements: dict
@@ -179,7 +182,7 @@ committed:
   returned: always
   type: bool
 routes_source:
-  description: The command the routes were read with.
+  description: The command the routes were read with; null when there is no endpoint address to look up.
   returned: always
   type: str
   sample: ip -j route show table all

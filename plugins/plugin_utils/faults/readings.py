@@ -22,7 +22,8 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.reads import BRIDGES
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import gather_endpoint_routes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_routes_reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_reading
@@ -33,9 +34,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import p
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    LINK_COUNTERS, LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTE_GET_TEXT, ROUTES_JSON,
-    UCI_AND_LIVE_ENDPOINT_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import route_table_steps
+    LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
+    WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
 
 
@@ -60,10 +60,11 @@ def _openwrt_network(action, facts, args):
 
 
 def _openwrt_wireguard(action, facts, args):
-    """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``)."""
+    """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``), each
+    tunnel split or full (fault 1's ``add_tunnels``)."""
     installed, live, note = action.wg_live()
     return {"wg_installed": installed, "live": bool(live), "note": note,
-            "interfaces": merge_wireguard(facts["network"], live)}
+            "interfaces": add_tunnels(merge_wireguard(facts["network"], live))}
 
 
 # OpenWrt: the parsed uci network (not a subset: the peers' and the routes' input)
@@ -98,14 +99,9 @@ ROUTES = Reading("routes", {
 })
 
 
-# Fault 1's reading (its gather and parsers: faults/endpoint_route/reads.py); here because the udp_gro reading needs it.
-ENDPOINT_ROUTES = Reading("endpoint_routes", {
-    "openwrt": Read(steps=(*route_table_steps(),
-                           ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (uci_step("network").name, WG_DUMP_NAME),
-                                       (ROUTE_GET_JSON, ROUTE_GET_TEXT)),
-                           step_of(LINK_COUNTERS)),
-                    gather=gather_endpoint_routes, uses=(NETWORK, WIREGUARD)),
-})
+# Fault 1's reading (its steps, gather and parsers: faults/endpoint_route/reads.py), built here from the shared
+# readings it uses; the udp_gro reading needs it, and the PMTU fault declares it too.
+ENDPOINT_ROUTES = endpoint_routes_reading(NETWORK, WIREGUARD)
 
 
 # --- udp_gro ---------------------------------------------------------------------------------------

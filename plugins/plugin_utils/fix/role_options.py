@@ -25,6 +25,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate impo
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.health_check_window import MAX_WINDOW_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import uplink_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.ping_burst import MAX_PINGS, check_target
 
 _CC = re.compile(r"^[a-z0-9_]+$")
@@ -239,10 +240,8 @@ def _interface_names(options, option):
 
 def _openwrt_mwan3_wg(options):
     errors = _interface_names(options, "openwrt_mwan3_wg_interfaces")
-    uplink = options.get("openwrt_mwan3_wg_preferred_uplink")
-    if not is_interface_name(uplink):
-        errors.append("openwrt_mwan3_wg_preferred_uplink must be one interface name (%s), got %s" % (INTERFACE_NAME_RULE, shown(uplink)))
-    errors += _interface_names(options, "openwrt_mwan3_wg_metered_uplinks")
+    errors += uplink_option_errors(options.get("openwrt_mwan3_wg_preferred_uplink"), options.get("openwrt_mwan3_wg_metered_uplinks"),
+                                   prefix="openwrt_mwan3_wg_", preferred_required=True)   # the facts' and the action's check
     rollback = options.get("openwrt_mwan3_wg_rollback_timeout_s")
     if not _whole_number_in(rollback, 20, 3600):
         errors.append("openwrt_mwan3_wg_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))

@@ -31,7 +31,7 @@ def load_ip_links(text: str, command: str = "ip -d -j link show") -> list:
     one object per device, each with ``ifname``.
 
     Raises ParseError, naming ``command`` (the listing it came from, ``ip -s -j link show`` for
-    _link_counters), for text that is not a JSON list of objects with an ``ifname`` (an ``ip``
+    faults/endpoint_route/link_counters.py), for text that is not a JSON list of objects with an ``ifname`` (an ``ip``
     without ``-j``, BusyBox's for one, prints text or usage), and for hostile JSON (nesting too deep, a
     number of thousands of digits: ``_target_json.load_target_json``).
     """

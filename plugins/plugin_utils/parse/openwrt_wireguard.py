@@ -7,15 +7,14 @@ Pure functions, no I/O. Inputs are already parsed and already free of secrets:
 ``preshared_key`` are ``<redacted>`` there) and ``_wireguard.parse_wg_dump(...)["interfaces"]``
 (``wg show all dump``; the keys are dropped there). This module only keeps the *fact* that a
 secret is set (``private_key_set``, ``preshared_key_set``), never a value, a length or a hash.
-The uci side alone is ``uci_wireguard_interfaces``; split or full tunnel is ``classify_tunnel``'s (the one
-classification: the facts, fault 1's rule and plan, and wg_endpoint_route all read it from here).
+The uci side alone is ``uci_wireguard_interfaces``. Split or full tunnel is fault 1's decision
+(faults/endpoint_route/tunnels.py: ``add_tunnels`` writes it into this view for the facts).
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
     is_secret_option, parse_uci_bool, parse_uci_int)
 
@@ -82,44 +81,6 @@ def uci_wireguard_interfaces(network: dict) -> dict:
     return result
 
 
-def _listed(networks):
-    """``a``, ``a and b``, ``a, b and c``."""
-    names = [str(net) for net in networks]
-    return names[0] if len(names) == 1 else "%s and %s" % (", ".join(names[:-1]), names[-1])
-
-
-def classify_tunnel(peers) -> dict:
-    """Classify an interface as ``split`` or ``full`` tunnel from its peers.
-
-    Full when the allowed_ips of the peers with ``route_allowed_ips`` hold every IPv4 or every
-    IPv6 address between them (``0.0.0.0/0``; ``::/0``; both halves, ``0.0.0.0/1`` +
-    ``128.0.0.0/1`` or ``::/1`` + ``8000::/1``; four quarters; overlapping pieces), or a routed
-    prefix holds some peer's endpoint address (same family: ``::ffff:0:0/96`` holds no IPv4
-    endpoint). Returns ``{"tunnel": "full"|"split", "reason": str|None, "routed": [prefixes]}``;
-    ``reason`` names the prefixes (full only): ``routed allowed_ips include 0.0.0.0/1 and
-    128.0.0.0/1`` (the routed prefixes no other routed one holds), or ``endpoint 203.0.113.10 is
-    inside the routed allowed_ips 203.0.113.0/24``. A prefix that is none raises ParseError.
-    """
-    routed = []
-    for peer in peers:
-        if peer["route_allowed_ips"]:
-            routed.extend(peer["allowed_ips"])
-    networks = [allowed_network(p, "allowed_ips") for p in routed]
-    for version in (4, 6):
-        if ipnet.covers_everything(networks, version):
-            pieces = [net for net in ipnet.outermost(networks) if net.version == version]
-            return {"tunnel": "full", "reason": "routed allowed_ips include %s" % _listed(pieces), "routed": routed}
-    for peer in peers:
-        address = endpoint_address(peer.get("endpoint_host"))
-        if address is None:
-            continue
-        for prefix, network in zip(routed, networks):
-            if address in network:
-                return {"tunnel": "full", "reason": "endpoint %s is inside the routed allowed_ips %s" % (address, prefix),
-                        "routed": routed}
-    return {"tunnel": "split", "reason": None, "routed": routed}
-
-
 # live keys of a parse_wg_dump peer kept under "live" (public_key is the peer's own key)
 _LIVE_PEER_KEYS = ("endpoint", "endpoint_host", "endpoint_port", "allowed_ips", "latest_handshake_epoch",
                    "handshake_age_s", "handshake_state", "persistent_keepalive_s", "rx_bytes", "tx_bytes",
@@ -174,14 +135,6 @@ def _live_only_peer(live_peer):
             "route_allowed_ips": None, "persistent_keepalive_s": None, "in_uci": False}
 
 
-def _classify_peer(peer):
-    """classify_tunnel for one peer; the live endpoint, when known, is the one checked."""
-    host = (peer["live"] or {}).get("endpoint_host") or peer["endpoint_host"]
-    kind = classify_tunnel([{"route_allowed_ips": bool(peer["route_allowed_ips"]),
-                             "allowed_ips": peer["allowed_ips"], "endpoint_host": host}])
-    return kind["tunnel"] == "full", kind["reason"]
-
-
 def _uci_interface(name, section, info):
     opts = section.get("options", {})
     where = "network.%s." % name
@@ -218,7 +171,6 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
             "addresses": ["10.77.0.2/24"], "nohostroute": False, "mtu": None,
             "options": {"proto": "wireguard", "listen_port": "51820", "addresses": "10.77.0.2/24"},
                                                # every uci option except the secret ones, as strings
-            "tunnel": "split", "tunnel_reason": None,   # classify_tunnel over the uci peers
             "live_state": {"public_key": "AAAA…A=", "has_private_key": True, "listen_port": 51820,
                            "fwmark": None},    # None when not live
             "peers": [{
@@ -228,7 +180,6 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
                 "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True,
                 "persistent_keepalive_s": 25,  # uci; None when unset or 0
                 "in_uci": True,
-                "full_tunnel": False, "full_tunnel_reason": None,
                 "live": {"endpoint": "203.0.113.10:51820", "endpoint_host": "203.0.113.10",
                          "endpoint_port": 51820, "allowed_ips": [...],
                          "latest_handshake_epoch": 1767225571, "handshake_age_s": 29,
@@ -236,10 +187,9 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
                          "rx_bytes": 48213344, "tx_bytes": 9120448, "has_preshared_key": False}}]}}
 
     A uci peer the kernel does not know has ``live: None``; a live peer or interface missing
-    from uci has ``in_uci: False`` and None for the uci keys. ``full_tunnel`` uses the live
-    endpoint when known, else the uci ``endpoint_host`` (see classify_tunnel: every IPv4 or IPv6
-    address in any pieces, 0.0.0.0/0 or both /1 halves, or the endpoint inside the routed allowed_ips; only ``route_allowed_ips``
-    peers count, so a live-only peer is never full). Peers keep uci order, live-only ones last.
+    from uci has ``in_uci: False`` and None for the uci keys. Peers keep uci order, live-only ones last.
+    Split or full tunnel (``tunnel``, ``tunnel_reason``; per peer ``full_tunnel``, ``full_tunnel_reason``)
+    is added by fault 1's ``faults/endpoint_route/tunnels.add_tunnels``.
 
     Raises ParseError naming the uci path for a bad boolean, number or prefix.
     """
@@ -267,11 +217,6 @@ def merge_wireguard(network: dict, live_interfaces=None) -> dict:
             found = live_peers.get(peer["public_key"])
             peer["live"] = None if found is None else {key: (list(found[key]) if isinstance(found[key], list)
                                                              else found[key]) for key in _LIVE_PEER_KEYS}
-            peer["full_tunnel"], peer["full_tunnel_reason"] = _classify_peer(peer)
-        kind = classify_tunnel([{"route_allowed_ips": bool(p["route_allowed_ips"]), "allowed_ips": p["allowed_ips"],
-                                 "endpoint_host": (p["live"] or {}).get("endpoint_host") or p["endpoint_host"]}
-                                for p in peers])
-        entry["tunnel"], entry["tunnel_reason"] = kind["tunnel"], kind["reason"]
         entry["peers"] = peers
         result[name] = entry
     return result

@@ -22,8 +22,6 @@ ROUTES_TEXT = ["ip", "route", "show", "table", "all"]
 ROUTE_GET_JSON = ["ip", "-j", "route", "get"]
 ROUTE_GET_TEXT = ["ip", "route", "get"]
 ETHTOOL_K = ["ethtool", "-k"]
-# every device's byte counters (the uplinks' evidence of fault 1); BusyBox ip has no -s -j
-LINK_COUNTERS = ["ip", "-s", "-j", "link", "show"]
 NOT_FOUND = 127  # POSIX shells: command not found
 
 # Address filter for endpoint lines on stdin: brackets and a port are cut off; what is not made
@@ -36,11 +34,7 @@ done | sort -u"""
 
 # Live endpoint addresses: field 4 of the 9-field peer lines of "$1", the redacted dump.
 LIVE_ENDPOINT_LINES = "awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$1\" | " + ADDRESS_FILTER
-# OpenWrt: every uci endpoint_host ("$1", the redacted uci show network) and every live endpoint
-# ("$2", the redacted dump).
-UCI_AND_LIVE_ENDPOINT_LINES = (
-    "{ sed -n \"s/^network\\.[^=]*\\.endpoint_host='\\(.*\\)'\\$/\\1/p\" \"$1\"\n"
-    "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
+# OpenWrt's endpoint lines (uci and live) are fault 1's: faults/endpoint_route/reads.py, UCI_AND_LIVE_ENDPOINT_LINES.
 
 # Every bridge and bridge port, one name per line, for ethtool -k: /sys/class/net/BR/bridge and
 # /sys/class/net/BR/brif/PORT (the kernel's bridge sysfs). No match prints nothing.

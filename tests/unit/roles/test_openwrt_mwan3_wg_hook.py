@@ -28,27 +28,29 @@ ROUTES = ("default via 192.0.2.1 dev eth1 proto static src 192.0.2.2 metric 10\n
           "default via 198.51.100.1 dev wwan0 proto static src 198.51.100.2 metric 20\n")
 
 
-def plan(endpoints):
-    """plan_wg_endpoint_routes' keys the hook reads: full tunnel wg0 with ``endpoints``, uplinks wan (eth1) and wanb (wwan0)."""
+def plan(endpoints, metered=()):
+    """The plan's keys the hook reads: full tunnel wg0 with ``endpoints``, uplinks wan (eth1) and wanb (wwan0), the
+    devices in ``metered`` metered."""
     return {"full_tunnel_endpoints": [{"interface": "wg0", "endpoint": e} for e in endpoints],
             "interfaces": {"wg0": {"tunnel": "full"}},
-            "uplinks": [{"interface": "wan", "device": "eth1", "preferred": True, "metered": False},
-                        {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": False}],
+            "uplinks": [{"interface": "wan", "device": "eth1", "preferred": True, "metered": "eth1" in metered},
+                        {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": "wwan0" in metered}],
             "preferred_device": "eth1"}
 
 
-def render(endpoints=("203.0.113.10",), preferred="wan"):
+def render(endpoints=("203.0.113.10",), preferred="wan", metered=()):
     values = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")),
-                  ansible_managed="Ansible managed", __openwrt_mwan3_wg_plan=plan(endpoints),
+                  ansible_managed="Ansible managed", __openwrt_mwan3_wg_plan=plan(endpoints, metered),
                   openwrt_mwan3_wg_preferred_uplink=preferred)
     templar = Templar(loader=DataLoader(), variables=values)
     return templar.template(trust_as_template((ROLE / "templates" / "mwan3-wg-endpoint.sh.j2").read_text(encoding="utf-8")))
 
 
-def run_events(tmp_path, hook, events):
-    """Source ``hook`` once per ``(ACTION, INTERFACE, DEVICE)`` as hotplug-call does, under env -i; → the ``ip route replace`` lines."""
+def run_events(tmp_path, hook, events, routes=ROUTES):
+    """Source ``hook`` once per ``(ACTION, INTERFACE, DEVICE)`` as hotplug-call does, under env -i, ``ip -4 route show
+    default table main`` printing ``routes``; → the ``ip route replace`` lines."""
     (tmp_path / "hook").write_text(hook.replace("/var/run/tunnelfix-wg-endpoint", str(tmp_path / "down")), encoding="utf-8")
-    (tmp_path / "routes").write_text(ROUTES, encoding="utf-8")
+    (tmp_path / "routes").write_text(routes, encoding="utf-8")
     log = tmp_path / "ip.log"
     runner = ('ip() { if [ "$1" = route ] && [ "$2" = replace ]; then echo "$*" >> "%s"; else cat "%s"; fi; }\n'
               'logger() { :; }\n'
@@ -84,3 +86,30 @@ def test_an_ipv6_endpoint_gets_no_ipv4_host_route(tmp_path):
     ip refuses that (inet prefix expected) and the IPv4 endpoints must still move."""
     routes = run_events(tmp_path, render(endpoints=("2001:db8::10", "203.0.113.10")), [("disconnected", "wan", "eth1")])[-1]
     assert routes == ["route replace 203.0.113.10/32 via 198.51.100.1 dev wwan0 proto static"]
+
+
+# the 5G backup with the lower metric (a router where netifd's wanb metric is below wan's), both up
+BACKUP_FIRST = ("default via 198.51.100.1 dev wwan0 proto static src 198.51.100.2 metric 5\n"
+                "default via 192.0.2.1 dev eth1 proto static src 192.0.2.2 metric 10\n")
+VIA_WAN = ["route replace 203.0.113.10/32 via 192.0.2.1 dev eth1 proto static"]
+VIA_5G = ["route replace 203.0.113.10/32 via 198.51.100.1 dev wwan0 proto static"]
+
+
+@pytest.mark.parametrize("metered, events, last", [
+    # the plan's rule: a metered uplink is ridden only when no other is usable (the hook took the lowest metric, 5G)
+    (("wwan0",), [("connected", "wanb", "wwan0")], VIA_WAN),
+    (("wwan0",), [("connected", "wan", "eth1")], VIA_WAN),
+    (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wanb", "wwan0")], VIA_5G),   # the only one left
+    (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wan", "eth1")], VIA_WAN),
+    # nothing metered: the lowest metric, as before
+    ((), [("connected", "wanb", "wwan0")], VIA_5G),
+    # the fibre metered, the 5G not: the 5G
+    (("eth1",), [("connected", "wan", "eth1")], VIA_5G),
+])
+def test_a_metered_uplink_carries_the_endpoint_only_when_no_other_is_usable(tmp_path, metered, events, last):
+    assert run_events(tmp_path, render(metered=metered), events, routes=BACKUP_FIRST)[-1] == last
+
+
+def test_a_metered_preferred_uplink_is_left_while_the_other_is_usable(tmp_path):
+    """wan (eth1, the lower metric) metered, wanb not: the endpoint leaves eth1 although its route wins on metric."""
+    assert run_events(tmp_path, render(metered=("eth1",)), [("connected", "wanb", "wwan0")])[-1] == VIA_5G

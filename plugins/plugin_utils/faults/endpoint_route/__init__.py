@@ -5,20 +5,26 @@
 Follow it here, top to bottom, then in roles/openwrt_mwan3_wg/tasks/routes.yml (the role that applies the fix):
 
 - ``fault.py``: ``ENDPOINT_ROUTE_PINNED``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
-- ``reads.py``: what it reads on the router (the ``endpoint_routes`` reading, declared in faults/readings.py
-  because the udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes,
-  the uplinks and their byte counters.
+- ``reads.py``: what it reads on the router (the ``endpoint_routes`` reading: its commands, its steps and its
+  gather; faults/readings.py builds ``ENDPOINT_ROUTES`` from it with the shared readings it uses, because the
+  udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes, the uplinks
+  and their byte counters (``link_counters.py``: ``ip -s -j link show`` and its parser).
+- ``tunnels.py``: split or full tunnel (``classify_tunnel``), written into the ``wireguard`` facts by
+  ``add_tunnels`` (the shared reading's gather, the fix and the plan call it on the merged view).
 - ``routes.py``: netifd's pinned host routes apart from a user's ``config route`` sections, and the conflict
   when a user's route sends the endpoint over another uplink.
-- ``uplinks.py``: the uplinks, the preferred one's device, the metered ones.
+- ``uplinks.py``: the uplinks, the preferred one's device, the metered ones, and the one check of the options
+  naming them (``uplink_option_errors``: openwrt_facts, wg_endpoint_route and the role's option check).
 - ``rule.py``: the finding (evidence and explanation) and whether the host could be judged.
 - ``plan.py``: the one plan. ``Fault.plan`` (remediate's view) and the wg_endpoint_route action (the fix,
-  plugins/action/wg_endpoint_route.py) both call ``plan_endpoint_routes`` on the same facts.
+  plugins/action/wg_endpoint_route.py) both call ``plan_endpoint_routes`` on the same facts, which the fix
+  builds with the reading's own function (``reads.read_endpoint_routes``).
 
 Shared parsers stay in parse/: routes (``route.py``), uci (``uci.py``), addresses (``ipnet.py``: ``endpoint_address``),
-the WireGuard tunnels merged with the live state and split or full (``openwrt_wireguard.py``), the route an endpoint
+the WireGuard tunnels merged with the live state (``openwrt_wireguard.py``), the route an endpoint
 takes (``endpoint_route.py``). The route reader both the facts and the fix use is remote/route_reader.py.
 
 The Fault value is imported from ``fault.py``, not re-exported here: faults/readings.py imports ``reads.py``
-(through this package), and ``fault.py`` imports faults/readings.py for the readings it declares.
+(through this package), and ``fault.py`` imports faults/readings.py for the readings it declares. For the same
+reason ``reads.py`` imports no reading from faults/readings.py: the uci step it lists comes from remote/uci_reader.py.
 """

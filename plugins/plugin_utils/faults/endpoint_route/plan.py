@@ -3,13 +3,15 @@
 """Fault 1's one plan: what openwrt_mwan3_wg (its action wg_endpoint_route) changes, decided in one place.
 
 ``plan_endpoint_routes`` decides, on openwrt_facts' own shapes: the ``wireguard`` interfaces
-(``parse/openwrt_wireguard.merge_wireguard``) and the ``endpoint_routes`` endpoints (``reads.endpoint_route_facts``).
+(``merge_wireguard``, split or full by ``tunnels.add_tunnels``) and the ``endpoint_routes`` endpoints (``reads.endpoint_route_facts``).
 Both callers use it:
 
 - the fault (``Fault.plan``: ``route_plan``) on the facts diagnose gathered, as the lines remediate shows
   (``[]`` converged, None cannot tell);
-- wg_endpoint_route (``plan_wg_endpoint_routes``) on the same facts built from its own read (the same
-  functions, the same reader): it applies the commands of that plan.
+- wg_endpoint_route on the same facts built from its own read (``reads.read_endpoint_routes``, the reading's
+  gather's function, and the same reader): it applies the commands of that plan.
+
+``plan_wg_endpoint_routes`` is the plan from parsed uci and routes alone (no lookup), for the tests.
 
 Background (OpenWrt's wireguard proto handler, netifd ``interface_ip_add_target_route``): unless
 ``option nohostroute '1'``, every peer endpoint gets a /32 (/128) attached to the uplink in use when the
@@ -23,6 +25,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import facts_uplinks, find_uplinks, metered_refusal
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, name_list, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -200,15 +203,15 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
 
 def plan_wg_endpoint_routes(network: dict, routes: list, interfaces=None, connection_address=None, *, targets=None,
                             preferred_device=None, metered=(), wireguard=None) -> dict:
-    """``plan_endpoint_routes`` from wg_endpoint_route's read: the facts openwrt_facts would gather, built with its functions.
+    """``plan_endpoint_routes`` from parsed uci and routes: the facts openwrt_facts would gather, built with its functions.
 
     ``network``: ``parse_uci_show(text)["network"]``; ``routes``: parsed routes (table all); ``wireguard``:
-    ``merge_wireguard(network, live)`` (None: uci alone); ``targets``: ``reads.endpoint_targets`` of it (None:
+    ``add_tunnels(merge_wireguard(network, live))`` (None: uci alone); ``targets``: ``reads.endpoint_targets`` of it (None:
     computed; a target whose address is no IP is skipped); ``metered``: uci interface or device names
     (``uplinks.find_uplinks``). Each endpoint's facts are ``reads.endpoint_route_facts`` (no lookup: the plan
     reads only its routes). Raises ParseError as ``plan_endpoint_routes`` and ``merge_wireguard`` do.
     """
-    wireguard = merge_wireguard(network, None) if wireguard is None else wireguard
+    wireguard = add_tunnels(merge_wireguard(network, None)) if wireguard is None else wireguard
     targets = endpoint_targets(wireguard)["targets"] if targets is None else targets
     endpoints = [endpoint_route_facts(target, None, routes, None, network) for target in targets
                  if endpoint_address(target.get("address")) is not None]

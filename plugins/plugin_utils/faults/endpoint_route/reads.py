@@ -2,33 +2,54 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What fault 1 reads on OpenWrt, and how it becomes openwrt_facts' ``endpoint_routes``.
 
-The commands are the ``endpoint_routes`` reading's (``faults/readings.py``: ``ENDPOINT_ROUTES``, shared
-because the udp_gro reading needs its facts): ``ip [-j] route show table all``, ``ip [-j] route get`` of every
-endpoint address uci or the live state names, and ``ip -s -j link show`` for the uplinks' byte counters,
-in the host's one batch. ``gather_endpoint_routes`` turns their results into the facts.
+The reading: ``endpoint_routes_reading`` (faults/readings.py builds ``ENDPOINT_ROUTES`` with it, from the shared
+``network`` and ``wireguard`` readings its gather uses; the udp_gro reading and the PMTU fault need it too). Its
+steps, in the host's one batch: ``ip [-j] route show table all``, ``ip [-j] route get`` of every endpoint address
+uci or the live state names (``UCI_AND_LIVE_ENDPOINT_LINES``, listed on the router: ``endpoint_lookup_steps``,
+which wg_endpoint_route's batch runs too), and ``ip -s -j link show`` for the uplinks' byte counters
+(``link_counters.py``). ``gather_endpoint_routes`` turns their results into the facts.
 
-Which endpoints (``endpoint_targets``: a peer's live endpoint, else its uci IP literal) and each one's route
-facts (``endpoint_route_facts``) are the one rule for both sides: wg_endpoint_route plans on the same facts
-(``plan.plan_wg_endpoint_routes``), so the fix acts on the endpoints and routes the finding saw.
+Which endpoints (``endpoint_targets``: a peer's live endpoint, else its uci IP literal), each one's route
+facts (``endpoint_route_facts``) and the uplinks are built one way for both sides, ``read_endpoint_routes``:
+the reading's gather and wg_endpoint_route (the fix) call it on their batch, and the fix plans on what it
+returns (``plan.plan_endpoint_routes``), so the fix acts on the endpoints and routes the finding saw.
 
-Pure functions apart from ``link_counters`` and ``gather_endpoint_routes`` (which read the action's batch).
-Input: the peers of ``parse/openwrt_wireguard.merge_wireguard``; routes from ``parse/route.parse_ip_route_show``
-(``ip -j route show table all``) and ``parse_ip_route_get`` (``ip -j route get ADDRESS``). The route logic is
-``parse/endpoint_route.describe_endpoint_route`` and ``routes.find_pinned_routes``'s.
+Pure functions apart from ``link_counters``, ``read_endpoint_routes`` and ``gather_endpoint_routes`` (which
+read the action's batch). Input: the peers of ``parse/openwrt_wireguard.merge_wireguard``; routes from
+``parse/route.parse_ip_route_show`` (``ip -j route show table all``) and ``parse_ip_route_get`` (``ip -j route
+get ADDRESS``). The route logic is ``parse/endpoint_route.describe_endpoint_route`` and ``routes.find_pinned_routes``'s.
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.link_counters import LINK_COUNTERS, parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
     configured_routes, find_pinned_routes, short_route, user_routes_to)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
     find_uplinks, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import LINK_COUNTERS
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import json_source
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
+    ADDRESS_FILTER, ROUTE_GET_JSON, ROUTE_GET_TEXT, WG_DUMP_NAME)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import json_source, route_table_steps
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_step
+
+# Every uci endpoint_host ("$1", the redacted uci show network) and every live endpoint ("$2", the redacted
+# dump), one address per line (fact_commands.ADDRESS_FILTER: no hostname, no DNS lookup), for ip route get.
+UCI_AND_LIVE_ENDPOINT_LINES = (
+    "{ sed -n \"s/^network\\.[^=]*\\.endpoint_host='\\(.*\\)'\\$/\\1/p\" \"$1\"\n"
+    "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
+
+
+def endpoint_lookup_steps() -> list:
+    """The batch steps of the endpoints' routes: every route (both forms, ``route_table_steps``) and ``ip [-j] route
+    get`` of each address ``UCI_AND_LIVE_ENDPOINT_LINES`` lists from the steps ``uci -q show network`` and
+    ``wg show all dump`` (which the batch must hold). The reading's and wg_endpoint_route's batch alike."""
+    return [*route_table_steps(), ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, (uci_step("network").name, WG_DUMP_NAME),
+                                              (ROUTE_GET_JSON, ROUTE_GET_TEXT))]
 
 
 def split_endpoint_host(value):
@@ -150,18 +171,22 @@ def link_counters(action):
         return {}, "%s: byte counters unknown" % str(exc)[:200]
 
 
-def gather_endpoint_routes(action, facts, args):
-    """The ``endpoint_routes`` reading's gather (faults/readings.py): the endpoints' routes (netifd's pinned ones apart
-    from the user's), and the uplinks with their byte counters.
+def read_endpoint_routes(action, network, interfaces, preferred_uplink, metered, counters=True) -> dict:
+    """The ``endpoint_routes`` facts from ``action``'s batch: the endpoints' routes (netifd's pinned ones apart
+    from the user's), and the uplinks with their byte counters. THE one way both openwrt_facts (the reading's
+    gather) and wg_endpoint_route (the fix) build them.
 
-    ``uplinks`` (``find_uplinks``: which are metered, from ``metered_uplinks``) is None when there is no
-    endpoint to look up; ``uplinks_note`` says why the counters are unknown (no ``ip -s -j``);
-    ``metered_unmatched`` the names in ``metered_uplinks`` that are no uplink's; ``preferred_uplink_device``
-    the device of the option ``preferred_uplink``, when given.
+    ``network``: the parsed uci network config; ``interfaces``: ``merge_wireguard``'s; ``preferred_uplink``: a uci
+    interface or device name (None: not given); ``metered``: the names of the metered uplinks. Returns
+    ``{"routes_source", "endpoints", "unresolved", "uplinks", "uplinks_note", "metered_unmatched"}`` and, when
+    ``preferred_uplink`` is given, ``preferred_uplink_device``. ``uplinks`` (``find_uplinks``: which are metered)
+    is None when there is no endpoint to look up (then no route is read); ``uplinks_note`` says why the counters
+    are unknown (no ``ip -s -j``); ``metered_unmatched`` the names in ``metered`` that are no uplink's;
+    ``preferred_uplink_device`` the device of ``preferred_uplink`` (``uplink_device``).
+    ``counters``: read the byte counters (``ip -s -j link show``), the finding's evidence; without them
+    the uplinks carry no ``rx_bytes``/``tx_bytes`` (the fix does not need them and does not run the command).
     """
-    network, interfaces = facts["network"], facts["wireguard"]["interfaces"]
-    uplink, metered = args["preferred_uplink"], args["metered_uplinks"]
-    preferred_device = uplink_device(network, uplink)
+    preferred_device = uplink_device(network, preferred_uplink)
     wanted = endpoint_targets(interfaces)
     out = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"], "uplinks": None,
            "uplinks_note": None, "metered_unmatched": []}
@@ -175,11 +200,31 @@ def gather_endpoint_routes(action, facts, args):
                 looked_up[target["address"]] = action.route_get(target["address"], json_ok)
             used, error = looked_up[target["address"]]
             out["endpoints"].append(endpoint_route_facts(target, used, routes, error, network))
-        counters, out["uplinks_note"] = link_counters(action)
         found = find_uplinks(network, routes, preferred_device, metered)
-        out["uplinks"] = [dict(uplink, **counters.get(uplink["device"], {"rx_bytes": None, "tx_bytes": None}))
-                          for uplink in found]
+        if counters:
+            read, out["uplinks_note"] = link_counters(action)
+            found = [dict(uplink, **read.get(uplink["device"], {"rx_bytes": None, "tx_bytes": None})) for uplink in found]
+        out["uplinks"] = found
         out["metered_unmatched"] = metered_unmatched(network, found, metered)
-    if uplink:
+    if preferred_uplink:
         out["preferred_uplink_device"] = preferred_device
     return out
+
+
+def gather_endpoint_routes(action, facts, args):
+    """The ``endpoint_routes`` reading's gather: ``read_endpoint_routes`` on the uci network and the WireGuard
+    interfaces (the readings it uses), with the options ``preferred_uplink`` and ``metered_uplinks``."""
+    return read_endpoint_routes(action, facts["network"], facts["wireguard"]["interfaces"], args["preferred_uplink"],
+                                args["metered_uplinks"])
+
+
+def endpoint_routes_reading(network, wireguard) -> Reading:
+    """The ``endpoint_routes`` reading (OpenWrt only): ``endpoint_lookup_steps`` and the byte counters, gathered by
+    ``gather_endpoint_routes``, which uses the ``network`` and ``wireguard`` readings given (faults/readings.py's
+    NETWORK and WIREGUARD, shared with other faults). faults/readings.py builds ``ENDPOINT_ROUTES`` with it: this
+    module importing readings.py would be a cycle (readings.py lists ENDPOINT_ROUTES in ORDER, and the udp_gro
+    reading needs it)."""
+    return Reading("endpoint_routes", {
+        "openwrt": Read(steps=(*endpoint_lookup_steps(), step_of(LINK_COUNTERS)), gather=gather_endpoint_routes,
+                        uses=(network, wireguard)),
+    })

@@ -4,14 +4,46 @@
 
 Pure functions, no I/O, on the parsed ``network`` config (``parse/uci.parse_uci_show``) and routes
 (``parse/route``). ``find_uplinks`` and ``metered_refusal`` say which uplinks there are and when every
-one is metered (no uplink to pick: the plan changes nothing).
+one is metered (no uplink to pick: the plan changes nothing). ``uplink_option_errors`` is the one check of the
+options that name them (the preferred uplink, the metered ones): openwrt_facts, wg_endpoint_route and the role
+openwrt_mwan3_wg (``fix/role_options.py``) all call it.
 """
 
 from __future__ import annotations
 
+import json
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import MAIN_TABLES, interface_devices
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes
+
+
+def _quoted(value) -> str:
+    """The value as Jinja's ``value | string | to_json`` shows it (as ``fix/role_options.shown`` does): ``"wan;reboot"``."""
+    return json.dumps(value if isinstance(value, str) else str(value))
+
+
+def uplink_option_errors(preferred, metered, prefix="", preferred_required=False) -> list:
+    """Every problem with the uplink options, one message each naming the option and the value; [] when all is well.
+
+    ``preferred``: the option ``PREFIX + preferred_uplink``, one uci interface or device name (``parse/ifname``'s
+    rule: the name reaches a command line and uci), None when not given (a problem only when
+    ``preferred_required``); ``metered``: ``PREFIX + metered_uplinks``, a list of such names. The actions pass their
+    option names (no prefix), the role its variables' (``openwrt_mwan3_wg_``)::
+
+        uplink_option_errors("wan", ["wanb", "lte;reboot"])
+        -> ['metered_uplinks: "lte;reboot" is not a uci interface or device name (1-15 characters of ...)']
+    """
+    errors = []
+    if (preferred is not None or preferred_required) and not is_interface_name(preferred):
+        errors.append("%spreferred_uplink: %s is not a uci interface or device name (%s)" % (prefix, _quoted(preferred), INTERFACE_NAME_RULE))
+    if not isinstance(metered, list):  # a comma-separated string from -e is not one
+        errors.append("%smetered_uplinks must be a list of uci interface or device names, got %s" % (prefix, _quoted(metered)))
+    else:
+        errors += ["%smetered_uplinks: %s is not a uci interface or device name (%s)" % (prefix, _quoted(name), INTERFACE_NAME_RULE)
+                   for name in metered if not is_interface_name(name)]
+    return errors
 
 
 def find_uplinks(network: dict, routes, preferred_device, metered=()) -> list:

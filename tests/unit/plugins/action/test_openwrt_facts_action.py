@@ -357,7 +357,7 @@ def test_preferred_uplink_names_its_device(fake, tunnel_router, uplink, device):
 def test_a_bad_preferred_uplink_fails_naming_the_option_before_running_anything(fake, tunnel_router, uplink):
     action = fake({"gather_subset": ["endpoint_routes"], "preferred_uplink": uplink}, tunnel_router)
     result = action.run(task_vars={})
-    assert result["failed"] is True and result["msg"].startswith("preferred_uplink: %r " % (uplink,)), result
+    assert result["failed"] is True and result["msg"].startswith("preferred_uplink: %s " % json.dumps(str(uplink))), result
     assert action.ran == []
 
 
@@ -584,7 +584,7 @@ def test_counters_unknown_are_none_with_a_note_not_a_failure(fake, tunnel_router
 def test_a_bad_metered_uplink_fails_naming_the_option_before_running_anything(fake, tunnel_router, names):
     action = fake({"gather_subset": ["endpoint_routes"], "metered_uplinks": names}, tunnel_router)
     result = action.run(task_vars={})
-    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],)), result
+    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %s " % json.dumps(names[-1])), result
     assert action.ran == []
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.wg_endpoint_route import ActionModule
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE
 
 SHOW = "uci -q show network"
 CHANGES = "uci changes network"
@@ -136,6 +137,17 @@ def by_hostname(case01):
 def test_a_peer_set_up_by_hostname_without_a_live_endpoint_stays_unresolved(fake, by_hostname):
     result = fake({}, by_hostname, check_mode=True).run(task_vars={})
     assert result["commands"] == [SET] and result["interfaces"]["wg0"]["unresolved"] == ["vpn.example.net"]
+
+
+def test_no_endpoint_to_look_up_is_planned_as_the_finding_side_plans_it(fake, by_hostname):
+    """No endpoint address (uci names a host, no live endpoint): the fix builds the facts the endpoint_routes reading
+    builds (read_endpoint_routes), so no route is read and there are no uplinks to refuse: the plan route_plan shows
+    on those facts is the one applied. The fix used to read the uplinks on its own and refuse (every uplink metered)
+    while remediate's plan said it would set nohostroute."""
+    action = fake({"preferred_uplink": "wan", "metered_uplinks": ["wan", "wanb"]}, by_hostname, check_mode=True)
+    result = action.run(task_vars={})
+    assert (result["refused"], result["uplinks"], result["routes_source"]) == (None, None, None)
+    assert result["commands"] == [SET] and "warnings" not in result
 
 
 def test_a_peer_set_up_by_hostname_is_fixed_at_its_live_endpoint(fake, by_hostname, load_fixture):
@@ -294,7 +306,17 @@ def test_a_metered_name_that_is_no_uplink_is_warned_about(fake, user_route):
 def test_a_bad_metered_uplink_fails_before_any_command(fake, user_route, names):
     action = fake({"metered_uplinks": names}, user_route)
     result = action.run(task_vars={})
-    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %r " % (names[-1],))
+    assert result["failed"] is True and result["msg"].startswith("metered_uplinks: %s " % json.dumps(names[-1]))
+    assert action.ran == []
+
+
+@pytest.mark.parametrize("uplink", [["wan"], "wan;reboot", "", "x" * 16])
+def test_a_bad_preferred_uplink_fails_naming_it_before_any_command(fake, user_route, uplink):
+    """The check openwrt_facts and the role make (uplinks.uplink_option_errors): the fix took any preferred_uplink."""
+    action = fake({"preferred_uplink": uplink}, user_route)
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == "preferred_uplink: %s is not a uci interface or device name (%s)" % (json.dumps(str(uplink)), RULE)
     assert action.ran == []
 
 

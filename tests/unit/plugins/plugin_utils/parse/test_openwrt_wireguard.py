@@ -46,14 +46,13 @@ def test_case01_uci_and_live_merge(merged):
         "in_uci": True, "live": True, "proto": "wireguard", "disabled": False, "private_key_set": True,
         "listen_port": 51820, "addresses": ["10.77.0.2/24"], "nohostroute": False, "mtu": None,
         "options": {"proto": "wireguard", "listen_port": "51820", "addresses": "10.77.0.2/24"},
-        "tunnel": "split", "tunnel_reason": None,
         "live_state": {"public_key": "A" * 43 + "=", "has_private_key": True, "listen_port": 51820, "fwmark": None},
     }
     assert peer == [{
         "public_key": "B" * 43 + "=", "section": "@wireguard_wg0[0]", "description": "site-b", "disabled": False,
         "preshared_key_set": False, "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
         "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "route_allowed_ips": True, "persistent_keepalive_s": 25,
-        "in_uci": True, "full_tunnel": False, "full_tunnel_reason": None,
+        "in_uci": True,
         "live": {"endpoint": "203.0.113.10:51820", "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
                  "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "latest_handshake_epoch": 1767225571,
                  "handshake_age_s": 29, "handshake_state": "fresh", "persistent_keepalive_s": 25,
@@ -63,28 +62,10 @@ def test_case01_uci_and_live_merge(merged):
 
 def test_case04_full_tunnel_never_handshaked(merged):
     wg0 = merged("case04_network.txt", "case04_full_tunnel_never.txt")["wg0"]
-    assert (wg0["tunnel"], wg0["nohostroute"]) == ("full", True)
+    assert wg0["nohostroute"] is True          # split or full: faults/endpoint_route/test_tunnels.py
     peer = wg0["peers"][0]
-    assert peer["full_tunnel"] is True
-    assert peer["full_tunnel_reason"] == "routed allowed_ips include 0.0.0.0/1 and 128.0.0.0/1"
     assert (peer["live"]["handshake_age_s"], peer["live"]["handshake_state"]) == (None, "never")
     assert peer["live"]["endpoint"] == "203.0.113.55:51821"
-
-
-def test_full_tunnel_by_live_endpoint_inside_routed_prefix():
-    network = parse_uci_show(
-        "network.wg0=interface\nnetwork.wg0.proto='wireguard'\n"
-        "network.p=wireguard_wg0\nnetwork.p.public_key='%s'\nnetwork.p.endpoint_host='vpn.example.net'\n"
-        "network.p.allowed_ips='192.0.2.0/24'\nnetwork.p.route_allowed_ips='1'\n" % ("B" * 43 + "="))["network"]
-    live = {"wg0": {"public_key": None, "has_private_key": False, "listen_port": None, "fwmark": None, "peers": [
-        {"public_key": "B" * 43 + "=", "endpoint": "192.0.2.7:51820", "endpoint_host": "192.0.2.7",
-         "endpoint_port": 51820, "allowed_ips": ["192.0.2.0/24"], "latest_handshake_epoch": None,
-         "handshake_age_s": None, "handshake_state": "never", "persistent_keepalive_s": None, "rx_bytes": 0,
-         "tx_bytes": 0, "has_preshared_key": False}]}}
-    assert merge_wireguard(network, None)["wg0"]["peers"][0]["full_tunnel"] is False  # hostname: unknown
-    peer = merge_wireguard(network, live)["wg0"]["peers"][0]
-    assert peer["full_tunnel"] is True
-    assert peer["full_tunnel_reason"] == "endpoint 192.0.2.7 is inside the routed allowed_ips 192.0.2.0/24"
 
 
 def test_uci_only_named_and_anonymous_peers(merged):
@@ -101,7 +82,7 @@ def test_live_only_interface_and_peers_are_kept(merged):
     wg0 = interfaces["wg0"]
     assert [(p["public_key"][0], p["in_uci"], p["live"] is not None) for p in wg0["peers"]] == [
         ("D", True, True), ("E", True, False), ("B", False, True), ("C", False, True)]
-    assert wg0["peers"][3]["live"]["endpoint_host"] == "fd99:1::3" and wg0["peers"][3]["full_tunnel"] is False
+    assert wg0["peers"][3]["live"]["endpoint_host"] == "fd99:1::3"
     wg1 = interfaces["wg1"]
     assert (wg1["in_uci"], wg1["live"], wg1["options"], wg1["peers"]) == (False, True, {}, [])
     assert wg1["live_state"]["public_key"] == "E" * 43 + "="
@@ -163,8 +144,7 @@ def test_live_only_peer_has_none_for_every_uci_key(merged):
     live = live_only.pop("live")
     assert live_only == {"public_key": "B" * 43 + "=", "section": None, "description": None, "disabled": None,
                          "preshared_key_set": None, "endpoint_host": None, "endpoint_port": None, "allowed_ips": [],
-                         "route_allowed_ips": None, "persistent_keepalive_s": None, "in_uci": False,
-                         "full_tunnel": False, "full_tunnel_reason": None}
+                         "route_allowed_ips": None, "persistent_keepalive_s": None, "in_uci": False}
     assert live["allowed_ips"]
     wg1 = interfaces["wg1"]
     assert (wg1["proto"], wg1["disabled"], wg1["private_key_set"], wg1["listen_port"], wg1["addresses"],

@@ -14,7 +14,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
     find_uplinks, metered_refusal, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import classify_tunnel, uci_wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import classify_tunnel
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 
 

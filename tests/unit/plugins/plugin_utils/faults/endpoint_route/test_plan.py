@@ -12,6 +12,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
     plan_endpoint_routes, plan_wg_endpoint_routes, route_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import find_uplinks
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_show, parse_ip_route_show_text
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
@@ -34,7 +35,7 @@ def recorded(load_fixture, uci, command, case, preferred="eth1", metered=()):
     """A router's raw read and the view openwrt_facts gives of it (the same functions: merge, targets, route facts, uplinks)."""
     network = parse_uci_show(load_fixture("uci_show", uci))["network"]
     routes = _routes(load_fixture, command, case)
-    interfaces = merge_wireguard(network, None)
+    interfaces = add_tunnels(merge_wireguard(network, None))
     endpoints = [endpoint_route_facts(target, None, routes, None, network) for target in endpoint_targets(interfaces)["targets"]]
     view = {"preferred_uplink_device": preferred, "openwrt": {
         "wireguard": {"interfaces": interfaces},

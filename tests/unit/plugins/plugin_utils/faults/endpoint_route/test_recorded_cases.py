@@ -13,8 +13,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
     configured_routes, find_pinned_routes, interface_devices, route_section, user_route_conflict)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
     find_uplinks, metered_refusal, metered_unmatched, uplink_device)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import (
-    classify_tunnel, merge_wireguard, uci_wireguard_interfaces)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import classify_tunnel
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, uci_wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 
 

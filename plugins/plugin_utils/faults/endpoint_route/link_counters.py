@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Each device's received and sent byte counters, from ``ip -s -j link show`` (the uplinks' evidence of fault 1).
 
-Pure function, no I/O. Format: iproute2-6.1.0 ``ip -s -j link show``: one object per device, with
+``LINK_COUNTERS`` is the command (a step of the ``endpoint_routes`` reading, ``reads.py``); ``parse_link_counters``
+a pure function, no I/O. Format: iproute2-6.1.0 ``ip -s -j link show``: one object per device, with
 ``stats64.rx.bytes`` and ``stats64.tx.bytes`` (the kernel's counters since the device was created;
 ``/sys/class/net/DEV/statistics/{rx,tx}_bytes`` hold the same numbers). BusyBox ``ip`` has no
 ``-s -j`` and prints its usage: the caller reports the counters unknown.
@@ -13,7 +14,9 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
 
-COMMAND = "ip -s -j link show"
+# every device's byte counters (the uplinks' evidence of fault 1); BusyBox ip has no -s -j
+LINK_COUNTERS = ["ip", "-s", "-j", "link", "show"]
+COMMAND = " ".join(LINK_COUNTERS)
 
 
 def _bytes(value, where):

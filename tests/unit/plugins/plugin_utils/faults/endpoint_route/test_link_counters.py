@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.link_counters import parse_link_counters
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.link_counters import parse_link_counters
 
 
 def test_recorded_two_uplinks_after_traffic(load_fixture):
