@@ -25,10 +25,21 @@ def test_openwrt_sets_the_uci_mtu_and_clamps_the_mss(pmtu, written, before):
 def test_the_clamp_names_the_tunnel_both_ways_and_both_families():
     assert mss_clamp_file("wg0") == CLAMP
     assert mss_clamp_rules("wg0", 1340) == [
-        'oifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
-        'oifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280',
-        'iifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
-        'iifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280']
+        'oifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 tcp option maxseg size set 1300 '
+        'comment "tunnelfix-mss wg0"',
+        'oifname "wg0" meta nfproto ipv6 tcp flags syn / fin,syn,rst tcp option maxseg size > 1280 tcp option maxseg size set 1280 '
+        'comment "tunnelfix-mss wg0"',
+        'iifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 tcp option maxseg size set 1300 '
+        'comment "tunnelfix-mss wg0"',
+        'iifname "wg0" meta nfproto ipv6 tcp flags syn / fin,syn,rst tcp option maxseg size > 1280 tcp option maxseg size set 1280 '
+        'comment "tunnelfix-mss wg0"']
+
+
+def test_the_clamp_only_lowers_the_mss():
+    """A fixed ``set`` alone would raise a smaller MSS (a peer behind a narrower link); every rule sets only a larger one."""
+    for rule in mss_clamp_rules("wg0", 1400):
+        size = rule.split("maxseg size set ")[1].split()[0]
+        assert "tcp option maxseg size > %s tcp option maxseg size set %s" % (size, size) in rule
 
 
 @pytest.mark.parametrize("kind, path, line", [
@@ -84,4 +95,4 @@ def test_a_second_tunnel_without_a_valid_ladder_makes_the_host_unknown(pmtu):
 
 
 def test_the_fault_plans_with_this_folders_plan():
-    assert PMTU.plan is pmtu_plan and PMTU.fix_role is None
+    assert PMTU.plan is pmtu_plan and PMTU.fix_role == "tunnelfix.fleet.wireguard_mtu"
