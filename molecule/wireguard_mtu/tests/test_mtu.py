@@ -17,7 +17,7 @@ def test_mtu_line_added_to_the_interface_section_and_nothing_else_changed(host):
     key = host.file(KEYS + "/self.key").content_string.strip()
     hub = host.file(KEYS + "/hub.pub").content_string.strip()
     assert host.file(CONF).content_string.splitlines() == [
-        "# the branch's tunnel to the hub",
+        "# the branch tunnel to the hub",
         "[Interface]",
         "PrivateKey = " + key,
         "Address = 10.77.0.2/24, fd77::2/64",

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The PMTU black hole, ``path_mtu_black_hole``: a tunnel whose MTU the path does not carry, with no ICMP to say so.
 
-Follow it here, top to bottom (the fixing role and the measuring step come next):
+Follow it here, top to bottom, then the fixing role's task file roles/wireguard_mtu/tasks/mtu.yml:
 
 - ``fault.py``: ``PATH_MTU_BLACK_HOLE``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
 - ``reads.py``: what it reads (the ``link_mtu`` reading: every device's MTU; the ``wireguard`` and route readings it
@@ -11,6 +11,8 @@ Follow it here, top to bottom (the fixing role and the measuring step come next)
 - ``tunnel_mtu.py``: the MTU that fits a measured outer path (60 / 80 bytes of overhead, the 1280 floor).
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
 - ``plan.py``: what the fix changes per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``).
+- ``fix.py``: what roles/wireguard_mtu reads on the host (one python-free command) and applies: the same clamp file and
+  rules as ``plan.py``, the live commands guarded_apply runs and reverts with, and every refusal naming the option.
 
 Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
 roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (faults/view.py:
