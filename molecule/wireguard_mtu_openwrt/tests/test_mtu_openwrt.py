@@ -42,10 +42,10 @@ def test_the_live_chain_holds_exactly_those_rules(host):
 def test_what_a_fw4_reload_builds_from_the_include_is_the_live_rule(host):
     """fw4 puts chain-post/mangle_forward/*.nft as an include at the end of its mangle_forward chain (firewall4
     ruleset.uc, fw4.uc): built that way in a scratch table, the include gives the same rules the role loaded live."""
-    script = ("table inet tunnelfix_reload_check { chain mangle_forward { type filter hook forward priority mangle; "
-              "policy accept; include \"%s\" } }" % INCLUDE)
+    lines = ("table inet tunnelfix_reload_check {", "chain mangle_forward {",
+             "type filter hook forward priority mangle; policy accept;", 'include "%s"' % INCLUDE, "}", "}")
     try:
-        host.check_output("printf '%%s\\n' '%s' | nft -f -" % script)
+        host.check_output("printf '%%s\\n' %s | nft -f -" % " ".join("'%s'" % line for line in lines))
         reloaded = _rules(host.check_output("nft -a list chain inet tunnelfix_reload_check mangle_forward"))
     finally:
         host.run("nft delete table inet tunnelfix_reload_check")
