@@ -90,7 +90,7 @@ EDITS = {"wg-quick": set_wg_quick_mtu, "netdev": set_netdev_mtu}
 def main():
     module = AnsibleModule(argument_spec={
         "path": {"type": "path", "required": True},
-        "kind": {"type": "str", "required": True, "choices": sorted(EDITS)},
+        "kind": {"type": "str", "required": True, "choices": ["wg-quick", "netdev"]},
         "mtu_bytes": {"type": "int", "required": True},
         "backup": {"type": "bool", "default": True},
     }, supports_check_mode=True)
