@@ -15,8 +15,8 @@ description:
     C([NetDev]) section of a systemd-networkd C(.netdev) (systemd.netdev(5)). An existing line has only its value
     replaced; a new line goes after the section's last setting. Every other line, comment and the order are kept
     byte for byte.
-  - Changes the file only; the running interface is the caller's (the role M(tunnelfix.fleet.guarded_apply)s
-    C(ip link set dev IFACE mtu N)), so a wrong value can be rolled back with the file.
+  - Changes the file only; the running interface is the caller's (the role C(tunnelfix.fleet.wireguard_mtu) runs
+    C(ip link set dev IFACE mtu N) under M(tunnelfix.fleet.guarded_apply)), so a wrong value is rolled back with the file.
   - The diff shows the file with C(PrivateKey) and C(PresharedKey) values (and any other key-shaped word)
     redacted; no key material is ever returned.
 author:
