@@ -71,10 +71,10 @@ def openwrt_changes(interface, info, current, mtu) -> list:
 
 def linux_changes(interface, configs, current, mtu):
     """The change on a Linux host, from ``wireguard.configs`` (the files the facts listed): wg-quick's ``MTU =`` or the
-    .netdev's ``MTUBytes=``; None when no file of the facts configures ``interface``."""
-    for config in configs or []:
-        if config.get("interface") != interface or not config.get("wireguard"):
-            continue
+    .netdev's ``MTUBytes=``, wg-quick's file first when both configure ``interface`` (as the role takes it: wg-quick
+    owns a name it has a file for, ``fix._config``); None when no file of the facts configures ``interface``."""
+    mine = [config for config in configs or [] if config.get("interface") == interface and config.get("wireguard")]
+    for config in sorted(mine, key=lambda config: config.get("kind") != "wg-quick"):
         if config.get("kind") == "wg-quick":
             return ["%s: [Interface] MTU = %d (now %d)" % (config.get("path"), mtu, current)]
         if config.get("kind") == "netdev":

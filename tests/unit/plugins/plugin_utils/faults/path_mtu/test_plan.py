@@ -53,6 +53,14 @@ def test_linux_writes_the_file_that_configures_the_tunnel(pmtu, kind, path, line
     assert PMTU.plan(_hole(pmtu, pmtu.linux_view(configs=configs)), {}) == [line]
 
 
+def test_linux_plans_the_wg_quick_file_when_a_netdev_names_the_tunnel_too(pmtu):
+    """The role edits the file wg-quick owns (fix._config); the plan names the same one, whatever order the facts list."""
+    configs = [{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True},
+               {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True}]
+    assert PMTU.plan(_hole(pmtu, pmtu.linux_view(configs=configs)), {}) == [
+        "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]
+
+
 @pytest.mark.parametrize("path_mtu, tunnel_mtu", [(1400, 1340), (1400, 1339), (1500, 1420)])
 def test_a_measured_tunnel_that_fits_is_converged(pmtu, path_mtu, tunnel_mtu):
     for view in (pmtu.linux_view(tunnel_mtu=tunnel_mtu), pmtu.openwrt_view(tunnel_mtu=tunnel_mtu)):
