@@ -15,9 +15,9 @@ CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
 def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1):
     """The OpenWrt read of wg0 (``read_command``'s output shape)."""
-    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0",
-             "@@tunnelfix-mtu uci wg0"] + ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0",
-             "@@tunnelfix-mtu uciaddr wg0", addresses, "@@tunnelfix-mtu nft"]
+    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0", "@@tunnelfix-mtu uci wg0"]
+    lines += ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0", "@@tunnelfix-mtu uciaddr wg0", addresses]
+    lines.append("@@tunnelfix-mtu nft")
     if rules is not None:
         lines += ["table inet fw4 {", "\tchain mangle_forward { # handle 1",
                   "\t\ttype filter hook forward priority mangle; policy accept;"]
