@@ -21,6 +21,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._keepalive_edit im
     edit_keepalive,
     select_peers,
 )
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._wg_quick import section_lines, set_section_value
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import is_wg_public_key
 
 _HEADER = re.compile(r"\[([^\]]+)\]")
@@ -161,3 +162,32 @@ def set_netdev_keepalive(text: str, keepalive_s: int, public_keys=None) -> tuple
     return edit_keepalive(text, lines, targets, keepalive_s, _KEEPALIVE, "%sPersistentKeepalive=%d",
                           "[WireGuardPeer] at line %d (PublicKey= %s) has %d PersistentKeepalive= lines (%s); "
                           "keep one by hand first")
+
+
+_MTU_BYTES = re.compile(r"(?P<head>\s*MTUBytes\s*=\s*)(?P<value>\S*)(?P<tail>\s*)")
+
+
+def _netdev_content(line):
+    """A line without its ending and stripped; "" for a comment line (``#`` or ``;``)."""
+    content = line.strip()
+    return "" if not content or content[0] in "#;" else content
+
+
+def set_netdev_mtu(text: str, mtu_bytes: int) -> tuple:
+    """Set ``MTUBytes=N`` in the ``[NetDev]`` section of a ``.netdev`` file, changing nothing else (systemd.netdev(5)).
+
+    An existing ``MTUBytes=`` has only its value replaced; a new ``MTUBytes=N`` line goes after the section's last
+    ``Key=Value`` line. [WireGuard] and [WireGuardPeer] are never touched.
+
+    ``("[NetDev]\\nName=wg0\\nKind=wireguard\\n", 1340)`` → ``("[NetDev]\\nName=wg0\\nKind=wireguard\\nMTUBytes=1340\\n", None)``
+
+    Returns ``(new_text, old value or None)``; ``new_text`` is ``text`` itself when the value is already there. Raises
+    ParseError for an MTU that is not 68-65535, no (or two) [NetDev], two MTUBytes= lines in it, or a malformed file.
+    """
+    if isinstance(mtu_bytes, bool) or not isinstance(mtu_bytes, int) or not 68 <= mtu_bytes <= 65535:
+        raise ParseError("mtu_bytes must be 68-65535, got %r" % (mtu_bytes,))
+    lines = _lines(text)
+    _scan(lines)  # the same checks as the keepalive edit: malformed lines, continuations
+    section = section_lines(lines, "NetDev", _netdev_content, _HEADER, True, "the .netdev file")
+    return set_section_value(text, lines, section, section[1], lambda line: bool(_MTU_BYTES.fullmatch(line.rstrip("\r\n"))),
+                             _MTU_BYTES, "%sMTUBytes=%s", str(mtu_bytes), "the [NetDev] section's MTUBytes=: the file")

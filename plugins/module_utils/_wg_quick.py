@@ -194,3 +194,87 @@ def redact_wg_quick(text: str) -> str:
             line = _KEY_SHAPED.sub("<redacted>", line)
         out.append(line)
     return "".join(out)
+
+
+def section_lines(lines, wanted, content, header_re, case_sensitive, file_kind):
+    """Indexes ``(header, [key line indexes])`` of the one ``[wanted]`` section; ParseError for none or two."""
+    found, section = [], None
+    for index, line in enumerate(lines):
+        text = content(line)
+        if not text:
+            continue
+        header = header_re.fullmatch(text)
+        if header:
+            name = header.group(1).strip()
+            section = (name == wanted) if case_sensitive else (name.lower() == wanted.lower())
+            if section:
+                found.append((index, []))
+            continue
+        if section:
+            found[-1][1].append(index)
+    if not found:
+        raise ParseError("%s has no [%s] section" % (file_kind, wanted))
+    if len(found) > 1:
+        raise ParseError("%s has %d [%s] sections (lines %s); keep one by hand first"
+                         % (file_kind, len(found), wanted, ", ".join(str(index + 1) for index, _keys in found)))
+    return found[0]
+
+
+def set_section_value(text, lines, section, key_lines, key_of, value_re, new_line, value, file_kind):
+    """Set ``value`` on the one key line of ``section`` whose key ``key_of(line)`` returns true, or add one after the
+    section's last key line (its indentation and line end; right after the header when it has none); every other byte
+    is kept. Returns ``(new_text, old value or None)``; ``new_text is text`` when the value is already there.
+    Raises ParseError naming the lines when the key is there twice."""
+    header, keys = section
+    hits = [index for index in key_lines if key_of(lines[index])]
+    if len(hits) > 1:
+        raise ParseError("%s sets it %d times (lines %s); keep one by hand first"
+                         % (file_kind, len(hits), ", ".join(str(index + 1) for index in hits)))
+    if hits:
+        line = lines[hits[0]]
+        end = line[len(line.rstrip("\r\n")):]
+        match = value_re.fullmatch(line[:len(line) - len(end)])
+        if match.group("value") == value:
+            return text, value
+        lines = list(lines)
+        lines[hits[0]] = match.group("head") + value + match.group("tail") + end
+        return "".join(lines), match.group("value") or None
+    after = keys[-1] if keys else header
+    anchor = lines[after]
+    end = anchor[len(anchor.rstrip("\r\n")):] or ("\r\n" if "\r\n" in text else "\n")
+    indent = anchor[:len(anchor) - len(anchor.lstrip(" \t"))] if keys else ""
+    added = new_line % (indent, value)
+    lines = list(lines)
+    if anchor.endswith("\n"):
+        lines[after:after + 1] = [anchor, added + end]
+    else:  # the anchor is the last line without an ending: keep "no newline at end of file"
+        lines[after:after + 1] = [anchor + end, added]
+    return "".join(lines), None
+
+
+_MTU_KEY = re.compile(r"\s*mtu\s*=", re.IGNORECASE)
+
+
+def set_wg_quick_mtu(text: str, mtu_bytes: int) -> tuple:
+    """Set ``MTU = N`` in the ``[Interface]`` section of a wg-quick file, changing nothing else (wg-quick(8): ``MTU``).
+
+    An existing ``MTU`` line has only its value replaced (a comment after it stays); a new ``MTU = N`` line goes after
+    the section's last ``Key = Value`` line, with its indentation and line end. [Peer] sections are never touched.
+
+    ``("[Interface]\\nPrivateKey = K…=\\nAddress = 10.77.0.2/24\\n\\n[Peer]\\n...", 1340)`` →
+    ``("[Interface]\\nPrivateKey = K…=\\nAddress = 10.77.0.2/24\\nMTU = 1340\\n\\n[Peer]\\n...", None)``
+
+    Returns ``(new_text, old value or None)``; ``new_text`` is ``text`` itself when the MTU is already set so.
+    Raises ParseError for an MTU that is not a whole number 68-65535, a file without (or with two) [Interface], two
+    MTU lines in it, or a line that is neither a header nor ``Key = Value``.
+    """
+    if isinstance(mtu_bytes, bool) or not isinstance(mtu_bytes, int) or not 68 <= mtu_bytes <= 65535:
+        raise ParseError("mtu_bytes must be 68-65535, got %r" % (mtu_bytes,))
+    lines = _split_lines(text)
+    for index, line in enumerate(lines):
+        content = _content(line)
+        if content and not _HEADER.fullmatch(content) and "=" not in content:
+            raise ParseError("line %d: expected '[Section]' or 'Key = Value'" % (index + 1))
+    section = section_lines(lines, "Interface", _content, _HEADER, False, "the wg-quick file")
+    return set_section_value(text, lines, section, section[1], lambda line: bool(_MTU_KEY.match(line)), _VALUE,
+                             "%sMTU = %s", str(mtu_bytes), "the [Interface] section's MTU: the file")

@@ -188,12 +188,20 @@ def fix_roles_by_host(findings) -> dict:
     return {host: sorted(names, key=lambda role: (order.get(role, len(order)), role)) for host, names in sorted(roles.items())}
 
 
+def _order_key(value):
+    """Numbers by value, anything else after them by its text (``min`` over a merged dict's two values)."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (0, value, "") if numeric else (1, 0, str(value))
+
+
 def fix_vars_by_host(findings) -> dict:
     """findings -> ``{host: {role variable: value}}`` from the findings' ``fix_vars``.
 
     List values of the same variable on one host are joined (sorted, unique): two
     ``bridge_offload_small_mtu_tunnel`` findings for ``br-lan`` and ``br-guest`` on one router give
-    ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Other values: the last one
+    ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Dict values are merged key by key (two
+    ``path_mtu_black_hole`` findings for ``wg0`` and ``wg1`` give ``{"wireguard_mtu_tunnels": {"wg0": 1340, "wg1": 1380}}``;
+    the same key twice: the smaller value, an MTU that fits both). Other values: the last one
     wins. Hosts whose findings carry no ``fix_vars`` are left out.
     Raises ValueError when ``findings`` is not a list of findings, a ``fix_vars`` is not a dict, or it
     names a variable no fault's role takes (``FIX_VAR_NAMES``: remediate sets these as host facts).
@@ -217,6 +225,11 @@ def fix_vars_by_host(findings) -> dict:
                     raise ValueError("fix_vars.%s of %s on %s must be a list of names like the others, got %r"
                                      % (name, finding.get("id"), finding["host"], value))
                 value = sorted(set(host_vars.get(name, [])) | set(value), key=str)
+            elif isinstance(value, dict) and isinstance(host_vars.get(name), dict):
+                merged = dict(host_vars[name])
+                for key, item in value.items():
+                    merged[key] = item if key not in merged else min(merged[key], item, key=_order_key)
+                value = dict(sorted(merged.items()))
             host_vars[name] = value
     return dict(sorted(out.items()))
 

@@ -110,6 +110,14 @@ ROLE_OPTIONS = {
         'wireguard_keepalive_persistent_keepalive_s': {'default': 25, 'type': 'int'},
         'wireguard_keepalive_public_keys': {'default': [], 'elements': 'str', 'type': 'list'},
     },
+    'wireguard_mtu': {
+        'wireguard_mtu_backup': {'default': True, 'type': 'bool'},
+        'wireguard_mtu_config_dir': {'default': '/etc/wireguard', 'type': 'path'},
+        'wireguard_mtu_networkd_dir': {'default': '/etc/systemd/network', 'type': 'path'},
+        'wireguard_mtu_rollback_timeout_s': {'default': 90, 'type': 'int'},
+        'wireguard_mtu_tcp_mtu_probing': {'default': False, 'type': 'bool'},
+        'wireguard_mtu_tunnels': {'default': {}, 'type': 'dict'},
+    },
 }
 
 

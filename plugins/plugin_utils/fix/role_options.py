@@ -20,6 +20,7 @@ import json
 import re
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as _path_mtu_measure
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import check_tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
@@ -248,6 +249,17 @@ def _openwrt_mwan3_wg(options):
     return errors
 
 
+def _wireguard_mtu(options):
+    errors = check_tunnels(options.get("wireguard_mtu_tunnels"))
+    for name in ("wireguard_mtu_config_dir", "wireguard_mtu_networkd_dir"):
+        if not (isinstance(options.get(name), str) and options[name].startswith("/")):
+            errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
+    rollback = options.get("wireguard_mtu_rollback_timeout_s")
+    if not _whole_number_in(rollback, 20, 3600):
+        errors.append("wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
+    return errors + _bool_errors("wireguard_mtu", options)
+
+
 CHECKS = {
     "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
@@ -258,6 +270,7 @@ CHECKS = {
     "prometheus_textfile": _prometheus_textfile,
     "openwrt_mwan3_wg": _openwrt_mwan3_wg,
     "path_mtu_measure": _path_mtu_measure,
+    "wireguard_mtu": _wireguard_mtu,
 }
 
 

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The PMTU black hole, ``path_mtu_black_hole``: a tunnel whose MTU the path does not carry, with no ICMP to say so.
 
-Follow it here, top to bottom (the fixing role comes next):
+Follow it here, top to bottom, then the fixing role's task file roles/wireguard_mtu/tasks/mtu.yml:
 
 - ``fault.py``: ``PATH_MTU_BLACK_HOLE``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
 - ``reads.py``: what it reads (the ``link_mtu`` reading: every device's MTU; the ``wireguard`` and route readings it
@@ -13,6 +13,8 @@ Follow it here, top to bottom (the fixing role comes next):
 - ``plan.py``: what the fix changes per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``).
 - ``measure.py``: the measuring step's one remote script (every ladder of a host) and the record it makes; run by the action
   ``path_mtu_ladder`` from the role ``path_mtu_measure`` (diagnose: phase before, verify: after).
+- ``fix.py``: what roles/wireguard_mtu reads on the host (one python-free command) and applies: the same clamp file and
+  rules as ``plan.py``, the live commands guarded_apply runs and reverts with, and every refusal naming the option.
 
 Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
 roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (faults/view.py:

@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The PMTU fault as the registry lists it: its texts, the readings it reads, its rule and its plan (this folder).
+"""The PMTU fault as the registry lists it: its texts, the readings it reads, its rule, its plan and its fixing role.
 
-``fix_role`` is None for now: the role that applies ``plan.pmtu_plan`` (uci / wg-quick / networkd MTU and the MSS
-clamp, guarded by a rollback) and the measuring step that writes ``view["path_mtu"]`` come next; until then the
-finding says what to change and remediate runs nothing for it.
+remediate runs roles/wireguard_mtu with ``wireguard_mtu_tunnels`` from the finding (``{interface: set_mtu_bytes}``);
+the role applies ``fix.fix_plan`` (the same clamp file and rules as ``plan.pmtu_plan``), guarded by a rollback. The
+measuring step that writes ``view["path_mtu"]`` runs in diagnose and verify (module doc of ``__init__.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,19 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.pl
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, ROUTES, WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
+
+FIX_ROLE = "tunnelfix.fleet.wireguard_mtu"
+TUNNELS_VAR = "wireguard_mtu_tunnels"
+
+
+def pmtu_fix_vars(evidence):
+    """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
+    finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
+    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
+    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
+        return None
+    return {TUNNELS_VAR: {evidence["interface"]: mtu}}
 
 
 PATH_MTU_BLACK_HOLE = Fault(
@@ -31,6 +44,7 @@ PATH_MTU_BLACK_HOLE = Fault(
     rechecked=needs_own("path_mtu"),
     subject=lambda evidence: evidence.get("interface"),
     plan=pmtu_plan,
+    fix_defaults=role_defaults("wireguard_mtu"),
     evidence=EVIDENCE,
     fires_when="a don't-fragment ping ladder to a peer's endpoint (outside the tunnel) is valid and the tunnel's MTU plus "
                "WireGuard's overhead (60 bytes for an IPv4 endpoint, 80 for IPv6) is more than the path MTU it measured, or "
@@ -39,13 +53,21 @@ PATH_MTU_BLACK_HOLE = Fault(
             "path outside the tunnel (PPPoE 1492, DS-Lite 1452, LTE about 1428, some 5G and hotel links 1280, a tunnel "
             "inside a tunnel) carries less than the tunnel sends, and the hop that drops the larger packets sends no "
             "ICMP back, so nothing shrinks them.",
-    fix="No role applies it yet (the finding names the MTU to set). Set the tunnel's MTU to what the measured path "
-        "carries (the outer path MTU minus 60 or 80 bytes, or the inner path MTU; never below 1280 where IPv6 runs "
-        "inside): uci network.<wg>.mtu on OpenWrt, with an MSS clamp on the tunnel's own traffic in a fw4 include "
-        "(fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's /etc/wireguard/<wg>.conf; MTUBytes= in "
-        "systemd-networkd's .netdev.",
+    fix="The tunnel's MTU is set to what the measured path carries (the outer path MTU minus 60 or 80 bytes, or the "
+        "inner path MTU; never below 1280 where IPv6 runs inside), in the file that owns the tunnel and live with ip "
+        "link set, so no tunnel is restarted: uci network.<wg>.mtu on OpenWrt (committed, no ifup), with an MSS clamp "
+        "on the tunnel's forwarded TCP both ways as a fw4 include in /usr/share/nftables.d/chain-post/mangle_forward/, "
+        "loaded live into inet fw4 mangle_forward (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "
+        "/etc/wireguard/<wg>.conf; MTUBytes= in systemd-networkd's .netdev. The live change is rolled back (files, MTU, "
+        "clamp) unless Ansible reaches the host again (docs/rollback.md). Optionally wireguard_mtu_tcp_mtu_probing "
+        "sets net.ipv4.tcp_mtu_probing=1 on a Linux host, which helps only the TCP it terminates itself.",
+    fix_role=FIX_ROLE,
+    fix_groups=("tunnelfix_openwrt", "tunnelfix_wireguard_peers", "tunnelfix_wireguard_hubs"),
+    fix_vars=pmtu_fix_vars,
+    fix_var_names=(TUNNELS_VAR,),
+    fix_needs=TUNNELS_VAR,
     proof=Proof(how="verify re-runs both ladders on the tunnel's fresh MTU and the rule no longer fires (every full-size "
                     "tunnel packet fits the measured path), and a bulk TCP flow through the tunnel moves at least what "
                     "it moves without the hole."),
-    files=("plugins/plugin_utils/faults/path_mtu/__init__.py", "playbooks/verify.yml"),
+    files=("plugins/plugin_utils/faults/path_mtu/__init__.py", "roles/wireguard_mtu/tasks/mtu.yml", "playbooks/verify.yml"),
 )

@@ -36,14 +36,27 @@ def mss_clamp_file(interface) -> str:
     return "%s/tunnelfix-mss-%s.nft" % (MSS_CLAMP_DIR, interface)
 
 
+def mss_clamp_comment(interface) -> str:
+    """The comment every clamp rule of ``interface`` carries: how the fixing role finds its own live rules."""
+    return "tunnelfix-mss %s" % interface
+
+
 def mss_clamp_rules(interface, mtu) -> list:
-    """The nft rules (fw4 include text, one per line) that clamp TCP SYNs into and out of ``interface`` to ``mtu``:
-    ``("wg0", 1340)`` -> ``['oifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300', ...]``."""
+    """The nft rules (fw4 include text, one per line) that clamp TCP SYNs into and out of ``interface`` to ``mtu``::
+
+        ("wg0", 1340) -> ['oifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 '
+                          'tcp option maxseg size set 1300 comment "tunnelfix-mss wg0"', ...]   # oif/iif x IPv4/IPv6
+
+    A SYN or SYN-ACK (the flags fw4's own clamp matches) whose MSS is larger is lowered; a smaller MSS stays (a fixed
+    ``set`` alone would raise it, and a peer behind a narrower link would then get segments it cannot carry). Written
+    as ``nft list`` prints it back (nftables 1.0.6: ``syn / fin,syn,rst``), so the live rule and the file compare equal.
+    """
     rules = []
     for way in ("oifname", "iifname"):
         for family, name in ((4, "ipv4"), (6, "ipv6")):
-            rules.append('%s "%s" meta nfproto %s tcp flags syn tcp option maxseg size set %d'
-                         % (way, interface, name, mtu - TCP_IP_HEADER_BYTES[family]))
+            mss = mtu - TCP_IP_HEADER_BYTES[family]
+            rules.append('%s "%s" meta nfproto %s tcp flags syn / fin,syn,rst tcp option maxseg size > %d '
+                         'tcp option maxseg size set %d comment "%s"' % (way, interface, name, mss, mss, mss_clamp_comment(interface)))
     return rules
 
 
@@ -58,10 +71,10 @@ def openwrt_changes(interface, info, current, mtu) -> list:
 
 def linux_changes(interface, configs, current, mtu):
     """The change on a Linux host, from ``wireguard.configs`` (the files the facts listed): wg-quick's ``MTU =`` or the
-    .netdev's ``MTUBytes=``; None when no file of the facts configures ``interface``."""
-    for config in configs or []:
-        if config.get("interface") != interface or not config.get("wireguard"):
-            continue
+    .netdev's ``MTUBytes=``, wg-quick's file first when both configure ``interface`` (as the role takes it: wg-quick
+    owns a name it has a file for, ``fix._config``); None when no file of the facts configures ``interface``."""
+    mine = [config for config in configs or [] if config.get("interface") == interface and config.get("wireguard")]
+    for config in sorted(mine, key=lambda config: config.get("kind") != "wg-quick"):
         if config.get("kind") == "wg-quick":
             return ["%s: [Interface] MTU = %d (now %d)" % (config.get("path"), mtu, current)]
         if config.get("kind") == "netdev":

@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[5]
 BANIP_ROLE, ROUTE_ROLE = BY_ID["banip_icmp_limit_drops_health_checks"].fix_role, BY_ID["endpoint_route_pinned"].fix_role
 KEEPALIVE_ROLE = BY_ID["nat_peer_without_keepalive"].fix_role
 CC_ROLE, BRIDGE_ROLE = BY_ID["loss_sensitive_congestion_control"].fix_role, BY_ID["bridge_offload_small_mtu_tunnel"].fix_role
+MTU_ROLE = BY_ID["path_mtu_black_hole"].fix_role   # needs wireguard_mtu_tunnels: skipped wherever it is unset
 UDP_GRO_ROLE = BY_ID["udp_gro_forwarding_off"].fix_role   # opt-in: skipped wherever udp_gro_forwarding_enable is unset
 KEY_A, KEY_B = "A" * 43 + "=", "B" * 43 + "="
 DIRS = {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}
@@ -77,8 +78,9 @@ def test_the_fixed_lab_is_converged_where_the_facts_can_tell(lab):
     assert role_plan(CC_ROLE, peer, {}) is None
     plan = every_role_plan(owrt["groups"], {"bridge_gso_off_bridges": ["br-lan"]}, owrt)
     assert plan["roles"] == [CC_ROLE, BRIDGE_ROLE]
-    assert sorted(plan["skipped"]) == sorted([BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, UDP_GRO_ROLE])
-    assert all(reason.startswith("converged") for role, reason in plan["skipped"].items() if role != UDP_GRO_ROLE)
+    assert sorted(plan["skipped"]) == sorted([BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, MTU_ROLE, UDP_GRO_ROLE])
+    assert all(reason.startswith("converged") for role, reason in plan["skipped"].items() if role not in (MTU_ROLE, UDP_GRO_ROLE))
+    assert plan["skipped"][MTU_ROLE].startswith("wireguard_mtu_tunnels is not set")
     assert plan["skipped"][UDP_GRO_ROLE].startswith("left alone: udp_gro_forwarding_enable is not true")
 
 
@@ -185,7 +187,7 @@ def test_every_role_mode_skips_only_what_the_facts_show_converged(lab):
     plans = remediate_plans(None, host_vars, ["owrt", "fresh", "unread"], True)
     assert plans["owrt"]["roles"] == [CC_ROLE]                          # the router's TCP facts are not gathered
     assert [role for role in FIX_ROLES if role in plans["owrt"]["skipped"]] == [
-        BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, BRIDGE_ROLE, UDP_GRO_ROLE]
+        BANIP_ROLE, ROUTE_ROLE, KEEPALIVE_ROLE, MTU_ROLE, BRIDGE_ROLE, UDP_GRO_ROLE]
     assert plans["fresh"]["roles"] == [BANIP_ROLE, ROUTE_ROLE, CC_ROLE]   # its keepalive was right before the fix
     assert plans["fresh"]["changes"][ROUTE_ROLE][0] == "network.wg0.nohostroute: unset -> '1'"
     assert CC_ROLE not in plans["fresh"]["changes"]                     # runs, but nothing to list

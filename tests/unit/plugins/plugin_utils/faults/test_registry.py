@@ -19,6 +19,7 @@ CC = BY_ID["loss_sensitive_congestion_control"]
 KERNEL = BY_ID["kernel_without_bbr"]
 UDP_GRO = BY_ID["udp_gro_forwarding_off"]
 BDP = BY_ID["buffer_below_bdp"]
+MTU = BY_ID["path_mtu_black_hole"]
 
 
 def test_ids_are_unique_and_every_fault_is_complete():
@@ -52,18 +53,23 @@ def test_remediate_runs_banip_before_the_endpoint_route_whatever_order_the_findi
 
 
 @pytest.mark.parametrize("groups, host_vars, roles, skipped", [
-    (["tunnelfix_openwrt"], {}, [BANIP.fix_role, ROUTE.fix_role], [BRIDGE.fix_role, UDP_GRO.fix_role]),
+    (["tunnelfix_openwrt"], {}, [BANIP.fix_role, ROUTE.fix_role], [MTU.fix_role, BRIDGE.fix_role, UDP_GRO.fix_role]),
     (["tunnelfix_openwrt"], {"bridge_gso_off_bridges": ["br-lan"]}, [BANIP.fix_role, ROUTE.fix_role, BRIDGE.fix_role],
-     [UDP_GRO.fix_role]),
-    (["tunnelfix_wireguard_hubs"], {"bridge_gso_off_bridges": []}, [CC.fix_role], [BRIDGE.fix_role, UDP_GRO.fix_role]),
-    (["tunnelfix_wireguard_hubs"], {"udp_gro_forwarding_enable": True}, [CC.fix_role, UDP_GRO.fix_role], [BRIDGE.fix_role]),
+     [MTU.fix_role, UDP_GRO.fix_role]),
+    (["tunnelfix_wireguard_hubs"], {"bridge_gso_off_bridges": []}, [CC.fix_role], [MTU.fix_role, BRIDGE.fix_role, UDP_GRO.fix_role]),
+    (["tunnelfix_wireguard_hubs"], {"udp_gro_forwarding_enable": True}, [CC.fix_role, UDP_GRO.fix_role],
+     [MTU.fix_role, BRIDGE.fix_role]),
+    # the MTU role runs where the inventory names tunnels (a finding's fix_vars in the other mode)
+    (["tunnelfix_wireguard_hubs"], {"wireguard_mtu_tunnels": {"wg0": 1380}}, [MTU.fix_role, CC.fix_role],
+     [BRIDGE.fix_role, UDP_GRO.fix_role]),
     (["ungrouped"], {}, [], []),
 ])
 def test_every_role_plan(groups, host_vars, roles, skipped):
     plan = every_role_plan(groups, host_vars)
     assert plan["roles"] == roles and sorted(plan["skipped"]) == sorted(skipped)
+    needs = {UDP_GRO.fix_role: "udp_gro_forwarding_enable", MTU.fix_role: "wireguard_mtu_tunnels"}
     for role, reason in plan["skipped"].items():
-        assert ("udp_gro_forwarding_enable" if role == UDP_GRO.fix_role else "bridge_gso_off_bridges") in reason
+        assert needs.get(role, "bridge_gso_off_bridges") in reason
 
 
 def finding(host, fault, **evidence):
@@ -277,7 +283,7 @@ def test_remediate_plans_with_every_role_read_groups_and_needed_variables():
                  "other": {"group_names": ["ungrouped"]}}
     plans = registry.remediate_plans(None, host_vars, ["owrt", "lnx", "other"], True)
     assert plans["owrt"]["roles"] == [BANIP.fix_role, ROUTE.fix_role]
-    assert list(plans["owrt"]["skipped"]) == [BRIDGE.fix_role, UDP_GRO.fix_role]
+    assert list(plans["owrt"]["skipped"]) == [MTU.fix_role, BRIDGE.fix_role, UDP_GRO.fix_role]
     assert plans["lnx"]["roles"][-1] == BRIDGE.fix_role and plans["lnx"]["vars"] == {}
     assert "other" not in plans
 

@@ -189,6 +189,13 @@ def test_fix_roles_by_host_from_the_planted_faults(planted):
       {"host": "hub", "id": "b", "fix_vars": {"bridge_gso_off_bridges": ["br0"]}}],
      {"hub": {"bridge_gso_off_bridges": ["br0"]},
       "owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}),
+    # two PMTU findings of one host (one per tunnel): one dict for the role, every tunnel in it; the same tunnel
+    # twice (two runs' findings in one file) takes the smaller MTU, the one that fits both
+    ([{"host": "owrt", "id": "p", "fix_vars": {"wireguard_mtu_tunnels": {"wg1": 1380}}},
+      {"host": "owrt", "id": "p", "fix_vars": {"wireguard_mtu_tunnels": {"wg0": 1340}}},
+      {"host": "owrt", "id": "p", "fix_vars": {"wireguard_mtu_tunnels": {"wg0": 1400}}},
+      {"host": "peer", "id": "p", "fix_vars": {"wireguard_mtu_tunnels": {"wg0": 1420}}}],
+     {"owrt": {"wireguard_mtu_tunnels": {"wg0": 1340, "wg1": 1380}}, "peer": {"wireguard_mtu_tunnels": {"wg0": 1420}}}),
 ])
 def test_fix_vars_by_host(found, expected):
     assert fix_vars_by_host(found) == expected

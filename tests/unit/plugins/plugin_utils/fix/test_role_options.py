@@ -35,8 +35,10 @@ MWAN = {"openwrt_mwan3_wg_interfaces": [], "openwrt_mwan3_wg_preferred_uplink": 
         "openwrt_mwan3_wg_rollback_timeout_s": 90}
 PMTU = {"path_mtu_measure_phase": "before", "path_mtu_measure_interval_ms": 200, "path_mtu_measure_timeout_s": 1,
         "path_mtu_measure_attempts": 2}
+MTU = {"wireguard_mtu_tunnels": {"wg0": 1340}, "wireguard_mtu_tcp_mtu_probing": False, "wireguard_mtu_config_dir": "/etc/wireguard",
+       "wireguard_mtu_networkd_dir": "/etc/systemd/network", "wireguard_mtu_backup": True, "wireguard_mtu_rollback_timeout_s": 90}
 DEFAULTS = {"tunnel_measure": TM, "linux_bbr_fq": BBR, "wireguard_keepalive": WG, "bridge_gso_off": GSO, "health_check_measure": HCM,
-            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN, "path_mtu_measure": PMTU}
+            "udp_gro_forwarding": UDP, "prometheus_textfile": PT, "openwrt_mwan3_wg": MWAN, "path_mtu_measure": PMTU, "wireguard_mtu": MTU}
 
 
 @pytest.mark.parametrize("role, change", [
@@ -174,6 +176,13 @@ def test_good_options_give_no_error(role, change):
      ['udp_gro_forwarding_rollback_timeout_s must be at least 1.5 x (udp_gro_forwarding_gateway_timeout_s + 10) = 60 seconds, got "59"']),
     ("udp_gro_forwarding", {"udp_gro_forwarding_gateway_timeout_s": 120, "udp_gro_forwarding_rollback_timeout_s": 194},
      ['= 195 seconds, got "194"']),
+    ("wireguard_mtu", {"wireguard_mtu_tunnels": {"wg0": 575}}, ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "575"']),
+    ("wireguard_mtu", {"wireguard_mtu_tunnels": {"wg0": 65536}}, ['got "65536"']),
+    ("wireguard_mtu", {"wireguard_mtu_tunnels": {"wg0;reboot": 1340}}, ['wireguard_mtu_tunnels: "wg0;reboot" is not an interface name']),
+    ("wireguard_mtu", {"wireguard_mtu_tunnels": "wg0=1340"}, ['wireguard_mtu_tunnels must be a dict of interface name -> MTU bytes']),
+    ("wireguard_mtu", {"wireguard_mtu_config_dir": "etc/wireguard"}, ['wireguard_mtu_config_dir must be an absolute path, got "etc/wireguard"']),
+    ("wireguard_mtu", {"wireguard_mtu_rollback_timeout_s": 19}, ['wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got "19"']),
+    ("wireguard_mtu", {"wireguard_mtu_tcp_mtu_probing": "sometimes"}, ['wireguard_mtu_tcp_mtu_probing must be true or false, got "sometimes"']),
 ])
 def test_each_bad_option_is_named_with_its_value(role, change, messages):
     errors = option_errors(role, dict(DEFAULTS[role], **change))
@@ -189,7 +198,7 @@ def test_every_problem_is_reported_at_once():
 @pytest.mark.parametrize("role, options, message", [
     ("nope", {},
      "role must be one of bridge_gso_off, health_check_measure, linux_bbr_fq, openwrt_mwan3_wg, path_mtu_measure, prometheus_textfile, "
-     "tunnel_measure, udp_gro_forwarding, wireguard_keepalive, got 'nope'"),
+     "tunnel_measure, udp_gro_forwarding, wireguard_keepalive, wireguard_mtu, got 'nope'"),
     ("linux_bbr_fq", [], "options must be a dict"),
 ])
 def test_bad_calls(role, options, message):
@@ -248,6 +257,7 @@ def test_the_feature_choices_are_the_specs():
     ("udp_gro_forwarding", "udp_gro_forwarding_gateway_timeout_s", "0-120"),
     ("udp_gro_forwarding", "udp_gro_forwarding_rollback_timeout_s", "20-3600"),
     ("openwrt_mwan3_wg", "openwrt_mwan3_wg_rollback_timeout_s", "20-3600"),
+    ("wireguard_mtu", "wireguard_mtu_rollback_timeout_s", "20-3600"),
 ])
 def test_the_limits_checked_are_the_ones_the_spec_documents(role, option, limit):
     """A range a spec cannot express is checked here and said in the spec's description: the two agree."""

@@ -25,10 +25,21 @@ def test_openwrt_sets_the_uci_mtu_and_clamps_the_mss(pmtu, written, before):
 def test_the_clamp_names_the_tunnel_both_ways_and_both_families():
     assert mss_clamp_file("wg0") == CLAMP
     assert mss_clamp_rules("wg0", 1340) == [
-        'oifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
-        'oifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280',
-        'iifname "wg0" meta nfproto ipv4 tcp flags syn tcp option maxseg size set 1300',
-        'iifname "wg0" meta nfproto ipv6 tcp flags syn tcp option maxseg size set 1280']
+        'oifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 tcp option maxseg size set 1300 '
+        'comment "tunnelfix-mss wg0"',
+        'oifname "wg0" meta nfproto ipv6 tcp flags syn / fin,syn,rst tcp option maxseg size > 1280 tcp option maxseg size set 1280 '
+        'comment "tunnelfix-mss wg0"',
+        'iifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 tcp option maxseg size set 1300 '
+        'comment "tunnelfix-mss wg0"',
+        'iifname "wg0" meta nfproto ipv6 tcp flags syn / fin,syn,rst tcp option maxseg size > 1280 tcp option maxseg size set 1280 '
+        'comment "tunnelfix-mss wg0"']
+
+
+def test_the_clamp_only_lowers_the_mss():
+    """A fixed ``set`` alone would raise a smaller MSS (a peer behind a narrower link); every rule sets only a larger one."""
+    for rule in mss_clamp_rules("wg0", 1400):
+        size = rule.split("maxseg size set ")[1].split()[0]
+        assert "tcp option maxseg size > %s tcp option maxseg size set %s" % (size, size) in rule
 
 
 @pytest.mark.parametrize("kind, path, line", [
@@ -40,6 +51,14 @@ def test_linux_writes_the_file_that_configures_the_tunnel(pmtu, kind, path, line
                {"path": "/etc/systemd/network/10-other.netdev", "kind": "netdev", "interface": "wg0", "wireguard": False},
                {"path": path, "kind": kind, "interface": "wg0", "wireguard": True}]
     assert PMTU.plan(_hole(pmtu, pmtu.linux_view(configs=configs)), {}) == [line]
+
+
+def test_linux_plans_the_wg_quick_file_when_a_netdev_names_the_tunnel_too(pmtu):
+    """The role edits the file wg-quick owns (fix._config); the plan names the same one, whatever order the facts list."""
+    configs = [{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True},
+               {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True}]
+    assert PMTU.plan(_hole(pmtu, pmtu.linux_view(configs=configs)), {}) == [
+        "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]
 
 
 @pytest.mark.parametrize("path_mtu, tunnel_mtu", [(1400, 1340), (1400, 1339), (1500, 1420)])
@@ -84,4 +103,4 @@ def test_a_second_tunnel_without_a_valid_ladder_makes_the_host_unknown(pmtu):
 
 
 def test_the_fault_plans_with_this_folders_plan():
-    assert PMTU.plan is pmtu_plan and PMTU.fix_role is None
+    assert PMTU.plan is pmtu_plan and PMTU.fix_role == "tunnelfix.fleet.wireguard_mtu"

@@ -152,7 +152,9 @@ def test_the_finding_through_the_registry(pmtu, load_fixture):
     view = pmtu.measured(pmtu.linux_view(), outer=load_fixture("pmtu_ladder", "iputils_v4_black_hole_1400.txt"),
                          inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420))
     finding = find_findings({"peer": view})
-    assert [(f["id"], f["severity"], f["fix_role"]) for f in finding] == [("path_mtu_black_hole", "high", None)]
+    assert [(f["id"], f["severity"], f["fix_role"]) for f in finding] == [
+        ("path_mtu_black_hole", "high", "tunnelfix.fleet.wireguard_mtu")]
+    assert finding[0]["fix_vars"] == {"wireguard_mtu_tunnels": {"wg0": 1340}}   # remediate hands the role the MTU to set
     evidence = finding[0]["evidence"]
     assert evidence == {
         "interface": "wg0", "endpoint": pmtu.ENDPOINT, "inner_target": pmtu.HUB_ADDRESS, "uplink_device": "eth0",

@@ -1,0 +1,269 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PMTU fault's fix as roles/wireguard_mtu applies it: what the role reads on the host, and what it changes (pure).
+
+The role takes ``{interface: MTU bytes}`` (``wireguard_mtu_tunnels``: the finding's ``set_mtu_bytes``, or the
+operator's) and does, per platform, what ``plan.pmtu_plan`` names (the clamp's file and rules come from ``plan.py``):
+
+- OpenWrt: ``network.<wg>.mtu`` in uci (committed; the ``uci`` action), the clamp include ``plan.mss_clamp_file`` with
+  ``plan.mss_clamp_rules`` (``plain_file``), and live: ``ip link set dev <wg> mtu N`` and the include loaded into
+  ``inet fw4 mangle_forward`` (``clamp_sync_command``). No ifup: netifd's wireguard proto handler sets ``mtu`` only when
+  it sets the interface up (``ip link set mtu`` in ``proto_wireguard_setup``, openwrt/openwrt
+  package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and an ifup re-creates the tunnel; the
+  committed value is what the next ifup or boot sets, the live change is the same number now.
+- Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above.
+
+``read_command`` is the one python-free read (POSIX sh, BusyBox too); ``parse_reading`` its parse; ``fix_plan`` the
+decision: per tunnel what differs, the commands guarded_apply runs (``apply``) and reverts with (``restore``), the
+files it snapshots, and every refusal (``errors``) naming the option and the value.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import (
+    mss_clamp_comment, mss_clamp_file, mss_clamp_rules)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
+
+OPTION = "wireguard_mtu_tunnels"
+# IPv4's least MTU every host must take without fragmenting (RFC 791): the smallest MTU the role sets on a tunnel
+MIN_MTU_BYTES = 576
+MARK = "@@tunnelfix-mtu"
+# fw4's table and the chain its chain-post/mangle_forward includes go to (the end of it: firewall4 ruleset.uc)
+FW4_TABLE, FW4_CHAIN = "inet fw4", "mangle_forward"
+FW4_CHAIN_SPEC = "type filter hook forward priority mangle; policy accept;"
+PLATFORMS = ("linux", "openwrt")
+
+
+def check_tunnels(tunnels) -> list:
+    """The messages for a bad ``wireguard_mtu_tunnels`` (a dict of interface name -> MTU bytes 576-65535), [] when good."""
+    if not isinstance(tunnels, dict):
+        return ["%s must be a dict of interface name -> MTU bytes, got %s" % (OPTION, _shown(tunnels))]
+    errors = []
+    for name, mtu in tunnels.items():
+        if not is_interface_name(name):
+            errors.append("%s: %s is not an interface name (%s)" % (OPTION, _shown(name), INTERFACE_NAME_RULE))
+            continue
+        if _mtu(mtu) is None:
+            errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, _shown(mtu)))
+    return errors
+
+
+def _shown(value):
+    """``value | string | to_json``, as the role_option_errors messages quote a value."""
+    text = value if isinstance(value, str) else str(value)
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _mtu(value):
+    """``value`` as MTU bytes (an int or a string of digits, ``-e``) when it is one in MIN_MTU_BYTES-MAX_MTU_BYTES, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        value = int(value.strip())
+    return value if isinstance(value, int) and MIN_MTU_BYTES <= value <= MAX_MTU_BYTES else None
+
+
+def _checked(tunnels):
+    errors = check_tunnels(tunnels)
+    if errors:
+        raise ValueError("; ".join(errors))
+    return {name: _mtu(mtu) for name, mtu in sorted(tunnels.items())}
+
+
+def _ere(name):
+    """``name`` (an interface name: letters, digits, ``_.@=+-``) as a literal in a POSIX ERE or BRE."""
+    return re.sub(r"([.+])", r"\\\1", name)
+
+
+def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network") -> str:
+    """The python-free read of what the fix needs, one POSIX sh command; each part follows a line ``@@tunnelfix-mtu WHAT [IF]``:
+
+    per tunnel ``mtu`` (``/sys/class/net/IF/mtu``: the live MTU, nothing when the device is absent) and ``ipv6`` (its IPv6
+    addresses, ``ip -o -6 addr show``, and its peers' AllowedIPs, ``wg show IF allowed-ips`` without the keys); OpenWrt:
+    ``uci`` (``network.IF.proto``), ``ucimtu`` (``network.IF.mtu``), ``uciaddr`` (``network.IF.addresses``) and once
+    ``nft`` (``nft -a list chain inet fw4 mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for
+    ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``) and
+    once ``probing`` (``net.ipv4.tcp_mtu_probing``). Raises ValueError naming the option for bad tunnels or platform.
+    """
+    if platform not in PLATFORMS:
+        raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
+    parts = []
+    for name in _checked(tunnels):
+        parts += ["echo '%s mtu %s'" % (MARK, name), "cat %s 2>/dev/null" % shlex.quote("/sys/class/net/%s/mtu" % name),
+                  "echo '%s ipv6 %s'" % (MARK, name), "ip -o -6 addr show dev %s 2>/dev/null" % shlex.quote(name),
+                  "wg show %s allowed-ips 2>/dev/null | cut -f2" % shlex.quote(name)]
+        if platform == "openwrt":
+            for what, option in (("uci", "proto"), ("ucimtu", "mtu"), ("uciaddr", "addresses")):
+                parts += ["echo '%s %s %s'" % (MARK, what, name), "uci -q get %s" % shlex.quote("network.%s.%s" % (name, option))]
+        else:
+            conf = "%s/%s.conf" % (config_dir.rstrip("/") or "", name)
+            parts += ["echo '%s config %s'" % (MARK, name),
+                      "if [ -f %s ]; then printf 'wg-quick %%s\\n' %s; fi" % (shlex.quote(conf), shlex.quote(conf)),
+                      "for f in %s/*.netdev; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
+                      "[[:space:]]*$' \"$f\" && grep -Eq '^[[:space:]]*Name[[:space:]]*=[[:space:]]*%s[[:space:]]*$' \"$f\" "
+                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (shlex.quote(networkd_dir.rstrip("/") or "/"), _ere(name))]
+    if platform == "openwrt":
+        parts += ["echo '%s nft'" % MARK, "nft -a list chain %s %s 2>/dev/null" % (FW4_TABLE, FW4_CHAIN),
+                  "echo \"%s nft-rc $?\"" % MARK]
+    else:
+        parts += ["echo '%s probing'" % MARK, "cat /proc/sys/net/ipv4/tcp_mtu_probing 2>/dev/null"]
+    return "; ".join(parts) + "; true"
+
+
+def _v6(token):
+    """Whether ``token`` (an address, ``addr/len`` or prefix) is an IPv6 one other than link-local (fe80::/10)."""
+    net = ipnet.network(token)
+    if net is None or net.version != 6:
+        return False
+    link_local = ipnet.network("fe80::/10")
+    return not (net.ip in link_local)
+
+
+def parse_reading(text) -> dict:
+    """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None}``.
+
+    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (an IPv6 address on it, in uci ``addresses``
+    or in a peer's AllowedIPs), ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind":
+    "wg-quick"|"netdev", "path": str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
+    ``# handle N``. Raises ParseError for text that is not this command's output.
+    """
+    if not isinstance(text, str):
+        raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
+    out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None}
+    what, name = None, None
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.startswith(MARK + " "):
+            words = line[len(MARK) + 1:].split()
+            what, name = words[0], (words[1] if len(words) > 1 else None)
+            if what == "nft-rc":
+                out["nft_rc"] = int(name) if name and name.isdigit() else None
+            elif name is not None:
+                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "ipv6_inside": False, "uci_proto": None,
+                                                    "uci_mtu": None, "configs": []})
+            continue
+        text_line = line.strip()
+        if not text_line:
+            continue
+        if what is None:
+            raise ParseError("the wireguard_mtu read printed %r before its first section" % text_line[:80])
+        info = out["interfaces"].get(name)
+        if what == "mtu":
+            if not text_line.isdigit():
+                raise ParseError("/sys/class/net/%s/mtu: expected a number, got %r" % (name, text_line[:80]))
+            info["live_mtu_bytes"] = int(text_line)
+        elif what in ("ipv6", "uciaddr"):
+            info["ipv6_inside"] = info["ipv6_inside"] or any(_v6(token) for token in text_line.replace(",", " ").split())
+        elif what == "uci":
+            info["uci_proto"] = text_line
+        elif what == "ucimtu":
+            info["uci_mtu"] = text_line
+        elif what == "config":
+            kind, _sep, path = text_line.partition(" ")
+            if kind not in ("wg-quick", "netdev") or not path:
+                raise ParseError("config of %s: expected 'wg-quick PATH' or 'netdev PATH', got %r" % (name, text_line[:120]))
+            info["configs"].append({"kind": kind, "path": path})
+        elif what == "nft":
+            if re.search(r"# handle \d+$", text_line) and not text_line.startswith(("chain ", "table ")):
+                out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
+        elif what == "probing":
+            out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
+    return out
+
+
+def clamp_sync_command(interface) -> str:
+    """One sh command that makes ``interface``'s live clamp rules in ``inet fw4 mangle_forward`` what its include file holds:
+    in one ``nft -f`` transaction, delete every rule carrying ``plan.mss_clamp_comment`` and, when the file is there,
+    load it the way fw4 does (an ``include`` at the end of the chain, declared as fw4 declares it; on a router without
+    fw4 this creates that table and chain). Run again after guarded_apply restored the file, it restores the old rules."""
+    path = mss_clamp_file(interface)
+    comment = _ere(mss_clamp_comment(interface))
+    declare = " ".join(shlex.quote(line) for line in (
+        "table %s {" % FW4_TABLE, "chain %s {" % FW4_CHAIN, FW4_CHAIN_SPEC, 'include "%s"' % path, "}", "}"))
+    return ("{ nft -a list chain %s %s 2>/dev/null | sed -n 's/.* comment \"%s\" # handle \\([0-9][0-9]*\\)$/delete rule %s %s handle \\1/p'; "
+            "if [ -f %s ]; then printf '%%s\\n' %s; fi; } | nft -f -"
+            % (FW4_TABLE, FW4_CHAIN, comment, FW4_TABLE, FW4_CHAIN, shlex.quote(path), declare))
+
+
+def _config(name, info, errors, config_dir, networkd_dir):
+    """The file that configures ``name`` on Linux (wg-quick first, as wg-quick owns a name it has a file for), or None."""
+    configs = info.get("configs") or []
+    quick = [config for config in configs if config["kind"] == "wg-quick"]
+    netdevs = [config for config in configs if config["kind"] == "netdev"]
+    if quick:
+        return quick[0]
+    if len(netdevs) == 1:
+        return netdevs[0]
+    if netdevs:
+        errors.append("%s: %s is configured by %d .netdev files (%s): keep one" % (
+            OPTION, name, len(netdevs), ", ".join(config["path"] for config in netdevs)))
+        return None
+    errors.append("%s: no configuration for %s (no %s/%s.conf and no .netdev with Name=%s and Kind=wireguard in %s)"
+                  % (OPTION, name, config_dir.rstrip("/"), name, name, networkd_dir.rstrip("/")))
+    return None
+
+
+def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network") -> dict:
+    """What the role changes on this host (module doc), from ``tunnels`` (``{IF: MTU}``) and ``parse_reading``'s dict::
+
+        {"errors": [],   # each names wireguard_mtu_tunnels and the value: the role fails with them before any change
+         "tunnels": [{"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1420, "ipv6_inside": False,
+                      "live_change": True,                        # the device is there with another MTU
+                      "config": {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"} | None,   # Linux
+                      "clamp": {"path": ..., "content": "rule\\n...", "live_rules": [...], "live_change": True} | None}],  # OpenWrt
+         "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
+         "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
+         "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."}}   # the live state
+
+    Refused (``errors``): an MTU under 1280 where IPv6 runs inside the tunnel (the kernel drops IPv6 from a device under
+    it); on OpenWrt an interface whose uci proto is not wireguard; on Linux one no file configures; nft missing (rc 127).
+    Raises ValueError for bad ``tunnels`` (``check_tunnels``) or platform, ParseError for a ``reading`` of the wrong shape.
+    """
+    if platform not in PLATFORMS:
+        raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
+    if not isinstance(reading, dict) or not isinstance(reading.get("interfaces"), dict):
+        raise ParseError("reading must be parse_reading's dict, got %r" % (reading,))
+    errors, planned, apply, restore, before, after = [], [], [], [], [], []
+    if platform == "openwrt" and tunnels and reading.get("nft_rc") == 127:
+        errors.append("%s: nft is not installed on this router: the MSS clamp cannot be loaded" % OPTION)
+    files = ["/etc/config/network"] if platform == "openwrt" and tunnels else []
+    for name, mtu in _checked(tunnels).items():
+        info = reading["interfaces"].get(name) or {}
+        live = info.get("live_mtu_bytes")
+        entry = {"interface": name, "mtu_bytes": mtu, "live_mtu_bytes": live, "ipv6_inside": bool(info.get("ipv6_inside")),
+                 "live_change": live is not None and live != mtu, "config": None, "clamp": None}
+        if entry["ipv6_inside"] and mtu < IPV6_MIN_MTU_BYTES:
+            errors.append("%s: %s=%d is below %d bytes, the least IPv6 takes, and IPv6 runs inside %s (an address or a "
+                          "peer's AllowedIPs): the kernel would drop IPv6 from it" % (OPTION, name, mtu, IPV6_MIN_MTU_BYTES, name))
+        if platform == "openwrt":
+            if info.get("uci_proto") != "wireguard":
+                errors.append("%s: %s is not a WireGuard interface in uci (network.%s.proto is %s)"
+                              % (OPTION, name, name, "'%s'" % info["uci_proto"] if info.get("uci_proto") else "unset"))
+            wanted = mss_clamp_rules(name, mtu)
+            mine = [rule for rule in reading.get("nft_rules") or [] if rule.endswith('comment "%s"' % mss_clamp_comment(name))]
+            entry["clamp"] = {"path": mss_clamp_file(name), "content": "\n".join(wanted) + "\n", "live_rules": mine,
+                              "live_change": mine != wanted}
+            files.append(mss_clamp_file(name))
+        else:
+            entry["config"] = _config(name, info, errors, config_dir, networkd_dir)
+            if entry["config"] is not None:
+                files.append(entry["config"]["path"])
+        if entry["live_change"]:
+            apply.append("ip link set dev %s mtu %d" % (shlex.quote(name), mtu))
+            restore.append("ip link set dev %s mtu %d" % (shlex.quote(name), live))
+            before.append("%s: mtu %d" % (name, live))
+            after.append("%s: mtu %d" % (name, mtu))
+        if entry["clamp"] and entry["clamp"]["live_change"]:
+            apply.append(clamp_sync_command(name))
+            restore.append(clamp_sync_command(name))
+            before.extend("%s: %s" % (name, rule) for rule in entry["clamp"]["live_rules"] or ["no MSS clamp rule"])
+            after.extend("%s: %s" % (name, rule) for rule in mss_clamp_rules(name, mtu))
+        planned.append(entry)
+    return {"errors": errors, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
+            "restore": "; ".join(restore), "files": files,
+            "diff": {"before": "".join(line + "\n" for line in before), "after": "".join(line + "\n" for line in after)}}

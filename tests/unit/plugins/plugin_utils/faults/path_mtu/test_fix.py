@@ -1,0 +1,232 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The fixing role's read and plan (fix.py): what it reads, what differs, what guarded_apply runs and reverts with."""
+
+import shlex
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
+    check_tunnels, clamp_sync_command, fix_plan, parse_reading, read_command)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import mss_clamp_file, mss_clamp_rules
+
+CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
+
+
+def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1):
+    """The OpenWrt read of wg0 (``read_command``'s output shape)."""
+    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0", "@@tunnelfix-mtu uci wg0"]
+    lines += ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0", "@@tunnelfix-mtu uciaddr wg0", addresses]
+    lines.append("@@tunnelfix-mtu nft")
+    if rules is not None:
+        lines += ["table inet fw4 {", "\tchain mangle_forward { # handle 1",
+                  "\t\ttype filter hook forward priority mangle; policy accept;"]
+        lines += ["\t\t%s # handle %d" % (rule, index + 2) for index, rule in enumerate(rules)] + ["\t}", "}"]
+    return "\n".join(lines + ["@@tunnelfix-mtu nft-rc %d" % nft_rc]) + "\n"
+
+
+# ---- read_command --------------------------------------------------------------------------------------------
+
+def test_the_openwrt_read_asks_uci_and_the_fw4_chain_never_for_a_file():
+    command = read_command({"wg0": 1340}, "openwrt")
+    for part in ("cat /sys/class/net/wg0/mtu", "ip -o -6 addr show dev wg0", "wg show wg0 allowed-ips 2>/dev/null | cut -f2",
+                 "uci -q get network.wg0.proto", "uci -q get network.wg0.mtu", "uci -q get network.wg0.addresses",
+                 "nft -a list chain inet fw4 mangle_forward"):
+        assert part in command
+    assert "/etc/wireguard" not in command and "tcp_mtu_probing" not in command
+    assert command.endswith("; true")
+
+
+def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
+    command = read_command({"wg.0": "1340"}, "linux", "/srv/wg/", "/run/systemd/network")
+    assert "if [ -f /srv/wg/wg.0.conf ]; then printf 'wg-quick %s\\n' /srv/wg/wg.0.conf; fi" in command
+    assert "for f in /run/systemd/network/*.netdev" in command
+    assert "Name[[:space:]]*=[[:space:]]*wg\\.0[[:space:]]*$" in command   # a dot in the name matches only a dot
+    assert "cat /proc/sys/net/ipv4/tcp_mtu_probing" in command and "uci" not in command
+
+
+@pytest.mark.parametrize("tunnels, platform, message", [
+    ({"wg0;reboot": 1340}, "linux", 'wireguard_mtu_tunnels: "wg0;reboot" is not an interface name'),
+    ({"wg0": 1340}, "freebsd", "platform must be one of linux, openwrt, got 'freebsd'"),
+    ({"wg0": 575}, "openwrt", 'wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "575"'),
+])
+def test_the_read_refuses_what_it_cannot_quote(tunnels, platform, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_command(tunnels, platform)
+
+
+@pytest.mark.parametrize("tunnels, errors", [
+    ({"wg0": 576}, []), ({"wg0": 65535}, []), ({"wg0": "1340"}, []), ({}, []),
+    ({"wg0": 575}, ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "575"']),
+    ({"wg0": 65536}, ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "65536"']),
+    ({"wg0": True}, ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "True"']),
+    ({"wg0": "13x0"}, ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "13x0"']),
+    ({"a" * 16: 1340}, ['wireguard_mtu_tunnels: "%s" is not an interface name (1-15 characters of letters, digits and '
+                        '_.@=+-, not . or ..)' % ("a" * 16)]),
+    (["wg0"], ['wireguard_mtu_tunnels must be a dict of interface name -> MTU bytes, got "[\'wg0\']"']),
+    ("wg0=1340", ['wireguard_mtu_tunnels must be a dict of interface name -> MTU bytes, got "wg0=1340"']),
+])
+def test_check_tunnels_names_the_option_and_the_value(tunnels, errors):
+    assert check_tunnels(tunnels) == errors
+
+
+# ---- parse_reading -------------------------------------------------------------------------------------------
+
+def test_parse_a_recorded_linux_read(load_fixture):
+    reading = parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt"))
+    assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "interfaces": {
+        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
+                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]},
+        "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None,
+                "configs": [{"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev"}]}}}
+
+
+def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_fixture):
+    text = load_fixture("wireguard_mtu_read", "linux_wireguard_go_allowed_ips.txt")
+    assert parse_reading(text)["interfaces"]["wg2"]["ipv6_inside"] is True
+    only_link_local = text.replace("10.79.0.1/32 fd79::1/128", "10.79.0.1/32")
+    assert parse_reading(only_link_local)["interfaces"]["wg2"]["ipv6_inside"] is False
+
+
+def test_parse_the_live_chain_without_handles(load_fixture):
+    reading = parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt").replace("\n", "\r\n"))
+    assert reading["nft_rc"] == 0 and reading["interfaces"]["wg0"]["uci_mtu"] == "1340"
+    assert reading["nft_rules"] == [
+        'iifname "pppoe-wan" tcp flags syn / fin,syn,rst tcp option maxseg size set rt mtu comment "!fw4: Zone wan IPv4/IPv6 '
+        'ingress MTU fixing"'] + mss_clamp_rules("wg0", 1340)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("stray\n@@tunnelfix-mtu mtu wg0\n", "printed 'stray' before its first section"),
+    ("@@tunnelfix-mtu mtu wg0\nlots\n", "/sys/class/net/wg0/mtu: expected a number, got 'lots'"),
+    ("@@tunnelfix-mtu config wg0\nsomething /etc/x\n", "config of wg0: expected 'wg-quick PATH' or 'netdev PATH'"),
+    (None, "must be text, got NoneType"),
+])
+def test_parse_refuses_other_text(text, message):
+    with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_reading(text)
+
+
+# ---- fix_plan: OpenWrt ---------------------------------------------------------------------------------------
+
+def test_openwrt_without_fw4_sets_the_mtu_and_loads_the_clamp_live():
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt()))
+    assert plan["errors"] == [] and plan["live_change"] is True
+    assert plan["files"] == ["/etc/config/network", CLAMP]
+    tunnel = plan["tunnels"][0]
+    assert tunnel["clamp"] == {"path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n", "live_rules": [],
+                               "live_change": True}
+    assert plan["apply"] == "ip link set dev wg0 mtu 1340 && " + clamp_sync_command("wg0")
+    assert plan["restore"] == "ip link set dev wg0 mtu 1420; " + clamp_sync_command("wg0")
+    for word in ("ifup", "reload", "restart"):   # netifd would re-create the tunnel (docs/openwrt-fidelity.md)
+        assert word not in plan["apply"] + plan["restore"]
+    assert plan["diff"]["before"] == "wg0: mtu 1420\nwg0: no MSS clamp rule\n"
+    assert plan["diff"]["after"].splitlines() == ["wg0: mtu 1340"] + ["wg0: %s" % rule for rule in mss_clamp_rules("wg0", 1340)]
+
+
+def test_openwrt_converged_is_no_live_change(load_fixture):
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt")))
+    assert plan["errors"] == [] and plan["live_change"] is False and plan["apply"] == "" and plan["restore"] == ""
+    assert plan["tunnels"][0]["live_change"] is False and plan["tunnels"][0]["clamp"]["live_change"] is False
+    assert plan["files"] == ["/etc/config/network", CLAMP]   # the role still writes both (idempotent) under the snapshot
+
+
+@pytest.mark.parametrize("rules, change", [
+    (mss_clamp_rules("wg0", 1340), False),
+    (mss_clamp_rules("wg0", 1300), True),                      # another MTU: replaced
+    (mss_clamp_rules("wg0", 1340)[:3], True),                  # one missing
+    (mss_clamp_rules("wg0", 1340) + mss_clamp_rules("wg0", 1340)[:1], True),   # one twice
+    (mss_clamp_rules("wg1", 1340), True),                      # another tunnel's rules are not wg0's
+])
+def test_the_live_clamp_is_converged_only_when_exactly_the_wanted_rules_are_there(rules, change):
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(mtu=1340, rules=rules, nft_rc=0)))
+    assert plan["tunnels"][0]["clamp"]["live_change"] is change and plan["live_change"] is change
+    assert plan["tunnels"][0]["live_change"] is False
+    if change:
+        assert plan["apply"] == plan["restore"] == clamp_sync_command("wg0")
+
+
+def test_a_device_that_is_down_gets_its_files_only_but_the_clamp_still_loads():
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(mtu=None)))
+    assert plan["tunnels"][0]["live_mtu_bytes"] is None and plan["tunnels"][0]["live_change"] is False
+    assert plan["apply"] == clamp_sync_command("wg0")
+
+
+@pytest.mark.parametrize("mtu, addresses, refused", [
+    (1279, "10.77.0.2/24 fd77::2/64", True), (1280, "10.77.0.2/24 fd77::2/64", False),
+    (1279, "10.77.0.2/24", False), (576, "10.77.0.2/24", False),
+])
+def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, addresses, refused):
+    plan = fix_plan({"wg0": mtu}, "openwrt", parse_reading(owrt(addresses=addresses)))
+    message = ("wireguard_mtu_tunnels: wg0=%d is below 1280 bytes, the least IPv6 takes, and IPv6 runs inside wg0 (an address "
+               "or a peer's AllowedIPs): the kernel would drop IPv6 from it" % mtu)
+    assert plan["errors"] == ([message] if refused else [])
+
+
+@pytest.mark.parametrize("proto, shown", [("static", "'static'"), (None, "unset")])
+def test_openwrt_refuses_an_interface_that_is_not_wireguard_in_uci(proto, shown):
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(proto=proto)))
+    assert plan["errors"] == ["wireguard_mtu_tunnels: wg0 is not a WireGuard interface in uci (network.wg0.proto is %s)" % shown]
+
+
+def test_openwrt_without_nft_is_refused():
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(nft_rc=127)))
+    assert plan["errors"] == ["wireguard_mtu_tunnels: nft is not installed on this router: the MSS clamp cannot be loaded"]
+
+
+def test_no_tunnels_no_files_no_change():
+    assert fix_plan({}, "openwrt", parse_reading(owrt())) == {
+        "errors": [], "tunnels": [], "live_change": False, "apply": "", "restore": "", "files": [],
+        "diff": {"before": "", "after": ""}}
+
+
+# ---- fix_plan: Linux -----------------------------------------------------------------------------------------
+
+def test_linux_writes_the_file_that_owns_each_tunnel(load_fixture):
+    plan = fix_plan({"wg0": 1340, "wg1": 1380}, "linux", parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt")))
+    assert plan["errors"] == []
+    assert [(t["interface"], t["config"], t["clamp"]) for t in plan["tunnels"]] == [
+        ("wg0", {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}, None),
+        ("wg1", {"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev"}, None)]
+    assert plan["files"] == ["/etc/wireguard/wg0.conf", "/etc/systemd/network/50-wg1.netdev"]
+    assert plan["apply"] == "ip link set dev wg0 mtu 1340 && ip link set dev wg1 mtu 1380"
+    assert plan["restore"] == "ip link set dev wg0 mtu 1420; ip link set dev wg1 mtu 1420"
+
+
+def test_linux_wg_quick_wins_over_a_netdev_of_the_same_name():
+    text = "@@tunnelfix-mtu config wg0\nnetdev /etc/systemd/network/50-wg0.netdev\nwg-quick /etc/wireguard/wg0.conf\n"
+    assert fix_plan({"wg0": 1340}, "linux", parse_reading(text))["tunnels"][0]["config"] == {
+        "kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}
+
+
+@pytest.mark.parametrize("configs, message", [
+    ("", "wireguard_mtu_tunnels: no configuration for wg0 (no /srv/wg/wg0.conf and no .netdev with Name=wg0 and "
+         "Kind=wireguard in /etc/systemd/network)"),
+    ("netdev /etc/systemd/network/a.netdev\nnetdev /etc/systemd/network/b.netdev\n",
+     "wireguard_mtu_tunnels: wg0 is configured by 2 .netdev files (/etc/systemd/network/a.netdev, "
+     "/etc/systemd/network/b.netdev): keep one"),
+])
+def test_linux_refuses_a_tunnel_without_exactly_one_file(configs, message):
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n" + configs), "/srv/wg/")
+    assert plan["errors"] == [message] and plan["files"] == []
+
+
+def test_the_plan_refuses_bad_input_with_the_errors_of_the_option():
+    with pytest.raises(ValueError, match="wireguard_mtu_tunnels: wg0 must be 576-65535 bytes"):
+        fix_plan({"wg0": 100}, "linux", parse_reading(""))
+    with pytest.raises(ParseError, match="reading must be parse_reading's dict"):
+        fix_plan({"wg0": 1340}, "linux", {"interfaces": []})
+
+
+# ---- clamp_sync_command --------------------------------------------------------------------------------------
+
+def test_the_sync_deletes_only_this_tunnels_rules_and_loads_its_include_as_fw4_does():
+    command = clamp_sync_command("wg.0")
+    assert command.startswith("{ nft -a list chain inet fw4 mangle_forward 2>/dev/null | sed -n ")
+    assert command.endswith("| nft -f -")
+    sed = shlex.split(command.split("| sed -n ", 1)[1].split(";", 1)[0])[0]
+    assert sed == ('s/.* comment "tunnelfix-mss wg\\.0" # handle \\([0-9][0-9]*\\)$/'
+                   'delete rule inet fw4 mangle_forward handle \\1/p')
+    assert "if [ -f %s ]" % mss_clamp_file("wg.0") in command
+    assert "'include \"%s\"'" % mss_clamp_file("wg.0") in command
+    assert "'type filter hook forward priority mangle; policy accept;'" in command
