@@ -3,7 +3,8 @@
 """Turn offloads (gso/tso/gro) off or on on a bridge and every port, or on one tunnel device, with no Python on the target.
 
 Documentation: plugins/modules/bridge_offload.py (``ansible-doc tunnelfix.fleet.bridge_offload``).
-Parsing and planning are pure: parse/ethtool.py, faults/bridge_offload/ethtool_plan.py (per device) and
+Parsing and planning are pure: parse/ethtool.py, faults/bridge_offload/ethtool_plan.py (``offload_decision``, the
+decision the offload faults' plans make from the facts too) and
 faults/tunnel_offload/device.py (whether a device is a tunnel); this file only reads, runs and reports.
 
 The bridge's port listing and ``ethtool -k`` of every port (named on the target, ``ForEachLine``)
@@ -21,7 +22,7 @@ import re
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.ethtool_plan import (
-    STATES, describe_states, ethtool_set_argv, offload_plan, parse_brif_listing)
+    STATES, bridge_devices, command_lines, describe_states, device_plan, offload_decision, parse_brif_listing)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.device import classify_tunnel_device
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
@@ -111,18 +112,18 @@ class ActionModule(OpenWrtActionBase):
                                         % (bridge, bridge),
                                         result={"cmd": listing["cmd"], "rc": listing["rc"], "stderr": listing["stderr"]})
             ports = self.parse_output(listing, parse_brif_listing)
-            # ports first: the kernel recomputes the bridge's features from its ports
-            devices = ports + [bridge]
-        plans = {device: self._plan(device, features, state) for device in devices}
-
-        commands = [ethtool_set_argv(device, plan["to_change"], state)
-                    for device, plan in plans.items() if plan["to_change"]]
+            devices = bridge_devices(bridge, ports)  # ports first: the kernel recomputes the bridge's features from its ports
+        try:
+            decision = offload_decision({device: self._features(device) for device in devices}, features, state)
+        except ParseError as exc:
+            raise AnsibleActionFail("features: %s" % exc) from None
+        plans, commands = decision["plans"], decision["commands"]
         after = {device: plan["after"] for device, plan in plans.items()}
         if commands and not self.check_mode:
             self.batch = self.run_batch(write_steps(commands, devices), shown=BATCH_SHOWN % "ethtool -K and -k")
             for argv in commands:
                 self._set(argv)
-            after = {device: self._plan(device, features, state)["before"] for device in devices}
+            after = {device: device_plan(self._features(device), features, state)["before"] for device in devices}
             refused = {device: [name for name in plans[device]["to_change"] if after[device][name] != (state == "on")]
                        for device in devices}
             refused = {device: names for device, names in refused.items() if names}
@@ -137,14 +138,17 @@ class ActionModule(OpenWrtActionBase):
             "changed": before != after,
             **({"tunnel": tunnel, "kind": kind} if tunnel is not None else {"bridge": bridge, "ports": ports}),
             "state": state,
-            "commands": [" ".join(argv) for argv in commands],
+            "commands": command_lines(commands),
             "devices": {device: {"changed": plan["to_change"], "skipped_fixed": plan["skipped_fixed"],
-                                 "already": plan["already"]} for device, plan in plans.items()},
+                                 "already": plan["already"], "absent": plan["absent"]} for device, plan in plans.items()},
             "skipped_fixed": {device: plan["skipped_fixed"] for device, plan in plans.items() if plan["skipped_fixed"]},
         }
-        if result["skipped_fixed"]:
-            result["msg"] = "left [fixed] features as they are: %s" % "; ".join(
-                "%s: %s" % (dev, ", ".join(names)) for dev, names in result["skipped_fixed"].items())
+        absent = {device: plan["absent"] for device, plan in plans.items() if plan["absent"]}
+        notes = [what % "; ".join("%s: %s" % (dev, ", ".join(names)) for dev, names in found.items())
+                 for what, found in (("left [fixed] features as they are: %s", result["skipped_fixed"]),
+                                     ("left alone features these devices do not have: %s", absent)) if found]
+        if notes:
+            result["msg"] = "; ".join(notes)
         if self.diff_mode:
             result["diff"] = {"before": describe_states(before), "after": describe_states(after),
                               "before_header": "%s offloads" % target, "after_header": "%s offloads" % target}
@@ -168,17 +172,14 @@ class ActionModule(OpenWrtActionBase):
                                     % (device, found["source"], found["what"]))
         return found["kind"]
 
-    def _plan(self, device, features, state):
+    def _features(self, device):
+        """``parse_ethtool_features``'s features of ``device``, from its ``ethtool -k`` (the batch's answer)."""
         res = self.step(ETHTOOL_K + [device], ok_rcs=(0, NOT_FOUND))
         if res["rc"] == NOT_FOUND:
             raise AnsibleActionFail("ethtool is not installed on the target (%s: command not found); install it "
                                     "(OpenWrt: opkg install ethtool; Debian: apt-get install ethtool)" % res["cmd"],
                                     result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})
-        parsed = self.parse_output(res, parse_ethtool_features)
-        try:
-            return offload_plan(parsed["features"], features, state)
-        except ParseError as exc:
-            raise AnsibleActionFail("features: %s on %s" % (exc, device)) from None
+        return self.parse_output(res, parse_ethtool_features)["features"]
 
     def _set(self, argv):
         res = self.step(argv, ok_rcs=range(256))

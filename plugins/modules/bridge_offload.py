@@ -57,8 +57,9 @@ options:
     description:
       - Features to set, as ethtool's short names (C(gso), C(tso), C(gro), C(lro), C(sg), ...) or as the
         long names C(ethtool -k) prints (C(generic-segmentation-offload), C(rx-gro-list)).
-      - Every device must list every feature in its C(ethtool -k) output, otherwise the task fails
-        naming the feature and the device.
+      - A feature a device's C(ethtool -k) does not list (a kernel or ethtool without it, such as C(ufo) since Linux 4.14)
+        is left alone on that device and listed in RV(devices) as C(absent). A name that is neither one of ethtool's
+        short names (or its long form) nor listed by any device is a typo, and the task fails naming it and the devices.
     type: list
     elements: str
     default: [gso, tso, gro]
@@ -141,17 +142,19 @@ commands:
   sample: ["ethtool -K lan1 gso off tso off", "ethtool -K br-lan gso off tso off gro off"]
 devices:
   description: Per device (ports and bridge, or the tunnel), the long feature names C(changed) (or to change in check mode),
-    C(skipped_fixed) and C(already) in the wanted state.
+    C(skipped_fixed), C(already) in the wanted state, and C(absent) (not in the device's C(ethtool -k), left alone).
   returned: success
   type: dict
-  sample: {"lan1": {"changed": ["tcp-segmentation-offload"], "skipped_fixed": [], "already": ["generic-receive-offload"]}}
+  sample: {"lan1": {"changed": ["tcp-segmentation-offload"], "skipped_fixed": [], "already": ["generic-receive-offload"],
+                    "absent": []}}
 skipped_fixed:
   description: Devices with features in the other state that are C([fixed]) and were left alone; empty when none.
   returned: success
   type: dict
   sample: {"lan1": ["generic-receive-offload"]}
 msg:
-  description: Which C([fixed]) features were left alone, when there are any; the reason on failure.
+  description: Which C([fixed]) features, and which features a device does not have, were left alone, when there are
+    any; the reason on failure.
   returned: when features were skipped, and on failure
   type: str
 refused:

@@ -185,8 +185,9 @@ ansible_facts:
               C(banip.global), secrets redacted).
             - C(nft_installed) (bool), C(nft_table_loaded) (bool, null without nft),
               C(icmp_counter) (C(name), C(packets), C(bytes); null when the table is not loaded),
-              C(icmp_limit_rule) (C(rate_per_second), C(burst_packets), C(counter), C(rules) - 2
-              for banIP before 1.5.3, one rule per family; null when absent).
+              C(icmp_limit_rule) (C(rate_per_second), C(burst_packets), C(counter) of the first rule, C(rules) - 2
+              for banIP before 1.5.3, one rule per family; C(rates_per_second) every rule's limit in rule order;
+              null when absent).
           type: dict
           sample:
             installed: true
@@ -201,7 +202,7 @@ ansible_facts:
             nft_installed: true
             nft_table_loaded: true
             icmp_counter: {name: cnt_icmpflood, packets: 152, bytes: 12748}
-            icmp_limit_rule: {rate_per_second: 25, burst_packets: 5, counter: cnt_icmpflood, rules: 1}
+            icmp_limit_rule: {rate_per_second: 25, burst_packets: 5, counter: cnt_icmpflood, rules: 1, rates_per_second: [25]}
         mwan3:
           description:
             - C(installed) (bool, the C(mwan3) command exists).

@@ -206,12 +206,14 @@ def find_icmp_limit(text: str):
         meta nfproto . meta l4proto { ipv4 . icmp, ipv6 . ipv6-icmp } limit rate over 25/second
         counter name "cnt_icmpflood" drop
 
-    → ``{"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1}``;
-    the same rule from ``nft -j`` gives ``"burst_packets": 5``: nft 1.0.6 leaves the default
-    burst of 5 packets out of its text, so text without ``burst N packets`` gives None.
+    → ``{"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1,
+    "rates_per_second": [25]}``; the same rule from ``nft -j`` gives ``"burst_packets": 5``: nft 1.0.6
+    leaves the default burst of 5 packets out of its text, so text without ``burst N packets`` gives None.
     banIP before 1.5.3 has one rule per family (``ip protocol icmp``, ``ip6 nexthdr
     ipv6-icmp``), each its own bucket: ``rules`` is 2 and the values are the first rule's (the
-    IPv4 one, the bucket mwan3track's IPv4 pings share). The limit is the rule's ``limit rate
+    IPv4 one, the bucket mwan3track's IPv4 pings share); ``rates_per_second`` lists every rule's
+    limit in rule order (``[250, 10]``: the IPv6 rule still at 10/s), which the fault's plan
+    decides from as the fixing role does. The limit is the rule's ``limit rate
     over``: banIP 1.5.6's logging rule also holds ``limit rate 10/second`` (the log's), which is
     not read; banIP 1.8's separate log rule has no counter and is not counted. ``nft -t`` output
     gives the same answer.
@@ -226,7 +228,7 @@ def find_icmp_limit(text: str):
     found = _icmp_limits_json(text) if _is_json(text) else _icmp_limits_text(text)
     if not found:
         return None
-    return dict(found[0], rules=len(found))
+    return dict(found[0], rules=len(found), rates_per_second=[rule["rate_per_second"] for rule in found])
 
 
 def icmp_flood_counter(counters: dict):

@@ -13,6 +13,7 @@ wanted limit), and ``ban_icmplimit`` is set with the uci action, which changes i
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.flood_rule import live_icmp_limit_text
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_inactive
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting, whole_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -43,7 +44,8 @@ def limit_plan(view, role_vars):
     banIP writes the rule only when it builds its nft table (start, restart, or a reload that finds the
     chain missing; a reload with the table loaded keeps the old rule: banip-service.sh in openwrt/packages
     23.05 @16c320b7fd, 24.10 @42525d32c4, 25.12 @57654a9f48), so a router whose uci is right can still
-    drop at the old limit. The live rule is openwrt_facts' ``icmp_limit_rule`` (read from nft); the
+    drop at the old limit. The live rules are openwrt_facts' ``icmp_limit_rule`` (read from nft: every rule's limit,
+    ``live_rates``, decided by ``live_limit_change`` as the role decides from its own listing); the
     role's ``banip_icmp_apply`` says how it changes (APPLY_PLAN). ``[]`` where banIP is not installed,
     is disabled (``ban_enabled '0'``) or its nft table is not loaded, or nft is missing (the role leaves
     banIP alone there), or uci and the live rule already carry the limit; None without openwrt_facts'
@@ -62,8 +64,19 @@ def limit_plan(view, role_vars):
     current = banip.get("ban_icmplimit")
     if current is None or str(current) != str(wanted):
         plan.append("banip.global.ban_icmplimit: %s -> %d" % ("unset" if current is None else "'%s'" % current, wanted))
-    rule = banip.get("icmp_limit_rule")
-    live = rule.get("rate_per_second") if isinstance(rule, dict) else None
-    if live_limit_change([] if live is None else [live], wanted):
-        plan.append("live ICMP flood rule: %s/s -> %d/s (%s)" % (live, wanted, APPLY_PLAN[apply]))
+    rates = live_rates(banip.get("icmp_limit_rule"))
+    if live_limit_change(rates, wanted):
+        live = live_icmp_limit_text({"chain_loaded": True, "rates_per_second": sorted(set(rates))})
+        plan.append("live ICMP flood rule: %s -> %d/s (%s)" % (live, wanted, APPLY_PLAN[apply]))
     return plan
+
+
+def live_rates(rule):
+    """Every live ICMP flood rule's limit (packets/s) from openwrt_facts' ``icmp_limit_rule``: its ``rates_per_second``
+    (each rule's, banIP 1.0.x has one per family), or for facts without that key (an older collection) the first rule's
+    ``rate_per_second``; ``[]`` without a rule."""
+    if not isinstance(rule, dict):
+        return []
+    if isinstance(rule.get("rates_per_second"), list):
+        return list(rule["rates_per_second"])
+    return [] if rule.get("rate_per_second") is None else [rule["rate_per_second"]]

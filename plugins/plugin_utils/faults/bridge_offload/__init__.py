@@ -12,10 +12,11 @@ Follow it here, top to bottom, then in roles/bridge_gso_off/tasks/main.yml (the 
 - ``reads.py``: what it reads, the ``bridges`` reading (``BRIDGES``) of tunnel_facts and openwrt_facts: forwarding,
   bridges, ports, tunnels, their offloads and MSS clamps. The tunnel fault (faults/tunnel_offload/) reads it too.
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
-- ``plan.py``: what bridge_gso_off would turn off live, from the facts (``Fault.plan``); the offload family's
-  per-device answer and the role's defaults, which the tunnel fault's plan uses too.
-- ``ethtool_plan.py``: what the role's action (plugins/action/bridge_offload.py) changes per device from its own
-  ``ethtool -k``, for a bridge and its ports or a tunnel, and the ``ethtool -K`` it runs.
+- ``plan.py``: what bridge_gso_off would turn off live, from the facts (``Fault.plan``): the commands the role's
+  action would run, decided by ``ethtool_plan.py``'s function; the role's defaults, which the tunnel fault's plan uses too.
+- ``ethtool_plan.py``: the one decision (``offload_decision``): which ``ethtool -K`` runs on a bridge and its ports or a
+  tunnel, from each device's features. The role's action (plugins/action/bridge_offload.py) feeds it its own
+  ``ethtool -k``, the faults' plans the facts.
 - ``persist.py``: the role's Linux probe (ifupdown or systemd-networkd, its units' states), through the
   ``bridge_persist_probe`` filter.
 

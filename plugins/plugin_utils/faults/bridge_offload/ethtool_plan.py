@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Plan offload changes on a bridge and its ports, or on a tunnel device: what the role's action applies, per device.
+"""Plan offload changes on a bridge and its ports, or on a tunnel device: the one decision of both offload faults.
 
-Pure functions, no I/O: the python-free action ``bridge_offload`` (plugins/action/bridge_offload.py, the fix of
-both offload faults) runs the commands and hands their output here. Feature states come from
+Pure functions, no I/O. ``offload_decision`` is what both the python-free action ``bridge_offload``
+(plugins/action/bridge_offload.py, the fix of both offload faults; it runs the commands and hands
+their output here) and the faults' plans (faults/bridge_offload/plan.py, from the facts) decide with,
+so a plan's lines are the commands the action runs. Feature states come from
 ``parse/ethtool.parse_ethtool_features``; port lists from ``ls /sys/class/net/<bridge>/brif/``
 (GNU coreutils 9.1 and BusyBox 1.35 ``ls`` print one name per line when not on a terminal). Whether a device
 the action is asked to change is a tunnel is the tunnel fault's (faults/tunnel_offload/device.py).
@@ -38,40 +40,86 @@ def parse_brif_listing(text: str) -> list:
     return sorted(set(ports))
 
 
-def offload_plan(features: dict, wanted, state: str = "off") -> dict:
+def bridge_devices(bridge: str, ports) -> list:
+    """The devices of one bridge in the order they are changed: its ports sorted, then the bridge.
+
+    The kernel recomputes a bridge's features from its ports, so the ports go first:
+    ``bridge_devices("br-lan", ["lan2", "lan1"])`` → ``["lan1", "lan2", "br-lan"]``.
+    """
+    return sorted(ports) + [bridge]
+
+
+def device_plan(features: dict, wanted, state: str = "off") -> dict:
     """Sort the ``wanted`` features of one device by what setting them to ``state`` needs.
 
     ``features`` is ``parse_ethtool_features(text)["features"]``; ``wanted`` holds ethtool short
     names (``gso``, ``tso``, ``gro``) or long ones. For the case-12 port ``lan1``::
 
-        offload_plan(lan1, ["gso", "tso", "gro"], "off")
+        device_plan(lan1, ["gso", "tso", "gro"], "off")
         → {"to_change": ["generic-segmentation-offload", "tcp-segmentation-offload",
                          "generic-receive-offload"],
-           "skipped_fixed": [], "already": [],
+           "skipped_fixed": [], "already": [], "absent": [],
            "before": {"generic-segmentation-offload": True, ...},
            "after": {"generic-segmentation-offload": False, ...}}
 
     ``to_change`` are in the other state and changeable, ``skipped_fixed`` in the other state but
-    ``[fixed]``, ``already`` in ``state`` already (fixed or not); long names in the order asked.
-    ``before`` holds the current states, ``after`` the states expected once ``to_change`` is done.
-    Raises ParseError for an unknown ``state`` or a name this device's ``ethtool -k`` lacks.
+    ``[fixed]``, ``already`` in ``state`` already (fixed or not), ``absent`` not listed by this
+    device's ``ethtool -k`` at all (a kernel or ethtool without the feature: nothing to set, like
+    ``[fixed]``); long names in the order asked, each once. ``before`` holds the current states of
+    the listed ones, ``after`` the states expected once ``to_change`` is done.
+    Raises ParseError for an unknown ``state``.
     """
     if state not in STATES:
         raise ParseError("state must be one of %s, got %r" % (", ".join(STATES), state))
+    absent, present = [], []
+    for wanted_name in wanted:
+        name = SHORT_NAMES.get(wanted_name, wanted_name)
+        if name in features:
+            present.append(name)
+        elif name not in absent:
+            absent.append(name)
     if state == "off":
-        sorted_off = offload_changes(features, wanted)
-        plan = {"to_change": sorted_off["to_change"], "skipped_fixed": sorted_off["skipped_fixed"],
-                "already": sorted_off["already_off"]}
+        sorted_off = offload_changes(features, present)
     else:
         # offload_changes with the roles of on and off swapped
         flipped = {name: dict(feature, enabled=not feature["enabled"]) for name, feature in features.items()}
-        sorted_on = offload_changes(flipped, wanted)
-        plan = {"to_change": sorted_on["to_change"], "skipped_fixed": sorted_on["skipped_fixed"],
-                "already": sorted_on["already_off"]}
+        sorted_off = offload_changes(flipped, present)
+    plan = {"to_change": sorted_off["to_change"], "skipped_fixed": sorted_off["skipped_fixed"],
+            "already": sorted_off["already_off"], "absent": absent}
     names = plan["to_change"] + plan["skipped_fixed"] + plan["already"]
     plan["before"] = {name: features[name]["enabled"] for name in names}
     plan["after"] = dict(plan["before"], **{name: state == "on" for name in plan["to_change"]})
     return plan
+
+
+def offload_decision(devices: dict, wanted, state: str = "off") -> dict:
+    """What setting ``wanted`` to ``state`` on ``devices`` runs: the one decision of the offload faults and their action.
+
+    ``devices`` maps each device, in the order they are changed (``bridge_devices`` for a bridge, the
+    one device for a tunnel), to its ``parse_ethtool_features(text)["features"]``: the action reads them
+    with its own ``ethtool -k``, the faults' plans (faults/bridge_offload/plan.py) take them from the
+    facts. Returns ``{"plans": {device: device_plan(...)}, "commands": [argv, ...]}``: one ``ethtool -K``
+    argv per device with something to change, in device order, features in the order asked, e.g.
+    ``[["ethtool", "-K", "lan1", "gso", "off", "tso", "off"], ["ethtool", "-K", "br-lan", "gso", "off"]]``.
+
+    A feature a device does not list is left alone there (``absent``): a device without it has
+    nothing to set. Raises ParseError for an unknown ``state``, and for a name that is neither one of
+    ethtool's short names (SHORT_NAMES, or its long form) nor listed by any of the devices (a typo).
+    """
+    plans = {device: device_plan(features, wanted, state) for device, features in devices.items()}
+    for wanted_name in wanted:
+        name = SHORT_NAMES.get(wanted_name, wanted_name)
+        if name not in _LONG_TO_SHORT and all(name in plan["absent"] for plan in plans.values()):
+            raise ParseError("offload feature %r is not in the ethtool -k output of %s (known short names: %s)"
+                             % (wanted_name, ", ".join(plans) or "any device", ", ".join(sorted(SHORT_NAMES))))
+    commands = [ethtool_set_argv(device, plan["to_change"], state) for device, plan in plans.items() if plan["to_change"]]
+    return {"plans": plans, "commands": commands}
+
+
+def command_lines(commands) -> list:
+    """The argvs of ``offload_decision`` as the lines the action reports and the faults' plans list:
+    ``[["ethtool", "-K", "lan1", "gso", "off"]]`` → ``["ethtool -K lan1 gso off"]``."""
+    return [" ".join(argv) for argv in commands]
 
 
 def ethtool_set_argv(device: str, names, state: str = "off") -> list:

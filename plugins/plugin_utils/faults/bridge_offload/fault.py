@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.evidence import EVIDENCE
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.plan import FIX_DEFAULTS, offload_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.plan import FIX_DEFAULTS, bridge_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.reads import BRIDGES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.rule import offload_coverage, offload_on_small_mtu_bridge
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
@@ -32,7 +32,7 @@ BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL = Fault(
     fix_persist="bridge_gso_off_persist",
     fix_var_names=("bridge_gso_off_bridges",),
     subject=lambda evidence: evidence.get("bridge"),
-    plan=offload_plan,
+    plan=bridge_plan,
     fix_defaults=FIX_DEFAULTS,
     proof=Proof(how="verify re-reads the offload features (the same ethtool reader) and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/bridge_offload/__init__.py", "roles/bridge_gso_off/tasks/main.yml",

@@ -23,6 +23,9 @@ a refused write with the same words).
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl import normalize_sysctl_value
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import needs_write
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import CC_KEY, HOST_LEVEL_KEYS, QDISC_KEY, explain
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting, whole_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -130,9 +133,29 @@ def role_wanted(role_vars):
     return wanted
 
 
+def live_changes(apply, tcp):
+    """``["KEY: RUNNING -> VALUE", ...]`` for each key of ``apply`` the tcp_tuning action would write: decided by its own
+    ``needs_write`` (module_utils/_sysctl_apply.py) on the facts' value, both whitespace-normalised as the action reads and
+    writes them. A key the facts read as absent (None: not in this kernel or namespace) is not written, so not listed.
+    None where a value is one the action refuses (check_values: a boolean, ...), as the role then fails."""
+    changes = []
+    for _name, key, fact in _SYSCTLS:
+        if key not in apply:
+            continue
+        try:
+            before = None if tcp.get(fact) is None else normalize_sysctl_value(tcp.get(fact))
+            value = normalize_sysctl_value(apply[key])
+        except ParseError:
+            return None
+        if needs_write(before, value):
+            changes.append("%s: %s -> %s" % (key, before, value))
+    return changes
+
+
 def tcp_plan(view, role_vars):
     """What linux_bbr_fq would change: each sysctl this host can take (faults/loss_sensitive_cc/plan.py
-    ``linux_bbr_fq_plan``, the role's own plan: its tcp_tuning_plan filter calls it) whose running value differs,
+    ``linux_bbr_fq_plan``, the role's own plan: its tcp_tuning_plan filter calls it) whose running value differs
+    (``live_changes``: the tcp_tuning action's own test, so a key absent from this namespace is not listed),
     its sysctl.d drop-in when it does not hold exactly those values, and the file that loads tcp_bbr at boot when its presence is not what the role wants
     (there only where tcp_bbr is a loadable module and the host owns its kernel). A drop-in to be written
     says which of its values a sysctl file applied after it at boot sets otherwise (``sysctl_boot``):
@@ -156,8 +179,9 @@ def tcp_plan(view, role_vars):
     plan = linux_bbr_fq_plan(wanted, tcp, netns, sysctl_file, modules_file)
     if plan["fatal"]:
         return None
-    changes = ["%s: %s -> %s" % (key, tcp.get(fact), plan["apply"][key]) for _name, key, fact in _SYSCTLS
-               if key in plan["apply"] and " ".join(str(tcp.get(fact)).split()) != str(plan["apply"][key])]
+    changes = live_changes(plan["apply"], tcp)
+    if changes is None:
+        return None
     if sysctl_file in plan["files_to_change"]:
         held = ", ".join("%s = %s" % item for item in plan["apply"].items())
         undone = "".join(" (%s)" % item["message"] for item in plan["overridden_at_boot"])

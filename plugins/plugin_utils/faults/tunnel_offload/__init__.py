@@ -25,7 +25,8 @@ Follow it here, top to bottom, then in roles/bridge_gso_off/tasks/tunnels.yml (t
 - ``plan.py``: what bridge_gso_off would turn off on the chosen tunnels (the bridge fault's role, defaults and
   per-device answer, faults/bridge_offload/plan.py).
 - ``device.py``: whether a device the role's action (plugins/action/bridge_offload.py) is asked to change is a
-  layer-3 tunnel; it refuses anything else. The action's per-device plan is faults/bridge_offload/ethtool_plan.py.
+  layer-3 tunnel; it refuses anything else. The action and this fault's plan decide with one function,
+  faults/bridge_offload/ethtool_plan.py's ``offload_decision``.
 
 The Fault value is imported from ``fault.py``, not re-exported here (as in faults/endpoint_route/).
 """

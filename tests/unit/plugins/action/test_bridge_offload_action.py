@@ -12,6 +12,10 @@ import json
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.bridge_offload import ActionModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.plan import bridge_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.plan import tunnel_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import device_offloads
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
 
 LS = "ls /sys/class/net/br-lan/brif/"
 
@@ -60,7 +64,7 @@ def test_turns_off_only_what_is_on_ports_first(fake, lab, all_off):
     assert len(action.ran) == 2  # read everything, then set everything and read back
     assert result["changed"] is True and result["ports"] == ["lan1"]
     assert result["devices"]["lan1"] == {"changed": ["generic-segmentation-offload", "tcp-segmentation-offload"],
-                                         "skipped_fixed": [], "already": ["generic-receive-offload"]}
+                                         "skipped_fixed": [], "already": ["generic-receive-offload"], "absent": []}
     assert result["skipped_fixed"] == {} and "msg" not in result
     assert "lan1 tcp-segmentation-offload: on\n" in result["diff"]["before"]
     assert "lan1 tcp-segmentation-offload: off\n" in result["diff"]["after"]
@@ -101,6 +105,17 @@ def test_fixed_features_are_skipped_and_named(fake, k):
     assert result["changed"] is True
 
 
+def test_a_feature_the_devices_do_not_have_is_left_alone_and_named(fake, lab, all_off):
+    """ufo (gone from Linux 4.14 on, so not in these ethtool -k outputs): nothing to turn off, not a failure."""
+    action = fake({"bridge": "br-lan", "features": ["gso", "tso", "gro", "ufo"]}, lab, later=all_off)
+    result = action.run(task_vars={})
+    assert result.get("failed") is not True, result
+    assert result["commands"] == ["ethtool -K lan1 gso off tso off", "ethtool -K br-lan gso off tso off gro off"]
+    assert result["devices"]["br-lan"]["absent"] == ["udp-fragmentation-offload"]
+    assert result["msg"] == ("left alone features these devices do not have: lan1: udp-fragmentation-offload; "
+                             "br-lan: udp-fragmentation-offload")
+
+
 def test_state_on_turns_back_on(fake, k):
     off = k("netns_bridge_after_tso_gso_gro_off.txt", "br-lan")
     action = fake({"bridge": "br-lan", "features": ["gso"], "state": "on"},
@@ -136,7 +151,8 @@ def test_refused_change_fails_naming_device_and_feature(fake, lab, all_off, k):
     # no ethtool stub: the shell itself says "not found" (127)
     ({"bridge": "br-lan"}, {LS: (0, "lan1\n", "")},
      "ethtool is not installed on the target (ethtool -k lan1: command not found)"),
-    ({"bridge": "br-lan", "features": ["ufo"]}, "lab", "features: offload feature 'ufo' is not in the ethtool -k output"),
+    ({"bridge": "br-lan", "features": ["gos"]}, "lab",
+     "features: offload feature 'gos' is not in the ethtool -k output of lan1, br-lan (known short names: gro, gso, lro"),
     ({"bridge": "br-lan"}, {LS: (0, "lan1\n", ""), "ethtool -k lan1": (0, "garbage\n", "")},
      "cannot read the output of ethtool -k lan1: ethtool -k line 1"),
 ])
@@ -273,3 +289,59 @@ def test_tunnel_failures_name_option_and_value(fake, load_fixture, args, answers
     result = action.run(task_vars={})
     assert result["failed"] is True and message in result["msg"], result
     assert not any(call.startswith("ethtool -K") for call in action.router.calls())
+
+
+# --- the faults' plans are what the action runs (issue 31.4: one decision, fed the facts or a fresh ethtool -k) -------
+
+def without(line, text):
+    """An ethtool -k text without the feature ``line`` starts with (a kernel or ethtool that lacks it)."""
+    return "".join(kept for kept in text.splitlines(True) if not kept.startswith(line))
+
+
+# (devices: name -> (ethtool -k fixture, edit of its text or None), bridge or tunnel, features)
+SAME_STATE = {
+    "veth port and bridge, defaults": ({"lan1": ("netns_veth_port.txt", None), "br-lan": ("netns_bridge.txt", None)},
+                                       "br-lan", ["gso", "tso", "gro"]),
+    "two ports, features in another order": ({"lan2": ("openwrt_image_lan2_gro_on.txt", None),
+                                              "lan1": ("case12_lan1_port.txt", None),
+                                              "br-lan": ("openwrt_image_br-lan.txt", None)}, "br-lan", ["gro", "gso"]),
+    "all off already": ({"lan1": ("netns_bridge_after_tso_gso_gro_off.txt", None),
+                         "br-lan": ("netns_bridge_after_tso_gso_gro_off.txt", None)}, "br-lan", ["gso", "tso", "gro"]),
+    "tso on and [fixed] on the bridge": ({"lan1": ("netns_veth_port.txt", None), "br-lan": (
+        "netns_bridge.txt", lambda text: text.replace("tcp-segmentation-offload: on", "tcp-segmentation-offload: on [fixed]"))},
+        "br-lan", ["tso", "gso"]),
+    "a port without lro": ({"lan1": ("netns_veth_port.txt", lambda text: without("large-receive-offload:", text)),
+                            "br-lan": ("netns_bridge.txt", lambda text: text.replace(
+                                "large-receive-offload: off [fixed]", "large-receive-offload: on"))},
+                           "br-lan", ["lro", "gso"]),
+    "a tunnel": ({"tailscale0": ("netns_tun_vnet_hdr_tso_mtu1280.txt", None)}, "tailscale0", ["tso", "gso"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAME_STATE))
+def test_the_faults_plan_lists_the_commands_the_action_runs(fake, load_fixture, case):
+    """For the same device state, the bridge (or tunnel) fault's plan from the facts is the action's commands."""
+    devices, target, wanted = SAME_STATE[case]
+    texts = {}
+    for name, (fixture, edit) in devices.items():
+        text = load_fixture("ethtool_k", fixture)
+        texts[name] = "Features for %s:\n" % name + (edit or str)(text).split("\n", 1)[1]
+    offloads = {name: device_offloads(parse_ethtool_features(text)) for name, text in texts.items()}
+    if target == "tailscale0":
+        view = {"tunnelfix": {"bridges": {"ip_json": True, "bridges": {}, "tunnels": offloads}}}
+        planned = tunnel_plan(view, {"bridge_gso_off_tunnels": [target], "bridge_gso_off_tunnel_features": wanted,
+                                     "bridge_gso_off_persist": False})
+        answers = device(load_fixture, target, "netns_tun_vnet_hdr.txt", "netns_tun_vnet_hdr.txt", "netns_tun.txt")
+        args = {"tunnel": target, "features": wanted}
+    else:
+        ports = {name: facts for name, facts in offloads.items() if name != target}
+        view = {"tunnelfix": {"bridges": {"ip_json": True, "bridges": {target: dict(offloads[target], ports=ports)}}}}
+        planned = bridge_plan(view, {"bridge_gso_off_bridges": [target], "bridge_gso_off_features": wanted,
+                                     "bridge_gso_off_persist": False})
+        answers = {"ls /sys/class/net/%s/brif/" % target: (0, "".join(name + "\n" for name in sorted(ports)), "")}
+        args = {"bridge": target, "features": wanted}
+    answers.update({"ethtool -k %s" % name: (0, text, "") for name, text in texts.items()})
+    result = fake(args, answers, check_mode=True).run(task_vars={})
+    assert result.get("failed") is not True, result
+    assert planned == result["commands"]
+    assert planned or case == "all off already"

@@ -129,7 +129,7 @@ def test_old_banip_and_mwan3(fake, old_router, check_mode):
         "settings": {"ban_enabled": "1", "ban_autodetect": "1", "ban_feed": ["cinsscore", "firehol1"]},
         "nft_installed": True, "nft_table_loaded": True,
         "icmp_counter": {"name": "cnt-icmpflood", "packets": 27, "bytes": 2268},
-        "icmp_limit_rule": {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2},
+        "icmp_limit_rule": {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2, "rates_per_second": [10, 10]},
     }
     assert facts["mwan3"]["installed"] is True
     assert facts["mwan3"]["interfaces"]["wan"]["status"] == "online"
@@ -162,7 +162,7 @@ def test_new_banip_apk_and_nft_without_json(fake, old_router, load_fixture):
     assert (banip["version"], banip["icmplimit_default_per_second"]) == ("1.8.12-r1", 25)
     assert (banip["ban_icmplimit"], banip["icmplimit_per_second"], banip["icmplimit_source"]) == ("250", 250, "uci")
     assert banip["icmp_limit_rule"] == {"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood",
-                                        "rules": 1}
+                                        "rules": 1, "rates_per_second": [250]}
     assert banip["icmp_counter"] is None  # a chain listing has no counter objects
     assert_one_execution(action)
     assert not [call for call in action.router.calls() if call.startswith(("uci -q show network", "mwan3", "ip "))]
@@ -191,7 +191,7 @@ def test_banip_read_from_each_releases_terse_listing(fake, old_router, load_fixt
     banip = facts_of(action.run(task_vars={}))["banip"]
     assert banip["icmp_counter"]["name"] == counter and banip["icmp_counter"]["packets"] == packets
     assert banip["icmp_limit_rule"] == {"rate_per_second": limit, "burst_packets": 5 if json_support else None,
-                                        "counter": counter, "rules": rules}
+                                        "counter": counter, "rules": rules, "rates_per_second": [limit] * rules}
     calls = action.router.calls()
     assert not [call for call in calls if call.startswith("nft ") and call.split()[1] not in ("-tj", "-t")]
 

@@ -72,25 +72,25 @@ def test_parse_nft_counters_errors(text, message):
 LIMIT_CASES = [
     # (command, fixture, expected)
     ("nft_list", "case05_prerouting_1.8.txt",
-     {"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1}),
+     {"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [25]}),
     ("nft_list", "case05_prerouting_1.0.txt",
-     {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": 2}),
+     {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": 2, "rates_per_second": [10, 10]}),
     ("nft_list", "netns_banip_table.txt",
-     {"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1}),
+     {"rate_per_second": 25, "burst_packets": None, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [25]}),
     ("nft_list", "netns_banip_old_table.txt",
-     {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": 2}),
+     {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": 2, "rates_per_second": [10, 10]}),
     ("nft_list", "netns_icmplimit_250_burst10.txt",
-     {"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood", "rules": 1}),
+     {"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [250]}),
     ("nft_j_list", "netns_banip_table.txt",
-     {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1}),
+     {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [25]}),
     ("nft_j_list", "netns_banip_old_table.txt",
-     {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2}),
+     {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2, "rates_per_second": [10, 10]}),
     ("nft_j_list", "netns_old_chain_burst10.txt",  # the third, anonymous-counter rule is not banIP's
-     {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2}),
+     {"rate_per_second": 10, "burst_packets": 5, "counter": "cnt-icmpflood", "rules": 2, "rates_per_second": [10, 10]}),
     ("nft_j_list", "netns_icmplimit_250_burst10.txt",
-     {"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood", "rules": 1}),
+     {"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [250]}),
     ("nft_j_list", "netns_ruleset.txt",  # both tables loaded: the new one is listed first
-     {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 3}),
+     {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 3, "rates_per_second": [25, 10, 10]}),
     ("nft_list", "case05_counters_old.txt", None),  # counters only, no rule
     ("nft_list", "netns_counters.txt", None),
     ("nft_j_list", "netns_counters.txt", None),
@@ -171,7 +171,7 @@ def test_icmp_limit_that_is_not_packets_per_second_is_refused(limit, shown):
 
 def test_icmp_limit_in_packets_per_second_is_read():
     assert find_icmp_limit(_limit_rule({"rate": 25, "burst": 5, "per": "second", "rate_unit": "packets", "inv": True})) == \
-        {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1}
+        {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1, "rates_per_second": [25]}
 
 
 @pytest.mark.parametrize("function", [parse_nft_counters, find_icmp_limit])

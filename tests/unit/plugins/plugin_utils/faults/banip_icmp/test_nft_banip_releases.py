@@ -48,7 +48,7 @@ def test_find_icmp_limit_on_every_release_and_listing(load_fixture, release, cas
         return
     # nft's text hides the default burst of 5; its JSON names it
     assert found == {"rate_per_second": rate, "burst_packets": 5 if command in JSON else None,
-                     "counter": COUNTER[release], "rules": RULES[release]}
+                     "counter": COUNTER[release], "rules": RULES[release], "rates_per_second": [rate] * RULES[release]}
 
 
 def test_the_log_rules_own_limit_is_not_the_flood_limit(load_fixture):

@@ -58,6 +58,22 @@ def test_tcp_plan(view, role_vars, expected):
     assert tcp_plan(view, role_vars) == expected
 
 
+@pytest.mark.parametrize("view, expected", [
+    # a key the facts read as absent (None) in a namespace the facts do not call a child: the tcp_tuning action reads it
+    # as absent too and does not write it (needs_write), so the plan promises no live change for it
+    (tcp_view(default_qdisc=None), []),
+    (tcp_view(default_qdisc=None, netdev_max_backlog=None, congestion_control="cubic"),
+     ["net.ipv4.tcp_congestion_control: cubic -> bbr"]),
+    (tcp_view(tcp_rmem=None, tcp_wmem="4096 16384  6291456"), ["net.ipv4.tcp_wmem: 4096 16384 6291456 -> 4096 16384 33554432"]),
+])
+def test_tcp_plan_promises_no_write_to_a_key_the_namespace_lacks(view, expected):
+    assert tcp_plan(view, {}) == expected
+
+
+def test_tcp_plan_cannot_tell_from_a_value_no_sysctl_prints():
+    assert tcp_plan(tcp_view(tcp_rmem=4096.5), {}) is None
+
+
 def test_tcp_plan_names_what_the_next_boot_undoes(load_fixture):
     """The drop-in would be written, and a sysctl file applied after it sets cubic: said with the write, not changed."""
     text = load_fixture("sysctl_boot_files", "lab_peer_after_fix_local_cubic.txt")

@@ -188,7 +188,8 @@ AFTER = {"tailscale0": "netns_tun_vnet_hdr_after_tso_gso_off.txt"}
 
 
 @pytest.mark.parametrize("kwargs, role_vars, expected", [
-    ({}, {"bridge_gso_off_tunnels": ["tailscale0"]}, ["ethtool -K tailscale0 gso off", "ethtool -K tailscale0 tso off"]),
+    # the action's command: one per device, features in the order asked (the default: tso, gso)
+    ({}, {"bridge_gso_off_tunnels": ["tailscale0"]}, ["ethtool -K tailscale0 tso off gso off"]),
     ({}, {"bridge_gso_off_tunnels": "tailscale0", "bridge_gso_off_tunnel_features": "tso"}, ["ethtool -K tailscale0 tso off"]),
     ({"ethtool": AFTER}, {"bridge_gso_off_tunnels": ["tailscale0"], "bridge_gso_off_persist": False}, []),
     ({"ethtool": AFTER}, {"bridge_gso_off_tunnels": ["tailscale0"]}, None),      # the udev rule / hotplug script is not read
@@ -212,8 +213,7 @@ def test_the_role_plan_joins_bridges_and_tunnels(load_fixture):
     both = view(load_fixture, links="netns_tun_offload_veth_bridge.txt")
     role_vars = {"bridge_gso_off_bridges": ["br-lan"], "bridge_gso_off_tunnels": ["wg0"], "bridge_gso_off_persist": False}
     assert role_plan(TUNNEL.fix_role, both, role_vars) == [
-        "ethtool -K br-lan gso off", "ethtool -K br-lan tso off", "ethtool -K br-lan gro off", "ethtool -K lan1 gso off",
-        "ethtool -K lan1 tso off", "ethtool -K wg0 gso off", "ethtool -K wg0 tso off"]
+        "ethtool -K lan1 gso off tso off", "ethtool -K br-lan gso off tso off gro off", "ethtool -K wg0 tso off gso off"]
 
 
 @pytest.mark.parametrize("host_vars, runs", [
