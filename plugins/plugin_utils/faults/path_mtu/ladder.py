@@ -57,6 +57,8 @@ MTU; ``mtu=N`` where iputils names it), ``too-big-remote`` (iputils: a hop answe
 ``mtu=N``), ``icmp-error`` (BusyBox: an ICMP error arrived while the probe was lost) or ``error``
 (ping exited 2 or more, or 1 without its statistics line: it sent nothing, as for no route, a bad
 address, an option this ping lacks, no ping at all; the ladder stops: ``result error rc=N``).
+Every ping runs with ``LC_ALL=C``: iputils built with NLS prints its messages, the statistics line too, in the
+caller's language (``1 Pakete übertragen``, iputils po/de.po), and ssh forwards the operator's ``LANG``/``LC_*``.
 ``result none``: the smallest size did not pass, so nothing was bisected. When the bisection ends on
 a size that was silently lost (the black-hole case), that size is probed once more: a chance loss
 earlier would have steered the bisection below the real size, and the size then passes, which the
@@ -255,7 +257,8 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
         "high_=%d" % high,
         "timeout_s_=%d" % timeout_s,
         "attempts_=%d" % attempts,
-        "ping_() { %s \"$@\"; }" % ping_command,
+        # C messages whatever the caller's language (ssh forwards LANG/LC_*): the snippet reads iputils' English texts
+        "ping_() { LC_ALL=C %s \"$@\"; }" % ping_command,
     ]
     return "\n".join(prologue) + "\n" + pause_snippet(interval_ms) + _BODY.lstrip("\n")
 

@@ -190,7 +190,7 @@ def test_arguments_at_their_limits_are_taken(kwargs):
     args = dict({"target": "10.0.0.1", "family": 4, "low": 1200, "high": 1472}, **kwargs)
     script = ladder_script(**args)
     assert all("%s_=%s" % (key, value) in script for key, value in kwargs.items() if key != "ping_command")
-    assert "ping_() { %s \"$@\"; }" % args.get("ping_command", "ping") in script
+    assert "ping_() { LC_ALL=C %s \"$@\"; }" % args.get("ping_command", "ping") in script
 
 
 def test_the_pacing_is_the_shared_pause_of_the_interval():
@@ -309,6 +309,44 @@ def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
                          text=True, check=True, env={"PATH": str(tmp_path)}).stdout
     assert out.splitlines()[1:] == ["probe 1200 error attempts=1", "result error rc=127"]
     assert "exit status 127" in parse_ladder(out)["invalid"]
+
+
+# iputils built with NLS (setlocale(LC_ALL, "")) prints its messages in the operator's language, which ssh forwards
+# (SendEnv LANG LC_*): the German texts of iputils po/de.po. A ping on PATH that answers as gettext would: German
+# unless LC_ALL (then LC_MESSAGES, then LANG) is C.
+GERMAN = {
+    "fits": "PING 10.0.0.1 (10.0.0.1) 1200(1228) Bytes an Daten.\n1208 Bytes von 10.0.0.1: icmp_seq=1 ttl=63 Zeit=0.101 ms\n\n"
+            "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 1 empfangen, 0% Paketverlust, Zeit 0ms\n",
+    "lost": "PING 10.0.0.1 (10.0.0.1) 1373(1401) Bytes an Daten.\n\n"
+            "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 0 empfangen, 100% Paketverlust, Zeit 0ms\n",
+    "local": "PING 10.0.0.1 (10.0.0.1) 1473(1501) Bytes an Daten.\nping: lokaler Fehler: Nachricht zu lang, MTU=1500\n\n"
+             "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 0 empfangen, +1 Fehler, 100% Paketverlust, Zeit 0ms\n",
+}
+
+
+@pytest.mark.parametrize("too_big, recorded, result", [
+    ("lost", "v4_black_hole_lost.txt", "failed"), ("local", "v4_local_message_too_long.txt", "too-big-local")])
+def test_the_snippet_reads_ping_in_c_whatever_the_callers_language(tmp_path, load_fixture, too_big, recorded, result):
+    """Fails without LC_ALL=C: the lost probe has no 'transmitted' line and stops the ladder as a ping that never ran."""
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", recorded, 1300)
+    for name in ("fits", too_big):
+        (tmp_path / ("de_" + name)).write_text(GERMAN[name], encoding="utf-8")
+    german = tmp_path / "ping_de"
+    german.write_text('#!/bin/sh\nlang=${LC_ALL:-${LC_MESSAGES:-$LANG}}\ncase "$lang" in de*) ;; *) exec "%s/ping" "$@" ;; esac\n'
+                      'if [ "$1" = -V ]; then echo "ping von iputils 20221126"; exit 0; fi\n'
+                      'while [ "$1" != -s ]; do shift; done\n'
+                      'if [ "$2" -le 1300 ]; then cat "%s/de_fits"; exit 0; fi\ncat "%s/de_%s"; exit 1\n'
+                      % (tmp_path, tmp_path, tmp_path, too_big))
+    german.chmod(0o755)
+    (tmp_path / "ping").rename(tmp_path / "ping_c")
+    german.rename(tmp_path / "ping")
+    (tmp_path / "ping").write_text((tmp_path / "ping").read_text().replace('"%s/ping"' % tmp_path, '"%s/ping_c"' % tmp_path))
+    env.update(LANG="de_DE.UTF-8", LC_MESSAGES="de_DE.UTF-8")
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["largest_passing_payload_bytes"]) == (None, 1300)
+    assert {p["result"] for p in got["probes"] if p["payload_bytes"] > 1300} == {result}
 
 
 # --- the snippet run for real through namespaces: senders -- R -- B (black hole over 1300) and R -- C (a 1350 link) -------
