@@ -62,7 +62,10 @@ caller's language (``1 Pakete übertragen``, iputils po/de.po), and ssh forwards
 ``result none``: the smallest size did not pass, so nothing was bisected. When the bisection ends on
 a size that was silently lost (the black-hole case), that size is probed once more: a chance loss
 earlier would have steered the bisection below the real size, and the size then passes, which the
-parse names as a contradiction instead of reporting the smaller size.
+parse names as a contradiction instead of reporting the smaller size. Lost again, the largest size that passed is
+probed once more: a path that went down during the ladder (a link that flaps, a peer that went away) loses it too,
+which the parse names as a contradiction instead of reporting the size the ladder reached when the path went away
+(the smallest size, 576 bytes, when it went down right after it).
 
 Pacing: one echo request at a time, ``interval_ms`` between two pings (and a reply or the timeout
 between them), so the ladder sends at most 1000 / interval_ms echo requests per second. The default
@@ -192,7 +195,12 @@ done
 if [ "$hi_" -gt "$lo_" ] && [ "$hiclass_" = failed ]; then
   # the smallest size lost without an answer once more: passing now, an earlier loss was chance, not size
   probe_ "$hi_"
-  if [ "$class_" = passed ]; then lo_=$hi_; fi
+  if [ "$class_" = passed ]; then
+    lo_=$hi_
+  else
+    # lost again: the largest size that passed once more; lost now, the path went away during the ladder (not a size)
+    probe_ "$lo_"
+  fi
 fi
 echo "result largest=$lo_"
 """

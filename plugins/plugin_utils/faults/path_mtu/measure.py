@@ -41,6 +41,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch impor
 SIDES = ("outer", "inner")
 PHASES = ("before", "after")
 # The most probes one ladder sends sizes for: low, high, the bisection of up to 65507 bytes (16 halvings), the recheck
+# of the last lost size and of the largest passing one
 MAX_PROBES_PER_LADDER = 20
 
 _PAUSE = r"""pause_() {

@@ -311,6 +311,43 @@ def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
     assert "exit status 127" in parse_ladder(out)["invalid"]
 
 
+def flapping_ping(tmp_path, load_fixture, up_pings):
+    """An iputils ``ping`` over a path that carries 1400 bytes (a black hole above) for its first ``up_pings`` pings, then loses
+    every probe (the link went down)."""
+    for name, case in (("up", "v4_black_hole_fits.txt"), ("down", "v4_black_hole_lost.txt")):
+        body, rc = load_fixture("ping_M_do", case).rsplit("rc=", 1)
+        (tmp_path / name).write_text(body)
+        (tmp_path / (name + ".rc")).write_text(rc.strip())
+    fake = tmp_path / "ping"
+    fake.write_text('#!/bin/sh\nif [ "$1" = -V ]; then echo "ping from iputils 20221126"; exit 0; fi\n'
+                    'echo x >>"%s/count"; n=$(wc -l <"%s/count")\n'
+                    'while [ "$1" != -s ]; do shift; done\n'
+                    'if [ "$n" -le %d ] && [ "$2" -le 1372 ]; then f=up; else f=down; fi\ncat "%s/$f"; exit "$(cat "%s/$f.rc")"\n'
+                    % (tmp_path, tmp_path, up_pings, tmp_path, tmp_path))
+    fake.chmod(0o755)
+    return {"PATH": "%s:/usr/bin:/bin" % tmp_path}
+
+
+@pytest.mark.parametrize("up_pings", [1, 4])   # down after the smallest size; after 1472 was lost twice and 1010 passed
+def test_a_path_that_goes_down_during_the_ladder_is_no_measurement(tmp_path, load_fixture, up_pings):
+    """Fails without the last check of the largest passing size: the ladder read a path MTU at the floor (576, or what passed
+    before the link went down), which the rule took for a black hole and fixed with a tiny MTU."""
+    env = flapping_ping(tmp_path, load_fixture, up_pings)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert got["path_mtu_bytes"] is None and "contradict each other" in got["invalid"]
+
+
+def test_a_black_hole_still_reads_its_size_after_the_last_check(tmp_path, load_fixture):
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", 1372)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["path_mtu_bytes"]) == (None, 1400)
+    assert [p["payload_bytes"] for p in got["probes"]][-2:] == [1373, 1372]   # the recheck of the lost size, the largest again
+
+
 # iputils built with NLS (setlocale(LC_ALL, "")) prints its messages in the operator's language, which ssh forwards
 # (SendEnv LANG LC_*): the German texts of iputils po/de.po. A ping on PATH that answers as gettext would: German
 # unless LC_ALL (then LC_MESSAGES, then LANG) is C.
