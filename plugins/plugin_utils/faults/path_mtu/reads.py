@@ -158,6 +158,9 @@ def _ladder(target, family, link_mtu, what):
     """``({"target", "family", "low", "high"}, None)`` for a ladder over a link of ``link_mtu`` bytes, or ``(None, why)``."""
     if family not in (4, 6):
         return None, "%s %s is no IP address" % (what, target)
+    if "%" in target:  # wg show's [fe80::1%eth0]:51820: a peer on the uplink's own link, no path beyond it to probe
+        return None, ("%s %s is link-local: it is on the link itself, whose MTU is the path's (the ladder probes no "
+                      "scoped address)" % (what, target))
     if link_mtu is None:
         return None, "the MTU of the link toward %s %s is unknown" % (what, target)
     try:
