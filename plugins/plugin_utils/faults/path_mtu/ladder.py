@@ -293,8 +293,10 @@ def parse_ladder(text):
     higher). ``reported_mtu_bytes``: the smallest MTU a too-big probe named (iputils), else None.
     ``invalid`` is None, or why the output is no PMTU measurement (then the sizes are None):
     nothing passed, not even ``low`` (the peer is unreachable or drops echo: not a PMTU finding);
-    ping failed to run (``result error``); or a size passed at or above one that was silently lost
-    (``failed`` is loss, not size, there; the snippet's recheck of the last lost size shows it). Raises ParseError for output the snippet does not
+    ping failed to run (``result error``); a size passed outside ``low``-``high`` (a path MTU above the link's or
+    under the least every path carries: it cannot be true); or a size passed at or above one that was silently lost
+    (``failed`` is loss, not size, there; the snippet's rechecks show it), or one a hop refused (``too-big-remote``,
+    ``icmp-error``: the path changed during the ladder). Raises ParseError for output the snippet does not
     print: no ``ladder`` line, an unknown line, no result line, a result that is not the largest
     passing probe.
     """
@@ -341,11 +343,24 @@ def parse_ladder(text):
                                   "the peer is unreachable or drops ICMP echo, which is not a PMTU finding"
                                   % (target, low, low + ICMP_HEADER_BYTES[family]))
         return measurement
+    outside = [size for size in passing if not low <= size <= high]
+    if outside:
+        measurement["invalid"] = ("%d payload bytes passed, outside the ladder's bounds %d-%d (%d is the link's MTU minus the "
+                                  "headers): a result that cannot be true, not a PMTU measurement" % (outside[0], low, high, high))
+        return measurement
     lost = [p["payload_bytes"] for p in probes if p["result"] == "failed"]
     if lost and min(lost) <= max(passing):
         measurement["invalid"] = ("the probes to %s contradict each other: %d payload bytes passed but %d were lost "
                                   "without an answer, so the losses are not about size (loss on the path: measure again)"
                                   % (target, max(passing), min(lost)))
+        return measurement
+    # a hop's answer (or an ICMP error with the probe lost) below a size that passed: the path changed during the ladder;
+    # too-big-local is not one (a path MTU the kernel learned meanwhile, or BusyBox's counters moved by other traffic)
+    refused = [p for p in probes if p["result"] in ("too-big-remote", "icmp-error") and p["payload_bytes"] <= max(passing)]
+    if refused:
+        measurement["invalid"] = ("the probes to %s contradict each other: %d payload bytes passed but %d did not (%s), so the "
+                                  "path changed during the ladder (measure again)"
+                                  % (target, max(passing), refused[0]["payload_bytes"], refused[0]["result"]))
         return measurement
     largest = max(passing)
     measurement.update(largest_passing_payload_bytes=largest, path_mtu_bytes=largest + ICMP_HEADER_BYTES[family],

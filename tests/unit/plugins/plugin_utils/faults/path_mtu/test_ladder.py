@@ -103,6 +103,29 @@ def test_results_and_what_cannot_be_true(body, largest, path_mtu, at_high, inval
     assert (got["invalid"] is None) if invalid is None else (invalid in got["invalid"])
 
 
+HEADER548 = "ladder tool=iputils family=4 target=10.0.0.1 low=548 high=1472 interval_ms=200 attempts=2\n"
+
+
+@pytest.mark.parametrize("body, invalid", [
+    # above the high bound (the link's MTU minus the headers): a path MTU above the link MTU
+    ("probe 548 passed attempts=1\nprobe 1600 passed attempts=1\nresult largest=1600\n",
+     "1600 payload bytes passed, outside the ladder's bounds 548-1472"),
+    # below the low bound: a path under the least every path carries
+    ("probe 500 passed attempts=1\nresult largest=500\n", "500 payload bytes passed, outside the ladder's bounds 548-1472"),
+    # a hop's ICMP answer, or an ICMP error with the probe lost, at a size below one that passed: the path changed meanwhile
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 too-big-remote mtu=576 attempts=1\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 did not (too-big-remote)"),
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 icmp-error attempts=1\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 did not (icmp-error)"),
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 failed attempts=2\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 were lost without an answer"),
+])
+def test_a_result_that_cannot_be_true_is_named_invalid(body, invalid):
+    """Fails before: the first four read as path MTUs of 1628, 528, 1500 and 1500 bytes."""
+    got = parse_ladder(HEADER548 + body)
+    assert got["path_mtu_bytes"] is None and invalid in got["invalid"]
+
+
 NO_HEADER = "no 'ladder tool=... family=...' line at the start of the PMTU ladder output: "
 NOT_A_LINE = "PMTU ladder output line %d is not a probe or the one result line: %r"
 
