@@ -334,6 +334,24 @@ def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
     assert "exit status 127" in parse_ladder(out)["invalid"]
 
 
+# older iputils releases write "Message" with a capital M (the s2016 releases' ping.c and ping6_common.c)
+OLD_LOCAL_ERROR = ("PING 10.0.0.1 (10.0.0.1) 1373(1401) bytes of data.\nping: local error: Message too long, mtu=1400\n\n"
+                   "--- 10.0.0.1 ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms\n\n")
+
+
+def test_an_older_iputils_local_error_is_too_big_local_not_a_loss(tmp_path, load_fixture):
+    """Fails before: the capital M missed the case pattern, so the refused probe counted as silently lost (retried,
+    no mtu, reported as a black hole)."""
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_local_message_too_long.txt", 1372)
+    (tmp_path / "too_big").write_text(OLD_LOCAL_ERROR)
+    (tmp_path / "too_big.rc").write_text("1")
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["path_mtu_bytes"], got["reported_mtu_bytes"]) == (None, 1400, 1400)
+    assert {(p["result"], p["attempts"]) for p in got["probes"] if p["payload_bytes"] > 1372} == {("too-big-local", 1)}
+
+
 def flapping_ping(tmp_path, load_fixture, up_pings):
     """An iputils ``ping`` over a path that carries 1400 bytes (a black hole above) for its first ``up_pings`` pings, then loses
     every probe (the link went down)."""
