@@ -15,7 +15,8 @@ How each ping keeps DF (recorded outputs: tests/unit/fixtures/ping_M_do/, busybo
   ``iputils-ping`` package, openwrt/packages net/iputils): the probe leaves with DF and never
   fragmented. Too big for what the host already knows (the interface MTU or a path MTU learned
   from ICMP) it is not sent: ``ping: local error: message too long, mtu=1400`` (IPv4; IPv6 prints
-  ``mtu: 1400``; iputils ping/ping.c, ping/ping6_common.c @9900265d41). An ICMP answer from a hop
+  ``mtu: 1400``; iputils ping/ping.c, ping/ping6_common.c @9900265d41; older releases write
+  ``Message too long``). An ICMP answer from a hop
   prints ``From <hop> icmp_seq=1 Frag needed and DF set (mtu = 1400)`` (IPv6 ``Packet too big:
   mtu=1400``). Exit status 0 reply, 1 no reply (also after those errors), 2 other errors.
 - BusyBox ``ping`` (OpenWrt's default: PING, PING6 and FEATURE_FANCY_PING are on in openwrt/openwrt
@@ -57,10 +58,15 @@ MTU; ``mtu=N`` where iputils names it), ``too-big-remote`` (iputils: a hop answe
 ``mtu=N``), ``icmp-error`` (BusyBox: an ICMP error arrived while the probe was lost) or ``error``
 (ping exited 2 or more, or 1 without its statistics line: it sent nothing, as for no route, a bad
 address, an option this ping lacks, no ping at all; the ladder stops: ``result error rc=N``).
+Every ping runs with ``LC_ALL=C``: iputils built with NLS prints its messages, the statistics line too, in the
+caller's language (``1 Pakete übertragen``, iputils po/de.po), and ssh forwards the operator's ``LANG``/``LC_*``.
 ``result none``: the smallest size did not pass, so nothing was bisected. When the bisection ends on
 a size that was silently lost (the black-hole case), that size is probed once more: a chance loss
 earlier would have steered the bisection below the real size, and the size then passes, which the
-parse names as a contradiction instead of reporting the smaller size.
+parse names as a contradiction instead of reporting the smaller size. Lost again, the largest size that passed is
+probed once more: a path that went down during the ladder (a link that flaps, a peer that went away) loses it too,
+which the parse names as a contradiction instead of reporting the size the ladder reached when the path went away
+(the smallest size, 576 bytes, when it went down right after it).
 
 Pacing: one echo request at a time, ``interval_ms`` between two pings (and a reply or the timeout
 between them), so the ladder sends at most 1000 / interval_ms echo requests per second. The default
@@ -130,7 +136,7 @@ ping1_() {
     out_=$(ping_ -"$family_" -M 'do' -s "$1" -c 1 -W "$timeout_s_" "$target_" 2>&1)
     rc_=$?
     case "$out_" in
-      *"message too long"*) class_=too-big-local ;;
+      *"essage too long"*) class_=too-big-local ;;   # older iputils write "Message"
       *"Frag needed"*|*"Packet too big"*) class_=too-big-remote ;;
       *) if [ "$rc_" = 0 ]; then class_=passed; elif [ "$rc_" = 1 ]; then class_=failed; else class_=error; fi ;;
     esac
@@ -190,7 +196,12 @@ done
 if [ "$hi_" -gt "$lo_" ] && [ "$hiclass_" = failed ]; then
   # the smallest size lost without an answer once more: passing now, an earlier loss was chance, not size
   probe_ "$hi_"
-  if [ "$class_" = passed ]; then lo_=$hi_; fi
+  if [ "$class_" = passed ]; then
+    lo_=$hi_
+  else
+    # lost again: the largest size that passed once more; lost now, the path went away during the ladder (not a size)
+    probe_ "$lo_"
+  fi
 fi
 echo "result largest=$lo_"
 """
@@ -255,7 +266,8 @@ def ladder_script(target, family, low, high, interval_ms=DEFAULT_INTERVAL_MS, ti
         "high_=%d" % high,
         "timeout_s_=%d" % timeout_s,
         "attempts_=%d" % attempts,
-        "ping_() { %s \"$@\"; }" % ping_command,
+        # C messages whatever the caller's language (ssh forwards LANG/LC_*): the snippet reads iputils' English texts
+        "ping_() { LC_ALL=C %s \"$@\"; }" % ping_command,
     ]
     return "\n".join(prologue) + "\n" + pause_snippet(interval_ms) + _BODY.lstrip("\n")
 
@@ -282,8 +294,10 @@ def parse_ladder(text):
     higher). ``reported_mtu_bytes``: the smallest MTU a too-big probe named (iputils), else None.
     ``invalid`` is None, or why the output is no PMTU measurement (then the sizes are None):
     nothing passed, not even ``low`` (the peer is unreachable or drops echo: not a PMTU finding);
-    ping failed to run (``result error``); or a size passed at or above one that was silently lost
-    (``failed`` is loss, not size, there; the snippet's recheck of the last lost size shows it). Raises ParseError for output the snippet does not
+    ping failed to run (``result error``); a size passed outside ``low``-``high`` (a path MTU above the link's or
+    under the least every path carries: it cannot be true); or a size passed at or above one that was silently lost
+    (``failed`` is loss, not size, there; the snippet's rechecks show it), or one a hop refused (``too-big-remote``,
+    ``icmp-error``: the path changed during the ladder). Raises ParseError for output the snippet does not
     print: no ``ladder`` line, an unknown line, no result line, a result that is not the largest
     passing probe.
     """
@@ -330,11 +344,24 @@ def parse_ladder(text):
                                   "the peer is unreachable or drops ICMP echo, which is not a PMTU finding"
                                   % (target, low, low + ICMP_HEADER_BYTES[family]))
         return measurement
+    outside = [size for size in passing if not low <= size <= high]
+    if outside:
+        measurement["invalid"] = ("%d payload bytes passed, outside the ladder's bounds %d-%d (%d is the link's MTU minus the "
+                                  "headers): a result that cannot be true, not a PMTU measurement" % (outside[0], low, high, high))
+        return measurement
     lost = [p["payload_bytes"] for p in probes if p["result"] == "failed"]
     if lost and min(lost) <= max(passing):
         measurement["invalid"] = ("the probes to %s contradict each other: %d payload bytes passed but %d were lost "
                                   "without an answer, so the losses are not about size (loss on the path: measure again)"
                                   % (target, max(passing), min(lost)))
+        return measurement
+    # a hop's answer (or an ICMP error with the probe lost) below a size that passed: the path changed during the ladder;
+    # too-big-local is not one (a path MTU the kernel learned meanwhile, or BusyBox's counters moved by other traffic)
+    refused = [p for p in probes if p["result"] in ("too-big-remote", "icmp-error") and p["payload_bytes"] <= max(passing)]
+    if refused:
+        measurement["invalid"] = ("the probes to %s contradict each other: %d payload bytes passed but %d did not (%s), so the "
+                                  "path changed during the ladder (measure again)"
+                                  % (target, max(passing), refused[0]["payload_bytes"], refused[0]["result"]))
         return measurement
     largest = max(passing)
     measurement.update(largest_passing_payload_bytes=largest, path_mtu_bytes=largest + ICMP_HEADER_BYTES[family],

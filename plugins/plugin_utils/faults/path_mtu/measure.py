@@ -18,7 +18,7 @@ connection (remote/batch.py SHARED_WORD_MIN_CHARS).
 
 ``measure_record(targets, stdout, nonce, phase, interval_ms)``: ``{"phase", "interval_ms", "ladders_run",
 "tunnels": [reads.record_entry, ...]}``. A ladder whose output cannot be read (no block for it, a line the snippet
-does not print, the output of another target) becomes ``invalid_ladder`` with the reason: the rule then judges
+does not print, the output of another target or with a high bound above its link's) becomes ``invalid_ladder`` with the reason: the rule then judges
 nothing from it and its coverage says why; never an exception.
 
 Pacing: ``interval_ms`` defaults to ladder.DEFAULT_INTERVAL_MS (200 ms: 5 echo requests/s, a fifth of banIP's 25/s
@@ -41,6 +41,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch impor
 SIDES = ("outer", "inner")
 PHASES = ("before", "after")
 # The most probes one ladder sends sizes for: low, high, the bisection of up to 65507 bytes (16 halvings), the recheck
+# of the last lost size and of the largest passing one
 MAX_PROBES_PER_LADDER = 20
 
 _PAUSE = r"""pause_() {
@@ -125,6 +126,10 @@ def read_ladder(spec, block) -> dict:
     if measured["target"] != spec["target"] or measured["family"] != spec["family"]:
         return invalid_ladder(spec, "the ladder to %s printed the header of another target (%s, IPv%s)"
                               % (spec["target"], measured["target"], measured["family"]))
+    if measured["high_payload_bytes"] > spec["high"]:
+        # a high bound over the link's would measure a path MTU above the link MTU the facts know
+        return invalid_ladder(spec, "the ladder to %s printed a high bound of %d payload bytes, above its link's (%d): a path "
+                              "MTU above the link MTU cannot be true" % (spec["target"], measured["high_payload_bytes"], spec["high"]))
     return measured
 
 

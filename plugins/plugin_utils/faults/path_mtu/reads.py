@@ -158,6 +158,9 @@ def _ladder(target, family, link_mtu, what):
     """``({"target", "family", "low", "high"}, None)`` for a ladder over a link of ``link_mtu`` bytes, or ``(None, why)``."""
     if family not in (4, 6):
         return None, "%s %s is no IP address" % (what, target)
+    if "%" in target:  # wg show's [fe80::1%eth0]:51820: a peer on the uplink's own link, no path beyond it to probe
+        return None, ("%s %s is link-local: it is on the link itself, whose MTU is the path's (the ladder probes no "
+                      "scoped address)" % (what, target))
     if link_mtu is None:
         return None, "the MTU of the link toward %s %s is unknown" % (what, target)
     try:
@@ -176,12 +179,21 @@ def ladder_targets(view, hub_address=None) -> list:
           "inner": {"target": "10.77.0.1", "family": 4, "low": 548, "high": 1392}, "inner_note": None}]
 
     ``outer``/``inner`` None with ``outer_note``/``inner_note`` saying why that ladder cannot run (no MTU known for its
-    link, no far tunnel address: ``far_address``). ``hub_address``: the host's hub's ``tunnelfix_tunnel_address``, or None.
+    link, no far tunnel address: ``far_address``; a route toward the endpoint that leads into the tunnel itself, as
+    wg-quick's full tunnel routes every unmarked packet). ``hub_address``: the host's hub's ``tunnelfix_tunnel_address``, or None.
     """
     out = []
     for name, tunnel in tunnels(view).items():
         for peer in tunnel["peers"]:
-            outer, outer_note = _ladder(peer["endpoint"], peer["endpoint_family"], peer["uplink_mtu_bytes"], "the endpoint")
+            if peer["uplink_device"] == name:
+                # wg-quick's full tunnel: an unmarked packet to the endpoint goes to its table (51820), into the tunnel;
+                # WireGuard's own packets leave through the uplink by their fwmark, a ping has none
+                outer, outer_note = None, ("the route toward the endpoint %s leads into %s itself (a full tunnel's policy "
+                                           "routing, which WireGuard's own packets bypass by their fwmark and a ping does "
+                                           "not): a ladder would measure the tunnel, not the path outside it"
+                                           % (peer["endpoint"], name))
+            else:
+                outer, outer_note = _ladder(peer["endpoint"], peer["endpoint_family"], peer["uplink_mtu_bytes"], "the endpoint")
             far, why = far_address(peer["allowed_ips"], hub_address)
             if far is None:
                 inner, inner_note = None, why

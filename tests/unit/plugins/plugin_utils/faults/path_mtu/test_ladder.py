@@ -103,6 +103,29 @@ def test_results_and_what_cannot_be_true(body, largest, path_mtu, at_high, inval
     assert (got["invalid"] is None) if invalid is None else (invalid in got["invalid"])
 
 
+HEADER548 = "ladder tool=iputils family=4 target=10.0.0.1 low=548 high=1472 interval_ms=200 attempts=2\n"
+
+
+@pytest.mark.parametrize("body, invalid", [
+    # above the high bound (the link's MTU minus the headers): a path MTU above the link MTU
+    ("probe 548 passed attempts=1\nprobe 1600 passed attempts=1\nresult largest=1600\n",
+     "1600 payload bytes passed, outside the ladder's bounds 548-1472"),
+    # below the low bound: a path under the least every path carries
+    ("probe 500 passed attempts=1\nresult largest=500\n", "500 payload bytes passed, outside the ladder's bounds 548-1472"),
+    # a hop's ICMP answer, or an ICMP error with the probe lost, at a size below one that passed: the path changed meanwhile
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 too-big-remote mtu=576 attempts=1\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 did not (too-big-remote)"),
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 icmp-error attempts=1\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 did not (icmp-error)"),
+    ("probe 548 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 600 failed attempts=2\nresult largest=1472\n",
+     "1472 payload bytes passed but 600 were lost without an answer"),
+])
+def test_a_result_that_cannot_be_true_is_named_invalid(body, invalid):
+    """Fails before: the first four read as path MTUs of 1628, 528, 1500 and 1500 bytes."""
+    got = parse_ladder(HEADER548 + body)
+    assert got["path_mtu_bytes"] is None and invalid in got["invalid"]
+
+
 NO_HEADER = "no 'ladder tool=... family=...' line at the start of the PMTU ladder output: "
 NOT_A_LINE = "PMTU ladder output line %d is not a probe or the one result line: %r"
 
@@ -190,7 +213,7 @@ def test_arguments_at_their_limits_are_taken(kwargs):
     args = dict({"target": "10.0.0.1", "family": 4, "low": 1200, "high": 1472}, **kwargs)
     script = ladder_script(**args)
     assert all("%s_=%s" % (key, value) in script for key, value in kwargs.items() if key != "ping_command")
-    assert "ping_() { %s \"$@\"; }" % args.get("ping_command", "ping") in script
+    assert "ping_() { LC_ALL=C %s \"$@\"; }" % args.get("ping_command", "ping") in script
 
 
 def test_the_pacing_is_the_shared_pause_of_the_interval():
@@ -309,6 +332,99 @@ def test_a_ping_that_cannot_run_stops_the_ladder(tmp_path):
                          text=True, check=True, env={"PATH": str(tmp_path)}).stdout
     assert out.splitlines()[1:] == ["probe 1200 error attempts=1", "result error rc=127"]
     assert "exit status 127" in parse_ladder(out)["invalid"]
+
+
+# older iputils releases write "Message" with a capital M (the s2016 releases' ping.c and ping6_common.c)
+OLD_LOCAL_ERROR = ("PING 10.0.0.1 (10.0.0.1) 1373(1401) bytes of data.\nping: local error: Message too long, mtu=1400\n\n"
+                   "--- 10.0.0.1 ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms\n\n")
+
+
+def test_an_older_iputils_local_error_is_too_big_local_not_a_loss(tmp_path, load_fixture):
+    """Fails before: the capital M missed the case pattern, so the refused probe counted as silently lost (retried,
+    no mtu, reported as a black hole)."""
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_local_message_too_long.txt", 1372)
+    (tmp_path / "too_big").write_text(OLD_LOCAL_ERROR)
+    (tmp_path / "too_big.rc").write_text("1")
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["path_mtu_bytes"], got["reported_mtu_bytes"]) == (None, 1400, 1400)
+    assert {(p["result"], p["attempts"]) for p in got["probes"] if p["payload_bytes"] > 1372} == {("too-big-local", 1)}
+
+
+def flapping_ping(tmp_path, load_fixture, up_pings):
+    """An iputils ``ping`` over a path that carries 1400 bytes (a black hole above) for its first ``up_pings`` pings, then loses
+    every probe (the link went down)."""
+    for name, case in (("up", "v4_black_hole_fits.txt"), ("down", "v4_black_hole_lost.txt")):
+        body, rc = load_fixture("ping_M_do", case).rsplit("rc=", 1)
+        (tmp_path / name).write_text(body)
+        (tmp_path / (name + ".rc")).write_text(rc.strip())
+    fake = tmp_path / "ping"
+    fake.write_text('#!/bin/sh\nif [ "$1" = -V ]; then echo "ping from iputils 20221126"; exit 0; fi\n'
+                    'echo x >>"%s/count"; n=$(wc -l <"%s/count")\n'
+                    'while [ "$1" != -s ]; do shift; done\n'
+                    'if [ "$n" -le %d ] && [ "$2" -le 1372 ]; then f=up; else f=down; fi\ncat "%s/$f"; exit "$(cat "%s/$f.rc")"\n'
+                    % (tmp_path, tmp_path, up_pings, tmp_path, tmp_path))
+    fake.chmod(0o755)
+    return {"PATH": "%s:/usr/bin:/bin" % tmp_path}
+
+
+@pytest.mark.parametrize("up_pings", [1, 4])   # down after the smallest size; after 1472 was lost twice and 1010 passed
+def test_a_path_that_goes_down_during_the_ladder_is_no_measurement(tmp_path, load_fixture, up_pings):
+    """Fails without the last check of the largest passing size: the ladder read a path MTU at the floor (576, or what passed
+    before the link went down), which the rule took for a black hole and fixed with a tiny MTU."""
+    env = flapping_ping(tmp_path, load_fixture, up_pings)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert got["path_mtu_bytes"] is None and "contradict each other" in got["invalid"]
+
+
+def test_a_black_hole_still_reads_its_size_after_the_last_check(tmp_path, load_fixture):
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", "v4_black_hole_lost.txt", 1372)
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 548, 1472, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["path_mtu_bytes"]) == (None, 1400)
+    assert [p["payload_bytes"] for p in got["probes"]][-2:] == [1373, 1372]   # the recheck of the lost size, the largest again
+
+
+# iputils built with NLS (setlocale(LC_ALL, "")) prints its messages in the operator's language, which ssh forwards
+# (SendEnv LANG LC_*): the German texts of iputils po/de.po. A ping on PATH that answers as gettext would: German
+# unless LC_ALL (then LC_MESSAGES, then LANG) is C.
+GERMAN = {
+    "fits": "PING 10.0.0.1 (10.0.0.1) 1200(1228) Bytes an Daten.\n1208 Bytes von 10.0.0.1: icmp_seq=1 ttl=63 Zeit=0.101 ms\n\n"
+            "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 1 empfangen, 0% Paketverlust, Zeit 0ms\n",
+    "lost": "PING 10.0.0.1 (10.0.0.1) 1373(1401) Bytes an Daten.\n\n"
+            "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 0 empfangen, 100% Paketverlust, Zeit 0ms\n",
+    "local": "PING 10.0.0.1 (10.0.0.1) 1473(1501) Bytes an Daten.\nping: lokaler Fehler: Nachricht zu lang, MTU=1500\n\n"
+             "--- 10.0.0.1 ping-Statistik ---\n1 Pakete \u00fcbertragen, 0 empfangen, +1 Fehler, 100% Paketverlust, Zeit 0ms\n",
+}
+
+
+@pytest.mark.parametrize("too_big, recorded, result", [
+    ("lost", "v4_black_hole_lost.txt", "failed"), ("local", "v4_local_message_too_long.txt", "too-big-local")])
+def test_the_snippet_reads_ping_in_c_whatever_the_callers_language(tmp_path, load_fixture, too_big, recorded, result):
+    """Fails without LC_ALL=C: the lost probe has no 'transmitted' line and stops the ladder as a ping that never ran."""
+    env = replaying_ping(tmp_path, load_fixture, "v4_black_hole_fits.txt", recorded, 1300)
+    for name in ("fits", too_big):
+        (tmp_path / ("de_" + name)).write_text(GERMAN[name], encoding="utf-8")
+    german = tmp_path / "ping_de"
+    german.write_text('#!/bin/sh\nlang=${LC_ALL:-${LC_MESSAGES:-$LANG}}\ncase "$lang" in de*) ;; *) exec "%s/ping" "$@" ;; esac\n'
+                      'if [ "$1" = -V ]; then echo "ping von iputils 20221126"; exit 0; fi\n'
+                      'while [ "$1" != -s ]; do shift; done\n'
+                      'if [ "$2" -le 1300 ]; then cat "%s/de_fits"; exit 0; fi\ncat "%s/de_%s"; exit 1\n'
+                      % (tmp_path, tmp_path, tmp_path, too_big))
+    german.chmod(0o755)
+    (tmp_path / "ping").rename(tmp_path / "ping_c")
+    german.rename(tmp_path / "ping")
+    (tmp_path / "ping").write_text((tmp_path / "ping").read_text().replace('"%s/ping"' % tmp_path, '"%s/ping_c"' % tmp_path))
+    env.update(LANG="de_DE.UTF-8", LC_MESSAGES="de_DE.UTF-8")
+    out = subprocess.run([shutil.which("dash"), "-c", ladder_script("10.0.0.1", 4, 1200, 1400, interval_ms=0)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    got = parse_ladder(out)
+    assert (got["invalid"], got["largest_passing_payload_bytes"]) == (None, 1300)
+    assert {p["result"] for p in got["probes"] if p["payload_bytes"] > 1300} == {result}
 
 
 # --- the snippet run for real through namespaces: senders -- R -- B (black hole over 1300) and R -- C (a 1350 link) -------

@@ -186,6 +186,10 @@ def test_an_unreachable_peer_gives_an_invalid_ladder_and_no_finding(pmtu, load_f
     ({"0 outer": "ladder tool=iputils family=6 target=10.198.2.2 low=548 high=1472 interval_ms=200 attempts=2\n"
                  "probe 548 passed attempts=1\nresult largest=548\n"}, True,
      "the ladder to 10.198.2.2 printed the header of another target (10.198.2.2, IPv6)"),
+    # another ladder's bounds (fails before: read as a 9000-byte path over the 1500-byte uplink the facts know)
+    ({"0 outer": "ladder tool=iputils family=4 target=10.198.2.2 low=548 high=8972 interval_ms=200 attempts=2\n"
+                 "probe 548 passed attempts=1\nprobe 8972 passed attempts=1\nresult largest=8972\n"}, True,
+     "the ladder to 10.198.2.2 printed a high bound of 8972 payload bytes, above its link's (1472)"),
     ({}, True, "the ladder to 10.198.2.2 printed nothing"),
     ({"0 outer": "ladder tool=iputils family=4 target=10.198.2.2 low=548 high=1472 interval_ms=200 attempts=2\n"}, False,
      "the ladders' output cannot be split (batch output is truncated"),

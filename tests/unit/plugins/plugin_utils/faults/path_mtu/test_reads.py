@@ -6,6 +6,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import (
     LINK_MTU, far_address, gather_link_mtu, ipv6_inside, ladder_targets, parse_link_mtus, record_entry, tunnels)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import measure_script
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name
 
@@ -179,6 +180,16 @@ def test_no_far_address_no_inner_ladder(pmtu):
 def test_a_hostname_endpoint_is_no_outer_target(pmtu):
     view = pmtu.linux_view(endpoint="hub.example")
     assert ladder_targets(view)[0]["outer_note"] == "the endpoint hub.example is no IP address"
+
+
+def test_a_link_local_endpoint_is_no_outer_target_and_leaves_the_other_ladders_to_run(pmtu):
+    """Fails without the note: ladder_targets took ``fe80::1%eth0`` (wg show's ``[fe80::1%eth0]:51820``) as an outer target,
+    and ladder_script refused it, which failed the whole host's measurement as a 'bad option'."""
+    view = pmtu.linux_view(endpoint="fe80::1%eth0")
+    targets = ladder_targets(view, pmtu.HUB_ADDRESS)
+    assert targets[0]["outer"] is None and targets[0]["outer_note"].startswith("the endpoint fe80::1%eth0 is link-local")
+    assert targets[0]["inner"] == {"target": pmtu.HUB_ADDRESS, "family": 4, "low": 548, "high": 1392}
+    assert "ping_" in measure_script(targets, "n0nce")
 
 
 def test_the_record_entry_holds_both_parsed_ladders(pmtu, load_fixture):

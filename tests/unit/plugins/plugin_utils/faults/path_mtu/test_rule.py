@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import parse_ladder
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import NOT_MEASURED, black_holes, judge, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID, diagnosis, find_findings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_get
 
 PMTU = BY_ID["path_mtu_black_hole"]
 V6_ENDPOINT = "2001:db8::10"
@@ -265,6 +266,19 @@ def test_no_far_address_is_judged_on_the_outer_ladder_alone(pmtu):
                          hub_address=None)
     status, reason = pmtu_coverage("peer", view, {"peer": view})
     assert status == "clear" and reason.startswith("judged without wg0 to 10.198.2.2, inside the tunnel: its AllowedIPs (0.0.0.0/0)")
+
+
+def test_a_full_tunnel_whose_endpoint_route_leads_into_it_is_not_probed_through_itself(pmtu, load_fixture):
+    """wg-quick's full tunnel (AllowedIPs 0.0.0.0/0): an unmarked lookup of the endpoint goes to table 51820, into wg0
+    (recorded). Fails before: the outer ladder pinged the endpoint through the tunnel, read at most the tunnel's own MTU,
+    and MTU + 60 > MTU found a black hole on every such tunnel, lowering its MTU by 60 bytes on every remediate."""
+    used = parse_ip_route_get(load_fixture("ip_j_route_get", "wg_quick_full_tunnel_unmarked.txt"))
+    base = pmtu.linux_view(allowed_ips=("0.0.0.0/0",))
+    base["tunnelfix"]["routes"]["endpoints"][pmtu.ENDPOINT] = {"dev": used["dev"], "table": used["table"], "gateway": None}
+    view = pmtu.measured(base, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1420, 1420), hub_address=None)
+    assert black_holes("peer", view, {"peer": view}) == []
+    status, reason = pmtu_coverage("peer", view, {"peer": view})
+    assert status == "not_checked" and "the route toward the endpoint 10.198.2.2 leads into wg0 itself" in reason
 
 
 @pytest.mark.parametrize("change, cover", [
