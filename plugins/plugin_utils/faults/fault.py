@@ -172,6 +172,9 @@ class Fault:
 
     ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
     ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
+    ``records``: the measuring steps' records the rule reads (``view.Record``: view key and host variable), one per
+    measurement key of ``reads`` (a test pins that); the host's view holds what the registry's faults declare
+    (``view.records_of``), so a fault with a measuring role of its own declares its record here and no view code changes.
     """
 
     id: str
@@ -201,6 +204,7 @@ class Fault:
     alert: Optional[Alert] = None
     facts: tuple = ()
     evidence: tuple = ()
+    records: tuple = ()
 
 
 def is_true(value) -> bool:

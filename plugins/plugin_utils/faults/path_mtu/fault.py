@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.evidence import EVIDENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
@@ -38,6 +39,7 @@ PATH_MTU_BLACK_HOLE = Fault(
     hosts="Linux host or OpenWrt router with WireGuard",
     reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
            "openwrt.link_mtu", "path_mtu"),
+    records=(RECORD,),
     facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU),
     rule=black_holes,
     coverage=pmtu_coverage,
