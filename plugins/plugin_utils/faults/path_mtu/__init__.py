@@ -15,6 +15,8 @@ Follow it here, top to bottom, then the fixing role's task file roles/wireguard_
   ``path_mtu_ladder`` from the role ``path_mtu_measure`` (diagnose: phase before, verify: after).
 - ``fix.py``: what roles/wireguard_mtu reads on the host (one python-free command) and applies: the same clamp file and
   rules as ``plan.py``, the live commands guarded_apply runs and reverts with, and every refusal naming the option.
+  The two roles' option checks (``measure.role_option_errors``, ``fix.role_option_errors``) are declared in
+  ``Fault.option_checks``, the record in ``Fault.records`` (``measure.RECORD``).
 
 Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
 roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (``measure.RECORD``:
