@@ -25,6 +25,11 @@ def _wrap(name, function):
     return filter_function
 
 
+def _host_view(host_vars, phase=None):
+    """One host's view (faults/view.py) holding the measurement records the registry's faults declare."""
+    return host_view(host_vars, phase, registry.view_records())
+
+
 class FilterModule:
     """tunnelfix.fleet fault registry filters."""
 
@@ -40,5 +45,5 @@ class FilterModule:
             "verify_floor": _wrap("verify_floor", registry.verify_floor),
             "health_check_allowance": _wrap("health_check_allowance", registry.health_check_allowance),
             "host_summary": _wrap("host_summary", host_summary_lines),
-            "host_view": host_view,
+            "host_view": _host_view,
         }

@@ -172,6 +172,13 @@ class Fault:
 
     ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
     ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
+    ``records``: the measuring steps' records the rule reads (``view.Record``: view key and host variable), one per
+    measurement key of ``reads`` (a test pins that); the host's view holds what the registry's faults declare
+    (``view.records_of``), so a fault with a measuring role of its own declares its record here and no view code changes.
+
+    ``option_checks``: ``{role: check}`` for the roles this fault owns (its fixing role, a measuring role of its own;
+    the role's short name): ``check(options)`` -> one message per bad option (``fix/role_options.option_errors``, which
+    builds its table from its general roles' checks and these, ``role_options.role_checks``), in the fault's folder.
     """
 
     id: str
@@ -201,6 +208,8 @@ class Fault:
     alert: Optional[Alert] = None
     facts: tuple = ()
     evidence: tuple = ()
+    records: tuple = ()
+    option_checks: dict = field(default_factory=dict)
 
 
 def is_true(value) -> bool:

@@ -10,7 +10,8 @@ last (kernel and container limits, a sysctl file that undoes the TCP fix at boot
 this package names a finding id or a fixing role. What the facts actions read is what these faults
 declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action.
 
-A *view* is one host's facts and measurements (every key optional; filter ``host_view``)::
+A *view* is one host's facts and measurements (every key optional; filter ``host_view``, with the measurement
+records the faults declare: ``view_records()``)::
 
     {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub",
      "tunnelfix": tunnel_facts' facts, "openwrt": openwrt_facts' facts,
@@ -55,7 +56,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despi
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tcp_fix_undone_at_boot.fault import TCP_FIX_UNDONE_AT_BOOT
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.fault import UDP_GRO_FORWARDING_OFF
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view, records_of
 
 FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, STALE_DESPITE_KEEPALIVE, PATH_MTU_BLACK_HOLE,
           LOSS_SENSITIVE_CONGESTION_CONTROL, BUFFER_BELOW_BDP, BRIDGE_OFFLOAD_SMALL_MTU_TUNNEL, TUNNEL_OFFLOAD_SMALL_MTU,
@@ -87,6 +88,13 @@ def readings(platform) -> list:
     """What the facts actions read on ``platform`` (``reading.PLATFORMS``): every reading a fault of ``FAULTS`` declares
     (``Fault.facts``) that applies there, with what those need, in gather order (``reading.platform_readings``)."""
     return platform_readings(FAULTS, platform, ORDER)
+
+
+def view_records() -> tuple:
+    """The measurement records a host's view holds (``view.Record``): what the faults of ``FAULTS`` declare
+    (``Fault.records``), each once; read at each call, so the view follows the registry. Raises ValueError on two
+    declarations that disagree (``view.records_of``)."""
+    return records_of(FAULTS)
 
 
 def _check_views(views):
@@ -338,7 +346,7 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
     if every_role:
         for host in hosts:
             own = host_vars[host]
-            plan = every_role_plan(own.get("group_names") or [], own, host_view(own))
+            plan = every_role_plan(own.get("group_names") or [], own, host_view(own, records=view_records()))
             if plan["roles"] or plan["skipped"]:
                 plans[host] = dict(plan, vars={})
         return plans

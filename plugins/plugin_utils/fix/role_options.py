@@ -12,16 +12,21 @@ Values may come from ``-e`` as strings; the messages quote the value as Jinja's
 ``value | string | to_json`` would. What the role's ``meta/argument_specs.yml`` already says is not
 written again here: the choices and which options are booleans come from it (``faults/role_specs.py``,
 generated); this module adds what a spec cannot say (ranges, shapes, options that depend on each other).
+
+``CHECKS`` is every role's check: this module's for the roles no one fault owns (``GENERAL_CHECKS``: the measuring
+and reporting roles, and the fixing roles several faults share), and the ones each fault declares for its own roles
+in its folder (``Fault.option_checks``: the PMTU fault's ``path_mtu_measure`` and ``wireguard_mtu``), so a fault that
+adds a role adds its check there and this file does not change. The wording both use is in ``faults/option_text.py``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as _path_mtu_measure
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import check_tunnels
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import ROLE_OPTIONS, option_choices
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import absolute_path_errors, bool_errors as _bool_errors, shown
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import whole_number_in as _whole_number_in
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FAULTS
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import option_choices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import to_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -35,17 +40,10 @@ _MEM = re.compile(r"^\s*[0-9]+\s+[0-9]+\s+[0-9]+\s*$")
 _DIGITS = re.compile(r"^[0-9]+$")
 _WG_KEY = re.compile(r"^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$")
 _PHASE = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # \Z: "after\n" would name another report file
-# what Ansible's `bool` filter and a `type: bool` option take besides true and false (-e gives strings)
-_BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f")
 MAX_BACKLOG = 1048576
 MAX_KEEPALIVE_S = 65535
 # the ethtool short names bridge_gso_off takes (its argument spec's choices)
 BRIDGE_FEATURES = option_choices("bridge_gso_off", "bridge_gso_off_features")
-
-
-def shown(value) -> str:
-    """``value | string | to_json``: ``"bbr"`` → ``'"bbr"'``, ``7`` → ``'"7"'``, ``True`` → ``'"True"'``."""
-    return json.dumps(value if isinstance(value, str) else str(value))
 
 
 def _is_match(pattern, value) -> bool:
@@ -86,9 +84,7 @@ def _linux_bbr_fq(options):
     if not _backlog_ok(backlog):
         errors.append("linux_bbr_fq_netdev_max_backlog must be 0-%d packets (0 leaves it alone), got %s"
                       % (MAX_BACKLOG, shown(backlog)))
-    for name in ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"):
-        if not (isinstance(options.get(name), str) and options[name].startswith("/")):
-            errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
+    errors += absolute_path_errors(options, ("linux_bbr_fq_sysctl_file", "linux_bbr_fq_modules_load_file"))
     return errors + _bool_errors("linux_bbr_fq", options)
 
 
@@ -128,11 +124,6 @@ def _bridge_gso_off(options):
             if feature not in option_choices("bridge_gso_off", option):
                 errors.append("%s: %s is not one of %s" % (option, shown(feature), ", ".join(option_choices("bridge_gso_off", option))))
     return errors
-
-
-def _whole_number_in(value, low, high) -> bool:
-    """True for a whole number ``low``-``high`` given as an int or a string of digits (``-e``); never a bool."""
-    return not isinstance(value, bool) and bool(_DIGITS.match(str(value))) and low <= int(value) <= high
 
 
 def _health_check_measure(options):
@@ -202,16 +193,6 @@ def _prometheus_textfile(options):
     return []
 
 
-def _bool_ok(value) -> bool:
-    return isinstance(value, bool) or str(value).strip().lower() in _BOOLEAN_WORDS
-
-
-def _bool_errors(role, options):
-    """One message per option of ``role`` its argument spec types ``bool`` whose value is not true or false (by name)."""
-    return ["%s must be true or false, got %s" % (name, shown(options.get(name)))
-            for name, spec in sorted(ROLE_OPTIONS[role].items()) if spec["type"] == "bool" and not _bool_ok(options.get(name))]
-
-
 def _udp_gro_forwarding(options):
     errors = _bool_errors("udp_gro_forwarding", options)
     device = options.get("udp_gro_forwarding_device")
@@ -249,18 +230,9 @@ def _openwrt_mwan3_wg(options):
     return errors
 
 
-def _wireguard_mtu(options):
-    errors = check_tunnels(options.get("wireguard_mtu_tunnels"))
-    for name in ("wireguard_mtu_config_dir", "wireguard_mtu_networkd_dir"):
-        if not (isinstance(options.get(name), str) and options[name].startswith("/")):
-            errors.append("%s must be an absolute path, got %s" % (name, shown(options.get(name))))
-    rollback = options.get("wireguard_mtu_rollback_timeout_s")
-    if not _whole_number_in(rollback, 20, 3600):
-        errors.append("wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
-    return errors + _bool_errors("wireguard_mtu", options)
-
-
-CHECKS = {
+# The roles no one fault owns: the measuring and reporting roles, and the fixing roles of faults declared before
+# Fault.option_checks. A fault's own role is checked in its folder and declared there (Fault.option_checks).
+GENERAL_CHECKS = {
     "health_check_measure": _health_check_measure,
     "linux_bbr_fq": _linux_bbr_fq,
     "wireguard_keepalive": _wireguard_keepalive,
@@ -269,9 +241,27 @@ CHECKS = {
     "udp_gro_forwarding": _udp_gro_forwarding,
     "prometheus_textfile": _prometheus_textfile,
     "openwrt_mwan3_wg": _openwrt_mwan3_wg,
-    "path_mtu_measure": _path_mtu_measure,
-    "wireguard_mtu": _wireguard_mtu,
 }
+
+
+def role_checks(faults) -> dict:
+    """``{role: check}``: ``GENERAL_CHECKS`` and every role check ``faults`` declare (``Fault.option_checks``).
+
+    Raises ValueError when a fault declares a check for a role ``GENERAL_CHECKS`` has, or two faults
+    declare different checks for one role (one role, one check: its messages are the role's).
+    """
+    checks = dict(GENERAL_CHECKS)
+    owner = {}
+    for fault in faults:
+        for role, check in fault.option_checks.items():
+            if role in GENERAL_CHECKS or checks.setdefault(role, check) is not check:
+                raise ValueError("%s declares a check for the role %s, which %s checks already"
+                                 % (fault.id, role, owner.get(role, "fix/role_options.py")))
+            owner[role] = fault.id
+    return checks
+
+
+CHECKS = role_checks(FAULTS)
 
 
 def option_errors(role: str, options: dict) -> list:

@@ -9,6 +9,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.rule import limit_coverage, limit_drops_health_checks
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import HEALTH_CHECKS
 
 
 BANIP_ICMP_LIMIT = Fault(
@@ -18,6 +19,7 @@ BANIP_ICMP_LIMIT = Fault(
     severity="high",
     hosts="OpenWrt router",
     reads=("openwrt.banip", "openwrt.mwan3", "health_checks"),
+    records=(HEALTH_CHECKS,),
     facts=(BANIP, MWAN3),
     rule=limit_drops_health_checks,
     coverage=limit_coverage,

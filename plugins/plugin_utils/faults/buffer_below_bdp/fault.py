@@ -10,6 +10,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.fault import FIX
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.plan import FIX_DEFAULTS, tcp_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import NETNS, TCP
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import MEASUREMENT
 
 
 BUFFER_BELOW_BDP = Fault(
@@ -19,6 +20,7 @@ BUFFER_BELOW_BDP = Fault(
     severity="medium",
     hosts="any",
     reads=("tunnelfix.tcp", "measurement.ping", "measurement.iperf3", "path_bits_per_second"),
+    records=(MEASUREMENT,),
     facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=buffers_below_bdp,
     coverage=bdp_coverage,

@@ -13,6 +13,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import NETNS, TCP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.rule import (
     BOUND_SLACK, LOSS_BASED_CC, PATH_SHARE, above_the_bound, cc_coverage, flow_rechecked, held_back_by_loss)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import MEASUREMENT, SWEEP
 
 FIX = ("net.ipv4.tcp_congestion_control=bbr, net.core.default_qdisc=fq, tcp_rmem/tcp_wmem maxima of "
        "linux_bbr_fq_tcp_rmem/_wmem (32 MiB by default: above the bandwidth-delay product of 1 Gbit/s at 250 ms) and "
@@ -28,6 +29,7 @@ LOSS_SENSITIVE_CONGESTION_CONTROL = Fault(
     severity="high",
     hosts="peer, or hub (download)",
     reads=("tunnelfix.tcp", "measurement.iperf3", "measurement.ping", "sweep", "path_bits_per_second"),
+    records=(MEASUREMENT, SWEEP),
     facts=(TCP, NETNS),  # the plan reads the namespace too
     rule=held_back_by_loss,
     coverage=cc_coverage,

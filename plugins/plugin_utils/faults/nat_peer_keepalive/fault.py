@@ -10,6 +10,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_ke
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import FIX_DEFAULTS, keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.rule import keepalive_coverage, without_keepalive
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import MEASUREMENT
 
 
 NAT_PEER_WITHOUT_KEEPALIVE = Fault(
@@ -19,6 +20,7 @@ NAT_PEER_WITHOUT_KEEPALIVE = Fault(
     severity="critical",
     hosts="peer (Linux or OpenWrt)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "hub's wireguard", "measurement.ping"),
+    records=(MEASUREMENT,),
     facts=(WIREGUARD,),
     rule=without_keepalive,
     coverage=keepalive_coverage,

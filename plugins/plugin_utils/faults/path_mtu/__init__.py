@@ -15,10 +15,12 @@ Follow it here, top to bottom, then the fixing role's task file roles/wireguard_
   ``path_mtu_ladder`` from the role ``path_mtu_measure`` (diagnose: phase before, verify: after).
 - ``fix.py``: what roles/wireguard_mtu reads on the host (one python-free command) and applies: the same clamp file and
   rules as ``plan.py``, the live commands guarded_apply runs and reverts with, and every refusal naming the option.
+  The two roles' option checks (``measure.role_option_errors``, ``fix.role_option_errors``) are declared in
+  ``Fault.option_checks``, the record in ``Fault.records`` (``measure.RECORD``).
 
 Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
-roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (faults/view.py:
-``path_mtu_measure_record``), not in the facts batch. A ladder is a bisection of paced pings: up to about 25 s on a
+roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (``measure.RECORD``:
+``path_mtu_measure_record``, declared in ``Fault.records``), not in the facts batch. A ladder is a bisection of paced pings: up to about 25 s on a
 black hole where OpenWrt's BusyBox pauses a whole second between pings, two ladders per peer (outside and inside the
 tunnel); in the one facts execution that would make every host, converged or not, pay that on every run, and the
 quick facts-only pass (tunnelfix_measure=false) would send traffic. As a measuring step it runs only where

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.evidence import EVIDENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import role_option_errors as fix_option_errors
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
@@ -38,6 +41,7 @@ PATH_MTU_BLACK_HOLE = Fault(
     hosts="Linux host or OpenWrt router with WireGuard",
     reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
            "openwrt.link_mtu", "path_mtu"),
+    records=(RECORD,),
     facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU),
     rule=black_holes,
     coverage=pmtu_coverage,
@@ -62,6 +66,7 @@ PATH_MTU_BLACK_HOLE = Fault(
         "clamp) unless Ansible reaches the host again (docs/rollback.md). Optionally wireguard_mtu_tcp_mtu_probing "
         "sets net.ipv4.tcp_mtu_probing=1 on a Linux host, which helps only the TCP it terminates itself.",
     fix_role=FIX_ROLE,
+    option_checks={"path_mtu_measure": measure_option_errors, "wireguard_mtu": fix_option_errors},
     fix_groups=("tunnelfix_openwrt", "tunnelfix_wireguard_peers", "tunnelfix_wireguard_hubs"),
     fix_vars=pmtu_fix_vars,
     fix_var_names=(TUNNELS_VAR,),

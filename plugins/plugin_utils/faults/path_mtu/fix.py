@@ -24,6 +24,8 @@ import re
 import shlex
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import (
+    absolute_path_errors, bool_errors, shown, whole_number_in)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import (
     mss_clamp_comment, mss_clamp_file, mss_clamp_rules)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES
@@ -52,6 +54,18 @@ def check_tunnels(tunnels) -> list:
         if _mtu(mtu) is None:
             errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, _shown(mtu)))
     return errors
+
+
+def role_option_errors(options) -> list:
+    """Every problem with the role's options (``{option name: value}``), one message each naming the option and the value:
+    the tunnels (``check_tunnels``), the two directories, the rollback timeout, the booleans; [] when all is well.
+    The fault declares it for roles/wireguard_mtu (``Fault.option_checks``; ``fix/role_options.option_errors`` runs it)."""
+    errors = check_tunnels(options.get(OPTION))
+    errors += absolute_path_errors(options, ("wireguard_mtu_config_dir", "wireguard_mtu_networkd_dir"))
+    rollback = options.get("wireguard_mtu_rollback_timeout_s")
+    if not whole_number_in(rollback, 20, 3600):
+        errors.append("wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
+    return errors + bool_errors("wireguard_mtu", options)
 
 
 def _shown(value):

@@ -3,8 +3,8 @@
 """The PMTU fault's measuring step: every ladder of a host in one remote script, and the record the rule reads.
 
 Pure functions, no I/O; the action ``tunnelfix.fleet.path_mtu_ladder`` (plugins/action/path_mtu_ladder.py) runs the
-script and the role ``path_mtu_measure`` sets the record as ``path_mtu_measure_record`` (faults/view.py maps it to
-``view["path_mtu"]``, the shape in rule.py's module doc).
+script and the role ``path_mtu_measure`` sets the record as ``path_mtu_measure_record``, which the host's view holds as
+``view["path_mtu"]`` (``RECORD``, declared by the fault: ``Fault.records``; the shape in rule.py's module doc).
 
 ``measure_script(targets, nonce, ...)``: one POSIX sh script (BusyBox ash, dash) holding, for every entry of
 ``reads.ladder_targets`` and each of its ladders that can run (outer, then inner), ``ladder.ladder_script`` in a
@@ -36,8 +36,11 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
     DEFAULT_ATTEMPTS, DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_S, PING_COMMANDS, ladder_script, parse_ladder)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import record_entry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import Record
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 
+# The record the role sets and the view key the rule reads it under (faults/view.py takes what the faults declare)
+RECORD = Record("path_mtu", "path_mtu_measure_record")
 SIDES = ("outer", "inner")
 PHASES = ("before", "after")
 # The most probes one ladder sends sizes for: low, high, the bisection of up to 65507 bytes (16 halvings), the recheck

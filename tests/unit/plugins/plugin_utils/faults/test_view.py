@@ -2,10 +2,20 @@
 """plugin_utils/faults/view: one host's view for the findings, from its variables."""
 
 import json
+import re
+from dataclasses import replace
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
+from ansible_collections.tunnelfix.fleet.plugins.filter.findings import FilterModule
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import FIXED_KEYS, MEASUREMENT, Record, records_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view as bare_view
+
+
+def host_view(host_vars, phase=None):
+    """The view as the filter builds it: with the records the registry's faults declare."""
+    return bare_view(host_vars, phase, registry.view_records())
 
 
 def test_recorded_lab_view_round_trip(load_fixture):
@@ -67,3 +77,46 @@ def test_a_record_of_another_phase_counts_as_missing():
 ])
 def test_why_the_facts_failed_is_in_the_view(gathered, error):
     assert host_view({"tunnelfix_gathered_facts": gathered})["facts_error"] == error
+
+
+def test_the_records_are_the_ones_the_faults_declare():
+    assert {record.key: record.host_var for record in registry.view_records()} == {
+        "measurement": "tunnel_measure_record", "health_checks": "health_check_measure_record", "sweep": "tunnel_sweep_record",
+        "path_mtu": "path_mtu_measure_record"}
+
+
+@pytest.mark.parametrize("fault", registry.FAULTS, ids=lambda fault: fault.id)
+def test_a_fault_declares_the_records_its_rule_reads_and_no_other(fault):
+    """Every measurement key of ``reads`` ("sweep", "measurement.ping") is a record the fault declares, and back."""
+    read = {entry.split(".")[0] for entry in fault.reads if re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)*", entry)} - set(FIXED_KEYS)
+    assert read - {"tunnelfix", "openwrt"} == {record.key for record in fault.records}
+
+
+def test_a_fault_registered_with_its_own_record_gets_it_into_the_filters_view(monkeypatch):
+    """A new fault's measuring step: registering the fault is all it takes (no edit of view.py)."""
+    made_up = replace(registry.FAULTS[0], id="made_up_fault", records=(MEASUREMENT, Record("made_up", "made_up_measure_record")))
+    host_vars = {"made_up_measure_record": {"phase": "after", "loss": 1}, "tunnel_measure_record": {"phase": "after"}}
+    view = FilterModule().filters()["host_view"]
+    assert "made_up" not in view(host_vars, "after")
+    monkeypatch.setattr(registry, "FAULTS", registry.FAULTS + (made_up,))
+    assert view(host_vars, "after")["made_up"] == {"phase": "after", "loss": 1}
+    assert view(host_vars, "before")["made_up"] is None
+    assert view(host_vars)["measurement"] == {"phase": "after"}
+
+
+@pytest.mark.parametrize("records, message", [
+    ((Record("sweep", "other_sweep_record"),), "declares Record(key='sweep', host_var='other_sweep_record'), which another fault "
+                                               "declares as Record(key='sweep', host_var='tunnel_sweep_record')"),
+    ((Record("other", "tunnel_sweep_record"),), "declares Record(key='other', host_var='tunnel_sweep_record'), which another "
+                                                "fault declares as Record(key='sweep', host_var='tunnel_sweep_record')"),
+    ((Record("groups", "made_up_record"),), "declares the record 'groups', a key every view has already"),
+])
+def test_records_that_disagree_are_refused(records, message):
+    made_up = replace(registry.FAULTS[0], id="made_up_fault", records=records)
+    with pytest.raises(ValueError, match=re.escape("made_up_fault " + message)):
+        records_of(registry.FAULTS + (made_up,))
+
+
+def test_a_record_declared_twice_alike_is_held_once():
+    assert records_of(registry.FAULTS + registry.FAULTS) == registry.view_records()
+    assert bare_view({"tunnel_measure_record": {"phase": "before"}}, "before").keys() == set(FIXED_KEYS)

@@ -10,8 +10,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.me
     check_options, invalid_ladder, ladders, measure_record, measure_script, role_option_errors)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import valid
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, view_records
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view as bare_view
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import render_report_html
@@ -148,6 +148,11 @@ def test_the_reports_show_the_measured_sizes(pmtu, load_fixture):
     assert "the largest packet that got through with don&#x27;t-fragment set was 1400 bytes" in html
     assert "&quot;outer_path_mtu_bytes&quot;: 1400" in html and "&quot;set_mtu_bytes&quot;: 1340" in html
     assert "| peer | high | path_mtu_black_hole |" in findings_table(findings)
+
+
+def host_view(host_vars, phase):
+    """The view as the filter builds it: with the records the registry's faults declare (this fault's among them)."""
+    return bare_view(host_vars, phase, view_records())
 
 
 def test_the_record_reaches_the_rule_through_the_host_variable_of_its_phase(pmtu, load_fixture):
