@@ -170,8 +170,6 @@ def test_route_plan_needs_both_facts():
     assert route_plan(view, {}) is None
 
 
-
-
 # the registry -----------------------------------------------------------------------------------
 
 def test_role_plan_of_odd_facts_cannot_tell():
