@@ -33,6 +33,7 @@ def plan(endpoints, metered=()):
     devices in ``metered`` metered."""
     return {"full_tunnel_endpoints": [{"interface": "wg0", "endpoint": e} for e in endpoints],
             "interfaces": {"wg0": {"tunnel": "full"}},
+            "wireguard_interfaces": ["wg0"],
             "uplinks": [{"interface": "wan", "device": "eth1", "preferred": True, "metered": "eth1" in metered},
                         {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": "wwan0" in metered}],
             "preferred_device": "eth1"}
@@ -101,8 +102,8 @@ VIA_5G = ["route replace 203.0.113.10/32 via 198.51.100.1 dev wwan0 proto static
     (("wwan0",), [("connected", "wan", "eth1")], VIA_WAN),
     (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wanb", "wwan0")], VIA_5G),   # the only one left
     (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wan", "eth1")], VIA_WAN),
-    # nothing metered: the lowest metric, as before
-    ((), [("connected", "wanb", "wwan0")], VIA_5G),
+    # nothing metered: the preferred uplink (wan, eth1), although the 5G's metric is lower
+    ((), [("connected", "wanb", "wwan0")], VIA_WAN),
     # the fibre metered, the 5G not: the 5G
     (("eth1",), [("connected", "wan", "eth1")], VIA_5G),
 ])
