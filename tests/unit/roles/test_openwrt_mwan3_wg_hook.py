@@ -16,43 +16,60 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import full_tunnel_uplink
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
 
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "openwrt_mwan3_wg"
 # The host programs this file runs by name (scripts/check_host_packages.py).
-HOST_COMMANDS = ("busybox", "env")
+HOST_COMMANDS = ("busybox", "dash", "env")
 
 # ip -4 route show default table main on that router: both uplinks up, wan preferred (lower metric)
 ROUTES = ("default via 192.0.2.1 dev eth1 proto static src 192.0.2.2 metric 10\n"
           "default via 198.51.100.1 dev wwan0 proto static src 198.51.100.2 metric 20\n")
 
 
-def plan(endpoints, metered=()):
-    """The plan's keys the hook reads: full tunnel wg0 with ``endpoints``, uplinks wan (eth1) and wanb (wwan0), the
-    devices in ``metered`` metered."""
-    return {"full_tunnel_endpoints": [{"interface": "wg0", "endpoint": e} for e in endpoints],
-            "interfaces": {"wg0": {"tunnel": "full"}},
-            "uplinks": [{"interface": "wan", "device": "eth1", "preferred": True, "metered": "eth1" in metered},
-                        {"interface": "wanb", "device": "wwan0", "preferred": False, "metered": "wwan0" in metered}],
-            "preferred_device": "eth1"}
+WAN = {"interface": "wan", "device": "eth1"}
+WANB = {"interface": "wanb", "device": "wwan0"}
 
 
-def render(endpoints=("203.0.113.10",), preferred="wan", metered=()):
+def plan(endpoints, metered=(), preferred_device="eth1", wireguard=("wg0",), handled=("wg0",), uplinks=(WAN, WANB)):
+    """The plan's keys the hook reads: full tunnel(s) ``handled`` (the first with ``endpoints``) of the uci WireGuard
+    interfaces ``wireguard``, ``uplinks`` (wan on eth1, wanb on wwan0) with the devices in ``metered`` metered, the
+    preferred uplink's device ``preferred_device``."""
+    return {"full_tunnel_endpoints": [{"interface": handled[0], "endpoint": e} for e in endpoints],
+            "interfaces": {name: {"tunnel": "full"} for name in handled},
+            "wireguard_interfaces": sorted(wireguard),
+            "uplinks": [dict(uplink, preferred=uplink["device"] == preferred_device, metered=uplink["device"] in metered)
+                        for uplink in uplinks],
+            "preferred_device": preferred_device}
+
+
+def render(endpoints=("203.0.113.10",), preferred="wan", metered=(), **keys):
+    """The hook as the role renders it, on ``plan(endpoints, metered, **keys)``."""
     values = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")),
-                  ansible_managed="Ansible managed", __openwrt_mwan3_wg_plan=plan(endpoints, metered),
+                  ansible_managed="Ansible managed", __openwrt_mwan3_wg_plan=plan(endpoints, metered, **keys),
                   openwrt_mwan3_wg_preferred_uplink=preferred)
     templar = Templar(loader=DataLoader(), variables=values)
     return templar.template(trust_as_template((ROLE / "templates" / "mwan3-wg-endpoint.sh.j2").read_text(encoding="utf-8")))
 
 
-def run_events(tmp_path, hook, events, routes=ROUTES):
-    """Source ``hook`` once per ``(ACTION, INTERFACE, DEVICE)`` as hotplug-call does, under env -i, ``ip -4 route show
-    default table main`` printing ``routes``; → the ``ip route replace`` lines."""
+# The shells the hook is run with: OpenWrt's (BusyBox ash, BusyBox awk) and dash with the host's awk (mawk), which
+# keeps the hook to POSIX sh and awk. awk is a shell function for BusyBox: the hook sets its own PATH, where the
+# host's awk would be found first.
+SHELLS = {"busybox": (["busybox", "sh"], 'awk() { "%s" awk "$@"; }\n' % shutil.which("busybox")),
+          "dash": (["dash"], "")}
+
+
+def run_events(tmp_path, hook, events, routes=ROUTES, shell="busybox"):
+    """Source ``hook`` once per ``(ACTION, INTERFACE, DEVICE)`` as hotplug-call does, under env -i, with ``shell`` (a
+    key of SHELLS), ``ip -4 route show default table main`` printing ``routes``; → the ``ip route replace`` lines."""
     (tmp_path / "hook").write_text(hook.replace("/var/run/tunnelfix-wg-endpoint", str(tmp_path / "down")), encoding="utf-8")
     (tmp_path / "routes").write_text(routes, encoding="utf-8")
     log = tmp_path / "ip.log"
-    runner = ('ip() { if [ "$1" = route ] && [ "$2" = replace ]; then echo "$*" >> "%s"; else cat "%s"; fi; }\n'
+    argv, awk = SHELLS[shell]
+    runner = awk + ('ip() { if [ "$1" = route ] && [ "$2" = replace ]; then echo "$*" >> "%s"; else cat "%s"; fi; }\n'
               'logger() { :; }\n'
               '( . "%s" )\n') % (log, tmp_path / "routes", tmp_path / "hook")
     (tmp_path / "runner").write_text(runner, encoding="utf-8")
@@ -61,7 +78,7 @@ def run_events(tmp_path, hook, events, routes=ROUTES):
         if log.exists():
             log.unlink()
         subprocess.run(["env", "-i", "ACTION=" + action, "INTERFACE=" + interface, "DEVICE=" + device,
-                        shutil.which("busybox"), "sh", str(tmp_path / "runner")], check=True, timeout=10)
+                        shutil.which(argv[0]), *argv[1:], str(tmp_path / "runner")], check=True, timeout=10)
         out.append(log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
     return out
 
@@ -101,8 +118,8 @@ VIA_5G = ["route replace 203.0.113.10/32 via 198.51.100.1 dev wwan0 proto static
     (("wwan0",), [("connected", "wan", "eth1")], VIA_WAN),
     (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wanb", "wwan0")], VIA_5G),   # the only one left
     (("wwan0",), [("disconnected", "wan", "eth1"), ("connected", "wan", "eth1")], VIA_WAN),
-    # nothing metered: the lowest metric, as before
-    ((), [("connected", "wanb", "wwan0")], VIA_5G),
+    # nothing metered: the preferred uplink (wan, eth1), although the 5G's metric is lower
+    ((), [("connected", "wanb", "wwan0")], VIA_WAN),
     # the fibre metered, the 5G not: the 5G
     (("eth1",), [("connected", "wan", "eth1")], VIA_5G),
 ])
@@ -113,3 +130,86 @@ def test_a_metered_uplink_carries_the_endpoint_only_when_no_other_is_usable(tmp_
 def test_a_metered_preferred_uplink_is_left_while_the_other_is_usable(tmp_path):
     """wan (eth1, the lower metric) metered, wanb not: the endpoint leaves eth1 although its route wins on metric."""
     assert run_events(tmp_path, render(metered=("eth1",)), [("connected", "wanb", "wwan0")])[-1] == VIA_5G
+
+
+# The hook's choice pinned to the rule stated in Python (faults/endpoint_route/uplinks.py, full_tunnel_uplink): each case
+# is a router (its default routes, its uci WireGuard interfaces, the handled ones, the metered and preferred devices),
+# mwan3track's events, and the uplink the endpoint must take after the last one (None: no route is written).
+LTE = {"interface": "lte", "device": "wwan1"}
+THREE = ("default via 198.51.100.1 dev wwan0 proto static metric 5\n"
+         "default via 192.0.2.1 dev eth1 proto static metric 10\n"
+         "default via 203.0.113.1 dev wwan1 proto static metric 30\n")
+WG1_FIRST = "default via 10.7.0.1 dev wg1 proto static metric 1\n" + BACKUP_FIRST
+CASES = {
+    # the preferred uplink first while it is usable, whatever its metric (the hook took the lowest metric, the 5G)
+    "preferred_over_a_lower_metric": (BACKUP_FIRST, {}, [("connected", "wanb", "wwan0")], ("eth1", "192.0.2.1")),
+    "preferred_down_the_other": (BACKUP_FIRST, {}, [("disconnected", "wan", "eth1")], ("wwan0", "198.51.100.1")),
+    "preferred_back": (BACKUP_FIRST, {}, [("disconnected", "wan", "eth1"), ("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+    "preferred_without_a_route": (BACKUP_FIRST, {"preferred_device": "eth9"}, [("connected", "wan", "eth1")],
+                                  ("wwan0", "198.51.100.1")),
+    "preferred_unknown_lowest_metric": (ROUTES, {"preferred_device": None}, [("connected", "wanb", "wwan0")],
+                                        ("eth1", "192.0.2.1")),
+    # another WireGuard interface of uci, not among openwrt_mwan3_wg_interfaces, with a default route via a gateway
+    # (a config route): never an uplink (the hook skipped only the handled tunnels)
+    "other_tunnel_skipped_preferred": (WG1_FIRST, {"wireguard": ("wg0", "wg1")}, [("connected", "wanb", "wwan0")],
+                                       ("eth1", "192.0.2.1")),
+    "other_tunnel_skipped_by_metric": (WG1_FIRST, {"wireguard": ("wg0", "wg1"), "preferred_device": None},
+                                       [("connected", "wanb", "wwan0")], ("wwan0", "198.51.100.1")),
+    "handled_tunnel_skipped": (WG1_FIRST, {"wireguard": ("wg0", "wg1"), "handled": ("wg0", "wg1"), "preferred_device": None},
+                               [("connected", "wanb", "wwan0")], ("wwan0", "198.51.100.1")),
+    # metered: ridden only when nothing else is usable, the preferred one first among them
+    "metered_preferred_left": (BACKUP_FIRST, {"metered": ("eth1",)}, [("connected", "wan", "eth1")], ("wwan0", "198.51.100.1")),
+    "metered_preferred_left_for_a_higher_metric": (ROUTES, {"metered": ("eth1",)}, [("connected", "wan", "eth1")],
+                                                   ("wwan0", "198.51.100.1")),
+    "metered_backup_left": (BACKUP_FIRST, {"metered": ("wwan0",)}, [("connected", "wanb", "wwan0")], ("eth1", "192.0.2.1")),
+    "metered_only_one_left": (BACKUP_FIRST, {"metered": ("wwan0",)}, [("disconnected", "wan", "eth1")], ("wwan0", "198.51.100.1")),
+    "every_uplink_metered_preferred": (BACKUP_FIRST, {"metered": ("eth1", "wwan0")}, [("connected", "wanb", "wwan0")],
+                                       ("eth1", "192.0.2.1")),
+    "unmetered_third_over_metered_lower_metric": (THREE, {"metered": ("wwan0",), "uplinks": (WAN, WANB, LTE)},
+                                                  [("disconnected", "wan", "eth1")], ("wwan1", "203.0.113.1")),
+    "every_unmetered_down_metered_lowest": (THREE, {"metered": ("wwan0",), "uplinks": (WAN, WANB, LTE), "preferred_device": None},
+                                            [("disconnected", "wan", "eth1"), ("disconnected", "lte", "wwan1")],
+                                            ("wwan0", "198.51.100.1")),
+    # nothing usable: no route written
+    "every_uplink_down": (BACKUP_FIRST, {}, [("disconnected", "wan", "eth1"), ("disconnected", "wanb", "wwan0")], None),
+    "only_tunnels": ("default via 10.7.0.1 dev wg0 proto static metric 1\n", {}, [("connected", "wan", "eth1")], None),
+    # what a usable route is: a unicast default route with a gateway; an unprinted metric is 0; equal metrics: listed first
+    "no_gateway_or_device_skipped": ("default dev wwan0 proto static scope link metric 1\ndefault via 192.0.2.9 metric 0\n"
+                                     "default via 192.0.2.1 dev eth1 metric 10\n",
+                                     {"preferred_device": None}, [("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+    "unreachable_nexthops_and_blank_lines_skipped": ("unreachable default metric 1\n\n"
+                                                     "default proto static metric 2\n\tnexthop via 198.51.100.1 dev wwan0 weight 1\n"
+                                                     "default via 192.0.2.1 dev eth1 metric 10\n",
+                                                     {"preferred_device": None}, [("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+    "no_metric_is_0": ("default via 198.51.100.1 dev wwan0 metric 1\ndefault via 192.0.2.1 dev eth1\n",
+                       {"preferred_device": None}, [("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+    "metric_not_a_number_is_0": ("default via 192.0.2.1 dev eth1 metric 1\ndefault via 198.51.100.1 dev wwan0 metric x\n",
+                                 {"preferred_device": None}, [("connected", "wan", "eth1")], ("wwan0", "198.51.100.1")),
+    "metric_one_lower": ("default via 198.51.100.1 dev wwan0 metric 10\ndefault via 192.0.2.1 dev eth1 metric 9\n",
+                         {"preferred_device": None}, [("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+    "equal_metric_first_listed": ("default via 198.51.100.1 dev wwan0 metric 10\ndefault via 192.0.2.1 dev eth1 metric 10\n",
+                                  {"preferred_device": None}, [("connected", "wan", "eth1")], ("wwan0", "198.51.100.1")),
+    "equal_metric_preferred": ("default via 198.51.100.1 dev wwan0 metric 10\ndefault via 192.0.2.1 dev eth1 metric 10\n",
+                               {}, [("connected", "wan", "eth1")], ("eth1", "192.0.2.1")),
+}
+
+
+def rule_inputs(routes, keys, events):
+    """The arguments of full_tunnel_uplink for a case: what the rendered hook reads (its routes, its rendered device
+    lists, and the devices its events left disconnected)."""
+    down = []
+    for action, _interface, device in events:
+        down = [d for d in down if d != device] + ([device] if action == "disconnected" else [])
+    preferred = keys.get("preferred_device", "eth1")
+    return dict(routes_text=routes, metered=keys.get("metered", ()), preferred=preferred,
+                wireguard=keys.get("wireguard", ("wg0",)), down=down)
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+@pytest.mark.parametrize("routes, keys, events, expected", list(CASES.values()), ids=list(CASES))
+def test_the_hook_takes_the_uplink_full_tunnel_uplink_names(tmp_path, shell, routes, keys, events, expected):
+    rule = full_tunnel_uplink(**rule_inputs(routes, keys, events))
+    assert rule == (None if expected is None else {"device": expected[0], "gateway": expected[1]})
+    written = run_events(tmp_path, render(**keys), events, routes=routes, shell=shell)[-1]
+    assert written == ([] if rule is None else
+                       ["route replace 203.0.113.10/32 via %s dev %s proto static" % (rule["gateway"], rule["device"])])

@@ -13,8 +13,10 @@ Follow it here, top to bottom, then in roles/openwrt_mwan3_wg/tasks/routes.yml (
   ``add_tunnels`` (the shared reading's gather, the fix and the plan call it on the merged view).
 - ``routes.py``: netifd's pinned host routes apart from a user's ``config route`` sections, and the conflict
   when a user's route sends the endpoint over another uplink.
-- ``uplinks.py``: the uplinks, the preferred one's device, the metered ones, and the one check of the options
-  naming them (``uplink_option_errors``: openwrt_facts, wg_endpoint_route and the role's option check).
+- ``uplinks.py``: the uplinks, the preferred one's device, the metered ones, the one check of the options
+  naming them (``uplink_option_errors``: openwrt_facts, wg_endpoint_route and the role's option check), and the
+  uplink a full tunnel's endpoint route takes (``full_tunnel_uplink``: the rule the role's hotplug hook applies in
+  awk on the router, pinned to it by tests/unit/roles/test_openwrt_mwan3_wg_hook.py).
 - ``rule.py``: the finding (evidence and explanation) and whether the host could be judged.
 - ``plan.py``: the one plan. ``Fault.plan`` (remediate's view) and the wg_endpoint_route action (the fix,
   plugins/action/wg_endpoint_route.py) both call ``plan_endpoint_routes`` on the same facts, which the fix

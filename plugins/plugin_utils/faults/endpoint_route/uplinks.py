@@ -4,7 +4,9 @@
 
 Pure functions, no I/O, on the parsed ``network`` config (``parse/uci.parse_uci_show``) and routes
 (``parse/route``). ``find_uplinks`` and ``metered_refusal`` say which uplinks there are and when every
-one is metered (no uplink to pick: the plan changes nothing). ``uplink_option_errors`` is the one check of the
+one is metered (no uplink to pick: the plan changes nothing). ``full_tunnel_uplink`` is the uplink a full tunnel's
+endpoint host route takes, the rule the role's hotplug hook (roles/openwrt_mwan3_wg/templates/mwan3-wg-endpoint.sh.j2)
+applies in awk on the router. ``uplink_option_errors`` is the one check of the
 options that name them (the preferred uplink, the metered ones): openwrt_facts, wg_endpoint_route and the role
 openwrt_mwan3_wg (``fix/role_options.py``) all call it.
 """
@@ -12,6 +14,7 @@ openwrt_mwan3_wg (``fix/role_options.py``) all call it.
 from __future__ import annotations
 
 import json
+import re
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import MAIN_TABLES, interface_devices
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
@@ -91,6 +94,50 @@ def metered_refusal(found_uplinks):
             "uplink the tunnel may use out of the metered ones (and make it the preferred uplink)"
             % ", ".join("%s: %s" % (uplink["interface"], uplink["device"]) if uplink["interface"] else uplink["device"]
                         for uplink in found_uplinks))
+
+
+def _route_fields(line):
+    """(gateway, device, metric) of one line of ``ip -4 route show default table main``, read as the hook's awk reads
+    it: the word after ``via``, ``dev`` and ``metric`` (the last one when repeated), metric 0 when not printed; None for
+    a line that is no unicast default route (``unreachable default ...``, a multipath route's ``nexthop`` lines)."""
+    fields = line.split()
+    if not fields or fields[0] != "default":
+        return None
+    pairs = dict(zip(fields, fields[1:]))  # each word with the next: the last one wins, as in the awk
+    digits = re.match(r"[0-9]*", pairs.get("metric", "")).group()  # awk's "$(i + 1) + 0": the leading digits, else 0
+    return pairs.get("via", ""), pairs.get("dev", ""), int(digits or 0)
+
+
+def full_tunnel_uplink(routes_text: str, metered=(), preferred=None, wireguard=(), down=()):
+    """The uplink a full tunnel's endpoint host route should take, as the role's hotplug hook picks it on an uplink
+    event: ``{"device": "eth1", "gateway": "192.0.2.1"}``, or None when no default route is usable.
+
+    ``routes_text``: what ``ip -4 route show default table main`` prints on the router; ``metered``: the metered
+    uplinks' devices; ``preferred``: the preferred uplink's device (None or '': unknown); ``wireguard``: every
+    WireGuard interface of uci (``uci_wireguard_interfaces``: its device has its name), whether handled or not;
+    ``down``: the devices mwan3track last reported disconnected. A route is usable when it has a gateway and a device
+    that is neither a WireGuard interface nor down. Among the usable ones the first of: the preferred device unless
+    metered, the lowest metric of the other unmetered ones, the preferred device when metered, the lowest metric of
+    the other metered ones (a metered uplink is ridden only when nothing else is usable: ``metered_refusal``); on
+    equal metrics the route listed first::
+
+        full_tunnel_uplink("default via 198.51.100.1 dev wwan0 metric 5\ndefault via 192.0.2.1 dev eth1 metric 10\n",
+                           preferred="eth1")
+        -> {"device": "eth1", "gateway": "192.0.2.1"}
+
+    The hook's awk is pinned to this function case by case (tests/unit/roles/test_openwrt_mwan3_wg_hook.py).
+    """
+    skip = set(wireguard or ()) | set(down or ())
+    best = None
+    for line in routes_text.splitlines():
+        route = _route_fields(line)
+        if route is None or not route[0] or not route[1] or route[1] in skip:
+            continue
+        gateway, device, metric = route
+        rank = (2 if device in (metered or ()) else 0) + (0 if device == preferred else 1)
+        if best is None or (rank, metric) < best[0]:
+            best = ((rank, metric), {"device": device, "gateway": gateway})
+    return None if best is None else best[1]
 
 
 def uplink_device(network: dict, uplink):
