@@ -69,9 +69,10 @@ def run_events(tmp_path, hook, events, routes=ROUTES, shell="busybox"):
     (tmp_path / "routes").write_text(routes, encoding="utf-8")
     log = tmp_path / "ip.log"
     argv, awk = SHELLS[shell]
-    runner = awk + ('ip() { if [ "$1" = route ] && [ "$2" = replace ]; then echo "$*" >> "%s"; else cat "%s"; fi; }\n'
-              'logger() { :; }\n'
-              '( . "%s" )\n') % (log, tmp_path / "routes", tmp_path / "hook")
+    stand_ins = ('ip() { if [ "$1" = route ] && [ "$2" = replace ]; then echo "$*" >> "%s"; else cat "%s"; fi; }\n'
+                 'logger() { :; }\n'
+                 '( . "%s" )\n') % (log, tmp_path / "routes", tmp_path / "hook")
+    runner = awk + stand_ins
     (tmp_path / "runner").write_text(runner, encoding="utf-8")
     out = []
     for action, interface, device in events:
