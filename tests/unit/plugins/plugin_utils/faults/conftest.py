@@ -8,7 +8,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import FAULTS
 
-# by the rule's code object; a code object several faults share identifies none of them (mutmut's trampolines, in
+# by the rule's code object; a code object several faults share identifies none of them (mutmut's trampoline wrapper, in
 # make mutation, wrap every function in one shared code object): those are not checked
 _CODES = [fault.rule.__code__ for fault in FAULTS]
 RULES = {code: fault for code, fault in zip(_CODES, FAULTS) if _CODES.count(code) == 1}
