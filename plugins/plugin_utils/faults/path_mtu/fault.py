@@ -3,7 +3,7 @@
 """The PMTU fault as the registry lists it: its texts, the readings it reads, its rule, its plan and its fixing role.
 
 remediate runs roles/wireguard_mtu with ``wireguard_mtu_tunnels`` from the finding (``{interface: set_mtu_bytes}``);
-the role applies ``fix.fix_plan`` (the same clamp file and rules as ``plan.pmtu_plan``), guarded by a rollback. The
+the role applies ``fix.fix_plan``, the same function ``plan.pmtu_plan`` shows the lines of, guarded by a rollback. The
 measuring step that writes ``view["path_mtu"]`` runs in diagnose and verify (module doc of ``__init__.py``).
 """
 
