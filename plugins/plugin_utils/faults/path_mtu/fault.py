@@ -58,7 +58,8 @@ PATH_MTU_BLACK_HOLE = Fault(
             "inside a tunnel) carries less than the tunnel sends, and the hop that drops the larger packets sends no "
             "ICMP back, so nothing shrinks them.",
     fix="The tunnel's MTU is set to what the measured path carries (the outer path MTU minus 60 or 80 bytes, or the "
-        "inner path MTU; never below 1280 where IPv6 runs inside), in the file that owns the tunnel and live with ip "
+        "inner path MTU; never below 1280 where IPv6 runs inside, nor below 576: a narrower path is reported with nothing "
+        "to set), in the file that owns the tunnel and live with ip "
         "link set, so no tunnel is restarted: uci network.<wg>.mtu on OpenWrt (committed, no ifup), with an MSS clamp "
         "on the tunnel's forwarded TCP both ways as a fw4 include in /usr/share/nftables.d/chain-post/mangle_forward/, "
         "loaded live into inet fw4 mangle_forward (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "

@@ -29,13 +29,12 @@ import shlex
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import (
     absolute_path_errors, bool_errors, shown, whole_number_in)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
+    IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES, MIN_MTU_BYTES)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 
 OPTION = "wireguard_mtu_tunnels"
-# IPv4's least MTU every host must take without fragmenting (RFC 791): the smallest MTU the role sets on a tunnel
-MIN_MTU_BYTES = 576
 MARK = "@@tunnelfix-mtu"
 # fw4's table and the chain its chain-post/mangle_forward includes go to (the end of it: firewall4 ruleset.uc)
 FW4_TABLE, FW4_CHAIN = "inet fw4", "mangle_forward"

@@ -17,11 +17,12 @@ the ``wireguard_mtu_plan`` filter), called here on the facts turned into the sha
 (``facts_reading``) with the tunnels the findings give the role (``fix_tunnels``: ``Fault.fix_vars``); the lines are
 its ``changes``. The role reads fresher data (its read runs at remediate time), but decides with the same function.
 
-A host's plan is ``[]`` when every tunnel was measured and none is found (converged) or a found tunnel's MTU is
-already the one to set (the IPv6 floor), None when the facts cannot tell (no record: a path MTU is measured; a tunnel
-with peers no valid ladder judged; a found tunnel whose MTU to set is unknown; ``fix_plan`` refuses, as the role would:
-a Linux tunnel no file of the facts configures or that two .netdev files configure, an OpenWrt one that is not in uci;
-the role reads other directories than the facts listed).
+A host's plan is ``[]`` when every tunnel was measured and none is found (converged), a found tunnel's MTU is already
+the one to set (the IPv6 floor), or its path is too narrow for any MTU the fix sets (``rule.judge``: ``too_narrow``;
+the finding names no MTU, remediate does not run the role for it); None when the facts cannot tell (no record: a path
+MTU is measured; a tunnel with peers no valid ladder judged; the role reads other directories than the facts listed)
+or ``fix_plan`` refuses, as the role would (a Linux tunnel no file of the facts configures or that two .netdev files
+configure, an OpenWrt one that is not in uci).
 """
 
 from __future__ import annotations
@@ -85,11 +86,9 @@ def fix_tunnels(view) -> dict:
         if known[name]["peers"] and not any(verdict["judged"] for _entry, verdict in judged_by_name.get(name, [])):
             return None   # a tunnel with peers the ladders did not judge: unknown, not converged
     for name, judged in sorted(judged_by_name.items()):
-        found = [verdict for _entry, verdict in judged if verdict["found"]]
+        found = [verdict for _entry, verdict in judged if verdict["found"] and not verdict["too_narrow"]]
         if not found:
-            continue
-        if any(verdict["set_mtu_bytes"] is None for verdict in found):
-            return None
+            continue   # none found, or a path too narrow for any MTU the fix sets: the role is not run for it
         mtu = min(verdict["set_mtu_bytes"] for verdict in found)
         if mtu < known[name]["tunnel_mtu_bytes"]:
             wanted[name] = mtu

@@ -26,7 +26,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
-    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
+    IPV6_MIN_MTU_BYTES, MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 NOT_MEASURED = ("the PMTU ladder did not run on this host in this run (a path MTU is measured, never computed; "
@@ -52,7 +52,8 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
          "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": None, "set_mtu_bytes": 1340, "raised_to_ipv6_minimum": False}
 
     ``judged``: a ladder of the entry is valid. ``set_mtu_bytes``: the MTU the fix sets (None when nothing was found
-    or no ladder is valid), never above the tunnel's.
+    or no ladder is valid), never above the tunnel's, never below ``tunnel_mtu.MIN_MTU_BYTES`` (the role's floor).
+    ``too_narrow``: found, but the path is too narrow for any MTU the fix sets (``set_mtu_bytes`` None: nothing to run).
     """
     outer, inner = entry.get("outer"), entry.get("inner")
     family = outer["family"] if valid(outer) else entry.get("outer_family")
@@ -61,7 +62,7 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
            "outer_family": family, "overhead_bytes": overhead,
            "outer_path_mtu_bytes": outer["path_mtu_bytes"] if valid(outer) else None,
            "inner_path_mtu_bytes": inner["path_mtu_bytes"] if valid(inner) else None,
-           "set_mtu_bytes": None, "raised_to_ipv6_minimum": False}
+           "set_mtu_bytes": None, "raised_to_ipv6_minimum": False, "too_narrow": False}
     candidates = []
     fit = None
     if valid(outer):
@@ -69,7 +70,7 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
         try:
             fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6)
             candidates.append((fit["mtu_bytes"], fit["raised_to_ipv6_minimum"]))
-        except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it
+        except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it (too narrow)
             pass
     if valid(inner):
         edge = inner["path_mtu_bytes"]
@@ -80,6 +81,8 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
             raised = inside_v6 and edge < IPV6_MIN_MTU_BYTES
             candidates.append((IPV6_MIN_MTU_BYTES if raised else edge, raised))
     out["found"] = out["outer_exceeds"] or out["inner_short"]
+    candidates = [candidate for candidate in candidates if candidate[0] >= MIN_MTU_BYTES]   # the floor the role keeps
+    out["too_narrow"] = out["found"] and not candidates
     if out["found"] and candidates:
         mtu, raised = min(candidates)
         out["set_mtu_bytes"], out["raised_to_ipv6_minimum"] = min(mtu, tunnel_mtu), raised
@@ -150,6 +153,10 @@ def _explain(name, entry, verdict, mtu):
     if verdict["set_mtu_bytes"] is not None and verdict["set_mtu_bytes"] < mtu:
         parts.append("Setting the tunnel's MTU to %d bytes (and clamping TCP's MSS to it) makes every tunnel packet fit."
                      % verdict["set_mtu_bytes"])
+    if verdict["too_narrow"]:
+        parts.append("The path is too narrow for any MTU the fix sets (at least %d bytes, IPv4's minimum datagram; %d where "
+                     "IPv6 runs inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link "
+                     "that is not itself a tunnel) is the only fix." % (MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     if verdict["raised_to_ipv6_minimum"]:
         parts.append("IPv6 runs inside the tunnel, which needs at least %d bytes: the MTU stays at %d although the path "
                      "is narrower, so full-size packets still leave fragmented; a wider path (or a tunnel without IPv6) "

@@ -75,6 +75,8 @@ STATES = {
     "linux two .netdev files": (host(configs=(NETDEV, NETDEV_2)), None),
     "linux no file": (host(configs=()), None),
     "linux converged": (host(tunnel_mtu=1340), []),
+    "linux path 636, the floor fits": (host(path_mtu=636), ["/etc/wireguard/wg0.conf: [Interface] MTU = 576 (now 1420)"]),
+    "linux path 600, under the floor": (host(path_mtu=600), []),       # found, no MTU: the role is not run
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
         "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
