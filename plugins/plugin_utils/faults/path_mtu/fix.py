@@ -29,9 +29,9 @@ import shlex
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import (
     absolute_path_errors, bool_errors, shown, whole_number_in)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import carries_ipv6
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
     IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES, MIN_MTU_BYTES)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 
 OPTION = "wireguard_mtu_tunnels"
@@ -164,27 +164,18 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
     return "; ".join(parts) + "; true"
 
 
-def _v6(token):
-    """Whether ``token`` (an address, ``addr/len`` or prefix) is an IPv6 one other than link-local (fe80::/10)."""
-    net = ipnet.network(token)
-    if net is None or net.version != 6:
-        return False
-    link_local = ipnet.network("fe80::/10")
-    return not (net.ip in link_local)
-
-
 def parse_reading(text) -> dict:
     """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None}``.
 
-    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (an IPv6 address on it, in uci ``addresses``
-    or in a peer's AllowedIPs), ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind":
+    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
+    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs), ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind":
     "wg-quick"|"netdev", "path": str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
     ``# handle N``. Raises ParseError for text that is not this command's output.
     """
     if not isinstance(text, str):
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
     out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None}
-    what, name = None, None
+    what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
     for line in text.replace("\r\n", "\n").split("\n"):
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
@@ -194,6 +185,7 @@ def parse_reading(text) -> dict:
             elif name is not None:
                 out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "ipv6_inside": False, "uci_proto": None,
                                                     "uci_mtu": None, "configs": []})
+                seen.setdefault(name, ([], []))
             continue
         text_line = line.strip()
         if not text_line:
@@ -206,7 +198,13 @@ def parse_reading(text) -> dict:
                 raise ParseError("/sys/class/net/%s/mtu: expected a number, got %r" % (name, text_line[:80]))
             info["live_mtu_bytes"] = int(text_line)
         elif what in ("ipv6", "uciaddr"):
-            info["ipv6_inside"] = info["ipv6_inside"] or any(_v6(token) for token in text_line.replace(",", " ").split())
+            words = text_line.replace(",", " ").split()
+            if what == "uciaddr":
+                seen[name][1].extend(words)
+            elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
+                seen[name][1].append(words[words.index("inet6") + 1])
+            else:                         # wg show IF allowed-ips | cut -f2: the peers' prefixes
+                seen[name][0].extend(words)
         elif what == "uci":
             info["uci_proto"] = text_line
         elif what == "ucimtu":
@@ -221,6 +219,8 @@ def parse_reading(text) -> dict:
                 out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
         elif what == "probing":
             out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
+    for name, (allowed, addresses) in seen.items():
+        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
     return out
 
 

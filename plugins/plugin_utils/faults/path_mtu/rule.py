@@ -46,7 +46,8 @@ def entries(view):
 
 
 def judge(entry, tunnel_mtu, inside_v6) -> dict:
-    """One entry (``reads.record_entry``) against the tunnel's MTU now (bytes) and whether IPv6 runs inside::
+    """One entry (``reads.record_entry``) against the tunnel's MTU now (bytes) and whether IPv6 runs inside (None:
+    unknown, ``reads.carries_ipv6``; kept at the 1280 floor like True, so the role never refuses the MTU named)::
 
         {"judged": True, "found": True, "outer_exceeds": True, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
          "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": None, "set_mtu_bytes": 1340, "raised_to_ipv6_minimum": False}
@@ -68,7 +69,7 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
     if valid(outer):
         out["outer_exceeds"] = tunnel_mtu + overhead > outer["path_mtu_bytes"]
         try:
-            fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6)
+            fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6 is not False)   # unknown: the floor holds
             candidates.append((fit["mtu_bytes"], fit["raised_to_ipv6_minimum"]))
         except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it (too narrow)
             pass
@@ -78,7 +79,7 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
         # an inner edge at the padded size of the outer fit is WireGuard's padding over that same path (tunnel_mtu.py):
         # the outer ladder's MTU carries full-size packets there, so the inner one sets nothing smaller
         if fit is None or not (out["inner_short"] and edge == padded_inner_edge(fit["computed_bytes"])):
-            raised = inside_v6 and edge < IPV6_MIN_MTU_BYTES
+            raised = inside_v6 is not False and edge < IPV6_MIN_MTU_BYTES
             candidates.append((IPV6_MIN_MTU_BYTES if raised else edge, raised))
     out["found"] = out["outer_exceeds"] or out["inner_short"]
     candidates = [candidate for candidate in candidates if candidate[0] >= MIN_MTU_BYTES]   # the floor the role keeps
@@ -133,11 +134,11 @@ def black_holes(host, view, views):
             "raised_to_ipv6_minimum": verdict["raised_to_ipv6_minimum"],
             "outer_probes": outer_probes, "outer_pings_sent": outer_pings, "inner_probes": inner_probes,
             "inner_pings_sent": inner_pings, "peers_found": len(found), "peers_measured": len(judged)}
-        out.append((evidence, _explain(name, entry, verdict, mtu)))
+        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"])))
     return out
 
 
-def _explain(name, entry, verdict, mtu):
+def _explain(name, entry, verdict, mtu, inside_v6=True):
     """The finding's paragraph."""
     parts = ["%s has an MTU of %d bytes, but the path does not carry packets that large:" % (name, mtu)]
     if verdict["outer_exceeds"]:
@@ -158,9 +159,12 @@ def _explain(name, entry, verdict, mtu):
                      "IPv6 runs inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link "
                      "that is not itself a tunnel) is the only fix." % (MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     if verdict["raised_to_ipv6_minimum"]:
-        parts.append("IPv6 runs inside the tunnel, which needs at least %d bytes: the MTU stays at %d although the path "
+        why = ("IPv6 runs inside the tunnel" if inside_v6 else
+               "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's "
+               "IPv6 under 1280 bytes)")
+        parts.append("%s, which needs at least %d bytes: the MTU stays at %d although the path "
                      "is narrower, so full-size packets still leave fragmented; a wider path (or a tunnel without IPv6) "
-                     "is the only full fix." % (IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
+                     "is the only full fix." % (why, IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     return " ".join(parts)
 
 

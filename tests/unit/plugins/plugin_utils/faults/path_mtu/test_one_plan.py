@@ -32,7 +32,8 @@ def facts_view(pmtu, state):
                                  addresses=state["addresses"])
         view["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["allowed_ips"] = state["allowed_ips"]
     else:
-        configs = [dict(config, interface="wg0", wireguard=True, peers=[]) for config in state["configs"]]
+        configs = [dict(config, interface="wg0", wireguard=True, peers=[],   # the facts read wg-quick's Address = lines only
+                        addresses=state["addresses"] if config["kind"] == "wg-quick" else None) for config in state["configs"]]
         view = pmtu.linux_view(tunnel_mtu=state["tunnel_mtu"], allowed_ips=state["allowed_ips"], configs=configs)
     return pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, state["path_mtu"], 1500))
 
@@ -77,6 +78,17 @@ STATES = {
     "linux converged": (host(tunnel_mtu=1340), []),
     "linux path 636, the floor fits": (host(path_mtu=636), ["/etc/wireguard/wg0.conf: [Interface] MTU = 576 (now 1420)"]),
     "linux path 600, under the floor": (host(path_mtu=600), []),       # found, no MTU: the role is not run
+    # IPv6 inside: the rule and the role ask reads.carries_ipv6; the facts read a wg-quick file's Address = lines
+    "linux wg-quick, IPv6 address, IPv4 AllowedIPs, path 1300": (
+        host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1280 (now 1420)"]),
+    "linux wg-quick, IPv4 only, path 1300": (
+        host(path_mtu=1300, addresses=("10.77.0.2/24",)), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
+    "linux .netdev, IPv6 address, path 1300": (     # the facts cannot see the .network's Address=: the floor holds
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",)),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
+    "linux .netdev, IPv4 only, path 1300": (        # unknown: conservative, 1280 (the role accepts it all the same)
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("10.77.0.2/24",)),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
         "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),

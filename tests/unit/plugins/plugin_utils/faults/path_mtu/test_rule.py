@@ -139,6 +139,16 @@ def test_an_inner_edge_under_the_floor_names_no_mtu(pmtu):
     assert judge(view["path_mtu"]["tunnels"][0], 1420, False)["set_mtu_bytes"] is None
 
 
+def test_a_tunnel_whose_addresses_the_facts_do_not_show_keeps_the_ipv6_floor(pmtu):
+    """A Linux tunnel no wg-quick file configures: IPv6 may run inside (the role reads its addresses and refuses under
+    1280 where one is IPv6), so the rule never names less, and says why."""
+    view = pmtu.linux_view(configs=[{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0",
+                                     "wireguard": True, "addresses": None, "peers": []}])
+    (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1300, 1500)))
+    assert (evidence["ipv6_inside"], evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (None, 1280, True)
+    assert "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses" in text
+
+
 def test_a_tunnel_already_at_the_floor_is_found_but_given_no_smaller_mtu(pmtu):
     view = _view(pmtu, 1280, 6, allowed=("fd77::1/128",))
     view = pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500))
