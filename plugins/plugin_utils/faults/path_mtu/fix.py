@@ -168,8 +168,9 @@ def parse_reading(text) -> dict:
     """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None}``.
 
     Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
-    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs), ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind":
-    "wg-quick"|"netdev", "path": str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
+    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
+    ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path":
+    str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
     ``# handle N``. Raises ParseError for text that is not this command's output.
     """
     if not isinstance(text, str):
