@@ -40,6 +40,8 @@ MARK = "@@tunnelfix-mtu"
 FW4_TABLE, FW4_CHAIN = "inet fw4", "mangle_forward"
 FW4_CHAIN_SPEC = "type filter hook forward priority mangle; policy accept;"
 PLATFORMS = ("linux", "openwrt")
+# Where the role keeps net.ipv4.tcp_mtu_probing=1 across reboots (roles/wireguard_mtu/vars/main.yml, pinned by a test)
+TCP_MTU_PROBING_FILE = "/etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf"
 
 # fw4's include directory for rules appended to its mangle_forward chain (module doc)
 MSS_CLAMP_DIR = "/usr/share/nftables.d/chain-post/mangle_forward"
@@ -279,7 +281,7 @@ def _change_lines(entry, info):
     return lines
 
 
-def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network") -> dict:
+def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network", tcp_mtu_probing=False) -> dict:
     """What the role changes on this host (module doc), from ``tunnels`` (``{IF: MTU}``) and ``parse_reading``'s dict::
 
         {"errors": [],   # each names wireguard_mtu_tunnels and the value: the role fails with them before any change
@@ -291,6 +293,10 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
          "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
          "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
          "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."}}   # the live state
+
+    ``tcp_mtu_probing``: ``wireguard_mtu_tcp_mtu_probing`` (a bool); on Linux, where the reading's
+    ``net.ipv4.tcp_mtu_probing`` is not 1 (or was not read: None), ``changes`` ends with the line of tasks/tcp_mtu_probing.yml's
+    change (it runs whatever the tunnels; OpenWrt is left alone).
 
     Refused (``errors``): an MTU under 1280 where IPv6 runs inside the tunnel (the kernel drops IPv6 from a device under
     it); on OpenWrt an interface whose uci proto is not wireguard; on Linux one no file configures; nft missing (rc 127).
@@ -337,6 +343,8 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
             before.extend("%s: %s" % (name, rule) for rule in entry["clamp"]["live_rules"] or ["no MSS clamp rule"])
             after.extend("%s: %s" % (name, rule) for rule in mss_clamp_rules(name, mtu))
         planned.append(entry)
+    if tcp_mtu_probing and platform == "linux" and reading.get("tcp_mtu_probing") != 1:
+        changes.append("net.ipv4.tcp_mtu_probing=1, live and in %s" % TCP_MTU_PROBING_FILE)
     return {"errors": errors, "changes": changes, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
             "restore": "; ".join(restore), "files": files,
             "diff": {"before": "".join(line + "\n" for line in before), "after": "".join(line + "\n" for line in after)}}

@@ -27,7 +27,7 @@ configure, an OpenWrt one that is not in uci).
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import entries, judgements
@@ -97,20 +97,23 @@ def fix_tunnels(view) -> dict:
 
 def pmtu_plan(view, role_vars):
     """What the fixing role would change on this host (module doc): ``fix.fix_plan``'s ``changes`` for the tunnels the
-    findings name, decided on ``facts_reading``; ``[]``, or None (no record, a tunnel not judged, a refusal, other dirs)."""
+    findings name, decided on ``facts_reading``, with ``role_vars``' ``wireguard_mtu_tcp_mtu_probing`` (the facts do not
+    read ``net.ipv4.tcp_mtu_probing``: on Linux its line shows whenever the option is on); ``[]``, or None (no record, a
+    tunnel not judged, a refusal, other dirs)."""
     if not entries(view):
         return None
     wanted = fix_tunnels(view)
     if wanted is None:
         return None
-    if not wanted:
-        return []
     facts, platform = host_facts(view)
+    probing = is_true(role_setting(role_vars, "wireguard_mtu_tcp_mtu_probing", FIX_DEFAULTS))
+    if not wanted and not (probing and platform == "linux"):
+        return []
     dirs = _dirs(facts, role_vars) if platform == "linux" else ("/etc/wireguard", "/etc/systemd/network")
     if dirs is None:
         return None
     try:
-        planned = fix_plan(wanted, platform, facts_reading(view), *dirs)
+        planned = fix_plan(wanted, platform, facts_reading(view), *dirs, tcp_mtu_probing=probing)
     except ValueError:   # an MTU the role's option check refuses
         return None
     return None if planned["errors"] else planned["changes"]

@@ -3,19 +3,25 @@
 role would change (``fix.fix_plan`` on its own read of the same host, given the finding's ``fix_vars``); None on both
 sides where the role refuses (it would fail, naming the option) or the facts cannot tell."""
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fault import pmtu_fix_vars
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan, parse_reading
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import TCP_MTU_PROBING_FILE, fix_plan, parse_reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
 
 PMTU = BY_ID["path_mtu_black_hole"]
+ROLE = Path(__file__).resolve().parents[6] / "roles" / "wireguard_mtu"
 WG_QUICK = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick"}
 NETDEV = {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev"}
 NETDEV_2 = {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev"}
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 MARK = "@@tunnelfix-mtu"
+PROBING = {"wireguard_mtu_tcp_mtu_probing": True}
+PROBING_LINE = "net.ipv4.tcp_mtu_probing=1, live and in /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf"
 
 
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
@@ -60,10 +66,11 @@ def role_changes(view, state):
     tunnels = {}
     for evidence, _text in black_holes("h", view, {}):
         tunnels.update((pmtu_fix_vars(evidence) or {}).get("wireguard_mtu_tunnels") or {})
-    if not tunnels:
+    probing = bool(state["role_vars"].get("wireguard_mtu_tcp_mtu_probing"))   # tasks/main.yml: tcp_mtu_probing.yml on Linux
+    if not tunnels and not (probing and state["platform"] == "linux"):
         return []
     try:
-        planned = fix_plan(tunnels, state["platform"], parse_reading(role_read(state)))
+        planned = fix_plan(tunnels, state["platform"], parse_reading(role_read(state)), tcp_mtu_probing=probing)
     except ValueError:
         return None
     return None if planned["errors"] else planned["changes"]
@@ -100,6 +107,10 @@ STATES = {
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
         "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP]),
     "openwrt converged": (host("openwrt", tunnel_mtu=1340), []),
+    # wireguard_mtu_tcp_mtu_probing: the role's tcp_mtu_probing.yml, on Linux only, whatever the tunnels
+    "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)", PROBING_LINE]),
+    "linux converged, tcp_mtu_probing on": (host(tunnel_mtu=1340, role_vars=PROBING), [PROBING_LINE]),
+    "openwrt, tcp_mtu_probing on": (host("openwrt", tunnel_mtu=1340, role_vars=PROBING), []),
 }
 
 
@@ -108,3 +119,17 @@ def test_the_faults_plan_is_what_the_role_changes(pmtu, state, lines):
     view = facts_view(pmtu, state)
     assert PMTU.plan(view, state["role_vars"]) == lines
     assert role_changes(view, state) == lines
+
+
+def test_the_plan_shows_tcp_mtu_probing_the_facts_do_not_read(pmtu):
+    """The facts do not read net.ipv4.tcp_mtu_probing: with the option on the plan names it even where it is already 1
+    (the role's own read then changes nothing live; it still keeps the file)."""
+    state = host(tunnel_mtu=1340, probing=1, role_vars={"wireguard_mtu_tcp_mtu_probing": "yes"})
+    assert PMTU.plan(facts_view(pmtu, state), state["role_vars"]) == [PROBING_LINE]
+    assert fix_plan({}, "linux", parse_reading(role_read(state)), tcp_mtu_probing=True)["changes"] == []
+    assert PMTU.plan(facts_view(pmtu, state), {"wireguard_mtu_tcp_mtu_probing": False}) == []
+
+
+def test_the_probing_file_is_the_roles():
+    role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
+    assert role_vars["__wireguard_mtu_sysctl_file"] == TCP_MTU_PROBING_FILE
