@@ -111,7 +111,7 @@ def judgements(view) -> dict:
 
 def black_holes(host, view, views):
     """One (evidence, explanation) per tunnel whose measured path does not carry its MTU (module doc): its tightest peer's."""
-    known = tunnels(view)
+    known, (_facts, platform) = tunnels(view), host_facts(view)
     out = []
     for name, judged in sorted(judgements(view).items()):
         found = [(entry, verdict) for entry, verdict in judged if verdict["found"]]
@@ -134,12 +134,12 @@ def black_holes(host, view, views):
             "raised_to_ipv6_minimum": verdict["raised_to_ipv6_minimum"],
             "outer_probes": outer_probes, "outer_pings_sent": outer_pings, "inner_probes": inner_probes,
             "inner_pings_sent": inner_pings, "peers_found": len(found), "peers_measured": len(judged)}
-        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"])))
+        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"], platform == "openwrt")))
     return out
 
 
-def _explain(name, entry, verdict, mtu, inside_v6=True):
-    """The finding's paragraph."""
+def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False):
+    """The finding's paragraph (``clamp``: the fix also clamps TCP's MSS, OpenWrt only: plan.py)."""
     parts = ["%s has an MTU of %d bytes, but the path does not carry packets that large:" % (name, mtu)]
     if verdict["outer_exceeds"]:
         parts.append("toward its endpoint %s (IPv%s outside, %d bytes of WireGuard overhead) the largest packet that got "
@@ -152,8 +152,8 @@ def _explain(name, entry, verdict, mtu, inside_v6=True):
     parts.append("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS "
                  "handshakes, uploads and bulk transfers hang. WireGuard does not repair this itself.")
     if verdict["set_mtu_bytes"] is not None and verdict["set_mtu_bytes"] < mtu:
-        parts.append("Setting the tunnel's MTU to %d bytes (and clamping TCP's MSS to it) makes every tunnel packet fit."
-                     % verdict["set_mtu_bytes"])
+        parts.append("Setting the tunnel's MTU to %d bytes%s makes every tunnel packet fit."
+                     % (verdict["set_mtu_bytes"], " (and clamping the MSS of the TCP it forwards to it)" if clamp else ""))
     if verdict["too_narrow"]:
         parts.append("The path is too narrow for any MTU the fix sets (at least %d bytes, IPv4's minimum datagram; %d where "
                      "IPv6 runs inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link "

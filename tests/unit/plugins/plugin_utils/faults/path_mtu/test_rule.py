@@ -149,6 +149,15 @@ def test_a_tunnel_whose_addresses_the_facts_do_not_show_keeps_the_ipv6_floor(pmt
     assert "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses" in text
 
 
+def test_only_openwrt_names_the_mss_clamp(pmtu):
+    """The role clamps TCP's MSS on OpenWrt only (a fw4 include); on Linux it sets the MTU alone."""
+    outer = pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500)
+    (_evidence, linux), = _found(pmtu.measured(pmtu.linux_view(), outer=outer))
+    (_evidence, router), = _found(pmtu.measured(pmtu.openwrt_view(), outer=outer))
+    assert "Setting the tunnel's MTU to 1340 bytes makes every tunnel packet fit." in linux and "MSS" not in linux
+    assert "Setting the tunnel's MTU to 1340 bytes (and clamping the MSS of the TCP it forwards to it) makes" in router
+
+
 def test_a_tunnel_already_at_the_floor_is_found_but_given_no_smaller_mtu(pmtu):
     view = _view(pmtu, 1280, 6, allowed=("fd77::1/128",))
     view = pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500))
