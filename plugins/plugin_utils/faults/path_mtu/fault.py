@@ -14,24 +14,13 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ev
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import role_option_errors as fix_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import TUNNELS_VAR, pmtu_fix_vars, pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, ROUTES, WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 FIX_ROLE = "tunnelfix.fleet.wireguard_mtu"
-TUNNELS_VAR = "wireguard_mtu_tunnels"
-
-
-def pmtu_fix_vars(evidence):
-    """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
-    finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
-    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
-    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
-        return None
-    return {TUNNELS_VAR: {evidence["interface"]: mtu}}
-
 
 PATH_MTU_BLACK_HOLE = Fault(
     id="path_mtu_black_hole",

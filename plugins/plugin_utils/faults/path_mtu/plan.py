@@ -30,10 +30,20 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import entries, judgements
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, entries, judgements
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 FIX_DEFAULTS = role_defaults("wireguard_mtu")
+TUNNELS_VAR = "wireguard_mtu_tunnels"
+
+
+def pmtu_fix_vars(evidence):
+    """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
+    finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
+    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
+    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
+        return None
+    return {TUNNELS_VAR: {evidence["interface"]: mtu}}
 
 
 def facts_reading(view) -> dict:
@@ -78,20 +88,15 @@ def _dirs(facts, role_vars):
 
 
 def fix_tunnels(view) -> dict:
-    """``{interface: MTU}`` the role is given on this host (``Fault.fix_vars`` of each finding: its ``set_mtu_bytes``
-    when smaller than the tunnel's MTU), or None when the facts cannot tell (module doc)."""
-    known = tunnels(view)
-    judged_by_name, wanted = judgements(view), {}
+    """``{interface: MTU}`` the role is given on this host: ``pmtu_fix_vars`` (``Fault.fix_vars``) of each finding of the
+    rule, or None when the facts cannot tell (a tunnel with peers no valid ladder judged: unknown, not converged)."""
+    known, judged_by_name = tunnels(view), judgements(view)
     for name in known:
         if known[name]["peers"] and not any(verdict["judged"] for _entry, verdict in judged_by_name.get(name, [])):
-            return None   # a tunnel with peers the ladders did not judge: unknown, not converged
-    for name, judged in sorted(judged_by_name.items()):
-        found = [verdict for _entry, verdict in judged if verdict["found"] and not verdict["too_narrow"]]
-        if not found:
-            continue   # none found, or a path too narrow for any MTU the fix sets: the role is not run for it
-        mtu = min(verdict["set_mtu_bytes"] for verdict in found)
-        if mtu < known[name]["tunnel_mtu_bytes"]:
-            wanted[name] = mtu
+            return None
+    wanted = {}
+    for evidence, _text in black_holes(None, view, {}):
+        wanted.update((pmtu_fix_vars(evidence) or {}).get(TUNNELS_VAR) or {})
     return wanted
 
 

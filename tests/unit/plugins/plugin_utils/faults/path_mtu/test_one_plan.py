@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fault import pmtu_fix_vars
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import TCP_MTU_PROBING_FILE, fix_plan, parse_reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
@@ -65,7 +64,7 @@ def role_changes(view, state):
     """What the role changes, run as remediate runs it: with the finding's fix_vars, on its own read; None: it refuses."""
     tunnels = {}
     for evidence, _text in black_holes("h", view, {}):
-        tunnels.update((pmtu_fix_vars(evidence) or {}).get("wireguard_mtu_tunnels") or {})
+        tunnels.update((PMTU.fix_vars(evidence) or {}).get("wireguard_mtu_tunnels") or {})
     probing = bool(state["role_vars"].get("wireguard_mtu_tcp_mtu_probing"))   # tasks/main.yml: tcp_mtu_probing.yml on Linux
     if not tunnels and not (probing and state["platform"] == "linux"):
         return []
