@@ -77,8 +77,8 @@ def test_the_pause_between_ladders_is_measure_pauses_snippet(pmtu, interval_ms):
 def banip_view(pmtu, limit):
     """An OpenWrt router whose loaded banIP rule limits ICMP to ``limit``/s (None: no banIP)."""
     view = pmtu.openwrt_view()
-    view["openwrt"]["banip"] = None if limit is None else {"installed": True, "nft_table_loaded": True,
-                                                            "icmp_limit_rule": {"rate_per_second": limit, "burst_packets": 5}}
+    rule = {"rate_per_second": limit, "burst_packets": 5}
+    view["openwrt"]["banip"] = None if limit is None else {"installed": True, "nft_table_loaded": True, "icmp_limit_rule": rule}
     return view
 
 
