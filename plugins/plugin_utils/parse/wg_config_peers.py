@@ -4,7 +4,7 @@
 
 Input: the output of remote/fact_commands.py's ``WG_CONFIG_PEERS``, one line per section header or
 setting, ``PATH<TAB>KIND<TAB>NAME<TAB>VALUE`` (KIND ``wg-quick`` or ``netdev``; NAME ``section`` or
-a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind; the target prints no
+a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind, address; the target prints no
 other key, so no private or preshared key reaches the controller)::
 
     /etc/wireguard/wg0.conf\twg-quick\tsection\tPeer
@@ -41,10 +41,13 @@ def parse_wg_config_peers(text: str) -> list:
     """``WG_CONFIG_PEERS`` output -> one entry per file, in input order::
 
         [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+          "addresses": ["10.77.0.2/24", "fd77::2/64"],
           "peers": [{"public_key": "AAAA...A=", "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25}]}]
 
     ``interface``: a wg-quick file's name without ``.conf``; a .netdev's ``Name=`` (None without
-    one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``.
+    one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``. ``addresses``: a wg-quick
+    file's ``Address =`` values of ``[Interface]`` (comma-separated, several lines add up; wg-quick(8)); None for a
+    .netdev (networkd sets the addresses from a .network file, which is not read).
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
     off). A wg-quick value ends at ``#`` (wg(8): a comment runs from ``#`` to the end of the line; the target
     already cuts it, this holds for any input); a .netdev value is taken whole (systemd: whole-line comments).
@@ -67,7 +70,7 @@ def parse_wg_config_peers(text: str) -> list:
             value = value.split("#", 1)[0]
         entry = files.setdefault(path, {"path": path, "kind": kind, "section": None, "peers": [],
                                         "interface": posixpath.basename(path)[:-len(".conf")] if kind == "wg-quick" else None,
-                                        "wireguard": kind == "wg-quick"})
+                                        "wireguard": kind == "wg-quick", "addresses": [] if kind == "wg-quick" else None})
         if name == "section":
             entry["section"] = value.strip().lower()
             if entry["section"] == PEER_SECTIONS[kind]:
@@ -76,6 +79,8 @@ def parse_wg_config_peers(text: str) -> list:
             key = {"publickey": "public_key", "endpoint": "endpoint", "persistentkeepalive": "persistent_keepalive_s"}.get(name)
             if key:
                 entry["peers"][-1][key] = keepalive_seconds(value) if key == "persistent_keepalive_s" else value.strip()
+        elif kind == "wg-quick" and entry["section"] == "interface" and name == "address":
+            entry["addresses"].extend(part.strip() for part in value.split(",") if part.strip())
         elif kind == "netdev" and entry["section"] == "netdev":
             if name == "name":
                 entry["interface"] = value.strip()

@@ -10,11 +10,15 @@ Follow it here, top to bottom, then the fixing role's task file roles/wireguard_
 - ``ladder.py``: the don't-fragment ping ladder (a POSIX sh snippet) and the parse of its output.
 - ``tunnel_mtu.py``: the MTU that fits a measured outer path (60 / 80 bytes of overhead, the 1280 floor).
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
-- ``plan.py``: what the fix changes per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``).
+- ``fix.py``: THE plan, ``fix_plan``: from the tunnels and MTUs the role is given and one input shape (``parse_reading``'s:
+  per tunnel its live MTU, whether IPv6 runs inside, its uci proto and mtu or the files that configure it), what changes
+  per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``), the lines of it, the live
+  commands guarded_apply runs and reverts with, and every refusal naming the option; also the role's one python-free
+  read (``read_command``) and the clamp's file and rules.
+- ``plan.py``: the fault's plan (the lines remediate shows): ``fix_plan`` called on the facts turned into that shape
+  (``facts_reading``) with the tunnels the findings give the role, so the fault and the role cannot disagree.
 - ``measure.py``: the measuring step's one remote script (every ladder of a host) and the record it makes; run by the action
   ``path_mtu_ladder`` from the role ``path_mtu_measure`` (diagnose: phase before, verify: after).
-- ``fix.py``: what roles/wireguard_mtu reads on the host (one python-free command) and applies: the same clamp file and
-  rules as ``plan.py``, the live commands guarded_apply runs and reverts with, and every refusal naming the option.
   The two roles' option checks (``measure.role_option_errors``, ``fix.role_option_errors``) are declared in
   ``Fault.option_checks``, the record in ``Fault.records`` (``measure.RECORD``).
 

@@ -16,8 +16,9 @@ EVIDENCE = (
     (("outer_path_mtu_bytes", "inner_path_mtu_bytes"), "the path MTU the don't-fragment ladder measured outside the tunnel (to "
      "the endpoint) and inside it (to the far tunnel address), bytes; null where that ladder did not run or was invalid"),
     ("set_mtu_bytes", "the MTU the fix sets: outer path MTU minus the overhead, or the inner path MTU, the smaller; never below 1280 "
-     "where IPv6 runs inside"),
-    (("ipv6_inside", "raised_to_ipv6_minimum"), "whether the tunnel carries IPv6 (a peer's AllowedIPs or an interface address), "
+     "where IPv6 runs inside (or may), never below 576; null when the path is too narrow for that (nothing is set)"),
+    (("ipv6_inside", "raised_to_ipv6_minimum"), "whether the tunnel carries IPv6 (a peer's AllowedIPs or an interface address; "
+     "null: unknown, a Linux tunnel no wg-quick file configures, kept at the 1280 floor), "
      "and whether the MTU to set was raised to IPv6's 1280 although the path is narrower"),
     (("outer_probes", "outer_pings_sent", "inner_probes", "inner_pings_sent"), "each ladder's probed sizes and echo requests sent "
      "(retries of silently lost sizes included); null where it did not run"),

@@ -3,7 +3,7 @@
 """The PMTU fault as the registry lists it: its texts, the readings it reads, its rule, its plan and its fixing role.
 
 remediate runs roles/wireguard_mtu with ``wireguard_mtu_tunnels`` from the finding (``{interface: set_mtu_bytes}``);
-the role applies ``fix.fix_plan`` (the same clamp file and rules as ``plan.pmtu_plan``), guarded by a rollback. The
+the role applies ``fix.fix_plan``, the same function ``plan.pmtu_plan`` shows the lines of, guarded by a rollback. The
 measuring step that writes ``view["path_mtu"]`` runs in diagnose and verify (module doc of ``__init__.py``).
 """
 
@@ -14,24 +14,13 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ev
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import role_option_errors as fix_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import TUNNELS_VAR, pmtu_fix_vars, pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, ROUTES, WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 FIX_ROLE = "tunnelfix.fleet.wireguard_mtu"
-TUNNELS_VAR = "wireguard_mtu_tunnels"
-
-
-def pmtu_fix_vars(evidence):
-    """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
-    finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
-    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
-    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
-        return None
-    return {TUNNELS_VAR: {evidence["interface"]: mtu}}
-
 
 PATH_MTU_BLACK_HOLE = Fault(
     id="path_mtu_black_hole",
@@ -58,7 +47,8 @@ PATH_MTU_BLACK_HOLE = Fault(
             "inside a tunnel) carries less than the tunnel sends, and the hop that drops the larger packets sends no "
             "ICMP back, so nothing shrinks them.",
     fix="The tunnel's MTU is set to what the measured path carries (the outer path MTU minus 60 or 80 bytes, or the "
-        "inner path MTU; never below 1280 where IPv6 runs inside), in the file that owns the tunnel and live with ip "
+        "inner path MTU; never below 1280 where IPv6 runs inside, nor below 576: a narrower path is reported with nothing "
+        "to set), in the file that owns the tunnel and live with ip "
         "link set, so no tunnel is restarted: uci network.<wg>.mtu on OpenWrt (committed, no ifup), with an MSS clamp "
         "on the tunnel's forwarded TCP both ways as a fw4 include in /usr/share/nftables.d/chain-post/mangle_forward/, "
         "loaded live into inet fw4 mangle_forward (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "

@@ -3,10 +3,12 @@
 """The PMTU fault's fix as roles/wireguard_mtu applies it: what the role reads on the host, and what it changes (pure).
 
 The role takes ``{interface: MTU bytes}`` (``wireguard_mtu_tunnels``: the finding's ``set_mtu_bytes``, or the
-operator's) and does, per platform, what ``plan.pmtu_plan`` names (the clamp's file and rules come from ``plan.py``):
+operator's) and does, per platform, what ``fix_plan`` decides: THE plan of the fault. ``plan.pmtu_plan`` (the lines
+remediate shows) calls ``fix_plan`` too, on the facts turned into ``parse_reading``'s shape (``plan.facts_reading``); the
+role calls it on its own fresh read. One decision, one input shape, so they cannot disagree:
 
-- OpenWrt: ``network.<wg>.mtu`` in uci (committed; the ``uci`` action), the clamp include ``plan.mss_clamp_file`` with
-  ``plan.mss_clamp_rules`` (``plain_file``), and live: ``ip link set dev <wg> mtu N`` and the include loaded into
+- OpenWrt: ``network.<wg>.mtu`` in uci (committed; the ``uci`` action), the clamp include ``mss_clamp_file`` with
+  ``mss_clamp_rules`` (``plain_file``), and live: ``ip link set dev <wg> mtu N`` and the include loaded into
   ``inet fw4 mangle_forward`` (``clamp_sync_command``). No ifup: netifd's wireguard proto handler sets ``mtu`` only when
   it sets the interface up (``ip link set mtu`` in ``proto_wireguard_setup``, openwrt/openwrt
   package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and an ifup re-creates the tunnel; the
@@ -14,8 +16,9 @@ operator's) and does, per platform, what ``plan.pmtu_plan`` names (the clamp's f
 - Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above.
 
 ``read_command`` is the one python-free read (POSIX sh, BusyBox too); ``parse_reading`` its parse; ``fix_plan`` the
-decision: per tunnel what differs, the commands guarded_apply runs (``apply``) and reverts with (``restore``), the
-files it snapshots, and every refusal (``errors``) naming the option and the value.
+decision: per tunnel what differs, one line per change (``changes``: the plan's lines), the commands guarded_apply runs
+(``apply``) and reverts with (``restore``), the files it snapshots, and every refusal (``errors``) naming the option and
+the value.
 """
 
 from __future__ import annotations
@@ -26,20 +29,53 @@ import shlex
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.option_text import (
     absolute_path_errors, bool_errors, shown, whole_number_in)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import (
-    mss_clamp_comment, mss_clamp_file, mss_clamp_rules)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import carries_ipv6
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
+    IPV6_MIN_MTU_BYTES, MAX_MTU_BYTES, MIN_MTU_BYTES)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
 
 OPTION = "wireguard_mtu_tunnels"
-# IPv4's least MTU every host must take without fragmenting (RFC 791): the smallest MTU the role sets on a tunnel
-MIN_MTU_BYTES = 576
 MARK = "@@tunnelfix-mtu"
 # fw4's table and the chain its chain-post/mangle_forward includes go to (the end of it: firewall4 ruleset.uc)
 FW4_TABLE, FW4_CHAIN = "inet fw4", "mangle_forward"
 FW4_CHAIN_SPEC = "type filter hook forward priority mangle; policy accept;"
 PLATFORMS = ("linux", "openwrt")
+# Where the role keeps net.ipv4.tcp_mtu_probing=1 across reboots (roles/wireguard_mtu/vars/main.yml, pinned by a test)
+TCP_MTU_PROBING_FILE = "/etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf"
+
+# fw4's include directory for rules appended to its mangle_forward chain (module doc)
+MSS_CLAMP_DIR = "/usr/share/nftables.d/chain-post/mangle_forward"
+# IP + TCP header bytes in front of a segment: MSS = MTU minus these
+TCP_IP_HEADER_BYTES = {4: 40, 6: 60}
+
+
+def mss_clamp_file(interface) -> str:
+    """The fw4 include that clamps ``interface``'s MSS: ``MSS_CLAMP_DIR/tunnelfix-mss-<interface>.nft``."""
+    return "%s/tunnelfix-mss-%s.nft" % (MSS_CLAMP_DIR, interface)
+
+
+def mss_clamp_comment(interface) -> str:
+    """The comment every clamp rule of ``interface`` carries: how the fixing role finds its own live rules."""
+    return "tunnelfix-mss %s" % interface
+
+
+def mss_clamp_rules(interface, mtu) -> list:
+    """The nft rules (fw4 include text, one per line) that clamp TCP SYNs into and out of ``interface`` to ``mtu``::
+
+        ("wg0", 1340) -> ['oifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 '
+                          'tcp option maxseg size set 1300 comment "tunnelfix-mss wg0"', ...]   # oif/iif x IPv4/IPv6
+
+    A SYN or SYN-ACK (the flags fw4's own clamp matches) whose MSS is larger is lowered; a smaller MSS stays (a fixed
+    ``set`` alone would raise it, and a peer behind a narrower link would then get segments it cannot carry). Written
+    as ``nft list`` prints it back (nftables 1.0.6: ``syn / fin,syn,rst``), so the live rule and the file compare equal.
+    """
+    rules = []
+    for way in ("oifname", "iifname"):
+        for family, name in ((4, "ipv4"), (6, "ipv6")):
+            mss = mtu - TCP_IP_HEADER_BYTES[family]
+            rules.append('%s "%s" meta nfproto %s tcp flags syn / fin,syn,rst tcp option maxseg size > %d '
+                         'tcp option maxseg size set %d comment "%s"' % (way, interface, name, mss, mss, mss_clamp_comment(interface)))
+    return rules
 
 
 def check_tunnels(tunnels) -> list:
@@ -130,27 +166,19 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
     return "; ".join(parts) + "; true"
 
 
-def _v6(token):
-    """Whether ``token`` (an address, ``addr/len`` or prefix) is an IPv6 one other than link-local (fe80::/10)."""
-    net = ipnet.network(token)
-    if net is None or net.version != 6:
-        return False
-    link_local = ipnet.network("fe80::/10")
-    return not (net.ip in link_local)
-
-
 def parse_reading(text) -> dict:
     """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None}``.
 
-    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (an IPv6 address on it, in uci ``addresses``
-    or in a peer's AllowedIPs), ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind":
-    "wg-quick"|"netdev", "path": str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
+    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
+    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
+    ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path":
+    str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
     ``# handle N``. Raises ParseError for text that is not this command's output.
     """
     if not isinstance(text, str):
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
     out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None}
-    what, name = None, None
+    what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
     for line in text.replace("\r\n", "\n").split("\n"):
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
@@ -160,6 +188,7 @@ def parse_reading(text) -> dict:
             elif name is not None:
                 out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "ipv6_inside": False, "uci_proto": None,
                                                     "uci_mtu": None, "configs": []})
+                seen.setdefault(name, ([], []))
             continue
         text_line = line.strip()
         if not text_line:
@@ -172,7 +201,13 @@ def parse_reading(text) -> dict:
                 raise ParseError("/sys/class/net/%s/mtu: expected a number, got %r" % (name, text_line[:80]))
             info["live_mtu_bytes"] = int(text_line)
         elif what in ("ipv6", "uciaddr"):
-            info["ipv6_inside"] = info["ipv6_inside"] or any(_v6(token) for token in text_line.replace(",", " ").split())
+            words = text_line.replace(",", " ").split()
+            if what == "uciaddr":
+                seen[name][1].extend(words)
+            elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
+                seen[name][1].append(words[words.index("inet6") + 1])
+            else:                         # wg show IF allowed-ips | cut -f2: the peers' prefixes
+                seen[name][0].extend(words)
         elif what == "uci":
             info["uci_proto"] = text_line
         elif what == "ucimtu":
@@ -187,12 +222,14 @@ def parse_reading(text) -> dict:
                 out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
         elif what == "probing":
             out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
+    for name, (allowed, addresses) in seen.items():
+        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
     return out
 
 
 def clamp_sync_command(interface) -> str:
     """One sh command that makes ``interface``'s live clamp rules in ``inet fw4 mangle_forward`` what its include file holds:
-    in one ``nft -f`` transaction, delete every rule carrying ``plan.mss_clamp_comment`` and, when the file is there,
+    in one ``nft -f`` transaction, delete every rule carrying ``mss_clamp_comment`` and, when the file is there,
     load it the way fw4 does (an ``include`` at the end of the chain, declared as fw4 declares it; on a router without
     fw4 this creates that table and chain). Run again after guarded_apply restored the file, it restores the old rules."""
     path = mss_clamp_file(interface)
@@ -222,10 +259,33 @@ def _config(name, info, errors, config_dir, networkd_dir):
     return None
 
 
-def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network") -> dict:
+def _change_lines(entry, info):
+    """The plan's lines for one tunnel of ``fix_plan`` (``info``: its ``parse_reading`` interface): OpenWrt the uci ``mtu``
+    (when it or the live MTU differs) and the clamp include (when the live rules differ, or were not read); Linux the
+    file's ``MTU =``/``MTUBytes=`` when the live MTU differs. Nothing for a tunnel refused."""
+    name, mtu, live = entry["interface"], entry["mtu_bytes"], entry["live_mtu_bytes"]
+    lines = []
+    if entry["clamp"] is not None:
+        written = info.get("uci_mtu")
+        if info.get("uci_proto") == "wireguard" and (written != str(mtu) or entry["live_change"]):
+            shown = "unset (%s in use)" % live if written is None else "'%s'" % written
+            lines.append("network.%s.mtu: %s -> '%d'" % (name, shown, mtu))
+        if entry["clamp"]["live_change"]:
+            lines.append("write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
+                         % (entry["clamp"]["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))
+    elif entry["config"] is not None and entry["live_change"]:
+        if entry["config"]["kind"] == "wg-quick":
+            lines.append("%s: [Interface] MTU = %d (now %s)" % (entry["config"]["path"], mtu, live))
+        else:
+            lines.append("%s: [NetDev] MTUBytes=%d (now %s)" % (entry["config"]["path"], mtu, live))
+    return lines
+
+
+def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network", tcp_mtu_probing=False) -> dict:
     """What the role changes on this host (module doc), from ``tunnels`` (``{IF: MTU}``) and ``parse_reading``'s dict::
 
         {"errors": [],   # each names wireguard_mtu_tunnels and the value: the role fails with them before any change
+         "changes": ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"],   # one line per change (_change_lines)
          "tunnels": [{"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1420, "ipv6_inside": False,
                       "live_change": True,                        # the device is there with another MTU
                       "config": {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"} | None,   # Linux
@@ -233,6 +293,10 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
          "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
          "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
          "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."}}   # the live state
+
+    ``tcp_mtu_probing``: ``wireguard_mtu_tcp_mtu_probing`` (a bool); on Linux, where the reading's
+    ``net.ipv4.tcp_mtu_probing`` is not 1 (or was not read: None), ``changes`` ends with the line of tasks/tcp_mtu_probing.yml's
+    change (it runs whatever the tunnels; OpenWrt is left alone).
 
     Refused (``errors``): an MTU under 1280 where IPv6 runs inside the tunnel (the kernel drops IPv6 from a device under
     it); on OpenWrt an interface whose uci proto is not wireguard; on Linux one no file configures; nft missing (rc 127).
@@ -242,7 +306,7 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
         raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
     if not isinstance(reading, dict) or not isinstance(reading.get("interfaces"), dict):
         raise ParseError("reading must be parse_reading's dict, got %r" % (reading,))
-    errors, planned, apply, restore, before, after = [], [], [], [], [], []
+    errors, planned, apply, restore, before, after, changes = [], [], [], [], [], [], []
     if platform == "openwrt" and tunnels and reading.get("nft_rc") == 127:
         errors.append("%s: nft is not installed on this router: the MSS clamp cannot be loaded" % OPTION)
     files = ["/etc/config/network"] if platform == "openwrt" and tunnels else []
@@ -267,6 +331,7 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
             entry["config"] = _config(name, info, errors, config_dir, networkd_dir)
             if entry["config"] is not None:
                 files.append(entry["config"]["path"])
+        changes.extend(_change_lines(entry, info))
         if entry["live_change"]:
             apply.append("ip link set dev %s mtu %d" % (shlex.quote(name), mtu))
             restore.append("ip link set dev %s mtu %d" % (shlex.quote(name), live))
@@ -278,6 +343,8 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
             before.extend("%s: %s" % (name, rule) for rule in entry["clamp"]["live_rules"] or ["no MSS clamp rule"])
             after.extend("%s: %s" % (name, rule) for rule in mss_clamp_rules(name, mtu))
         planned.append(entry)
-    return {"errors": errors, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
+    if tcp_mtu_probing and platform == "linux" and reading.get("tcp_mtu_probing") != 1:
+        changes.append("net.ipv4.tcp_mtu_probing=1, live and in %s" % TCP_MTU_PROBING_FILE)
+    return {"errors": errors, "changes": changes, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
             "restore": "; ".join(restore), "files": files,
             "diff": {"before": "".join(line + "\n" for line in before), "after": "".join(line + "\n" for line in after)}}

@@ -11,7 +11,8 @@ script and the role ``path_mtu_measure`` sets the record as ``path_mtu_measure_r
 subshell of its own (the snippet ends with ``exit``), framed as a batch step (remote/batch.py: ``@@tunnelfix-batch
 NONCE begin <i> outer`` ... ``rc N``) with its stderr joined to its stdout, so a stray message makes that one ladder
 unreadable instead of hiding. Between two ladders the script pauses ``interval_ms`` as a ladder pauses between two
-pings (``usleep``, else a fractional ``sleep``, else whole seconds rounded up), so the host sends at most
+pings, with the same snippet (measure/pause.py ``pause_snippet``: ``usleep``, else a fractional ``sleep``, else whole
+seconds rounded up), so the host sends at most
 1000 / interval_ms echo requests per second over the whole run, ladder after ladder. The script is sent on the
 shell's standard input: a ladder is about 4 KB of sh, and a command line over about 9,000 bytes closes dropbear's
 connection (remote/batch.py SHARED_WORD_MIN_CHARS).
@@ -35,8 +36,10 @@ import shlex
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
     DEFAULT_ATTEMPTS, DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_S, PING_COMMANDS, ladder_script, parse_ladder)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import record_entry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets, record_entry
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import Record
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import probe_interval_ms
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.pause import pause_snippet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 
 # The record the role sets and the view key the rule reads it under (faults/view.py takes what the faults declare)
@@ -46,14 +49,8 @@ PHASES = ("before", "after")
 # The most probes one ladder sends sizes for: low, high, the bisection of up to 65507 bytes (16 halvings), the recheck
 # of the last lost size and of the largest passing one
 MAX_PROBES_PER_LADDER = 20
-
-_PAUSE = r"""pause_() {
-  if command -v usleep >/dev/null 2>&1; then usleep %(us)d
-  elif sleep 0.001 2>/dev/null; then sleep %(s)s
-  else sleep %(whole)d
-  fi
-}
-"""
+# Seconds the measuring task is given on top of its ladders (Ansible's connection, the script's start)
+TASK_SLACK_S = 60
 
 
 def block_name(index, side) -> str:
@@ -96,18 +93,38 @@ def measure_script(targets, nonce, interval_ms=DEFAULT_INTERVAL_MS, timeout_s=DE
     runs = ladders(targets)
     if not runs:
         return ""
-    parts = ["M=%s" % shlex.quote("%s %s" % (MARKER, nonce)),
-             _PAUSE % {"us": interval_ms * 1000, "s": "%d.%03d" % divmod(interval_ms, 1000), "whole": -(-interval_ms // 1000)}]
+    parts = ["M=%s" % shlex.quote("%s %s" % (MARKER, nonce)), pause_snippet(interval_ms).rstrip("\n")]
     for number, (name, _index, _side, spec) in enumerate(runs):
         snippet = ladder_script(spec["target"], spec["family"], spec["low"], spec["high"], interval_ms, timeout_s, attempts,
                                 ping_command)
         if number and interval_ms:
-            parts.append("pause_")
+            parts.append("nap_")
         parts.append("printf '%%s begin %%s\\n' \"$M\" %s" % shlex.quote(name))
         parts.append("(\n%s\n) </dev/null 2>&1" % snippet.strip("\n"))
         parts.append("printf '\\n%s stderr\\n\\n%s rc %s\\n' \"$M\" \"$M\" \"$?\"")
     parts.append("printf '%s end\\n' \"$M\"")
     return "\n".join(parts) + "\n"
+
+
+def paced_interval_ms(view, interval_ms) -> int:
+    """The pause the ladders of this host really use, ms: ``interval_ms`` (the role's), lengthened where the router's
+    loaded banIP limit needs it (``banip_icmp.limiter.probe_interval_ms``, module doc). Raises ValueError naming
+    ``interval_ms`` for one that is not a whole number 0-10000."""
+    try:
+        return probe_interval_ms((view.get("openwrt") or {}).get("banip"), interval_ms)["interval_ms"]
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("wanted_interval_ms", "interval_ms")) from None
+
+
+def task_timeout_s(view, hub_address, interval_ms, timeout_s, attempts) -> int:
+    """Seconds the measuring task may take on this host: every ladder that runs (``ladders`` of ``reads.ladder_targets``)
+    at MAX_PROBES_PER_LADDER sizes x ``attempts`` x (``timeout_s`` + the pause really used, ``paced_interval_ms``, in
+    whole seconds rounded up + 1 s to start ping), plus TASK_SLACK_S. ``(view with 2 ladders, None, 200, 1, 2)`` ->
+    60 + 2 x 20 x 2 x (1 + 1 + 1) = 300. Raises ValueError naming the option out of range (``check_options``)."""
+    pace = paced_interval_ms(view, interval_ms)
+    check_options(pace, timeout_s, attempts, "ping")
+    count = len(ladders(ladder_targets(view, hub_address or None)))
+    return TASK_SLACK_S + count * MAX_PROBES_PER_LADDER * attempts * (timeout_s + -(-pace // 1000) + 1)
 
 
 def invalid_ladder(spec, reason) -> dict:

@@ -7,107 +7,118 @@ Where the tunnel's MTU is written:
 - OpenWrt (netifd): ``uci set network.<wg>.mtu=N`` (the interface section's ``mtu``), and an explicit MSS clamp on the
   tunnel's traffic as a fw4 include: fw4's own ``mtu_fix`` clamps in mangle forward from the ingress device's MTU and
   goes wrong under mwan3/pbr (openwrt/openwrt #12112), so the rule names the tunnel (``oifname``/``iifname``) and the
-  MSS itself (MTU - 40 IPv4, MTU - 60 IPv6: IP and TCP headers), in ``MSS_CLAMP_DIR`` (fw4 loads
+  MSS itself (MTU - 40 IPv4, MTU - 60 IPv6: IP and TCP headers), in ``fix.MSS_CLAMP_DIR`` (fw4 loads
   /usr/share/nftables.d/chain-post/<chain>/*.nft into the end of that chain of its table).
 - wg-quick: ``MTU = N`` in the ``[Interface]`` section of /etc/wireguard/<if>.conf (wg(8)).
 - systemd-networkd: ``MTUBytes=N`` in the ``[NetDev]`` section of the interface's .netdev (systemd.netdev(5)).
 
-A host's plan is the changes for every tunnel the rule finds (``rule.judgements``): ``[]`` when every tunnel was
-measured and none is found (converged), None when the facts cannot tell (no record: a path MTU is measured; a tunnel
-with peers no valid ladder judged; a Linux tunnel whose configuration file the facts did not see, an OpenWrt one that
-is not in uci; a found tunnel whose MTU to set is unknown). A tunnel whose MTU
-is already the one to set (the IPv6 floor) changes nothing.
+One decision: the plan is ``fix.fix_plan``, the function the role applies (roles/wireguard_mtu/tasks/mtu.yml through
+the ``wireguard_mtu_plan`` filter), called here on the facts turned into the shape of the role's own read
+(``facts_reading``) with the tunnels the findings give the role (``fix_tunnels``: ``Fault.fix_vars``); the lines are
+its ``changes``. The role reads fresher data (its read runs at remediate time), but decides with the same function.
+
+A host's plan is ``[]`` when every tunnel was measured and none is found (converged), a found tunnel's MTU is already
+the one to set (the IPv6 floor), or its path is too narrow for any MTU the fix sets (``rule.judge``: ``too_narrow``;
+the finding names no MTU, remediate does not run the role for it); None when the facts cannot tell (no record: a path
+MTU is measured; a tunnel with peers no valid ladder judged; the role reads other directories than the facts listed)
+or ``fix_plan`` refuses, as the role would (a Linux tunnel no file of the facts configures or that two .netdev files
+configure, an OpenWrt one that is not in uci).
 """
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, tunnels
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import entries, judgements
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, entries, judgements
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
-# fw4's include directory for rules appended to its mangle_forward chain (module doc)
-MSS_CLAMP_DIR = "/usr/share/nftables.d/chain-post/mangle_forward"
-# IP + TCP header bytes in front of a segment: MSS = MTU minus these
-TCP_IP_HEADER_BYTES = {4: 40, 6: 60}
-
-
-def mss_clamp_file(interface) -> str:
-    """The fw4 include that clamps ``interface``'s MSS: ``MSS_CLAMP_DIR/tunnelfix-mss-<interface>.nft``."""
-    return "%s/tunnelfix-mss-%s.nft" % (MSS_CLAMP_DIR, interface)
+FIX_DEFAULTS = role_defaults("wireguard_mtu")
+TUNNELS_VAR = "wireguard_mtu_tunnels"
 
 
-def mss_clamp_comment(interface) -> str:
-    """The comment every clamp rule of ``interface`` carries: how the fixing role finds its own live rules."""
-    return "tunnelfix-mss %s" % interface
+def pmtu_fix_vars(evidence):
+    """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
+    finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
+    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
+    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
+        return None
+    return {TUNNELS_VAR: {evidence["interface"]: mtu}}
 
 
-def mss_clamp_rules(interface, mtu) -> list:
-    """The nft rules (fw4 include text, one per line) that clamp TCP SYNs into and out of ``interface`` to ``mtu``::
+def facts_reading(view) -> dict:
+    """The host's facts in the shape of the role's own read (``fix.parse_reading``), so ``fix.fix_plan`` decides on them::
 
-        ("wg0", 1340) -> ['oifname "wg0" meta nfproto ipv4 tcp flags syn / fin,syn,rst tcp option maxseg size > 1300 '
-                          'tcp option maxseg size set 1300 comment "tunnelfix-mss wg0"', ...]   # oif/iif x IPv4/IPv6
+        {"interfaces": {"wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard"|None,
+                                "uci_mtu": "1420"|None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]}},
+         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}   # not in the facts: unknown
 
-    A SYN or SYN-ACK (the flags fw4's own clamp matches) whose MSS is larger is lowered; a smaller MSS stays (a fixed
-    ``set`` alone would raise it, and a peer behind a narrower link would then get segments it cannot carry). Written
-    as ``nft list`` prints it back (nftables 1.0.6: ``syn / fin,syn,rst``), so the live rule and the file compare equal.
+    ``live_mtu_bytes`` from ``link_mtu``; ``ipv6_inside`` from ``reads.tunnels``; OpenWrt: ``uci_proto`` "wireguard" for a
+    uci interface (``in_uci``: merge_wireguard keeps proto wireguard only), ``uci_mtu`` its written ``mtu``; Linux:
+    ``configs`` the files of ``wireguard.configs`` that configure the interface (wg-quick, or a .netdev with Kind=wireguard).
     """
-    rules = []
-    for way in ("oifname", "iifname"):
-        for family, name in ((4, "ipv4"), (6, "ipv6")):
-            mss = mtu - TCP_IP_HEADER_BYTES[family]
-            rules.append('%s "%s" meta nfproto %s tcp flags syn / fin,syn,rst tcp option maxseg size > %d '
-                         'tcp option maxseg size set %d comment "%s"' % (way, interface, name, mss, mss, mss_clamp_comment(interface)))
-    return rules
+    facts, platform = host_facts(view)
+    mtus, known = link_mtus(facts) or {}, tunnels(view)
+    configs = (facts.get("wireguard") or {}).get("configs") or []
+    interfaces = {}
+    for name, info in wireguard_interfaces(facts).items():
+        entry = {"live_mtu_bytes": mtus.get(name), "ipv6_inside": (known.get(name) or {}).get("ipv6_inside"),
+                 "uci_proto": None, "uci_mtu": None, "configs": []}
+        if platform == "openwrt":
+            written = (info.get("options") or {}).get("mtu")
+            entry["uci_proto"] = "wireguard" if info.get("in_uci") else None
+            entry["uci_mtu"] = None if written is None else str(written)
+        else:
+            entry["configs"] = [{"kind": config.get("kind"), "path": config.get("path")} for config in configs
+                                if config.get("interface") == name and config.get("wireguard")
+                                and config.get("kind") in ("wg-quick", "netdev")]
+        interfaces[name] = entry
+    return {"interfaces": interfaces, "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}
 
 
-def openwrt_changes(interface, info, current, mtu) -> list:
-    """The changes on a router: the uci ``mtu`` (``info``: the interface's ``wireguard`` facts) and the MSS clamp include."""
-    written = (info.get("options") or {}).get("mtu")
-    before = "unset (%d in use)" % current if written is None else "'%s'" % written
-    return ["network.%s.mtu: %s -> '%d'" % (interface, before, mtu),
-            "write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
-            % (mss_clamp_file(interface), interface, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6])]
+def _dirs(facts, role_vars):
+    """``(config_dir, networkd_dir)`` the role reads, or None when the facts listed other directories (they cannot tell)."""
+    wanted = tuple(str(role_setting(role_vars, option, FIX_DEFAULTS)).rstrip("/") or "/"
+                   for option in ("wireguard_mtu_config_dir", "wireguard_mtu_networkd_dir"))
+    read = (facts.get("wireguard") or {}).get("config_dirs") or {}
+    listed = (read.get("wg_quick", FIX_DEFAULTS["wireguard_mtu_config_dir"]), read.get("networkd", FIX_DEFAULTS["wireguard_mtu_networkd_dir"]))
+    if tuple(str(path).rstrip("/") or "/" for path in listed) != wanted:
+        return None
+    return wanted
 
 
-def linux_changes(interface, configs, current, mtu):
-    """The change on a Linux host, from ``wireguard.configs`` (the files the facts listed): wg-quick's ``MTU =`` or the
-    .netdev's ``MTUBytes=``, wg-quick's file first when both configure ``interface`` (as the role takes it: wg-quick
-    owns a name it has a file for, ``fix._config``); None when no file of the facts configures ``interface``."""
-    mine = [config for config in configs or [] if config.get("interface") == interface and config.get("wireguard")]
-    for config in sorted(mine, key=lambda config: config.get("kind") != "wg-quick"):
-        if config.get("kind") == "wg-quick":
-            return ["%s: [Interface] MTU = %d (now %d)" % (config.get("path"), mtu, current)]
-        if config.get("kind") == "netdev":
-            return ["%s: [NetDev] MTUBytes=%d (now %d)" % (config.get("path"), mtu, current)]
-    return None
+def fix_tunnels(view) -> dict:
+    """``{interface: MTU}`` the role is given on this host: ``pmtu_fix_vars`` (``Fault.fix_vars``) of each finding of the
+    rule, or None when the facts cannot tell (a tunnel with peers no valid ladder judged: unknown, not converged)."""
+    known, judged_by_name = tunnels(view), judgements(view)
+    for name in known:
+        if known[name]["peers"] and not any(verdict["judged"] for _entry, verdict in judged_by_name.get(name, [])):
+            return None
+    wanted = {}
+    for evidence, _text in black_holes(None, view, {}):
+        wanted.update((pmtu_fix_vars(evidence) or {}).get(TUNNELS_VAR) or {})
+    return wanted
 
 
 def pmtu_plan(view, role_vars):
-    """What the fixing role would change on this host (module doc): one line per change, ``[]``, or None."""
+    """What the fixing role would change on this host (module doc): ``fix.fix_plan``'s ``changes`` for the tunnels the
+    findings name, decided on ``facts_reading``, with ``role_vars``' ``wireguard_mtu_tcp_mtu_probing`` (the facts do not
+    read ``net.ipv4.tcp_mtu_probing``: on Linux its line shows whenever the option is on); ``[]``, or None (no record, a
+    tunnel not judged, a refusal, other dirs)."""
     if not entries(view):
         return None
+    wanted = fix_tunnels(view)
+    if wanted is None:
+        return None
     facts, platform = host_facts(view)
-    interfaces, known = wireguard_interfaces(facts), tunnels(view)
-    judged_by_name, changes = judgements(view), []
-    for name in known:
-        if known[name]["peers"] and not any(verdict["judged"] for _entry, verdict in judged_by_name.get(name, [])):
-            return None   # a tunnel with peers the ladders did not judge: unknown, not converged
-    for name, judged in sorted(judged_by_name.items()):
-        found = [verdict for _entry, verdict in judged if verdict["found"]]
-        if not found:
-            continue
-        if any(verdict["set_mtu_bytes"] is None for verdict in found):
-            return None
-        mtu, current = min(verdict["set_mtu_bytes"] for verdict in found), known[name]["tunnel_mtu_bytes"]
-        if mtu >= current:
-            continue
-        if platform == "openwrt":
-            if not (interfaces.get(name) or {}).get("in_uci"):
-                return None   # not a uci interface: nothing the role could set
-            changes.extend(openwrt_changes(name, interfaces.get(name) or {}, current, mtu))
-            continue
-        lines = linux_changes(name, (facts.get("wireguard") or {}).get("configs"), current, mtu)
-        if lines is None:
-            return None
-        changes.extend(lines)
-    return changes
+    probing = is_true(role_setting(role_vars, "wireguard_mtu_tcp_mtu_probing", FIX_DEFAULTS))
+    if not wanted and not (probing and platform == "linux"):
+        return []
+    dirs = _dirs(facts, role_vars) if platform == "linux" else ("/etc/wireguard", "/etc/systemd/network")
+    if dirs is None:
+        return None
+    try:
+        planned = fix_plan(wanted, platform, facts_reading(view), *dirs, tcp_mtu_probing=probing)
+    except ValueError:   # an MTU the role's option check refuses
+        return None
+    return None if planned["errors"] else planned["changes"]

@@ -10,7 +10,8 @@ From the facts already gathered (one execution per host, nothing added to it but
   ``ip -d -j link show``, the step the ``bridges`` reading runs too (a step two readings list runs once);
 - the endpoints: ``wireguard`` (Linux ``wg show all dump``; OpenWrt uci merged with the live state), and the device
   each endpoint is reached through: Linux ``routes.endpoints[address].dev``, OpenWrt ``endpoint_routes.endpoints``;
-- whether IPv6 runs inside (the 1280 floor): an IPv6 prefix in a peer's AllowedIPs, or an IPv6 interface address (uci).
+- whether IPv6 runs inside (the 1280 floor, ``carries_ipv6``): an IPv6 prefix in a peer's AllowedIPs, or an IPv6 interface
+  address (OpenWrt: uci; Linux: the wg-quick file's ``Address =``; unknown for a tunnel no wg-quick file configures).
 
 ``tunnels(view)`` puts those together per tunnel and peer. ``ladder_targets(view, hub_address)`` turns them into
 what the measuring step probes: per peer with an endpoint, the outer ladder (to the endpoint, up to the uplink's MTU)
@@ -85,11 +86,33 @@ def _family(value):
     return None if address is None else address.version
 
 
-def ipv6_inside(info) -> bool:
-    """Whether the tunnel carries IPv6: an IPv6 prefix in a peer's AllowedIPs (``::/0`` too) or an IPv6 interface address
-    (uci ``addresses``, OpenWrt). ``info``: one interface of the ``wireguard`` facts."""
-    prefixes = [prefix for peer in info.get("peers") or [] for prefix in peer.get("allowed_ips") or []]
-    return any(_family(str(prefix).split("/", maxsplit=1)[0]) == 6 for prefix in prefixes + list(info.get("addresses") or []))
+def carries_ipv6(allowed_ips, addresses):
+    """Whether IPv6 runs inside a tunnel, THE one test of the fault's rule and the fixing role (``fix.parse_reading``):
+
+    True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too) or the tunnel has an IPv6 address other than
+    link-local (fe80::/10); False when neither and its addresses are known; None when the AllowedIPs hold no IPv6 and
+    ``addresses`` is None (not read: a Linux tunnel no wg-quick file configures): the rule then keeps the 1280 floor, as
+    the role would refuse less where it finds an IPv6 address (the kernel drops a device's IPv6 under 1280).
+    ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"])`` -> False; ``(["10.77.0.0/24"], None)`` -> None.
+    """
+    if any(_family(str(prefix).split("/", maxsplit=1)[0]) == 6 for prefix in allowed_ips or []):
+        return True
+    if addresses is None:
+        return None
+    link_local = ipnet.network("fe80::/10")
+    nets = [ipnet.network(str(address)) for address in addresses]
+    return any(net is not None and net.version == 6 and net.ip not in link_local for net in nets)
+
+
+def tunnel_addresses(facts, platform, name, info):
+    """The tunnel's own addresses in the facts (``info``: its ``wireguard`` interface): OpenWrt its uci ``addresses``;
+    Linux the ``Address =`` lines of the wg-quick file that configures it; None without one (not read)."""
+    if platform == "openwrt":
+        return list(info.get("addresses") or [])
+    for config in (facts.get("wireguard") or {}).get("configs") or []:
+        if config.get("kind") == "wg-quick" and config.get("interface") == name:
+            return config.get("addresses")
+    return None
 
 
 def _endpoints(facts, platform, name, peer):
@@ -108,7 +131,7 @@ def _endpoints(facts, platform, name, peer):
 def tunnels(view) -> dict:
     """The host's WireGuard tunnels as the PMTU fault sees them, by interface::
 
-        {"wg0": {"tunnel_mtu_bytes": 1420, "ipv6_inside": False,
+        {"wg0": {"tunnel_mtu_bytes": 1420, "ipv6_inside": False,     # None: unknown (carries_ipv6)
                  "peers": [{"public_key": "BBBB…B=", "endpoint": "203.0.113.10", "endpoint_family": 4,
                             "uplink_device": "eth0", "uplink_mtu_bytes": 1500, "allowed_ips": ["10.77.0.0/24"]}]}}
 
@@ -127,7 +150,9 @@ def tunnels(view) -> dict:
             peers.append({"public_key": peer.get("public_key"), "endpoint": endpoint, "endpoint_family": _family(endpoint),
                           "uplink_device": device, "uplink_mtu_bytes": mtus.get(device) if device else None,
                           "allowed_ips": list(peer.get("allowed_ips") or [])})
-        out[name] = {"tunnel_mtu_bytes": mtus.get(name), "ipv6_inside": ipv6_inside(info), "peers": peers}
+        allowed = [prefix for peer in info.get("peers") or [] for prefix in peer.get("allowed_ips") or []]
+        out[name] = {"tunnel_mtu_bytes": mtus.get(name),
+                     "ipv6_inside": carries_ipv6(allowed, tunnel_addresses(facts, platform, name, info)), "peers": peers}
     return out
 
 

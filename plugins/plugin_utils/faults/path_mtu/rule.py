@@ -26,7 +26,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.tunnel_mtu import (
-    IPV6_MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
+    IPV6_MIN_MTU_BYTES, MIN_MTU_BYTES, WIREGUARD_OVERHEAD_BYTES, padded_inner_edge, tunnel_mtu_for_path)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 
 NOT_MEASURED = ("the PMTU ladder did not run on this host in this run (a path MTU is measured, never computed; "
@@ -46,13 +46,15 @@ def entries(view):
 
 
 def judge(entry, tunnel_mtu, inside_v6) -> dict:
-    """One entry (``reads.record_entry``) against the tunnel's MTU now (bytes) and whether IPv6 runs inside::
+    """One entry (``reads.record_entry``) against the tunnel's MTU now (bytes) and whether IPv6 runs inside (None:
+    unknown, ``reads.carries_ipv6``; kept at the 1280 floor like True, so the role never refuses the MTU named)::
 
         {"judged": True, "found": True, "outer_exceeds": True, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
          "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": None, "set_mtu_bytes": 1340, "raised_to_ipv6_minimum": False}
 
     ``judged``: a ladder of the entry is valid. ``set_mtu_bytes``: the MTU the fix sets (None when nothing was found
-    or no ladder is valid), never above the tunnel's.
+    or no ladder is valid), never above the tunnel's, never below ``tunnel_mtu.MIN_MTU_BYTES`` (the role's floor).
+    ``too_narrow``: found, but the path is too narrow for any MTU the fix sets (``set_mtu_bytes`` None: nothing to run).
     """
     outer, inner = entry.get("outer"), entry.get("inner")
     family = outer["family"] if valid(outer) else entry.get("outer_family")
@@ -61,15 +63,15 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
            "outer_family": family, "overhead_bytes": overhead,
            "outer_path_mtu_bytes": outer["path_mtu_bytes"] if valid(outer) else None,
            "inner_path_mtu_bytes": inner["path_mtu_bytes"] if valid(inner) else None,
-           "set_mtu_bytes": None, "raised_to_ipv6_minimum": False}
+           "set_mtu_bytes": None, "raised_to_ipv6_minimum": False, "too_narrow": False}
     candidates = []
     fit = None
     if valid(outer):
         out["outer_exceeds"] = tunnel_mtu + overhead > outer["path_mtu_bytes"]
         try:
-            fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6)
+            fit = tunnel_mtu_for_path(outer["path_mtu_bytes"], family, inside_v6 is not False)   # unknown: the floor holds
             candidates.append((fit["mtu_bytes"], fit["raised_to_ipv6_minimum"]))
-        except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it
+        except ValueError:  # a path too small to leave 68 bytes inside: no MTU fits it (too narrow)
             pass
     if valid(inner):
         edge = inner["path_mtu_bytes"]
@@ -77,9 +79,11 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
         # an inner edge at the padded size of the outer fit is WireGuard's padding over that same path (tunnel_mtu.py):
         # the outer ladder's MTU carries full-size packets there, so the inner one sets nothing smaller
         if fit is None or not (out["inner_short"] and edge == padded_inner_edge(fit["computed_bytes"])):
-            raised = inside_v6 and edge < IPV6_MIN_MTU_BYTES
+            raised = inside_v6 is not False and edge < IPV6_MIN_MTU_BYTES
             candidates.append((IPV6_MIN_MTU_BYTES if raised else edge, raised))
     out["found"] = out["outer_exceeds"] or out["inner_short"]
+    candidates = [candidate for candidate in candidates if candidate[0] >= MIN_MTU_BYTES]   # the floor the role keeps
+    out["too_narrow"] = out["found"] and not candidates
     if out["found"] and candidates:
         mtu, raised = min(candidates)
         out["set_mtu_bytes"], out["raised_to_ipv6_minimum"] = min(mtu, tunnel_mtu), raised
@@ -107,7 +111,7 @@ def judgements(view) -> dict:
 
 def black_holes(host, view, views):
     """One (evidence, explanation) per tunnel whose measured path does not carry its MTU (module doc): its tightest peer's."""
-    known = tunnels(view)
+    known, (_facts, platform) = tunnels(view), host_facts(view)
     out = []
     for name, judged in sorted(judgements(view).items()):
         found = [(entry, verdict) for entry, verdict in judged if verdict["found"]]
@@ -130,12 +134,12 @@ def black_holes(host, view, views):
             "raised_to_ipv6_minimum": verdict["raised_to_ipv6_minimum"],
             "outer_probes": outer_probes, "outer_pings_sent": outer_pings, "inner_probes": inner_probes,
             "inner_pings_sent": inner_pings, "peers_found": len(found), "peers_measured": len(judged)}
-        out.append((evidence, _explain(name, entry, verdict, mtu)))
+        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"], platform == "openwrt")))
     return out
 
 
-def _explain(name, entry, verdict, mtu):
-    """The finding's paragraph."""
+def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False):
+    """The finding's paragraph (``clamp``: the fix also clamps TCP's MSS, OpenWrt only: plan.py)."""
     parts = ["%s has an MTU of %d bytes, but the path does not carry packets that large:" % (name, mtu)]
     if verdict["outer_exceeds"]:
         parts.append("toward its endpoint %s (IPv%s outside, %d bytes of WireGuard overhead) the largest packet that got "
@@ -148,12 +152,19 @@ def _explain(name, entry, verdict, mtu):
     parts.append("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS "
                  "handshakes, uploads and bulk transfers hang. WireGuard does not repair this itself.")
     if verdict["set_mtu_bytes"] is not None and verdict["set_mtu_bytes"] < mtu:
-        parts.append("Setting the tunnel's MTU to %d bytes (and clamping TCP's MSS to it) makes every tunnel packet fit."
-                     % verdict["set_mtu_bytes"])
+        parts.append("Setting the tunnel's MTU to %d bytes%s makes every tunnel packet fit."
+                     % (verdict["set_mtu_bytes"], " (and clamping the MSS of the TCP it forwards to it)" if clamp else ""))
+    if verdict["too_narrow"]:
+        parts.append("The path is too narrow for any MTU the fix sets (at least %d bytes, IPv4's minimum datagram; %d where "
+                     "IPv6 runs inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link "
+                     "that is not itself a tunnel) is the only fix." % (MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     if verdict["raised_to_ipv6_minimum"]:
-        parts.append("IPv6 runs inside the tunnel, which needs at least %d bytes: the MTU stays at %d although the path "
+        why = ("IPv6 runs inside the tunnel" if inside_v6 else
+               "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's "
+               "IPv6 under 1280 bytes)")
+        parts.append("%s, which needs at least %d bytes: the MTU stays at %d although the path "
                      "is narrower, so full-size packets still leave fragmented; a wider path (or a tunnel without IPv6) "
-                     "is the only full fix." % (IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
+                     "is the only full fix." % (why, IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     return " ".join(parts)
 
 

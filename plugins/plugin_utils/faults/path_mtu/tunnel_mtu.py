@@ -33,6 +33,9 @@ IPV6_MIN_MTU_BYTES = 1280
 WIREGUARD_PADDING_BYTES = 16
 # Linux refuses an IPv4 interface MTU below 68 (RFC 791's minimum)
 IPV4_MIN_MTU_BYTES = 68
+# THE floor of the fix: the smallest MTU the rule names and the role sets on a tunnel, bytes: IPv4's datagram every
+# host must take whole (RFC 791's 576). A path too narrow for it is found, with no MTU to set (rule.judge).
+MIN_MTU_BYTES = 576
 MAX_MTU_BYTES = 65535
 
 

@@ -12,6 +12,7 @@ KEY_A, KEY_B, KEY_C = ("%s=" % (letter * 43) for letter in "ABC")
 def test_lab_peer(load_fixture):
     assert parse_wg_config_peers(load_fixture("wg_config_peers", "lab_peer.txt")) == [
         {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+         "addresses": [],   # recorded before the listing printed Address = lines
          "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]}]
 
 
@@ -25,6 +26,7 @@ def test_wg_quick_and_netdev(load_fixture):
     wg_quick, netdev = parse_wg_config_peers(load_fixture("wg_config_peers", "wg_quick_and_netdev_busybox.txt"))
     assert wg_quick["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
     assert netdev == {"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": "wg1", "wireguard": True,
+                      "addresses": None,
                       "peers": [{"public_key": KEY_B, "endpoint": "[2001:db8::1]:51820", "persistent_keepalive_s": None},
                                 {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": 25}]}
 
@@ -68,3 +70,10 @@ def test_a_wg_quick_value_ends_at_a_comment_a_netdev_value_does_not():
     configs = parse_wg_config_peers(text)
     assert configs[0]["peers"] == [{"public_key": None, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
     assert configs[1]["interface"] == "wg#1"
+
+
+def test_wg_quick_addresses_of_the_interface_section_only():
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tInterface\n/etc/wireguard/wg0.conf\twg-quick\taddress\t10.77.0.2/24, fd77::2/64\n"
+            "/etc/wireguard/wg0.conf\twg-quick\taddress\t10.78.0.2/24\n/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n"
+            "/etc/wireguard/wg0.conf\twg-quick\taddress\t192.0.2.9/32\n")
+    assert parse_wg_config_peers(text)[0]["addresses"] == ["10.77.0.2/24", "fd77::2/64", "10.78.0.2/24"]

@@ -59,7 +59,8 @@ def test_wg_config_peers_reads_wg_quick_then_netdev_files_with_one_awk(shell, tm
     wireguard, network = tmp_path / "wireguard", tmp_path / "network"
     wireguard.mkdir()
     network.mkdir()
-    (wireguard / "wg0.conf").write_text("[Interface]\nPrivateKey = %s\n\n[Peer]\nPublicKey = %s\nEndpoint = 203.0.113.1:51820\n"
+    (wireguard / "wg0.conf").write_text("[Interface]\nPrivateKey = %s\nAddress = 10.77.0.2/24, fd77::2/64 # both\n"
+                                        "address=10.78.0.2/24\n\n[Peer]\nPublicKey = %s\nEndpoint = 203.0.113.1:51820\n"
                                         "PersistentKeepalive = 25\n" % (PRIVATE, KEY_A), encoding="utf-8")
     (wireguard / "wg0.conf.bak").write_text("[Peer]\nPublicKey = x\n", encoding="utf-8")
     (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKey=%s\n"
@@ -71,6 +72,8 @@ def test_wg_config_peers_reads_wg_quick_then_netdev_files_with_one_awk(shell, tm
     configs = parse_wg_config_peers(done.stdout)
     assert [(c["path"].rsplit("/", 1)[1], c["kind"], c["interface"], [p["public_key"] for p in c["peers"]]) for c in configs] == [
         ("wg0.conf", "wg-quick", "wg0", [KEY_A]), ("10-br0.netdev", "netdev", "br0", []), ("30-wg1.netdev", "netdev", "wg1", [KEY_B])]
+    # wg-quick's Address = lines (the PMTU fault's "IPv6 inside"); a .netdev holds none (networkd's .network does)
+    assert [c["addresses"] for c in configs] == [["10.77.0.2/24", "fd77::2/64", "10.78.0.2/24"], None, None]
     assert run(shell, wg_config_peers_argv(str(tmp_path / "none"), str(tmp_path / "nothing"))[2], tmp_path).stdout == ""
 
 

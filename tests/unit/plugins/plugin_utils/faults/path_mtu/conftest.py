@@ -19,7 +19,8 @@ HUB_ADDRESS = "10.77.0.1"
 def linux_view(tunnel_mtu=1420, uplink_mtu=1500, allowed_ips=("10.77.0.0/24",), endpoint=ENDPOINT, configs=None):
     """A Linux peer: wg0 (wg-quick) with one peer, the hub, reached through eth0."""
     if configs is None:
-        configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "peers": []}]
+        configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                    "addresses": ["10.77.0.2/24"], "peers": []}]
     return {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub", "openwrt": None, "path_mtu": None,
             "tunnelfix": {
                 "wireguard": {"available": True, "configs": configs,

@@ -7,8 +7,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
-    check_tunnels, clamp_sync_command, fix_plan, parse_reading, read_command)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import mss_clamp_file, mss_clamp_rules
+    check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules, parse_reading, read_command)
 
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
@@ -176,7 +175,7 @@ def test_openwrt_without_nft_is_refused():
 
 def test_no_tunnels_no_files_no_change():
     assert fix_plan({}, "openwrt", parse_reading(owrt())) == {
-        "errors": [], "tunnels": [], "live_change": False, "apply": "", "restore": "", "files": [],
+        "errors": [], "changes": [], "tunnels": [], "live_change": False, "apply": "", "restore": "", "files": [],
         "diff": {"before": "", "after": ""}}
 
 

@@ -7,11 +7,13 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import ladder_script
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import (
-    check_options, invalid_ladder, ladders, measure_record, measure_script, role_option_errors)
+    MAX_PROBES_PER_LADDER, check_options, invalid_ladder, ladders, measure_record, measure_script, paced_interval_ms, role_option_errors,
+    task_timeout_s)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import valid
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, view_records
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view as bare_view
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.pause import pause_snippet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import render_report_html
@@ -50,12 +52,12 @@ def test_the_script_holds_every_ladder_in_order_each_in_its_own_framed_subshell(
     assert where == sorted(where)
     assert [spec["target"] for *_rest, spec in ladders(targets)] == ["10.198.2.2", "10.77.0.2", "198.51.100.7", "10.77.0.3"]
     # the pause between two ladders (not before the first): 250 ms, whole seconds rounded up where sleep takes no fraction
-    assert script.count("\npause_\n") == 3 and "usleep 250000" in script and "sleep 0.250" in script and "sleep 1\n" in script
+    assert script.count("\nnap_\n") == 3 and script.split("\n", 1)[1].startswith(pause_snippet(250))   # the one pause snippet
     assert script.startswith("M='%s %s'\n" % (MARKER, NONCE)) and script.endswith("printf '%s end\\n' \"$M\"\n")
 
 
 def test_no_pause_is_made_at_interval_0_and_nothing_runs_without_a_ladder(pmtu):
-    assert "\npause_\n" not in measure_script(ladder_targets(two_peer_view(pmtu)), NONCE, interval_ms=0)
+    assert "\nnap_\n" not in measure_script(ladder_targets(two_peer_view(pmtu)), NONCE, interval_ms=0)
     no_mtu = pmtu.linux_view()
     no_mtu["tunnelfix"]["link_mtu"] = {"devices": None, "note": "ip failed"}
     targets = ladder_targets(no_mtu, pmtu.HUB_ADDRESS)
@@ -65,12 +67,42 @@ def test_no_pause_is_made_at_interval_0_and_nothing_runs_without_a_ladder(pmtu):
     assert "MTU of the link" in record["tunnels"][0]["outer_note"]
 
 
-@pytest.mark.parametrize("interval_ms, usleep, sleep, whole", [
-    (1, 1000, "0.001", 1), (999, 999000, "0.999", 1), (1000, 1000000, "1.000", 1), (1001, 1001000, "1.001", 2), (10000, 10000000, "10.000", 10),
-])
-def test_the_pause_between_ladders_is_rounded_up_to_whole_seconds_only_where_sleep_needs_it(pmtu, interval_ms, usleep, sleep, whole):
+@pytest.mark.parametrize("interval_ms", [1, 999, 1000, 1001, 10000])
+def test_the_pause_between_ladders_is_measure_pauses_snippet(pmtu, interval_ms):
+    """One snippet for every prober (measure/pause.py): usleep, else a fractional sleep, else whole seconds rounded up."""
     script = measure_script(ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS), NONCE, interval_ms=interval_ms)
-    assert "then usleep %d\n  elif sleep 0.001 2>/dev/null; then sleep %s\n  else sleep %d\n" % (usleep, sleep, whole) in script
+    assert script.startswith("M='%s %s'\n%s" % (MARKER, NONCE, pause_snippet(interval_ms)))
+
+
+def banip_view(pmtu, limit):
+    """An OpenWrt router whose loaded banIP rule limits ICMP to ``limit``/s (None: no banIP)."""
+    view = pmtu.openwrt_view()
+    rule = {"rate_per_second": limit, "burst_packets": 5}
+    view["openwrt"]["banip"] = None if limit is None else {"installed": True, "nft_table_loaded": True, "icmp_limit_rule": rule}
+    return view
+
+
+@pytest.mark.parametrize("limit, interval_ms, paced", [(None, 200, 200), (25, 200, 200), (5, 200, 1000), (2, 200, 2500), (2, 3000, 3000)])
+def test_the_task_timeout_is_sized_from_the_pause_really_used(pmtu, limit, interval_ms, paced):
+    """The role's task timeout: each ladder that runs x 20 sizes x attempts x (timeout + pause in whole seconds + 1), + 60,
+    with the pause the action uses (longer under a low banIP limit), not the role's interval alone."""
+    view = banip_view(pmtu, limit)
+    assert paced_interval_ms(view, interval_ms) == paced
+    count = len(ladders(ladder_targets(view, pmtu.HUB_ADDRESS)))
+    assert count == 2
+    assert task_timeout_s(view, pmtu.HUB_ADDRESS, interval_ms, 1, 2) == 60 + count * MAX_PROBES_PER_LADDER * 2 * (1 + -(-paced // 1000) + 1)
+
+
+def test_the_task_timeout_counts_the_ladders_that_run(pmtu):
+    assert task_timeout_s(two_peer_view(pmtu), None, 200, 1, 1) == 60 + 4 * 20 * 1 * 3
+    assert task_timeout_s(pmtu.linux_view(), None, 200, 1, 1) == 60 + 1 * 20 * 1 * 3   # no far address: the outer ladder only
+    with pytest.raises(ValueError, match="interval_ms must be a whole number 0-10000, got 10001"):
+        task_timeout_s(pmtu.linux_view(), None, 10001, 1, 1)
+
+
+def test_max_probes_per_ladder_bounds_a_ladder_over_the_widest_path():
+    """16 halvings of up to 65507 bytes, low, high and the recheck: 19 sizes at most, MAX_PROBES_PER_LADDER 20."""
+    assert MAX_PROBES_PER_LADDER >= 2 + (65507).bit_length() + 1
 
 
 @pytest.mark.parametrize("interval_ms, timeout_s, attempts, ping_command, error", [

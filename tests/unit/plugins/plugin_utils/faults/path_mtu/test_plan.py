@@ -3,7 +3,8 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import mss_clamp_file, mss_clamp_rules, pmtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import mss_clamp_file, mss_clamp_rules
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
 
 PMTU = BY_ID["path_mtu_black_hole"]

@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import (
-    LINK_MTU, far_address, gather_link_mtu, ipv6_inside, ladder_targets, parse_link_mtus, record_entry, tunnels)
+    LINK_MTU, carries_ipv6, far_address, gather_link_mtu, ladder_targets, parse_link_mtus, record_entry, tunnels)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import measure_script
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name
@@ -98,16 +98,31 @@ def test_without_a_far_address_the_reason_names_the_allowed_ips_and_the_hub():
     assert "the hub's tunnelfix_tunnel_address 10.78.0.1 is not among them" in far_address(["10.77.0.0/24"], "10.78.0.1")[1]
 
 
-@pytest.mark.parametrize("info, inside", [
-    ({"peers": [{"allowed_ips": ["10.77.0.0/24"]}]}, False),
-    ({"peers": [{"allowed_ips": ["10.77.0.0/24", "::/0"]}]}, True),
-    ({"peers": [{"allowed_ips": ["fd77::2/128"]}]}, True),
-    ({"peers": [{"allowed_ips": []}], "addresses": ["fd77::2/64"]}, True),      # an IPv6 interface address (uci)
-    ({"peers": [], "addresses": ["10.77.0.2/24"]}, False),
-    ({}, False),
+@pytest.mark.parametrize("allowed, addresses, inside", [
+    (["10.77.0.0/24"], [], False),
+    (["10.77.0.0/24", "::/0"], [], True),
+    (["fd77::2/128"], None, True),                        # AllowedIPs decide even when the addresses are unknown
+    ([], ["fd77::2/64"], True),                           # an IPv6 interface address
+    ([], ["10.77.0.2/24", "fe80::1/64"], False),          # link-local only: the kernel's own, not IPv6 traffic
+    ([], ["10.77.0.2/24"], False),
+    ([], [], False),
+    (["10.77.0.0/24"], None, None),                       # addresses not read: unknown, the rule keeps the 1280 floor
 ])
-def test_ipv6_inside(info, inside):
-    assert ipv6_inside(info) is inside
+def test_carries_ipv6(allowed, addresses, inside):
+    assert carries_ipv6(allowed, addresses) is inside
+
+
+@pytest.mark.parametrize("configs, inside", [
+    ([{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+       "addresses": ["10.77.0.2/24", "fd77::2/64"], "peers": []}], True),
+    ([{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+       "addresses": ["10.77.0.2/24"], "peers": []}], False),
+    ([{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True,
+       "addresses": None, "peers": []}], None),          # networkd: the .network's Address= is not read
+    ([], None),
+])
+def test_a_linux_tunnels_addresses_come_from_its_wg_quick_file(pmtu, configs, inside):
+    assert tunnels(pmtu.linux_view(configs=configs))["wg0"]["ipv6_inside"] is inside
 
 
 def test_a_linux_tunnel_from_the_shared_facts(pmtu):

@@ -121,6 +121,43 @@ def test_an_inner_shortfall_below_1280_with_ipv6_inside_is_raised(pmtu):
     assert (_found(view)[0][0]["set_mtu_bytes"], _found(view)[0][0]["raised_to_ipv6_minimum"]) == (1280, False)
 
 
+@pytest.mark.parametrize("path_mtu, set_mtu", [(636, 576), (637, 577), (635, None), (600, None), (576, None)])
+def test_the_rule_never_names_an_mtu_under_the_roles_floor(pmtu, path_mtu, set_mtu):
+    """IPv4 outside: a path under 576 + 60 bytes is found, with no MTU to set (the role refuses under 576), and says so."""
+    view = pmtu.measured(_view(pmtu, 1420), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, path_mtu, 1500))
+    (evidence, text), = _found(view)
+    assert evidence["set_mtu_bytes"] == set_mtu
+    assert (PMTU.fix_vars(evidence) is None) == (set_mtu is None)
+    assert ("too narrow for any MTU the fix sets (at least 576 bytes" in text) == (set_mtu is None)
+    assert ("Setting the tunnel's MTU" in text) == (set_mtu is not None)
+
+
+def test_an_inner_edge_under_the_floor_names_no_mtu(pmtu):
+    view = pmtu.measured(_view(pmtu, 1420), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 576, 1420))
+    assert _found(view)[0][0]["set_mtu_bytes"] == 576
+    view["path_mtu"]["tunnels"][0]["inner"]["path_mtu_bytes"] = 575   # under any ladder's low bound: judge's own guard
+    assert judge(view["path_mtu"]["tunnels"][0], 1420, False)["set_mtu_bytes"] is None
+
+
+def test_a_tunnel_whose_addresses_the_facts_do_not_show_keeps_the_ipv6_floor(pmtu):
+    """A Linux tunnel no wg-quick file configures: IPv6 may run inside (the role reads its addresses and refuses under
+    1280 where one is IPv6), so the rule never names less, and says why."""
+    view = pmtu.linux_view(configs=[{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0",
+                                     "wireguard": True, "addresses": None, "peers": []}])
+    (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1300, 1500)))
+    assert (evidence["ipv6_inside"], evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (None, 1280, True)
+    assert "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses" in text
+
+
+def test_only_openwrt_names_the_mss_clamp(pmtu):
+    """The role clamps TCP's MSS on OpenWrt only (a fw4 include); on Linux it sets the MTU alone."""
+    outer = pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500)
+    (_evidence, linux), = _found(pmtu.measured(pmtu.linux_view(), outer=outer))
+    (_evidence, router), = _found(pmtu.measured(pmtu.openwrt_view(), outer=outer))
+    assert "Setting the tunnel's MTU to 1340 bytes makes every tunnel packet fit." in linux and "MSS" not in linux
+    assert "Setting the tunnel's MTU to 1340 bytes (and clamping the MSS of the TCP it forwards to it) makes" in router
+
+
 def test_a_tunnel_already_at_the_floor_is_found_but_given_no_smaller_mtu(pmtu):
     view = _view(pmtu, 1280, 6, allowed=("fd77::1/128",))
     view = pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500))
