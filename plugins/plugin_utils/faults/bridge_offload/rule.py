@@ -63,16 +63,26 @@ def offload_on_small_mtu_bridge(host, view, views):
     return out
 
 
-def offload_coverage(host, view, views):
-    """Whether the rule could judge this host (Fault.coverage): its bridges, forwarding and every offload feature read."""
+def forwarding_facts(view, unread):
+    """``(bridges facts, None)`` when the ``bridges`` reading was read and the host forwards, else ``(None, coverage)``:
+    ``not_checked(unread)`` without the facts, not_checked when IP forwarding could not be read, does_not_apply when it is
+    off. The start of both offload faults' coverage (this one's and tunnel_offload/rule.py's)."""
     facts = bridges_facts(view)
     if not facts:
-        return not_checked("the bridges were not read")
+        return None, not_checked(unread)
     ip_forward = facts.get("ip_forward")
     if not is_int(ip_forward):
-        return not_checked("IP forwarding could not be read")
+        return None, not_checked("IP forwarding could not be read")
     if ip_forward < 1:
-        return does_not_apply("IP forwarding is off")
+        return None, does_not_apply("IP forwarding is off")
+    return facts, None
+
+
+def offload_coverage(host, view, views):
+    """Whether the rule could judge this host (Fault.coverage): its bridges, forwarding and every offload feature read."""
+    facts, cover = forwarding_facts(view, "the bridges were not read")
+    if cover:
+        return cover
     bridges = facts.get("bridges") or {}
     if not bridges:
         return does_not_apply("no bridge")

@@ -9,7 +9,7 @@ forwarding, and each tunnel's MTU, kind, offloads and MSS clamps (remote/tunnel_
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.rule import bridges_facts
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.rule import bridges_facts, forwarding_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import UP_OPERSTATES
@@ -92,14 +92,9 @@ def offload_on_small_mtu_tunnel(host, view, views):
 
 def offload_coverage(host, view, views):
     """Whether the rule could judge this host (Fault.coverage): forwarding, and the offloads of every small-MTU tunnel."""
-    facts = bridges_facts(view)
-    if not facts:
-        return not_checked("the links were not read")
-    ip_forward = facts.get("ip_forward")
-    if not is_int(ip_forward):
-        return not_checked("IP forwarding could not be read")
-    if ip_forward < 1:
-        return does_not_apply("IP forwarding is off")
+    facts, cover = forwarding_facts(view, "the links were not read")
+    if cover:
+        return cover
     tunnels = small_mtu_tunnels(facts)
     if not tunnels:
         return does_not_apply("no up tunnel with an MTU below %d bytes" % LAN_MTU_BYTES)
