@@ -6,13 +6,13 @@
 
 A report, like the benchmark, not a test: ``make test`` does not run it. mutmut (PyPI, pinned in
 requirements.txt) mutates each function of the chosen files (operators, constants, comparisons,
-returned values) and runs the unit tests of plugins/plugin_utils against each mutant; a mutant no
+returned values) and runs the unit tests of plugins/plugin_utils and plugins/action against each mutant; a mutant no
 test fails on *survived*. The score of a file is killed / (killed + survived); timeouts and
 suspicious results are listed apart.
 
 mutmut names a mutant by the module path of its file, so the collection is staged under
 ``.cache/mutation/ansible_collections/tunnelfix/fleet`` (a copy of plugins/, roles/ and playbooks/,
-and the plugin_utils tests with their fixtures): the imported module's name and mutmut's then agree.
+and the plugin_utils and action tests with their fixtures): the imported module's name and mutmut's then agree.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ PREFIX = "ansible_collections/tunnelfix/fleet"
 DEFAULT = ("plugins/plugin_utils/faults/**/*.py", "plugins/plugin_utils/parse/*.py", "plugins/plugin_utils/fix/*.py",
            "plugins/plugin_utils/measure/iperf3_judge.py", "plugins/plugin_utils/measure/sweep_verdict.py",
            "plugins/plugin_utils/measure/pause.py")
+
+# the tests run against each mutant: plugin_utils' own, and the actions' (a reading's gather runs in its facts action,
+# tested there against a fake router)
+STAGED_TESTS = ("plugin_utils", "action")
 
 SETUP_CFG = """[mutmut]
 source_paths = {prefix}/plugins
@@ -77,7 +81,8 @@ def stage(files):
     shutil.copytree(REPO / "plugins", root / "plugins")
     for name in ("plugins", "roles", "playbooks"):  # the paths a fault lists for its reader (a test checks they exist)
         shutil.copytree(REPO / name, STAGE / name)
-    shutil.copytree(REPO / "tests" / "unit" / "plugins" / "plugin_utils", STAGE / "tests" / "unit" / "plugins" / "plugin_utils")
+    for tests in STAGED_TESTS:
+        shutil.copytree(REPO / "tests" / "unit" / "plugins" / tests, STAGE / "tests" / "unit" / "plugins" / tests)
     shutil.copytree(REPO / "tests" / "unit" / "fixtures", STAGE / "tests" / "unit" / "fixtures")
     (STAGE / "tests" / "unit" / "conftest.py").write_text(CONFTEST, encoding="utf-8")
     only = ["    %s/%s" % (PREFIX, path) for path in files]
@@ -106,7 +111,7 @@ def scores():
 
 def report(results) -> str:
     """Markdown: one row per file (killed, survived, other, score) and the surviving mutants' names."""
-    lines = ["# Mutation score (mutmut, plugins/plugin_utils tests)", "",
+    lines = ["# Mutation score (mutmut, plugins/plugin_utils and plugins/action tests)", "",
              "| file | killed | survived | other | score |", "|---|---|---|---|---|"]
     for path, entry in sorted(results.items()):
         judged = entry["killed"] + entry["survived"]
