@@ -175,6 +175,13 @@ class Fault:
     ``records``: the measuring steps' records the rule reads (``view.Record``: view key and host variable), one per
     measurement key of ``reads`` (a test pins that); the host's view holds what the registry's faults declare
     (``view.records_of``), so a fault with a measuring role of its own declares its record here and no view code changes.
+    ``measure_role``: FQCN of that measuring role (the one that sets the record's host variable), or None: diagnose and
+    verify run every such role of the registry (``registry.measuring_roles``, lookup ``tunnelfix.fleet.measuring_roles``)
+    on every fleet host of the run, in batches, unless ``tunnelfix_measure`` is false, and give each its phase in the one
+    variable ``tunnelfix_measure_phase`` (``before`` in diagnose, ``after`` in verify), which the role takes over its own
+    ``<role>_phase`` option (that option stays for a play that runs the role directly); a fault that adds a measuring
+    role so changes no playbook. The general measuring roles (tunnel_measure, health_check_measure, tunnel_sweep) are
+    not declared here: the playbooks run them in plays of their own (their hosts, floors and enforcement differ).
 
     ``option_checks``: ``{role: check}`` for the roles this fault owns (its fixing role, a measuring role of its own;
     the role's short name): ``check(options)`` -> one message per bad option (``fix/role_options.option_errors``, which
@@ -210,6 +217,7 @@ class Fault:
     evidence: tuple = ()
     records: tuple = ()
     option_checks: dict = field(default_factory=dict)
+    measure_role: Optional[str] = None
 
 
 def is_true(value) -> bool:

@@ -8,7 +8,9 @@ right before a route is re-pointed), keepalive, the tunnel's MTU (measured on th
 now takes, and right before any throughput judges the TCP stack), the TCP stack, bridges and tunnels; the faults no role fixes
 last (kernel and container limits, a sysctl file that undoes the TCP fix at boot). Nothing outside
 this package names a finding id or a fixing role. What the facts actions read is what these faults
-declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action.
+declare (``Fault.facts``, ``readings(platform)``): a fault that needs a new reading changes no action. The
+measuring roles diagnose and verify run besides the general ones are what these faults declare (``Fault.measure_role``,
+``measuring_roles()``): a fault with a measuring role of its own changes no playbook.
 
 A *view* is one host's facts and measurements (every key optional; filter ``host_view``, with the measurement
 records the faults declare: ``view_records()``)::
@@ -95,6 +97,13 @@ def view_records() -> tuple:
     (``Fault.records``), each once; read at each call, so the view follows the registry. Raises ValueError on two
     declarations that disagree (``view.records_of``)."""
     return records_of(FAULTS)
+
+
+def measuring_roles() -> tuple:
+    """The faults' own measuring roles (``Fault.measure_role``: FQCNs, each once, in ``FAULTS`` order), which diagnose
+    and verify run on every fleet host through the lookup ``tunnelfix.fleet.measuring_roles``; read at each call, so
+    the playbooks follow the registry: ``("tunnelfix.fleet.path_mtu_measure",)`` with today's faults."""
+    return tuple(dict.fromkeys(fault.measure_role for fault in FAULTS if fault.measure_role))
 
 
 def _check_views(views):

@@ -20,7 +20,8 @@ Follow it here, top to bottom, then the fixing role's task file roles/wireguard_
 - ``measure.py``: the measuring step's one remote script (every ladder of a host) and the record it makes; run by the action
   ``path_mtu_ladder`` from the role ``path_mtu_measure`` (diagnose: phase before, verify: after).
   The two roles' option checks (``measure.role_option_errors``, ``fix.role_option_errors``) are declared in
-  ``Fault.option_checks``, the record in ``Fault.records`` (``measure.RECORD``).
+  ``Fault.option_checks``, the record in ``Fault.records`` (``measure.RECORD``), the measuring role in
+  ``Fault.measure_role`` (``measure.ROLE``: diagnose and verify run every fault's measuring role, no play names it).
 
 Where the ladder runs: in a measuring step of its own (a role and an action that diagnose and verify run, like
 roles/health_check_measure), whose record the host's view holds as ``view["path_mtu"]`` (``measure.RECORD``:

@@ -4,7 +4,8 @@
 
 remediate runs roles/wireguard_mtu with ``wireguard_mtu_tunnels`` from the finding (``{interface: set_mtu_bytes}``);
 the role applies ``fix.fix_plan``, the same function ``plan.pmtu_plan`` shows the lines of, guarded by a rollback. The
-measuring step that writes ``view["path_mtu"]`` runs in diagnose and verify (module doc of ``__init__.py``).
+measuring step that writes ``view["path_mtu"]``, roles/path_mtu_measure (``measure_role``), runs in diagnose and verify
+as every fault's measuring role does (module doc of ``__init__.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.evidence import EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import role_option_errors as fix_option_errors
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD, ROLE as MEASURE_ROLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import TUNNELS_VAR, pmtu_fix_vars, pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
@@ -31,6 +32,7 @@ PATH_MTU_BLACK_HOLE = Fault(
     reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
            "openwrt.link_mtu", "path_mtu"),
     records=(RECORD,),
+    measure_role=MEASURE_ROLE,
     facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU),
     rule=black_holes,
     coverage=pmtu_coverage,

@@ -4,7 +4,9 @@
 
 Pure functions, no I/O; the action ``tunnelfix.fleet.path_mtu_ladder`` (plugins/action/path_mtu_ladder.py) runs the
 script and the role ``path_mtu_measure`` sets the record as ``path_mtu_measure_record``, which the host's view holds as
-``view["path_mtu"]`` (``RECORD``, declared by the fault: ``Fault.records``; the shape in rule.py's module doc).
+``view["path_mtu"]`` (``RECORD``, declared by the fault: ``Fault.records``; the shape in rule.py's module doc). The
+fault declares the role too (``ROLE``, ``Fault.measure_role``): diagnose and verify run it as they run every fault's
+measuring role, with the phase in ``tunnelfix_measure_phase``.
 
 ``measure_script(targets, nonce, ...)``: one POSIX sh script (BusyBox ash, dash) holding, for every entry of
 ``reads.ladder_targets`` and each of its ladders that can run (outer, then inner), ``ladder.ladder_script`` in a
@@ -44,6 +46,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch impor
 
 # The record the role sets and the view key the rule reads it under (faults/view.py takes what the faults declare)
 RECORD = Record("path_mtu", "path_mtu_measure_record")
+# The role that sets it, which diagnose and verify run with the phase in tunnelfix_measure_phase (Fault.measure_role)
+ROLE = "tunnelfix.fleet.path_mtu_measure"
 SIDES = ("outer", "inner")
 PHASES = ("before", "after")
 # The most probes one ladder sends sizes for: low, high, the bisection of up to 65507 bytes (16 halvings), the recheck
