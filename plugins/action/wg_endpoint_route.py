@@ -13,7 +13,8 @@ Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the 
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
 ``ip [-j] route get`` for every endpoint address uci or the live state names (the reading's
 ``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py):
-the fix sees the endpoints and routes the finding saw. What differs from the facts: the fix reads them
+the fix sees the endpoints and routes the finding saw, and whether openwrt_mwan3_wg's full-tunnel hook exists
+(``hotplug_hook``: the plan says whether the role installs or removes it; this action never writes it). What differs from the facts: the fix reads them
 again at fix time (not diagnose's facts: an uplink may have changed since), it reads ``uci changes network``
 (staged changes) and not the uplinks' byte counters (the finding's evidence; no decision reads them), and a
 router without a network config fails here (the facts read it as empty). When uci must
@@ -34,6 +35,7 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PROBE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_lookup_steps, read_endpoint_routes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import short_route
@@ -58,9 +60,9 @@ BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 def read_steps() -> list:
     """The first batch: the redacted uci show and ``uci changes``, the redacted live state, the routes, and
     ``ip [-j] route get`` of every endpoint address uci or the live state names (``endpoint_lookup_steps``, as
-    openwrt_facts reads them)."""
+    openwrt_facts reads them), and whether the role's full-tunnel hook exists (``hook.HOOK_PROBE``)."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
-            Step(WG_DUMP_NAME, WG_DUMP), *endpoint_lookup_steps()]
+            Step(WG_DUMP_NAME, WG_DUMP), *endpoint_lookup_steps(), step_of(HOOK_PROBE)]
 
 
 def change_steps(commands, endpoints, json_ok) -> list:
@@ -81,6 +83,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         "connection_address": {"type": "str"},
         "commit_staged": {"type": "bool", "default": False},
         "metered_uplinks": {"type": "list", "elements": "str", "default": []},
+        "full_tunnel_hotplug": {"type": "bool", "default": True},
     }
 
     batch: dict = {}  # the results of the latest run_batch
@@ -107,7 +110,8 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         facts = read_endpoint_routes(self, network, wireguard, args["preferred_uplink"], args["metered_uplinks"], counters=False)
         routes_cmd, preferred = facts["routes_source"], facts.get("preferred_uplink_device")
         plan = plan_endpoint_routes(wireguard, facts["endpoints"], args["interfaces"], uplinks=facts["uplinks"],
-                                    preferred_device=preferred, connection_address=args["connection_address"])
+                                    preferred_device=preferred, connection_address=args["connection_address"],
+                                    hotplug=args["full_tunnel_hotplug"], hook_exists=facts["hotplug_hook_exists"])
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():
@@ -121,6 +125,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
             "commands": [" ".join(argv) for argv in plan["uci_commands"] + plan["route_commands"]],
             "wireguard_interfaces": sorted(uci_wireguard_interfaces(network)),
             "full_tunnel_endpoints": plan["full_tunnel_endpoints"],
+            "hotplug_hook": plan["hotplug_hook"],
             "routes_source": routes_cmd,
             "preferred_device": preferred,
             "uplinks": plan["uplinks"],

@@ -48,7 +48,8 @@ description:
     netifd installs both alike, C(proto static)). Text C(ip route) is used when C(ip) has no C(-j). Hostnames
     without a live endpoint are listed as unresolved (no DNS lookup). Also the uplinks (the preferred one and
     every device with a default route in the main table), which are metered (O(metered_uplinks)) and their
-    byte counters from C(ip -s -j link show).
+    byte counters from C(ip -s -j link show), and whether the full-tunnel hook of C(tunnelfix.fleet.openwrt_mwan3_wg)
+    exists (C(ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)).
   - C(bridges) - every bridge and its ports from C(ip -d -j link show) and each device's offload
     features from C(ethtool -k DEV) (ports first, then the bridge), C([fixed]) marked; the
     layer-3 tunnel devices (WireGuard, TUN in tun mode, GRE, IPIP, SIT, VTI, ...) from the same
@@ -331,6 +332,9 @@ ansible_facts:
               null when unknown); C(uplinks_note) says why the counters are unknown (an C(ip) without C(-s -j)),
               else null; C(metered_unmatched) the names of O(metered_uplinks) that are no uplink's interface or
               device (a modem interface's device is named at run time - list the device, C(wwan0)).
+            - C(hotplug_hook_exists) - whether the full-tunnel hook of C(tunnelfix.fleet.openwrt_mwan3_wg)
+              (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)) exists, null when C(ls) could not tell; read even
+              when no endpoint is looked up (a hook left from a full tunnel that is gone re-pins the endpoint).
             - C(preferred_uplink_device) (only when O(preferred_uplink) is given) - the device of
               the preferred uplink. For a logical interface it is its uci C(device) (or C(ifname)),
               else the value itself.
@@ -367,6 +371,7 @@ ansible_facts:
               - {interface: wanb, device: wwan0, preferred: false, metered: true, rx_bytes: 21468, tx_bytes: 21468}
             uplinks_note: null
             metered_unmatched: []
+            hotplug_hook_exists: false
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no

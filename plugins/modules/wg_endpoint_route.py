@@ -80,6 +80,12 @@ options:
     type: list
     elements: str
     default: []
+  full_tunnel_hotplug:
+    description:
+      - Whether the role installs its full-tunnel hotplug hook (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)).
+        Only decides RV(hotplug_hook); this action never writes the hook.
+    type: bool
+    default: true
 attributes:
   check_mode:
     support: full
@@ -148,6 +154,15 @@ full_tunnel_endpoints:
   type: list
   elements: dict
   sample: [{interface: wg1, endpoint: 203.0.113.55}]
+hotplug_hook:
+  description:
+    - The full-tunnel hotplug hook - its C(path), whether it C(exists) (C(ls -1d), null when unknown), and what the
+      role does with it. C(install) when O(full_tunnel_hotplug) is on and a handled full tunnel has an endpoint;
+      C(remove) when it is not wanted (no handled full tunnel, or O(full_tunnel_hotplug) off) and may exist; C(stale)
+      says why it is not wanted (null when it is).
+  returned: always
+  type: dict
+  sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true, install: false, remove: true, stale: no full tunnel left}
 endpoint_routes:
   description: What C(ip route get <endpoint>) returns after the change (null when there is no route).
   returned: always

@@ -23,6 +23,7 @@ it the tunnel's own UDP packets are routed into the tunnel (a routing loop).
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PATH
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
@@ -96,15 +97,35 @@ def _endpoints(info, name, endpoints):
     return by_address, unresolved
 
 
+def hotplug_hook_plan(entries, full_tunnel_endpoints, hotplug, exists) -> dict:
+    """What becomes of openwrt_mwan3_wg's full-tunnel hook (``hook.HOOK_PATH``), given the plan's ``interfaces``.
+
+    ``hotplug``: the option openwrt_mwan3_wg_full_tunnel_hotplug; ``exists``: ``hook.hook_exists`` (None unknown).
+    ``install`` when it is on and a handled full tunnel has an endpoint (the hook names them); ``remove`` when the
+    hook is not wanted (no handled full tunnel, or the option off) and may be there (``exists`` True or unknown:
+    removing an absent file changes nothing). A full tunnel whose endpoints are unknown keeps the hook it has.
+    ``stale`` says why it goes (None when it stays)::
+
+        {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": True, "install": False,
+         "remove": True, "stale": "no full tunnel left"}
+    """
+    full = any(entry["tunnel"] == "full" for entry in entries.values())
+    stale = ("openwrt_mwan3_wg_full_tunnel_hotplug is false" if not hotplug
+             else None if full else "no full tunnel left")
+    return {"path": HOOK_PATH, "exists": exists, "install": bool(hotplug and full_tunnel_endpoints),
+            "remove": stale is not None and exists is not False, "stale": stale}
+
+
 def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, uplinks=None, preferred_device=None,
-                         connection_address=None) -> dict:
+                         connection_address=None, hotplug=True, hook_exists=None) -> dict:
     """Decide what to do for each WireGuard interface: THE plan of fault 1 (module doc).
 
     ``wireguard``: openwrt_facts' ``wireguard.interfaces`` (``merge_wireguard``; only the ``in_uci`` ones are the
     role's); ``endpoints``: its ``endpoint_routes.endpoints`` (``reads.endpoint_route_facts``: each endpoint's
     ``pinned_routes``, netifd's, and ``user_routes``, the ``config route`` sections holding it); ``interfaces``
     the names to handle (empty or None: every one in uci); ``uplinks``: ``uplinks.find_uplinks``;
-    ``preferred_device``: the preferred uplink's device (None: unknown, no conflict is named).
+    ``preferred_device``: the preferred uplink's device (None: unknown, no conflict is named); ``hotplug``: the option
+    openwrt_mwan3_wg_full_tunnel_hotplug; ``hook_exists``: ``endpoint_routes.hotplug_hook_exists`` (None: unknown).
 
     Returns::
 
@@ -119,6 +140,8 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
          "uci_commands": [["uci", "set", "network.wg0.nohostroute=1"]],
          "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]],
          "full_tunnel_endpoints": [],   # [{"interface", "endpoint"}] for the hotplug script
+         "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": False,
+                          "install": False, "remove": False, "stale": "no full tunnel left"},   # hotplug_hook_plan
          "uplinks": [...],              # as given
          "refused": None,               # metered_refusal: why nothing changes
          "changed": True,
@@ -131,6 +154,8 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
     ``refused`` explains why nohostroute would loop; an existing ``nohostroute=1`` is removed (the host route is
     required); no route is deleted. Endpoint hostnames no lookup resolved are listed in ``unresolved``. When
     something would change and every uplink is metered, nothing changes: ``refused`` says why (no uplink to pick).
+    The full-tunnel hook is installed or removed as ``hotplug_hook_plan`` says (not part of ``changed``, which is the
+    action's: the role's plain_file does it).
 
     Raises ParseError for a requested interface that is not a ``proto wireguard`` interface in uci, or one whose
     tunnel is neither split nor full (unknown).
@@ -190,6 +215,7 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
             plan["full_tunnel_endpoints"].extend({"interface": name, "endpoint": address} for address in by_address)
         plan["changed"] = plan["changed"] or entry["changed"]
         plan["interfaces"][name] = entry
+    plan["hotplug_hook"] = hotplug_hook_plan(plan["interfaces"], plan["full_tunnel_endpoints"], hotplug, hook_exists)
     refusal = metered_refusal(uplinks) if plan["changed"] else None
     if refusal:
         plan.update(refused=refusal, uci_commands=[], route_commands=[], changed=False)
@@ -232,6 +258,9 @@ def _changes(plan, interfaces):
             lines.append("%s: '1' -> unset (a full tunnel needs the endpoint's host route)" % option)
         lines.extend("delete the pinned route %s via %s dev %s (endpoint of %s)"
                      % (route.get("dst"), route.get("gateway"), route.get("dev"), name) for route in entry["delete_routes"])
+    hook = plan["hotplug_hook"]
+    if hook["remove"]:
+        lines.append("remove the stale hook %s (%s)" % (hook["path"], hook["stale"]))
     return lines
 
 
@@ -241,11 +270,13 @@ def route_plan(view, role_vars):
 
     Split tunnel: ``nohostroute`` set to 1 where it is not the literal '1', every pinned /32 or /128 of its endpoints
     deleted (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role keeps).
-    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the facts do not read that
-    file). ``[]`` when nothing would change. None without the facts, for a named interface uci does not have (the
-    role fails naming it), a tunnel of unknown kind, when something would change and every uplink is metered (the
-    role refuses, saying why), or when nothing would change but a user's ``config route`` still sends an endpoint
-    over another uplink (the role's final check names it).
+    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the facts do not read the
+    script's content). The full-tunnel hook when no full tunnel is left or the option is off: removed when the facts
+    say it exists (``endpoint_routes.hotplug_hook_exists``), None when they cannot tell. ``[]`` when nothing would
+    change. None without the facts, for a named interface uci does not have (the role fails naming it), a tunnel of
+    unknown kind, when something would change and every uplink is metered (the role refuses, saying why), or when
+    nothing would change but a user's ``config route`` still sends an endpoint over another uplink (the role's final
+    check names it).
     """
     facts = view.get("openwrt") or {}
     routes = facts.get("endpoint_routes")
@@ -253,14 +284,17 @@ def route_plan(view, role_vars):
         return None
     interfaces = wireguard_interfaces(facts)
     chosen = name_list(role_setting(role_vars, "openwrt_mwan3_wg_interfaces", FIX_DEFAULTS))
+    hotplug = is_true(role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS))
     try:
         plan = plan_endpoint_routes(interfaces, routes.get("endpoints") or [], chosen, uplinks=facts_uplinks(routes),
-                                    preferred_device=view.get("preferred_uplink_device"))
+                                    preferred_device=view.get("preferred_uplink_device"), hotplug=hotplug,
+                                    hook_exists=routes.get("hotplug_hook_exists"))
     except ParseError:
         return None
-    hotplug = is_true(role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS))
     if hotplug and any(entry["tunnel"] == "full" for entry in plan["interfaces"].values()):
         return None
+    if plan["hotplug_hook"]["remove"] and plan["hotplug_hook"]["exists"] is None:
+        return None   # a stale hook may be there: the facts cannot tell
     if plan["refused"]:
         return None
     if not plan["changed"] and any(entry["conflicts"] for entry in plan["interfaces"].values()):

@@ -344,3 +344,28 @@ def test_a_live_endpoint_inside_the_routed_allowed_ips_is_a_full_tunnel_as_the_f
     assert result["commands"] == [] and result["changed"] is False
     assert result["full_tunnel_endpoints"] == [{"interface": "wg0", "endpoint": "203.0.113.10"}]
     assert "routing loop" in result["warnings"][0]
+
+
+HOOK_LS = "ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
+HOOK_THERE = (0, "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint\n", "")
+NO_HOOK = (2, "", "ls: cannot access '/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint': No such file or directory\n")
+
+
+@pytest.mark.parametrize("args, answer, hook", [
+    # a fixed split tunnel with the hook a full tunnel left: the plan says remove it, the action changes nothing
+    ({}, HOOK_THERE, {"exists": True, "install": False, "remove": True, "stale": "no full tunnel left"}),
+    ({"full_tunnel_hotplug": False}, HOOK_THERE,
+     {"exists": True, "install": False, "remove": True, "stale": "openwrt_mwan3_wg_full_tunnel_hotplug is false"}),
+    # converged: nothing to remove (GNU ls: rc 2)
+    ({}, NO_HOOK, {"exists": False, "install": False, "remove": False, "stale": "no full tunnel left"}),
+])
+def test_the_hook_is_read_in_the_first_batch_and_planned(fake, case01, load_fixture, args, answer, hook):
+    routes = [route for route in json.loads(case01[ROUTES][1]) if route.get("dst") != "203.0.113.10"]
+    case01.update({SHOW: (0, load_fixture("uci_show", "case01_fixed_network.txt"), ""), ROUTES: (0, json.dumps(routes), ""),
+                   HOOK_LS: answer})
+    action = fake(args, case01)
+    result = action.run(task_vars={})
+    assert result["hotplug_hook"] == dict(hook, path="/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint")
+    assert result["changed"] is False and result["commands"] == []   # the role's plain_file removes it, not this action
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT, HOOK_LS]
+    assert len(action.ran) == 1

@@ -531,6 +531,8 @@ def test_the_whole_plan_of_a_split_and_a_full_tunnel():
         "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"],
                            ["ip", "route", "del", "203.0.113.20/32", "via", "198.51.100.1", "dev", "wwan0", "table", "2"]],
         "full_tunnel_endpoints": [{"interface": "wg1", "endpoint": "198.51.100.77"}],
+        "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": None, "install": True,
+                         "remove": False, "stale": None},
         "uplinks": UPLINKS,
         "refused": None,
         "changed": True,

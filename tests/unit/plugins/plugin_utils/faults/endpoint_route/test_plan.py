@@ -39,7 +39,8 @@ def recorded(load_fixture, uci, command, case, preferred="eth1", metered=()):
     endpoints = [endpoint_route_facts(target, None, routes, None, network) for target in endpoint_targets(interfaces)["targets"]]
     view = {"preferred_uplink_device": preferred, "openwrt": {
         "wireguard": {"interfaces": interfaces},
-        "endpoint_routes": {"endpoints": endpoints, "uplinks": find_uplinks(network, routes, preferred, metered)}}}
+        "endpoint_routes": {"endpoints": endpoints, "uplinks": find_uplinks(network, routes, preferred, metered),
+                            "hotplug_hook_exists": False}}}
     return network, routes, view
 
 
@@ -132,7 +133,7 @@ def test_nohostroute_is_set_unless_it_is_the_literal_1(info, uci):
 
 def test_a_list_nohostroute_is_shown_as_written_in_the_lines_and_unset_in_the_diff():
     info = iface(written=["1", "1"])
-    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {"endpoints": []}}}
+    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": []}}}
     assert route_plan(view, {}) == ["network.wg0.nohostroute: '1 1' (netifd honours only '1') -> '1'"]
     assert plan_endpoint_routes({"wg0": info}, [])["diff"]["before"] == "network.wg0.nohostroute=(unset)\n"
 
@@ -146,7 +147,7 @@ def test_a_named_interface_uci_does_not_have_is_refused(chosen, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
         plan_endpoint_routes(interfaces, [], chosen)
     assert list(plan_endpoint_routes(interfaces, [])["interfaces"]) == ["wg0"]
-    view = {"openwrt": {"wireguard": {"interfaces": interfaces}, "endpoint_routes": {"endpoints": []}}}
+    view = {"openwrt": {"wireguard": {"interfaces": interfaces}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": []}}}
     assert route_plan(view, {"openwrt_mwan3_wg_interfaces": chosen}) is None
 
 
@@ -217,7 +218,7 @@ def test_every_uplink_metered_refuses_a_change(info, uplinks, refused):
         assert plan["interfaces"]["wg0"]["delete_routes"] == [] and plan["interfaces"]["wg0"]["changed"] is False
         assert plan["diff"]["before"] == plan["diff"]["after"]
     view = {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {
-        "endpoints": [endpoint(pinned=() if info["nohostroute"] else (PINNED,))], "uplinks": uplinks}}}
+        "endpoints": [endpoint(pinned=() if info["nohostroute"] else (PINNED,))], "uplinks": uplinks, "hotplug_hook_exists": False}}}
     assert (route_plan(view, {}) is None) is refused
 
 
@@ -242,7 +243,8 @@ def test_over_tunnel(connection, inside):
                                             (None, False)])
 def test_a_full_tunnel_with_the_hotplug_script_cannot_be_told_from_the_facts(hotplug, tells):
     """The option read as the role's bool (faults/fault.py is_true, Ansible's bool): "off", "n", "False" too (before: on)."""
-    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface(tunnel="full")}}, "endpoint_routes": {"endpoints": [endpoint()]}}}
+    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface(tunnel="full")}},
+                        "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint()]}}}
     role_vars = {} if hotplug is None else {"openwrt_mwan3_wg_full_tunnel_hotplug": hotplug}
     assert route_plan(view, role_vars) == ([] if tells else None)
 
@@ -250,7 +252,7 @@ def test_a_full_tunnel_with_the_hotplug_script_cannot_be_told_from_the_facts(hot
 def test_a_conflict_alone_is_none_a_conflict_with_a_change_is_the_change():
     users = [user("203.0.113.0/24", "wwan0")]
     view = {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": iface(nohostroute=True)}},
-                                                           "endpoint_routes": {"endpoints": [endpoint(pinned=(), users=users)]}}}
+                                                           "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint(pinned=(), users=users)]}}}
     assert route_plan(view, {}) is None
     changed = copy.deepcopy(view)
     changed["openwrt"]["wireguard"]["interfaces"]["wg0"]["nohostroute"] = False
@@ -258,8 +260,87 @@ def test_a_conflict_alone_is_none_a_conflict_with_a_change_is_the_change():
 
 
 def test_route_plan_needs_both_facts_and_leaves_the_view_alone():
-    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface()}}, "endpoint_routes": {"endpoints": [endpoint()]}}}
+    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface()}}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint()]}}}
     before = copy.deepcopy(view)
     assert route_plan(view, {}) == [SET_LINE, DEL_LINE] and view == before
     assert route_plan({"openwrt": {"wireguard": view["openwrt"]["wireguard"]}}, {}) is None
     assert route_plan({"openwrt": {"endpoint_routes": view["openwrt"]["endpoint_routes"]}}, {}) is None
+
+
+# the full-tunnel hook: installed, kept or removed as stale ------------------------------------------
+
+HOOK = "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
+STALE_SPLIT = "remove the stale hook %s (no full tunnel left)" % HOOK
+STALE_OFF = "remove the stale hook %s (openwrt_mwan3_wg_full_tunnel_hotplug is false)" % HOOK
+CONVERGED_SPLIT = iface(nohostroute=True, written="1")
+
+
+@pytest.mark.parametrize("interfaces, endpoints, hotplug, exists, install, remove, stale", [
+    # no full tunnel (any more): a hook that is there, or may be, goes; an absent one is left absent
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, True, False, True, "no full tunnel left"),
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, None, False, True, "no full tunnel left"),
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, False, False, False, "no full tunnel left"),
+    ({}, [], True, True, False, True, "no full tunnel left"),   # no WireGuard interface at all
+    # a full tunnel with an endpoint: installed while the option is on, else it goes
+    ({"wg0": iface(tunnel="full")}, [endpoint()], True, True, True, False, None),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], True, False, True, False, None),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], False, True, False, True, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], False, False, False, False, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
+    # a full tunnel whose endpoint is unknown (a hostname, the interface down): the hook it has stays, none is installed
+    ({"wg0": iface(tunnel="full")}, [], True, True, False, False, None),
+    # a split and a full tunnel: the full one's
+    ({"wg0": CONVERGED_SPLIT, "wg1": iface(tunnel="full")}, [endpoint(pinned=()), endpoint(interface="wg1", address="198.51.100.77")],
+     True, True, True, False, None),
+])
+def test_the_hook_is_installed_for_a_full_tunnel_and_removed_when_stale(interfaces, endpoints, hotplug, exists, install, remove, stale):
+    plan = plan_endpoint_routes(interfaces, endpoints, hotplug=hotplug, hook_exists=exists)
+    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "install": install, "remove": remove, "stale": stale}
+    assert plan["changed"] is any(entry["changed"] for entry in plan["interfaces"].values())   # the hook is the role's, not the action's
+
+
+def test_a_stale_hook_is_removed_for_the_chosen_interfaces_only():
+    """The hook names the handled full tunnels' endpoints: with only the split wg0 handled, it is stale."""
+    interfaces = {"wg0": CONVERGED_SPLIT, "wg1": iface(tunnel="full")}
+    plan = plan_endpoint_routes(interfaces, [endpoint(pinned=()), endpoint(interface="wg1")], ["wg0"], hook_exists=True)
+    assert (plan["hotplug_hook"]["install"], plan["hotplug_hook"]["remove"]) == (False, True)
+
+
+def hook_view(info, hook, pinned=(), uplinks=None):
+    routes = {"endpoints": [endpoint(pinned=pinned)], "hotplug_hook_exists": hook}
+    if uplinks is not None:
+        routes["uplinks"] = uplinks
+    return {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": routes}}
+
+
+@pytest.mark.parametrize("info, hook, pinned, role_vars, lines", [
+    # converged split tunnel: only the hook the facts saw is a change; unknown cannot be told
+    (CONVERGED_SPLIT, True, (), {}, [STALE_SPLIT]),
+    (CONVERGED_SPLIT, False, (), {}, []),
+    (CONVERGED_SPLIT, None, (), {}, None),
+    # a split tunnel still to fix: its changes, then the hook
+    (iface(), True, (PINNED,), {}, [SET_LINE, DEL_LINE, STALE_SPLIT]),
+    (iface(), False, (PINNED,), {}, [SET_LINE, DEL_LINE]),
+    # a full tunnel with the hook turned off
+    (iface(tunnel="full"), True, (), NO_HOTPLUG, [STALE_OFF]),
+    (iface(tunnel="full", nohostroute=True, written="1"), True, (), NO_HOTPLUG, [UNSET_LINE, STALE_OFF]),
+    (iface(tunnel="full"), False, (), NO_HOTPLUG, []),
+    (iface(tunnel="full"), None, (), NO_HOTPLUG, None),
+    # with the hook on, a full tunnel's hook content is not in the facts: cannot tell, whether or not it exists
+    (iface(tunnel="full"), True, (), {}, None),
+    (iface(tunnel="full"), False, (), {}, None),
+])
+def test_remediate_names_the_stale_hook_when_the_facts_saw_it(info, hook, pinned, role_vars, lines):
+    assert route_plan(hook_view(info, hook, pinned), role_vars) == lines
+
+
+def test_facts_without_the_hook_cannot_tell_a_converged_split_tunnel():
+    view = hook_view(CONVERGED_SPLIT, False)
+    del view["openwrt"]["endpoint_routes"]["hotplug_hook_exists"]
+    assert route_plan(view, {}) is None
+
+
+def test_every_uplink_metered_refuses_the_change_with_a_stale_hook_too():
+    """The role fails before the hook tasks: remediate shows no line."""
+    view = hook_view(iface(), True, (PINNED,), uplinks=[dict(ETH1, metered=True), WWAN0])
+    assert route_plan(view, {}) is None
+    assert route_plan(hook_view(CONVERGED_SPLIT, True, (), uplinks=[dict(ETH1, metered=True), WWAN0]), {}) == [STALE_SPLIT]

@@ -22,7 +22,8 @@ HOST_ON_FIBRE = {"section": "wg_endpoint", "target": "203.0.113.7/32", "interfac
 def view(dev="wwan0", tunnel="split", pinned=("203.0.113.7/32 dev wwan0",), preferred="eth1", user_routes=None,
          uplinks=None):
     routes = {"endpoints": [{"interface": "wg0", "address": "203.0.113.7", "dev": dev, "gateway": "10.64.0.1",
-                             "pinned_routes": list(pinned), "user_routes": list(user_routes or [])}]}
+                             "pinned_routes": list(pinned), "user_routes": list(user_routes or [])}],
+              "hotplug_hook_exists": False}
     if uplinks is not None:
         routes["uplinks"] = uplinks
     return {"preferred_uplink_device": preferred, "openwrt": {
@@ -222,9 +223,10 @@ def test_pinned_coverage_both_sides(changes, answer):
     assert pinned_coverage("owrt", v, {}) == answer
 
 
-def plan_view(interfaces, endpoints=(), uplinks=None, preferred="eth1"):
-    """openwrt_facts for route_plan: ``interfaces`` name -> (tunnel, nohostroute, written nohostroute)."""
-    routes = {"endpoints": list(endpoints)}
+def plan_view(interfaces, endpoints=(), uplinks=None, preferred="eth1", hook=False):
+    """openwrt_facts for route_plan: ``interfaces`` name -> (tunnel, nohostroute, written nohostroute); ``hook``: whether
+    the full-tunnel hook exists (None unknown)."""
+    routes = {"endpoints": list(endpoints), "hotplug_hook_exists": hook}
     if uplinks is not None:
         routes["uplinks"] = uplinks
     return {"preferred_uplink_device": preferred, "openwrt": {"endpoint_routes": routes, "wireguard": {"interfaces": {

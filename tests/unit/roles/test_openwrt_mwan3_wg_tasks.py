@@ -1,0 +1,72 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""openwrt_mwan3_wg's tasks around its full-tunnel hook, as Ansible evaluates them: the hook is installed or removed
+exactly where fault 1's plan (``plan_endpoint_routes``' ``hotplug_hook``) says, at the path the facts probe, and the
+role hands the option that decides it to wg_endpoint_route. A stale hook re-pins an endpoint /32 on every mwan3 event,
+the fault itself (tasks/routes.yml)."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route import hook
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import plan_endpoint_routes
+
+ROLE = Path(__file__).resolve().parents[3] / "roles" / "openwrt_mwan3_wg"
+TASKS = yaml.safe_load((ROLE / "tasks" / "routes.yml").read_text(encoding="utf-8"))
+VARS = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
+DEFAULTS = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8"))
+INSTALL = "Install the hotplug script that re-points full-tunnel endpoint host routes on mwan3's events"
+REMOVE = "Remove the stale hotplug script (no full tunnel left, or openwrt_mwan3_wg_full_tunnel_hotplug false)"
+PLAN = "Set nohostroute on split tunnels and delete their pinned endpoint routes"
+
+
+def task(name):
+    [found] = [item for item in TASKS if item.get("name") == name]
+    return found
+
+
+def runs(name, plan, **role_vars):
+    """Whether task ``name``'s ``when`` holds with the registered plan ``plan``."""
+    conditions = task(name)["when"]
+    templar = Templar(loader=DataLoader(), variables=dict(DEFAULTS, **VARS, **role_vars, __openwrt_mwan3_wg_plan=plan))
+    return all(templar.evaluate_conditional(trust_as_template(condition))
+               for condition in (conditions if isinstance(conditions, list) else [conditions]))
+
+
+SPLIT = {"in_uci": True, "tunnel": "split", "nohostroute": True, "options": {"nohostroute": "1"}, "peers": []}
+FULL = {"in_uci": True, "tunnel": "full", "tunnel_reason": "routed allowed_ips include 0.0.0.0/0", "nohostroute": False,
+        "options": {}, "peers": []}
+ENDPOINT = {"interface": "wg0", "section": "p0", "address": "203.0.113.10", "pinned_routes": [], "user_routes": []}
+
+
+@pytest.mark.parametrize("tunnel, hotplug, exists, installed, removed", [
+    (SPLIT, True, True, False, True),      # the tunnel became split: the hook left behind goes
+    (SPLIT, True, False, False, False),    # converged: neither task runs, nothing changes
+    (SPLIT, True, None, False, True),      # unknown: plain_file state=absent changes nothing where it is absent
+    (FULL, True, True, True, False),       # a full tunnel: the hook is (re)written
+    (FULL, True, False, True, False),
+    (FULL, False, True, False, True),      # the operator turned it off
+    (FULL, False, False, False, False),
+])
+def test_the_hook_tasks_do_what_the_plan_says(tunnel, hotplug, exists, installed, removed):
+    plan = plan_endpoint_routes({"wg0": tunnel}, [ENDPOINT], hotplug=hotplug, hook_exists=exists)
+    assert (runs(INSTALL, plan, openwrt_mwan3_wg_full_tunnel_hotplug=hotplug),
+            runs(REMOVE, plan, openwrt_mwan3_wg_full_tunnel_hotplug=hotplug)) == (installed, removed)
+
+
+def test_the_hook_is_removed_and_installed_where_the_facts_probe_it():
+    assert VARS["__openwrt_mwan3_wg_hotplug_path"] == hook.HOOK_PATH == "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
+    assert hook.HOOK_PROBE == ["ls", "-1d", hook.HOOK_PATH]
+    assert task(REMOVE)["tunnelfix.fleet.plain_file"] == {"path": "{{ __openwrt_mwan3_wg_hotplug_path }}", "state": "absent"}
+    assert task(INSTALL)["tunnelfix.fleet.plain_file"]["path"] == "{{ __openwrt_mwan3_wg_hotplug_path }}"
+    # removed after the plan and its refusals, before ifup: a failed plan or a refusal stops the role first
+    names = [item.get("name") for item in TASKS]
+    assert names.index(PLAN) < names.index("Refuse to pick an uplink for the endpoints when every uplink is metered") < names.index(REMOVE)
+
+
+def test_the_role_hands_its_option_to_the_plan():
+    args = task(PLAN)["tunnelfix.fleet.wg_endpoint_route"]
+    assert args["full_tunnel_hotplug"] == "{{ openwrt_mwan3_wg_full_tunnel_hotplug }}"
