@@ -174,3 +174,22 @@ def test_the_users_config_route_is_not_a_pinned_route(load_fixture, show, parse_
                                      "protocol": "static", "metric": 30}}]
     # without the uci config both are pinned routes (what the facts reported before)
     assert len(endpoint_route_facts(TARGET, used, routes)["pinned_routes"]) == 2
+
+
+def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
+    """endpoint_routes_reading is called once, when faults/readings.py is imported: its answer is pinned here."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
+        UCI_AND_LIVE_ENDPOINT_LINES, endpoint_routes_reading, gather_endpoint_routes)
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, NETWORK, WIREGUARD
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
+
+    reading = endpoint_routes_reading(NETWORK, WIREGUARD)
+    assert (reading.name, reading.public, list(reading.reads)) == ("endpoint_routes", True, ["openwrt"])
+    read = reading.reads["openwrt"]
+    assert (read.gather, read.uses, read.needs) == (gather_endpoint_routes, (NETWORK, WIREGUARD), ())
+    assert [getattr(step, "name", None) for step in read.steps] == [
+        "ip -j route show table all", "ip route show table all", None, "ip -s -j link show"]
+    assert read.steps[-1].argv == ["ip", "-s", "-j", "link", "show"]
+    assert read.steps[2] == ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, ("uci -q show network", "wg show all dump"),
+                                        (["ip", "-j", "route", "get"], ["ip", "route", "get"]))
+    assert ENDPOINT_ROUTES.reads["openwrt"].steps == read.steps
