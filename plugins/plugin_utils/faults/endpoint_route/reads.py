@@ -44,6 +44,10 @@ UCI_AND_LIVE_ENDPOINT_LINES = (
     "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
 
 
+# every exit status a command can have: link_counters reads a failure as counters unknown, never fails on it
+ANY_RC = range(256)
+
+
 def endpoint_lookup_steps() -> list:
     """The batch steps of the endpoints' routes: every route (both forms, ``route_table_steps``) and ``ip [-j] route
     get`` of each address ``UCI_AND_LIVE_ENDPOINT_LINES`` lists from the steps ``uci -q show network`` and
@@ -161,7 +165,7 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
 
 def link_counters(action):
     """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
-    res = action.step(LINK_COUNTERS, ok_rcs=range(256))
+    res = action.step(LINK_COUNTERS, ok_rcs=ANY_RC)
     if res["rc"] != 0:
         return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
             res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])

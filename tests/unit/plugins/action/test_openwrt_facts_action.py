@@ -607,3 +607,21 @@ def test_hostile_link_json_is_a_note_naming_the_command(fake, old_router):
     bridges = facts_of(result)["bridges"]
     assert bridges["ip_json"] is False and bridges["note"].startswith("ip -d -j link show gave no link list (ip -d -j link show "
                                                                       "output is JSON nested too deeply")
+
+
+def test_banip_stopped_on_an_nft_without_json_is_a_table_not_loaded(fake, old_router):
+    """nft without JSON support, banIP stopped: the text listing fails too (no table), which is no failure of the action."""
+    answers = dict(old_router, **{"nft -tj list table inet banIP": (1, "", "Error: JSON support not compiled-in\n"),
+                                  "nft -t list table inet banIP": NO_TABLE})
+    action = fake({"gather_subset": ["banip"]}, answers)
+    banip = facts_of(action.run(task_vars={}))["banip"]
+    assert (banip["nft_installed"], banip["nft_table_loaded"], banip["icmp_counter"], banip["icmp_limit_rule"]) == (True, False, None, None)
+    assert [call for call in action.router.calls() if call.startswith("nft ")] == ["nft -tj list table inet banIP",
+                                                                                  "nft -t list table inet banIP"]
+
+
+def test_the_exact_message_of_a_failed_nft_listing(fake, old_router):
+    stderr = "  Error: Could not process rule: Operation not permitted\n" + "x" * 600 + "\n"
+    result = fake({"gather_subset": ["banip"]}, dict(old_router, **{"nft -tj list table inet banIP": (2, "", stderr)})).run(task_vars={})
+    assert result["msg"] == "nft -tj list table inet banIP failed with rc=2: %s" % stderr.strip()[:500]
+    assert (result["cmd"], result["rc"], result["stderr"]) == ("nft -tj list table inet banIP", 2, stderr)

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
-    endpoint_route_facts, endpoint_targets, split_endpoint_host)
+    endpoint_route_facts, endpoint_targets, link_counters, split_endpoint_host)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
@@ -193,3 +193,40 @@ def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
     assert read.steps[2] == ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, ("uci -q show network", "wg show all dump"),
                                         (["ip", "-j", "route", "get"], ["ip", "route", "get"]))
     assert ENDPOINT_ROUTES.reads["openwrt"].steps == read.steps
+
+
+class _CountersAction:
+    """What link_counters asks of the action: ``step`` of ``ip -s -j link show``, answered with ``res``."""
+
+    def __init__(self, rc, stdout="", stderr=""):
+        self.res = {"cmd": "ip -s -j link show", "rc": rc, "stdout": stdout, "stderr": stderr}
+        self.asked = []
+
+    def step(self, argv, ok_rcs=(0,)):
+        self.asked.append(argv)
+        assert self.res["rc"] in ok_rcs  # a failed listing is the note's, never the action's failure
+        return self.res
+
+
+LINKS = '[{"ifname": "eth1", "stats64": {"rx": {"bytes": 1838}, "tx": {"bytes": 920}}}, {"ifname": "wwan0"}]'
+
+
+@pytest.mark.parametrize("res, expected", [
+    ((0, LINKS, ""), ({"eth1": {"rx_bytes": 1838, "tx_bytes": 920}, "wwan0": {"rx_bytes": None, "tx_bytes": None}}, None)),
+    ((1, "", ""), ({}, "ip -s -j link show failed (rc=1: no output): byte counters unknown")),
+    ((255, "", "  \n"), ({}, "ip -s -j link show failed (rc=255: no output): byte counters unknown")),
+    ((1, "", "ip: invalid argument '-j'\nUsage: ip ...\n"), ({}, "ip -s -j link show failed (rc=1: ip: invalid argument '-j'): byte counters unknown")),
+    ((2, "", "E" * 300 + "\nmore\n"), ({}, "ip -s -j link show failed (rc=2: %s): byte counters unknown" % ("E" * 200))),
+])
+def test_link_counters_or_why_they_are_unknown(res, expected):
+    action = _CountersAction(*res)
+    assert link_counters(action) == expected
+    assert action.asked == [["ip", "-s", "-j", "link", "show"]]
+
+
+def test_counters_that_are_not_json_say_why_in_at_most_200_characters():
+    """An ip that ignores -s -j prints text: the parser's error, cut at 200 characters, is the note."""
+    counters, note = link_counters(_CountersAction(0, "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 " + "x" * 300 + "\n"))
+    assert counters == {}
+    assert note.endswith(": byte counters unknown") and note.startswith("ip -s -j link show output is not JSON")
+    assert len(note) == 200 + len(": byte counters unknown")
