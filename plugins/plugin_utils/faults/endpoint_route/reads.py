@@ -25,7 +25,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.link_counters import LINK_COUNTERS, parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
-    configured_routes, find_pinned_routes, short_route, user_routes_to)
+    find_pinned_routes, short_route, user_routes_to)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
     find_uplinks, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
@@ -147,9 +147,8 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
     """
     entry = dict(target)
     address = target["address"]
-    sections = configured_routes(network or {})
     pinned = [short_route(route) for route in find_pinned_routes(routes, address, network)]
-    users = user_routes_to(network or {}, routes, address, sections)
+    users = user_routes_to(network or {}, routes, address)
     if used is None:
         entry.update(dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
                      route_metric=None, static_host_route=bool(find_pinned_routes(routes, address)), pinned_routes=pinned,

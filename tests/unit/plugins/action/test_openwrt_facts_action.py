@@ -217,6 +217,14 @@ NOTHING = {BANIP: NO_BANIP, "uci -q show network": (1, "", ""), DATE: (0, "17960
                  "icmplimit_source": None, "settings": {}, "nft_installed": True, "nft_table_loaded": False,
                  "icmp_counter": None, "icmp_limit_rule": None},
      None),
+    # banIP's init script missing on a GNU ls (rc 2, BusyBox's is 1): not installed, no failure
+    (dict(NOTHING, **{BANIP: (2, "", "ls: cannot access '/etc/init.d/banip': No such file or directory\n")}), ["banip"],
+     {"installed": False, "version": None, "nft_installed": None}, None),
+    # apk that does not list banIP exits 1: version and default unknown, no failure
+    ({BANIP: (0, "/etc/init.d/banip\n", ""), "apk list --installed banip": (1, "", ""), "uci -q show banip": (1, "", ""),
+      "nft -tj list table inet banIP": NO_TABLE},
+     ["banip"], {"installed": True, "version": None, "upstream_version": None, "icmplimit_default_per_second": None,
+                 "nft_table_loaded": False}, None),
     # mwan3 installed but no mwan3 config
     ({"mwan3 interfaces": (0, "Interface status:\n", ""), "uci -q show mwan3": (1, "", "")},
      ["mwan3"], None, {"installed": True, "interfaces": {}, "tracking": {}}),

@@ -27,6 +27,8 @@ B = "B" * 43 + "="
     ("[fd99:1::1]:99999", ("fd99:1::1", None)),
     ("dc.example.net", (None, None)),
     ("dc.example.net:51820", (None, None)),
+    ("fd99:1::1]:51820", (None, None)),                 # a closing bracket without its opening one: not an address
+    ("[fd99:1::1]:51820]:1", ("fd99:1::1", None)),      # what follows the first "]:" is no port: the address alone
     ("", (None, None)),
     (None, (None, None)),
 ])
