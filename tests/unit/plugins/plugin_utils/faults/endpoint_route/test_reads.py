@@ -232,3 +232,21 @@ def test_counters_that_are_not_json_say_why_in_at_most_200_characters():
     assert counters == {}
     assert note.endswith(": byte counters unknown") and note.startswith("ip -s -j link show output is not JSON")
     assert len(note) == 200 + len(": byte counters unknown")
+
+
+@pytest.mark.parametrize("live_host, address", [
+    ("2001:DB8:0::1", "2001:db8::1"),    # compressed, as ip route get prints it
+    ("[2001:db8::1]", "2001:db8::1"),
+    ("not-an-address", "not-an-address"),  # what the dump says, looked up as given (ip route get then names the error)
+])
+def test_a_live_endpoint_is_the_target_in_its_compressed_form_or_as_given(live_host, address):
+    interfaces = {"wg0": {"peers": [{"public_key": B, "section": None, "endpoint_host": "198.51.100.7",
+                                     "live": {"endpoint_host": live_host, "endpoint_port": 51820}}]}}
+    assert endpoint_targets(interfaces) == {"targets": [{"interface": "wg0", "public_key": B, "section": None, "address": address,
+                                                         "port": 51820, "address_source": "live"}], "unresolved": []}
+
+
+def test_the_exact_error_of_interfaces_that_are_not_merged():
+    with pytest.raises(ParseError) as error:
+        endpoint_targets([])
+    assert str(error.value) == "expected merged WireGuard interfaces (a dict), got list"
