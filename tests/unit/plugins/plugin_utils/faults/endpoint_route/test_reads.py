@@ -7,7 +7,10 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
-    endpoint_route_facts, endpoint_targets, link_counters, split_endpoint_host)
+    UCI_AND_LIVE_ENDPOINT_LINES, endpoint_route_facts, endpoint_routes_reading, endpoint_targets, gather_endpoint_routes, link_counters,
+    split_endpoint_host)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, NETWORK, WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
@@ -180,11 +183,6 @@ def test_the_users_config_route_is_not_a_pinned_route(load_fixture, show, parse_
 
 def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
     """endpoint_routes_reading is called once, when faults/readings.py is imported: its answer is pinned here."""
-    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
-        UCI_AND_LIVE_ENDPOINT_LINES, endpoint_routes_reading, gather_endpoint_routes)
-    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, NETWORK, WIREGUARD
-    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
-
     reading = endpoint_routes_reading(NETWORK, WIREGUARD)
     assert (reading.name, reading.public, list(reading.reads)) == ("endpoint_routes", True, ["openwrt"])
     read = reading.reads["openwrt"]
