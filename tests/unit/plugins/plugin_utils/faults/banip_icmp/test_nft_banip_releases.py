@@ -204,9 +204,16 @@ def test_the_exact_errors_of_a_listing():
     assert _error(icmp_flood_rules, "\t\t%s\n\t\t%s\n" % (log, drop)) == (
         "nft list line 1: ICMP flood log rule without '# handle N' (list the chain with nft -a), got %r" % log[:200])
     # the log rule's limit in another unit than the drop rule's: not a rate per second
-    minute = "%slimit rate over 25/minute log prefix \"x\" # handle 6" % MATCH
+    minute = "%slimit rate over 25/minute %s # handle 6" % (MATCH, LONG_LOG)
     assert _error(icmp_flood_rules, "\t\t%s\n\t\t%s\n" % (minute, drop)) == (
-        "nft list line 1: ICMP flood log rule has no 'limit rate over N/second', got %r" % minute)
+        "nft list line 1: ICMP flood log rule has no 'limit rate over N/second', got %r" % minute[:200])
+
+
+def test_the_exact_error_of_a_counter_without_its_numbers():
+    line = "\t\tpackets 1 bytes " + "x" * 250  # no byte count, and longer than the 200 characters shown
+    text = "table inet banIP {\n\tcounter cnt_icmpflood {\n%s\n\t}\n}\n" % line
+    assert _error(parse_nft_counters, text) == (
+        "nft list line 3: counter 'cnt_icmpflood' (line 2) has no 'packets N bytes N' line, got %r" % line[:200])
 
 
 def test_the_exact_errors_of_a_rule_that_cannot_be_rewritten():
