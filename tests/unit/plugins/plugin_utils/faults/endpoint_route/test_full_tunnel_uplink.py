@@ -26,6 +26,7 @@ ETH1, WWAN0, WWAN1 = ({"device": "eth1", "gateway": "192.0.2.1"}, {"device": "ww
     (FIVE_G + FIBRE, {"metered": ("wwan0",)}, ETH1),                        # metered: ridden only when nothing else is
     (FIVE_G + FIBRE, {"metered": ["wwan0"], "down": ["eth1"]}, WWAN0),
     (FIVE_G + FIBRE, {"metered": ("eth1",), "preferred": "eth1"}, WWAN0),   # a metered preferred uplink is left too
+    (FIVE_G + FIBRE, {"metered": ("wwan0",), "preferred": "wwan0"}, ETH1),  # ... even with the lower metric
     (FIVE_G + FIBRE, {"metered": ("eth1", "wwan0"), "preferred": "eth1"}, ETH1),  # all metered: the preferred first
     (FIVE_G + FIBRE, {"metered": ("eth1", "wwan0")}, WWAN0),                 # all metered, no preference: by metric
     (FIVE_G + FIBRE + LTE, {"metered": ("wwan0",), "down": ("eth1",)}, WWAN1),  # an unmetered higher metric first
