@@ -67,7 +67,7 @@ def parse_wg_config_peers(text: str) -> list:
                              "with KIND wg-quick or netdev, got %r" % (lineno, line[:200]))
         path, kind, name, value = fields
         if kind == "wg-quick":
-            value = value.split("#", 1)[0]
+            value = value.partition("#")[0]
         entry = files.setdefault(path, {"path": path, "kind": kind, "section": None, "peers": [],
                                         "interface": posixpath.basename(path)[:-len(".conf")] if kind == "wg-quick" else None,
                                         "wireguard": kind == "wg-quick", "addresses": [] if kind == "wg-quick" else None})

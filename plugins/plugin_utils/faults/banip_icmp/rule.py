@@ -30,9 +30,8 @@ def _count(value):
 
 def _probe_inside(checks, limit):
     """Whether the recorded probe ran at most PROBE_SHARE_OF_LIMIT of ``limit`` (packets/s)."""
-    rate = checks.get("rate_per_second")
-    try:
-        return rate not in (None, "") and float(rate) <= limit * PROBE_SHARE_OF_LIMIT + 1e-9
+    try:  # None, "" or a word: no rate recorded, so not inside
+        return float(checks.get("rate_per_second")) <= limit * PROBE_SHARE_OF_LIMIT + 1e-9
     except (TypeError, ValueError):
         return False
 
@@ -92,14 +91,15 @@ def _buckets(rule):
     return "one shared bucket for IPv4 and IPv6"
 
 
-def _shown(value):
-    return "an unknown number of" if value is None else value
+def _shown(value, unknown="an unknown number of"):
+    """A count in the explanation; ``unknown`` (read before a noun) when it was not recorded."""
+    return unknown if value is None else value
 
 
 def _probe_text(checks, limit):
     """The probe's part of the explanation: its losses, and whether it ran inside the limit's share."""
     return "%s of %s probe pings sent at %s/s failed (%s)" % (
-        _shown(_count(checks.get("failed_pings"))), _shown(_count(checks.get("sent"))), checks.get("rate_per_second"),
+        _shown(_count(checks.get("failed_pings")), "an unknown number"), _shown(_count(checks.get("sent"))), checks.get("rate_per_second"),
         "inside a fifth of the limit: not the cause" if _probe_inside(checks, limit)
         else "faster than a fifth of the limit: its losses are not counted")
 

@@ -26,7 +26,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PROBE, hook_exists
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.link_counters import LINK_COUNTERS, parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
-    configured_routes, find_pinned_routes, short_route, user_routes_to)
+    find_pinned_routes, short_route, user_routes_to)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import (
     find_uplinks, metered_unmatched, uplink_device)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
@@ -43,6 +43,10 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader 
 UCI_AND_LIVE_ENDPOINT_LINES = (
     "{ sed -n \"s/^network\\.[^=]*\\.endpoint_host='\\(.*\\)'\\$/\\1/p\" \"$1\"\n"
     "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
+
+
+# every exit status a command can have: link_counters reads a failure as counters unknown, never fails on it
+ANY_RC = range(256)
 
 
 def endpoint_lookup_steps() -> list:
@@ -144,9 +148,8 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
     """
     entry = dict(target)
     address = target["address"]
-    sections = configured_routes(network or {})
     pinned = [short_route(route) for route in find_pinned_routes(routes, address, network)]
-    users = user_routes_to(network or {}, routes, address, sections)
+    users = user_routes_to(network or {}, routes, address)
     if used is None:
         entry.update(dev=None, gateway=None, src=None, table=None, route_dst=None, route_protocol=None,
                      route_metric=None, static_host_route=bool(find_pinned_routes(routes, address)), pinned_routes=pinned,
@@ -162,7 +165,7 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
 
 def link_counters(action):
     """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
-    res = action.step(LINK_COUNTERS, ok_rcs=range(256))
+    res = action.step(LINK_COUNTERS, ok_rcs=ANY_RC)
     if res["rc"] != 0:
         return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
             res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])

@@ -28,7 +28,8 @@ def _tunnel_to_hub(view, views):
 
 
 def _evidence(view, hub, peer, theirs, ages, loss):
-    return {"hub": hub, "peer_public_key": peer.get("public_key"), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
+    # persistent_keepalive_s: None, the finding's cause (the rule fires only for a peer entry without one)
+    return {"hub": hub, "peer_public_key": peer.get("public_key"), "persistent_keepalive_s": None,
             "handshake_age_s": max(ages) if ages else None, "hub_sees_endpoint": [p.get("endpoint") for p in theirs] or None,
             "idle_ping_loss_percent": loss, "idle_s": (view.get("measurement") or {}).get("idle_s")}
 

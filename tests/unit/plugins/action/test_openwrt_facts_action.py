@@ -219,6 +219,14 @@ NOTHING = {BANIP: NO_BANIP, "uci -q show network": (1, "", ""), DATE: (0, "17960
                  "icmplimit_source": None, "settings": {}, "nft_installed": True, "nft_table_loaded": False,
                  "icmp_counter": None, "icmp_limit_rule": None},
      None),
+    # banIP's init script missing on a GNU ls (rc 2, BusyBox's is 1): not installed, no failure
+    (dict(NOTHING, **{BANIP: (2, "", "ls: cannot access '/etc/init.d/banip': No such file or directory\n")}), ["banip"],
+     {"installed": False, "version": None, "nft_installed": None}, None),
+    # apk that does not list banIP exits 1: version and default unknown, no failure
+    ({BANIP: (0, "/etc/init.d/banip\n", ""), "apk list --installed banip": (1, "", ""), "uci -q show banip": (1, "", ""),
+      "nft -tj list table inet banIP": NO_TABLE},
+     ["banip"], {"installed": True, "version": None, "upstream_version": None, "icmplimit_default_per_second": None,
+                 "nft_table_loaded": False}, None),
     # mwan3 installed but no mwan3 config
     ({"mwan3 interfaces": (0, "Interface status:\n", ""), "uci -q show mwan3": (1, "", "")},
      ["mwan3"], None, {"installed": True, "interfaces": {}, "tracking": {}}),
@@ -612,3 +620,22 @@ def test_hostile_link_json_is_a_note_naming_the_command(fake, old_router):
     bridges = facts_of(result)["bridges"]
     assert bridges["ip_json"] is False and bridges["note"].startswith("ip -d -j link show gave no link list (ip -d -j link show "
                                                                       "output is JSON nested too deeply")
+
+
+def test_banip_stopped_on_an_nft_without_json_is_a_table_not_loaded(fake, old_router):
+    """nft without JSON support, banIP stopped: the text listing fails too (no table), which is no failure of the action."""
+    answers = dict(old_router, **{"nft -tj list table inet banIP": (1, "", "Error: JSON support not compiled-in\n"),
+                                  "nft -t list table inet banIP": NO_TABLE})
+    action = fake({"gather_subset": ["banip"]}, answers)
+    banip = facts_of(action.run(task_vars={}))["banip"]
+    assert (banip["nft_installed"], banip["nft_table_loaded"], banip["icmp_counter"], banip["icmp_limit_rule"]) == (True, False, None, None)
+    assert [call for call in action.router.calls() if call.startswith("nft ")] == ["nft -tj list table inet banIP",
+                                                                                  "nft -t list table inet banIP"]
+
+
+def test_the_exact_message_of_a_failed_nft_listing(fake, old_router):
+    """rc 1 is also nft's answer for a missing table (then no failure): any other rc 1 fails with nft's own words."""
+    stderr = "  Operation not permitted (you must be root)\n" + "x" * 600 + "\n"
+    result = fake({"gather_subset": ["banip"]}, dict(old_router, **{"nft -tj list table inet banIP": (1, "", stderr)})).run(task_vars={})
+    assert result["msg"] == "nft -tj list table inet banIP failed with rc=1: %s" % stderr.strip()[:500]
+    assert (result["cmd"], result["rc"], result["stderr"]) == ("nft -tj list table inet banIP", 1, stderr)

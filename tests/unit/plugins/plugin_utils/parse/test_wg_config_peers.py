@@ -77,3 +77,56 @@ def test_wg_quick_addresses_of_the_interface_section_only():
             "/etc/wireguard/wg0.conf\twg-quick\taddress\t10.78.0.2/24\n/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n"
             "/etc/wireguard/wg0.conf\twg-quick\taddress\t192.0.2.9/32\n")
     assert parse_wg_config_peers(text)[0]["addresses"] == ["10.77.0.2/24", "fd77::2/64", "10.78.0.2/24"]
+
+
+def test_the_exact_errors():
+    with pytest.raises(ParseError) as error:
+        parse_wg_config_peers(b"x")
+    assert str(error.value) == "WireGuard configuration listing must be text, got bytes"
+    long_line = "/etc/wireguard/wg0.conf\twg-quick\tsection" + "x" * 300
+    with pytest.raises(ParseError) as error:
+        parse_wg_config_peers("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n\n" + long_line + "\n")
+    assert str(error.value) == ("WireGuard configuration listing line 3: expected 'PATH<TAB>KIND<TAB>NAME<TAB>VALUE' with KIND wg-quick "
+                                "or netdev, got %r" % long_line[:200])
+
+
+def test_an_empty_line_is_skipped_not_the_end():
+    text = "/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n\n  \n/etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t25\n"
+    assert parse_wg_config_peers(text)[0]["peers"] == [{"public_key": None, "endpoint": None, "persistent_keepalive_s": 25}]
+
+
+def test_tabs_and_blanks_inside_a_value_and_blanks_in_a_path():
+    """Only the first three tabs separate fields: the target prints a value as written (Address = a,<TAB>b), and a
+    file's path may hold a blank."""
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tInterface\n"
+            "/etc/wireguard/wg0.conf\twg-quick\taddress\t10.77.0.2/24,\tfd77::2/64\n"
+            "/etc/systemd/network/30 wg1.netdev\tnetdev\tsection\tNetDev\n"
+            "/etc/systemd/network/30 wg1.netdev\tnetdev\tname\twg1\n")
+    wg0, wg1 = parse_wg_config_peers(text)
+    assert wg0["addresses"] == ["10.77.0.2/24", "fd77::2/64"]
+    assert (wg1["path"], wg1["interface"]) == ("/etc/systemd/network/30 wg1.netdev", "wg1")
+
+
+def test_a_wg_quick_value_ends_at_its_first_hash():
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t5 # NAT # router\n")
+    assert parse_wg_config_peers(text)[0]["peers"][0]["persistent_keepalive_s"] == 5
+
+
+def test_a_netdev_without_name_has_no_interface():
+    text = "/etc/systemd/network/30-wg1.netdev\tnetdev\tsection\tNetDev\n/etc/systemd/network/30-wg1.netdev\tnetdev\tkind\twireguard\n"
+    assert parse_wg_config_peers(text) == [{"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": None,
+                                            "wireguard": True, "addresses": None, "peers": []}]
+
+
+def test_only_a_wg_quick_interface_sections_address_counts_and_only_a_netdevs_netdev_section_names_it():
+    """Address = outside [Interface] (before any section) or in a .netdev, and Name= in a wg-quick file's section called
+    NetDev, are not what the fault reads: the addresses and the interface name stay as they were."""
+    text = ("/etc/wireguard/wg0.conf\twg-quick\taddress\t192.0.2.1/32\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tsection\tInterface\n/etc/wireguard/wg0.conf\twg-quick\tpublickey\tX\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tsection\tNetDev\n/etc/wireguard/wg0.conf\twg-quick\tname\twg9\n"
+            "/etc/systemd/network/wg1.netdev\tnetdev\tsection\tNetDev\n/etc/systemd/network/wg1.netdev\tnetdev\taddress\t10.0.0.1/24\n"
+            "/etc/systemd/network/wg1.netdev\tnetdev\tsection\tWireGuard\n/etc/systemd/network/wg1.netdev\tnetdev\tname\twg8\n")
+    wg0, wg1 = parse_wg_config_peers(text)
+    assert (wg0["interface"], wg0["addresses"], wg0["peers"]) == ("wg0", [], [])
+    assert (wg1["interface"], wg1["addresses"], wg1["wireguard"]) == (None, None, False)

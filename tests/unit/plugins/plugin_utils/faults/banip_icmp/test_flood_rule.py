@@ -110,3 +110,63 @@ def test_live_limit_and_replace_script_on_every_releases_real_table(load_fixture
         assert len(script) == rules
         assert all(line.startswith("replace rule inet banIP pre-routing handle ") and "limit rate over 300/second" in line
                    and "limit rate over %d/second" % rate not in line for line in script)
+
+
+# The whole error texts: the role prints them when a listing or a wanted rate cannot be used.
+HEAD = "table inet banIP {\n\tchain pre-routing { # handle 2\n"
+
+
+def chain_with_rate(rate):
+    return HEAD + "\t\t%s counter name \"cnt_icmpflood\" drop # handle 5\n\t}\n}\n" % (SHARED % rate)
+
+
+@pytest.mark.parametrize("text, message", [
+    (b"table inet banIP {", "expected the text of nft -t -a list chain inet banIP pre-routing, got bytes"),
+    (None, "expected the text of nft -t -a list chain inet banIP pre-routing, got NoneType"),
+    ("", "not a listing of table inet banIP: ''"),
+    ("\n  \n", "not a listing of table inet banIP: '\\n  \\n'"),                    # no line: the text itself
+    ("table inet fw4 {\n\tchain input {\n\t}\n}\n", "not a listing of table inet banIP: 'table inet fw4 {'"),
+    ("table inet banIP {\n\tchain pre-routing {\n", "not a listing of table inet banIP: 'table inet banIP {'"),  # two lines
+    (HEAD.replace("pre-routing", "wan-input") + "\t}\n}\n", "not a listing of chain pre-routing: 'chain wan-input { # handle 2'"),
+    (chain_with_rate(0), "ICMP flood rule with an impossible rate 0/second: '%s counter name \"cnt_icmpflood\" drop'" % (SHARED % 0)),
+    (chain_with_rate(4294967296), "ICMP flood rule with an impossible rate 4294967296/second: "
+                                  "'%s counter name \"cnt_icmpflood\" drop'" % (SHARED % 4294967296)),
+])
+def test_the_exact_error_of_a_listing_that_is_not_the_chain(text, message):
+    with pytest.raises(ParseError) as error:
+        parse_icmp_flood_rules(text)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("rate", [1, 4294967295])
+def test_the_lowest_and_highest_rate_nft_takes_are_read(rate):
+    """Both ends of nft's 32-bit rate: a rule someone set to 1/s or to the maximum is banIP's limit all the same."""
+    (rule,) = parse_icmp_flood_rules(chain_with_rate(rate))
+    assert (rule["handle"], rule["rate_per_second"]) == (5, rate)
+    assert replace_script([rule], rate) == ['replace rule inet banIP pre-routing handle 5 %s counter name "cnt_icmpflood" drop'
+                                            % (SHARED % rate)]
+
+
+def test_three_lines_are_enough_for_an_empty_chain():
+    """The table and chain heads and one more line: a chain without rules, no flood rule; two lines are not a listing."""
+    assert parse_icmp_flood_rules("table inet banIP {\n\tchain pre-routing { # handle 2\n\t}\n") == []
+
+
+@pytest.mark.parametrize("rate", [0, 4294967296])
+def test_the_exact_error_of_an_impossible_rate(rate):
+    with pytest.raises(ValueError) as error:
+        replace_script([], rate)
+    assert str(error.value) == "rate_per_second must be a whole number 1-4294967295, got %d" % rate
+
+
+@pytest.mark.parametrize("rule, message", [
+    ({"rule": SHARED % 25}, "not an ICMP flood rule with handle and limit: {'rule': '%s'}" % (SHARED % 25)),
+    ("%s drop" % (SHARED % 25), "not an ICMP flood rule with handle and limit: '%s drop'" % (SHARED % 25)),   # not parsed
+    (None, "not an ICMP flood rule with handle and limit: None"),
+    ({"handle": 5, "rule": "ip protocol icmp counter drop"},
+     "not an ICMP flood rule with handle and limit: rule must hold exactly one 'limit rate over N/second', got 'ip protocol icmp counter drop'"),
+])
+def test_the_exact_error_of_a_rule_that_cannot_be_rewritten(rule, message):
+    with pytest.raises(ValueError) as error:
+        replace_script([rule], 250)
+    assert str(error.value) == message

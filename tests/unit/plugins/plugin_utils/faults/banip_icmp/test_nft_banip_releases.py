@@ -177,3 +177,49 @@ def test_icmp_flood_rules_finds_a_log_rule_whose_rate_was_left_behind(load_fixtu
     text = load_fixture("nft_a_list_chain", _name("25.12", "log")).replace(
         'over 25/second counter name "cnt_icmpflood"', 'over 250/second counter name "cnt_icmpflood"')
     assert [(r["handle"], r["kind"], r["rate_per_second"]) for r in icmp_flood_rules(text)] == [(23, "log", 25), (25, "drop", 250)]
+
+
+# The whole error texts (the role prints them) and where a flood rule's list stops.
+MATCH = "meta nfproto . meta l4proto { ipv4 . icmp, ipv6 . ipv6-icmp } "
+LONG_LOG = "log prefix \"banIP/pre-icmp/drop: %s\" level info" % ("x" * 200)
+
+
+def _error(call, *args):
+    with pytest.raises(ParseError) as error:
+        call(*args)
+    return str(error.value)
+
+
+def test_another_flood_limit_listed_first_is_passed_over():
+    text = ("table inet banIP {\n\tchain pre-routing { # handle 2\n"
+            "\t\tmeta l4proto udp limit rate over 100/second counter name \"cnt_udpflood\" drop # handle 4\n"
+            "\t\t%slimit rate over 25/second counter name \"cnt_icmpflood\" drop # handle 5\n\t}\n}\n" % MATCH)
+    assert [(rule["handle"], rule["rate_per_second"]) for rule in icmp_flood_rules(text)] == [(5, 25)]
+
+
+def test_the_exact_errors_of_a_listing():
+    assert _error(icmp_flood_rules, b"x") == "nft -a list chain output must be text, got bytes"
+    log = "%slimit rate over 25/second %s" % (MATCH, LONG_LOG)
+    drop = "%slimit rate over 25/second counter name \"cnt_icmpflood\" drop # handle 7" % MATCH
+    assert _error(icmp_flood_rules, "\t\t%s\n\t\t%s\n" % (log, drop)) == (
+        "nft list line 1: ICMP flood log rule without '# handle N' (list the chain with nft -a), got %r" % log[:200])
+    # the log rule's limit in another unit than the drop rule's: not a rate per second
+    minute = "%slimit rate over 25/minute %s # handle 6" % (MATCH, LONG_LOG)
+    assert _error(icmp_flood_rules, "\t\t%s\n\t\t%s\n" % (minute, drop)) == (
+        "nft list line 1: ICMP flood log rule has no 'limit rate over N/second', got %r" % minute[:200])
+
+
+def test_the_exact_error_of_a_counter_without_its_numbers():
+    line = "\t\tpackets 1 bytes " + "x" * 250  # no byte count, and longer than the 200 characters shown
+    text = "table inet banIP {\n\tcounter cnt_icmpflood {\n%s\n\t}\n}\n" % line
+    assert _error(parse_nft_counters, text) == (
+        "nft list line 3: counter 'cnt_icmpflood' (line 2) has no 'packets N bytes N' line, got %r" % line[:200])
+
+
+def test_the_exact_errors_of_a_rule_that_cannot_be_rewritten():
+    assert _error(replace_flood_rate, b"x", 5) == "rule must be text, got bytes"
+    twice = "%slimit rate over 25/second %s limit rate over 10/second drop" % (MATCH, LONG_LOG)
+    assert _error(replace_flood_rate, twice, 5) == "rule must hold exactly one 'limit rate over N/second', got %r" % twice[:200]
+    handled = "%slimit rate over 25/second %s # handle 5" % (MATCH, LONG_LOG)
+    assert _error(replace_flood_rate, handled, 5) == (
+        "rule must be the rule's text without its '# handle N' comment, got %r" % handled[:200])

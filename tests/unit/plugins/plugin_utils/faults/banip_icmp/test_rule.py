@@ -249,3 +249,75 @@ def test_the_explanation_says_how_many_buckets(rules, said):
     rule = {"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": rules}
     [(_evidence, text)] = limit_drops_health_checks("owrt", view(checks, icmp_limit_rule=rule), {})
     assert said in " ".join(text.split())
+
+
+def _text(finding):
+    return " ".join(finding[1].split())
+
+
+@pytest.mark.parametrize("rate", [None, "", "fast"])
+def test_a_probe_without_a_readable_rate_is_not_inside_the_share(rate):
+    """Its lost pings do not count, and the explanation says so; mwan3's failed checks alone fire."""
+    checks = record(window_icmp_flood_growth_packets=40, mwan3_failed_checks=3, failed_pings=4, icmp_flood_drops_packets=2,
+                    rate_per_second=rate)
+    [finding] = limit_drops_health_checks("r", view(checks), {})
+    assert "4 of 20 probe pings sent at %s/s failed (faster than a fifth of the limit: its losses are not counted)" % rate in _text(finding)
+    # the probe's losses alone (no failed check in mwan3's log) are then no finding
+    assert limit_drops_health_checks("r", view(dict(checks, mwan3_failed_checks=0)), {}) == []
+
+
+def test_a_probe_whose_failures_are_unknown_adds_none():
+    """The counter grew during a probe inside the share, but its failed pings were not recorded: nothing to count."""
+    checks = record(window_icmp_flood_growth_packets=40, failed_pings=None, icmp_flood_drops_packets=3)
+    assert limit_drops_health_checks("r", view(checks), {}) == []
+
+
+@pytest.mark.parametrize("rules, buckets", [
+    (None, "one shared bucket for IPv4 and IPv6"), (1, "one shared bucket for IPv4 and IPv6"),
+    (2, "one bucket per family (IPv4 and IPv6, 2 rules)")])
+def test_the_whole_explanation_with_unknown_counts(rules, buckets):
+    checks = record(window_icmp_flood_growth_packets=40, mwan3_failed_checks=None, mwan3_lost_pings=None, failed_pings=None,
+                    sent=None, icmp_flood_drops_packets=3, rate_per_second=50.0, mwan3_failed_interfaces=["wan", "wanb"])
+    checks["mwan3_failed_checks"] = 2
+    rule = {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": rules}
+    [finding] = limit_drops_health_checks("r", view(checks, icmp_limit_rule=rule), {})
+    assert _text(finding) == (
+        "banIP drops ICMP above 25 packets/s (burst 5) in %s on the WAN devices, before established traffic is accepted. "
+        "In a 30 s window in which diagnose sent nothing, its flood counter cnt_icmpflood grew by 40 packets while mwan3 logged 2 "
+        "failed checks and an unknown number of lost pings (wan, wanb); an unknown number of an unknown number of probe pings "
+        "sent at 50.0/s failed (faster than a fifth of the limit: its losses are not counted). The router's own ICMP (mwan3 "
+        "tracking, about 2.0 replies/s, and any monitoring pinger) overflows the limit, so mwan3 can mark a healthy uplink offline. "
+        "Raise banip.global.ban_icmplimit (250)." % buckets)
+
+
+def one_uplink_view(checks, interval):
+    """One uplink tracked by one target every ``interval`` s: a budget of 1/interval replies/s."""
+    v = view(checks)
+    v["openwrt"]["mwan3"]["tracking"] = {"wan": track(targets=1, interval=interval)}
+    return v
+
+
+@pytest.mark.parametrize("v", [
+    one_uplink_view(record(window_icmp_flood_growth_packets=40, mwan3_failed_checks=1), 1),   # a budget of exactly 1/s
+    view(record(window_icmp_flood_growth_packets=40, mwan3_failed_checks=2, failed_pings=2, icmp_flood_drops_packets=1)),
+    view(record(window_icmp_flood_growth_packets=40, mwan3_failed_checks=3, mwan3_lost_pings=3)),
+    view(record(window_icmp_flood_growth_packets=40, mwan3_lost_pings=3)),
+])
+def test_failed_checks_lost_pings_and_probe_failures_add_up(v):
+    assert len(limit_drops_health_checks("r", v, {})) == 1
+
+
+def test_the_budget_in_the_evidence_and_an_explanation_without_failed_interfaces():
+    checks = record(window_icmp_flood_growth_packets=12, mwan3_failed_checks=1, mwan3_lost_pings=2)
+    [(evidence, text)] = limit_drops_health_checks("r", one_uplink_view(checks, 3), {})
+    assert (evidence["mwan3_ping_budget_per_second"], evidence["mwan3_failed_interfaces"]) == (0.33, [])
+    assert ("its flood counter cnt_icmpflood grew by 12 packets while mwan3 logged 1 failed checks and 2 lost pings; 0 of 20 probe "
+            "pings sent at 5.0/s failed (inside a fifth of the limit: not the cause). The router's own ICMP (mwan3 tracking, about "
+            "0.3 replies/s") in " ".join(text.split())
+
+
+def test_coverage_without_mwan3s_log_names_why():
+    assert limit_coverage("r", view(record(mwan3_failed_checks=None)), {}) == (
+        "clear", "judged without mwan3's log (not read): failed checks from the probe only")
+    assert limit_coverage("r", view(record(mwan3_failed_checks=None, mwan3_log_note="logread failed (rc=1)")), {}) == (
+        "clear", "judged without mwan3's log (logread failed (rc=1)): failed checks from the probe only")

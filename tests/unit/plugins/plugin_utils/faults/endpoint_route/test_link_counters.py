@@ -57,3 +57,13 @@ def test_hostile_json_is_a_parse_error_naming_the_command(text):
     """Issue 30.10: never RecursionError or a bare ValueError (more than 4300 digits)."""
     with pytest.raises(ParseError, match=r"^ip -s -j link show output (is JSON nested|holds a value that cannot be read)"):
         parse_link_counters(text)
+
+
+@pytest.mark.parametrize("stats, message", [
+    ({"rx": {"bytes": -1}, "tx": {"bytes": 0}}, "eth1 rx bytes: a byte counter must be a whole number >= 0, got -1"),
+    ({"rx": {"bytes": 0}, "tx": {"bytes": True}}, "eth1 tx bytes: a byte counter must be a whole number >= 0, got True"),
+])
+def test_the_exact_error_names_the_device_and_direction(stats, message):
+    with pytest.raises(ParseError) as error:
+        parse_link_counters(json.dumps([{"ifname": "eth1", "stats64": stats}]))
+    assert str(error.value) == message

@@ -7,7 +7,10 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import (
-    endpoint_route_facts, endpoint_targets, split_endpoint_host)
+    UCI_AND_LIVE_ENDPOINT_LINES, endpoint_route_facts, endpoint_routes_reading, endpoint_targets, gather_endpoint_routes, link_counters,
+    split_endpoint_host)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, NETWORK, WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import (
     parse_ip_route_get, parse_ip_route_get_text, parse_ip_route_show, parse_ip_route_show_text)
@@ -27,6 +30,8 @@ B = "B" * 43 + "="
     ("[fd99:1::1]:99999", ("fd99:1::1", None)),
     ("dc.example.net", (None, None)),
     ("dc.example.net:51820", (None, None)),
+    ("fd99:1::1]:51820", (None, None)),                 # a closing bracket without its opening one: not an address
+    ("[fd99:1::1]:51820]:1", ("fd99:1::1", None)),      # what follows the first "]:" is no port: the address alone
     ("", (None, None)),
     (None, (None, None)),
 ])
@@ -174,3 +179,72 @@ def test_the_users_config_route_is_not_a_pinned_route(load_fixture, show, parse_
                                      "protocol": "static", "metric": 30}}]
     # without the uci config both are pinned routes (what the facts reported before)
     assert len(endpoint_route_facts(TARGET, used, routes)["pinned_routes"]) == 2
+
+
+def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
+    """endpoint_routes_reading is called once, when faults/readings.py is imported: its answer is pinned here."""
+    reading = endpoint_routes_reading(NETWORK, WIREGUARD)
+    assert (reading.name, reading.public, list(reading.reads)) == ("endpoint_routes", True, ["openwrt"])
+    read = reading.reads["openwrt"]
+    assert (read.gather, read.uses, read.needs) == (gather_endpoint_routes, (NETWORK, WIREGUARD), ())
+    assert [getattr(step, "name", None) for step in read.steps] == [
+        "ip -j route show table all", "ip route show table all", None, "ip -s -j link show"]
+    assert read.steps[-1].argv == ["ip", "-s", "-j", "link", "show"]
+    assert read.steps[2] == ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, ("uci -q show network", "wg show all dump"),
+                                        (["ip", "-j", "route", "get"], ["ip", "route", "get"]))
+    assert ENDPOINT_ROUTES.reads["openwrt"].steps == read.steps
+
+
+class _CountersAction:
+    """What link_counters asks of the action: ``step`` of ``ip -s -j link show``, answered with ``res``."""
+
+    def __init__(self, rc, stdout="", stderr=""):
+        self.res = {"cmd": "ip -s -j link show", "rc": rc, "stdout": stdout, "stderr": stderr}
+        self.asked = []
+
+    def step(self, argv, ok_rcs=(0,)):
+        self.asked.append(argv)
+        assert self.res["rc"] in ok_rcs  # a failed listing is the note's, never the action's failure
+        return self.res
+
+
+LINKS = '[{"ifname": "eth1", "stats64": {"rx": {"bytes": 1838}, "tx": {"bytes": 920}}}, {"ifname": "wwan0"}]'
+
+
+@pytest.mark.parametrize("res, expected", [
+    ((0, LINKS, ""), ({"eth1": {"rx_bytes": 1838, "tx_bytes": 920}, "wwan0": {"rx_bytes": None, "tx_bytes": None}}, None)),
+    ((1, "", ""), ({}, "ip -s -j link show failed (rc=1: no output): byte counters unknown")),
+    ((255, "", "  \n"), ({}, "ip -s -j link show failed (rc=255: no output): byte counters unknown")),
+    ((1, "", "ip: invalid argument '-j'\nUsage: ip ...\n"), ({}, "ip -s -j link show failed (rc=1: ip: invalid argument '-j'): byte counters unknown")),
+    ((2, "", "E" * 300 + "\nmore\n"), ({}, "ip -s -j link show failed (rc=2: %s): byte counters unknown" % ("E" * 200))),
+])
+def test_link_counters_or_why_they_are_unknown(res, expected):
+    action = _CountersAction(*res)
+    assert link_counters(action) == expected
+    assert action.asked == [["ip", "-s", "-j", "link", "show"]]
+
+
+def test_counters_that_are_not_json_say_why_in_at_most_200_characters():
+    """An ip that ignores -s -j prints text: the parser's error, cut at 200 characters, is the note."""
+    counters, note = link_counters(_CountersAction(0, "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 " + "x" * 300 + "\n"))
+    assert counters == {}
+    assert note.endswith(": byte counters unknown") and note.startswith("ip -s -j link show output is not JSON")
+    assert len(note) == 200 + len(": byte counters unknown")
+
+
+@pytest.mark.parametrize("live_host, address", [
+    ("2001:DB8:0::1", "2001:db8::1"),    # compressed, as ip route get prints it
+    ("[2001:db8::1]", "2001:db8::1"),
+    ("not-an-address", "not-an-address"),  # what the dump says, looked up as given (ip route get then names the error)
+])
+def test_a_live_endpoint_is_the_target_in_its_compressed_form_or_as_given(live_host, address):
+    interfaces = {"wg0": {"peers": [{"public_key": B, "section": None, "endpoint_host": "198.51.100.7",
+                                     "live": {"endpoint_host": live_host, "endpoint_port": 51820}}]}}
+    assert endpoint_targets(interfaces) == {"targets": [{"interface": "wg0", "public_key": B, "section": None, "address": address,
+                                                         "port": 51820, "address_source": "live"}], "unresolved": []}
+
+
+def test_the_exact_error_of_interfaces_that_are_not_merged():
+    with pytest.raises(ParseError) as error:
+        endpoint_targets([])
+    assert str(error.value) == "expected merged WireGuard interfaces (a dict), got list"

@@ -8,7 +8,7 @@ handshakes.py, and a test here pins that each leaves the other's case alone."""
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S, own_interfaces
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.rule import without_keepalive
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.rule import keepalive_coverage, without_keepalive
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despite_keepalive.rule import dead_with_keepalive
 
 HUB_KEY = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
@@ -152,3 +152,40 @@ def test_entries_without_a_peers_list_and_a_view_without_groups():
     v["peer"]["tunnelfix"]["wireguard"]["interfaces"]["wg1"] = {"public_key": "MINE"}
     assert len(without_keepalive("peer", v["peer"], v)) == 1
     assert without_keepalive("peer", {"tunnel_hub": "hub"}, v) == []
+
+
+def test_no_handshake_on_either_end_and_lost_pings_is_a_finding_without_an_age():
+    """The peer never shook hands with its hub (no age on either end): the lost pings alone fire, the age is unknown."""
+    [(evidence, text)] = run(without_keepalive, loss=100.0, age=None, hub_age=None)
+    assert (evidence["handshake_age_s"], evidence["persistent_keepalive_s"], evidence["idle_ping_loss_percent"]) == (None, None, 100.0)
+    assert "100.0 % ping loss after 40 s idle; newest handshake None s old" in " ".join(text.split())
+
+
+def _no_hub_key_on_the_peer(v):
+    """The peer's entries name another key: the hub still has an entry for the peer, the peer none for the hub."""
+    v["peer"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["public_key"] = "OTHER" * 8 + "OTHE="
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda v: v["peer"].update(groups=["tunnelfix_wireguard_hubs"]), ("clear", "does not apply: not a peer (tunnelfix_wireguard_peers)")),
+    (lambda v: v["peer"].pop("groups"), ("clear", "does not apply: not a peer (tunnelfix_wireguard_peers)")),
+    (lambda v: v["peer"].update(tunnel_hub=None),
+     ("not_checked", "no tunnelfix_tunnel_hub: the hub's public key tells which peer entry is the hub's")),
+    (lambda v: v.pop("hub"), ("not_checked", "its hub hub is not in this run")),
+    # no running interface on one end only: either is enough to leave the host unjudged
+    (lambda v: v["peer"].pop("tunnelfix"), ("not_checked", "no running WireGuard interface read on this peer or on its hub hub")),
+    (lambda v: v["hub"].pop("tunnelfix"), ("not_checked", "no running WireGuard interface read on this peer or on its hub hub")),
+    (_no_hub_key_on_the_peer, ("not_checked", "no peer entry for the public key of its hub hub")),
+    (lambda v: v["peer"].pop("measurement"),
+     ("clear", "judged without the hub's ping after idle (not measured in this run): from the handshake ages")),
+    (lambda v: v["peer"]["measurement"].pop("ping"),
+     ("clear", "judged without the hub's ping after idle (not measured in this run): from the handshake ages")),
+    (lambda v: v["peer"]["measurement"]["ping"].update(loss_percent=None),
+     ("clear", "judged without the hub's ping after idle (not measured in this run): from the handshake ages")),
+    (lambda v: None, None),                                       # both ends read and the ping measured: judged in full
+    (lambda v: v["peer"]["measurement"]["ping"].update(loss_percent=0.0), None),
+])
+def test_coverage_of_each_host(change, expected):
+    v = views(loss=25.0)
+    change(v)
+    assert keepalive_coverage("peer", v["peer"], v) == expected
