@@ -4,14 +4,29 @@
 tunnel's underlay from its endpoint's route) and its features, in one remote execution; what is missing is said."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import ActionModule as OpenWrtFacts
 from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule as TunnelFacts
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import readings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_reading
 
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 ROUTES = "ip -j route show table all"
+
+
+@pytest.fixture(autouse=True)
+def reading_built_now(monkeypatch):
+    """Every test here gathers the reading ``udp_gro_reading`` builds when the test runs (the registry's own ``UDP_GRO``
+    was built at import), so the commands, loop and gathers it declares per platform are what these tests pin."""
+    built = udp_gro_reading(readings.WIREGUARD, readings.ROUTES, readings.ENDPOINT_ROUTES)
+    faults = tuple(replace(fault, facts=tuple(built if reading is readings.UDP_GRO else reading for reading in fault.facts))
+                   for fault in registry.FAULTS)
+    assert any(reading is built for fault in faults for reading in fault.facts)
+    monkeypatch.setattr(registry, "FAULTS", faults)
 
 
 def fake(action_class, args, router):
