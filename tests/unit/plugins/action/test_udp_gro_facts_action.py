@@ -172,3 +172,19 @@ def test_openwrt_facts_says_when_no_route_listing_works(shell_router, load_fixtu
     facts = udp_gro_of(fake(OpenWrtFacts, {"gather_subset": ["udp_gro"]}, shell_router(router)).run(task_vars={}),
                        "tunnelfix_openwrt")
     assert facts["nics"] == [] and "the routes could not be read" in facts["note"]
+
+
+def test_openwrt_facts_names_the_nic_of_a_full_tunnels_endpoint_route(shell_router, load_fixture):
+    """Case 04 on a router: wg0 is the default route (route_allowed_ips); the endpoint_routes reading found the peer's
+    endpoint 203.0.113.55 behind eth0, and the udp_gro gather takes that route as wg0's underlay: eth0 is the NIC."""
+    router = dict(full_tunnel(load_fixture), **{
+        "uci -q show network": (0, load_fixture("uci_show", "case04_network.txt"), ""),
+        "ip route show table all": (0, "", ""), "ip -s -j link show": (0, "[]", "")})
+    action = fake(OpenWrtFacts, {"gather_subset": ["udp_gro"]}, shell_router(router))
+    result = action.run(task_vars={})
+    facts = udp_gro_of(result, "tunnelfix_openwrt")
+    assert len(action.ran) == 1
+    assert [endpoint["dev"] for endpoint in result["ansible_facts"]["tunnelfix_openwrt"]["endpoint_routes"]["endpoints"]] == ["eth0"]
+    assert [(nic["device"], nic["through_tunnel"], nic["gateways"]) for nic in facts["nics"]] == [
+        ("eth0", "wg0", {"inet": "192.0.2.1"})]
+    assert facts["nics"][0]["features"]["rx-udp-gro-forwarding"] == "off" and facts["note"] is None
