@@ -141,6 +141,13 @@ def test_one_finding_per_default_route_nic():
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {}, None),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": False}, []),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "false"}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "no"}, []),     # -e ...=no
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "0"}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": 0}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "yes"}, None),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": True}, None),
+    # a change is listed whatever persisting says
+    (facts(), {"udp_gro_forwarding_persist": False}, ["ethtool -K eth0 rx-udp-gro-forwarding on"]),
     # left alone by the role: nothing changes
     (facts(kernel_version=[6, 1, 0]), {}, []), (facts(ip_forward=0), {}, []), (facts(tunnels={}), {}, []),
     # the role would fail: cannot tell
