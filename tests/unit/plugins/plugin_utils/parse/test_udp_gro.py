@@ -235,3 +235,13 @@ def test_the_callers_notes_come_first_then_what_the_routes_and_ethtool_leave_unk
                            "NIC was read; the inet6 default route goes through tunnel wg0, and no route to its endpoint that "
                            "leaves through a NIC was read; ethtool is not installed: the NIC's offload features are unknown")
     assert (got["kernel_release"], got["kernel_version"], got["tunnels"]) == (None, None, WG0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: parse_kernel_release(b"6.2\n"), "uname -r output must be text, got bytes"),
+    (lambda: gro_features({"eth0": "off"}), "expected parse_ethtool_features output, got {'eth0': 'off'}"),
+])
+def test_what_is_not_the_parsers_input_is_said_whole(call, message):
+    with pytest.raises(ParseError) as error:
+        call()
+    assert str(error.value) == message
