@@ -82,7 +82,7 @@ def _linux_routes(action, facts, args):
     """Default routes and, per endpoint host, the route ``ip -j route get`` chose (describe_endpoint_route)."""
     routes = action.parse_output(action.step(ROUTES_JSON), parse_ip_route_show)
     endpoints = {}
-    for iface in facts["wireguard"].get("interfaces", {}).values():
+    for iface in facts["wireguard"]["interfaces"].values():  # the wireguard gather always sets it (no wg: {})
         for peer in iface["peers"]:
             host = peer.get("endpoint_host")
             if not host or host in endpoints:

@@ -47,7 +47,7 @@ def parse_kernel_release(text: str) -> dict:
         raise ParseError("uname -r output must be text, got %s" % type(text).__name__)
     release = text.strip()
     match = _RELEASE.match(release)
-    if "\n" in release or not match:
+    if not match:  # the pattern takes one line only: [\x21-\x7e] has no line break
         raise ParseError("uname -r: expected a kernel release such as 6.1.0-26-amd64, got %r" % release[:100])
     return {"release": release,
             "version": [int(match["major"]), int(match["minor"]), int(match["patch"] or 0)]}
@@ -70,7 +70,7 @@ def _best_main_defaults(routes):
     the first listed on a tie. A gateway-less IPv4 default (``default dev ppp0``) has no family of its own: inet."""
     best = {}
     for route in default_routes(routes):
-        if (route.get("table") or "main") != "main":
+        if route.get("table") != "main":  # parse_ip_route_show gives every route its table ("main" when not printed)
             continue
         family = route.get("family") or "inet"
         if family not in best or _metric(route) < _metric(best[family]):
@@ -190,5 +190,5 @@ def udp_gro_subset(kernel, ip_forward, tunnels, routes, endpoint_routes, read_fe
             entry["features"] = gro_features(got)
         nics.append(entry)
     return {"kernel_release": (kernel or {}).get("release"), "kernel_version": (kernel or {}).get("version"),
-            "ip_forward": ip_forward, "tunnels": tunnels if tunnels is not None else None, "nics": nics,
+            "ip_forward": ip_forward, "tunnels": tunnels, "nics": nics,
             "ethtool_installed": installed, "note": "; ".join(notes) or None}

@@ -140,6 +140,28 @@ def test_routes_bring_the_peers(shell_router, peer):
     assert set(result["ansible_facts"]["tunnelfix"]) == {"wireguard", "routes"}
 
 
+def test_each_peers_endpoint_route_is_read_once(shell_router, peer):
+    """Peers without an endpoint, and a second peer at an endpoint already read, are passed over; the next peer's
+    endpoint is still read: one ``ip -j route get`` per endpoint address, none for a peer without one."""
+    interface, first = peer["wg show all dump"][1].splitlines()
+    fields = first.split("\t")
+
+    def peer_line(index, endpoint):
+        return "\t".join([fields[0], chr(ord("A") + index) * 43 + "=", *fields[2:3], endpoint, *fields[4:]])
+
+    dump = "\n".join([interface, peer_line(0, "(none)"), first, peer_line(1, "10.199.0.1:51821"), peer_line(2, "10.199.0.7:51820")])
+    answers = dict(peer, **{"wg show all dump": (0, dump + "\n", ""),
+                            "ip -j route get 10.199.0.7": peer["ip -j route get 10.199.0.1"]})
+    host, result = run(shell_router, answers, gather_subset=["routes"])
+    assert result.get("failed") is not True, result
+    assert [p["endpoint_host"] for p in result["ansible_facts"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"]] == [
+        None, "10.199.0.1", "10.199.0.1", "10.199.0.7"]
+    endpoints = result["ansible_facts"]["tunnelfix"]["routes"]["endpoints"]
+    assert sorted(endpoints) == ["10.199.0.1", "10.199.0.7"] and endpoints["10.199.0.7"]["dev"] == "eth0"
+    assert sorted(call for call in host.router.calls() if call.startswith("ip -j route get")) == [
+        "ip -j route get 10.199.0.1", "ip -j route get 10.199.0.7"]
+
+
 def test_host_namespace_and_builtin_bbr(shell_router, peer, load_fixture):
     answers = dict(peer, **sysctl_answers(load_fixture, child_netns=False))
     answers[PRESENT] = (2, load_fixture("ls_1d_presence", "docker_host_namespace.txt"), "")
@@ -193,6 +215,7 @@ def test_no_warnings_without_rejected_lines(batch_action, peer, load_fixture):
     ({"wg show all dump": (1, "", "Unable to access interface: Operation not permitted\n")}, "wg show all dump failed with rc=1"),
     ({"ip -j route show table all": (1, "", "RTNETLINK answers: Operation not permitted\n")}, "ip -j route show table all failed"),
     ({"ethtool -k br-lan": (0, "Features for br-lan:\ngarbage\n", "")}, "cannot read the output of ethtool -k br-lan"),
+    ({"wg show all dump": (0, "wg0\tgarbage\n", "")}, "cannot read the output of wg show all dump"),
 ])
 def test_failures_name_the_command(shell_router, peer, change, message):
     _host, result = run(shell_router, dict(peer, **change))

@@ -4,14 +4,29 @@
 tunnel's underlay from its endpoint's route) and its features, in one remote execution; what is missing is said."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.action.openwrt_facts import ActionModule as OpenWrtFacts
 from ansible_collections.tunnelfix.fleet.plugins.action.tunnel_facts import ActionModule as TunnelFacts
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import readings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_reading
 
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 ROUTES = "ip -j route show table all"
+
+
+@pytest.fixture(autouse=True)
+def reading_built_now(monkeypatch):
+    """Every test here gathers the reading ``udp_gro_reading`` builds when the test runs (the registry's own ``UDP_GRO``
+    was built at import), so the commands, loop and gathers it declares per platform are what these tests pin."""
+    built = udp_gro_reading(readings.WIREGUARD, readings.ROUTES, readings.ENDPOINT_ROUTES)
+    faults = tuple(replace(fault, facts=tuple(built if reading is readings.UDP_GRO else reading for reading in fault.facts))
+                   for fault in registry.FAULTS)
+    assert any(reading is built for fault in faults for reading in fault.facts)
+    monkeypatch.setattr(registry, "FAULTS", faults)
 
 
 def fake(action_class, args, router):
@@ -157,3 +172,19 @@ def test_openwrt_facts_says_when_no_route_listing_works(shell_router, load_fixtu
     facts = udp_gro_of(fake(OpenWrtFacts, {"gather_subset": ["udp_gro"]}, shell_router(router)).run(task_vars={}),
                        "tunnelfix_openwrt")
     assert facts["nics"] == [] and "the routes could not be read" in facts["note"]
+
+
+def test_openwrt_facts_names_the_nic_of_a_full_tunnels_endpoint_route(shell_router, load_fixture):
+    """Case 04 on a router: wg0 is the default route (route_allowed_ips); the endpoint_routes reading found the peer's
+    endpoint 203.0.113.55 behind eth0, and the udp_gro gather takes that route as wg0's underlay: eth0 is the NIC."""
+    router = dict(full_tunnel(load_fixture), **{
+        "uci -q show network": (0, load_fixture("uci_show", "case04_network.txt"), ""),
+        "ip route show table all": (0, "", ""), "ip -s -j link show": (0, "[]", "")})
+    action = fake(OpenWrtFacts, {"gather_subset": ["udp_gro"]}, shell_router(router))
+    result = action.run(task_vars={})
+    facts = udp_gro_of(result, "tunnelfix_openwrt")
+    assert len(action.ran) == 1
+    assert [endpoint["dev"] for endpoint in result["ansible_facts"]["tunnelfix_openwrt"]["endpoint_routes"]["endpoints"]] == ["eth0"]
+    assert [(nic["device"], nic["through_tunnel"], nic["gateways"]) for nic in facts["nics"]] == [
+        ("eth0", "wg0", {"inet": "192.0.2.1"})]
+    assert facts["nics"][0]["features"]["rx-udp-gro-forwarding"] == "off" and facts["note"] is None

@@ -168,3 +168,80 @@ def test_the_subset_says_what_it_could_not_read(load_fixture):
     assert got["note"] == "the tunnels are unknown (x)"
     got = udp_gro_subset(None, 1, {}, None, {}, lambda device: None, ["the routes could not be read"])
     assert got["nics"] == [] and got["note"] == "the routes could not be read"
+
+
+def test_a_long_garbage_release_is_quoted_cut_to_100_characters():
+    text = "x" * 99 + "yz" + "w" * 40
+    with pytest.raises(ParseError) as error:
+        parse_kernel_release(text)
+    assert str(error.value) == "uname -r: expected a kernel release such as 6.1.0-26-amd64, got %r" % ("x" * 99 + "y")
+
+
+def test_another_tables_default_listed_first_does_not_hide_mains():
+    table = parse_ip_route_show('[{"dst":"default","table":"100","gateway":"192.0.2.9","dev":"eth2"},'
+                                '{"dst":"default","gateway":"192.0.2.1","dev":"eth0"}]')
+    assert [nic["device"] for nic in default_route_nics(table, {}, {})["nics"]] == ["eth0"]
+
+
+def test_a_gateway_less_ipv4_default_is_ipv4():
+    """``default dev ppp0 scope link``: no gateway and no family in ip -j's output; it is the IPv4 default."""
+    table = parse_ip_route_show('[{"dst":"default","dev":"ppp0","scope":"link"}]')
+    assert default_route_nics(table, {}, {}) == {
+        "nics": [{"device": "ppp0", "families": ["inet"], "gateways": {"inet": None}, "through_tunnel": None}], "note": None}
+
+
+MULTIPATH_THROUGH_WG0_FIRST = ('[{"dst":"default","nexthops":[{"gateway":"10.0.0.1","dev":"wg0","weight":1},'
+                               '{"gateway":"198.51.100.1","dev":"eth1","weight":1}]},'
+                               '{"dst":"default","dev":"wg0","metric":1024,"pref":"medium"}]')
+
+
+def test_a_tunnel_hop_without_its_endpoint_route_does_not_hide_the_next_hop():
+    """A multipath default whose first hop is the tunnel: that hop is said, eth1 after it is still the NIC; the IPv6
+    default through the tunnel too, each note once, joined."""
+    got = default_route_nics(parse_ip_route_show(MULTIPATH_THROUGH_WG0_FIRST), WG0, {"wg0": [("wg0", None), (None, None)]})
+    assert got == {"nics": [{"device": "eth1", "families": ["inet"], "gateways": {"inet": "198.51.100.1"}, "through_tunnel": None}],
+                   "note": "the inet default route goes through tunnel wg0, and no route to its endpoint that leaves through a "
+                           "NIC was read; the inet6 default route goes through tunnel wg0, and no route to its endpoint that "
+                           "leaves through a NIC was read"}
+
+
+def test_a_full_tunnel_with_endpoints_behind_two_nics_names_both():
+    """wg0's peers reached through eth0 and eth1 (a route back into a tunnel left out): both carry its UDP."""
+    table = parse_ip_route_show('[{"dst":"default","dev":"wg0","scope":"link"}]')
+    got = default_route_nics(table, WG0, {"wg0": [("eth0", "192.0.2.1"), ("wg0", None), ("eth1", "198.51.100.1")]})
+    assert got == {"nics": [{"device": "eth0", "families": ["inet"], "gateways": {"inet": "192.0.2.1"}, "through_tunnel": "wg0"},
+                            {"device": "eth1", "families": ["inet"], "gateways": {"inet": "198.51.100.1"}, "through_tunnel": "wg0"}],
+                   "note": None}
+
+
+def test_ethtool_missing_is_asked_once_and_said_once(load_fixture):
+    """Three default-route NICs: the first answer says ethtool is not there; the others are not asked, one note."""
+    asked = []
+
+    def read(device):
+        asked.append(device)
+
+    got = subset(load_fixture, read, table="netns_multipath_v4_v6_dev_only_table_all.txt", notes=("", None))
+    assert asked == ["eth0"]
+    assert got["ethtool_installed"] is False and [nic["features"] for nic in got["nics"]] == [None, None, None]
+    assert got["note"] == "ethtool is not installed: the NIC's offload features are unknown"
+
+
+def test_the_callers_notes_come_first_then_what_the_routes_and_ethtool_leave_unknown(load_fixture):
+    table = parse_ip_route_show(MULTIPATH_THROUGH_WG0_FIRST)
+    got = udp_gro_subset(None, 1, WG0, table, {}, lambda device: None, ["the kernel release is unknown (x)", ""])
+    assert got["note"] == ("the kernel release is unknown (x); "
+                           "the inet default route goes through tunnel wg0, and no route to its endpoint that leaves through a "
+                           "NIC was read; the inet6 default route goes through tunnel wg0, and no route to its endpoint that "
+                           "leaves through a NIC was read; ethtool is not installed: the NIC's offload features are unknown")
+    assert (got["kernel_release"], got["kernel_version"], got["tunnels"]) == (None, None, WG0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: parse_kernel_release(b"6.2\n"), "uname -r output must be text, got bytes"),
+    (lambda: gro_features({"eth0": "off"}), "expected parse_ethtool_features output, got {'eth0': 'off'}"),
+])
+def test_what_is_not_the_parsers_input_is_said_whole(call, message):
+    with pytest.raises(ParseError) as error:
+        call()
+    assert str(error.value) == message

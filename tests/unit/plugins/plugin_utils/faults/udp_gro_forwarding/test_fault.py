@@ -141,6 +141,13 @@ def test_one_finding_per_default_route_nic():
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {}, None),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": False}, []),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "false"}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "no"}, []),     # -e ...=no
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "0"}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": 0}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "yes"}, None),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": True}, None),
+    # a change is listed whatever persisting says
+    (facts(), {"udp_gro_forwarding_persist": False}, ["ethtool -K eth0 rx-udp-gro-forwarding on"]),
     # left alone by the role: nothing changes
     (facts(kernel_version=[6, 1, 0]), {}, []), (facts(ip_forward=0), {}, []), (facts(tunnels={}), {}, []),
     # the role would fail: cannot tell
@@ -259,3 +266,62 @@ def test_diagnoses_look_ahead_does_not_refuse_a_role_outside_the_hosts_groups():
         remediate_plans(findings, host_vars, ["owrt"], False)
     plan = remediate_plans(findings, host_vars, ["owrt"], False, False)["owrt"]
     assert plan["roles"] == [] and "remediate refuses these findings" in plan["skipped"]["tunnelfix.fleet.linux_bbr_fq"]
+
+
+# ---- the finding's words and the coverage's, where a fact is missing ------------------------------------------
+
+def test_the_explanation_names_each_fact_it_rests_on():
+    [(_evidence, explanation)] = rule(with_features(**{"rx-gro-list": "on"}))
+    assert " ".join(explanation.split()) == (
+        "This host forwards (ip_forward=1) for the tun tunnel tailscale0 on kernel 6.12.48+deb13-amd64, and its "
+        "default-route NIC eth0 has rx-udp-gro-forwarding off and rx-gro-list on. Since Linux 6.2 a TUN device takes UDP "
+        "in segmentation-offload batches, so with UDP GRO forwarding on the NIC the UDP an exit node or subnet router "
+        "forwards (QUIC, video calls, DNS, other tunnels) is aggregated on receive and crosses the forwarding path and the "
+        "tunnel as a few large buffers instead of one packet at a time; fraglist GRO (rx-gro-list) takes precedence over "
+        "it when both are on. A throughput gain, not a break: Tailscale's guide recommends ethtool -K eth0 "
+        "rx-udp-gro-forwarding on rx-gro-list off on exit nodes and subnet routers, and the role applies it only where "
+        "udp_gro_forwarding_enable is set.")
+
+
+def test_a_nic_whose_ethtool_does_not_show_rx_gro_list():
+    features = {"rx-udp-gro-forwarding": "off", "generic-receive-offload": "on"}
+    [(evidence, explanation)] = rule(facts(nics=[dict(facts()["nics"][0], features=features)]))
+    assert evidence["rx_gro_list"] is None
+    assert "rx-udp-gro-forwarding off and rx-gro-list (not shown)." in " ".join(explanation.split())
+
+
+def test_a_nic_with_nothing_to_do_does_not_hide_the_next_one():
+    """The first default-route NIC unread, the second with GRO off, the third converged: only the fourth is found."""
+    base = facts()["nics"][0]
+    nics = [dict(base, device="eth0", features=None), dict(base, device="eth1", features=dict(OFF, **{"generic-receive-offload": "off"})),
+            dict(base, device="eth2", features=dict(GOOD)), dict(base, device="eth3", families=["inet6"], through_tunnel="wg0",
+                                                                 features=dict(OFF))]
+    udp_gro = facts(nics=nics, tunnels={"tailscale0": {"kind": "tun", "operstate": "UNKNOWN"},
+                                        "wg0": {"kind": "wireguard", "operstate": "UP"}})
+    assert [(e["nic"], e["families"], e["through_tunnel"], e["tunnel"], e["tunnel_kind"]) for e, _text in rule(udp_gro)] == [
+        ("eth3", ["inet6"], "wg0", "tailscale0", "tun")]
+
+
+@pytest.mark.parametrize("udp_gro, expected", [
+    # nothing said of why: a placeholder, never an empty pair of brackets
+    (facts(ip_forward=None, note=None), ("not_checked", "forwarding, the tunnels or the kernel release could not be read (?)")),
+    (facts(nics=[], note=None), ("not_checked", "the default-route NIC is unknown (no default route)")),
+    (facts(nics=[dict(facts()["nics"][0], features=None, ethtool_error=None)], note=None),
+     ("not_checked", "the offload features of eth0 (not read) could not be read")),
+    # the NIC's own error before the facts' note
+    (facts(nics=[dict(facts()["nics"][0], features=None, ethtool_error="No such device")], note="something else"),
+     ("not_checked", "the offload features of eth0 (No such device) could not be read")),
+    # every NIC unread: each named
+    (facts(nics=[dict(facts()["nics"][0], features=None, ethtool_error="No such device"),
+                 dict(facts()["nics"][0], device="eth1", features={"generic-receive-offload": "on"})]),
+     ("not_checked", "the offload features of eth0 (No such device), eth1 (ethtool -k does not show rx-udp-gro-forwarding) "
+                     "could not be read")),
+    # GRO off on every NIC: each named; on one only, the other is judged
+    (facts(nics=[dict(facts()["nics"][0], features=dict(OFF, **{"generic-receive-offload": "off"})),
+                 dict(facts()["nics"][0], device="eth1", features=dict(OFF, **{"generic-receive-offload": "off [fixed]"}))]),
+     ("clear", "does not apply: GRO is off on eth0, eth1 (generic-receive-offload): UDP GRO forwarding works inside GRO")),
+    (facts(nics=[dict(facts()["nics"][0], features=dict(OFF, **{"generic-receive-offload": "off"})),
+                 dict(facts()["nics"][0], device="eth1", features=dict(GOOD))]), ("clear", None)),
+])
+def test_coverage_where_the_facts_say_little(udp_gro, expected):
+    assert status(udp_gro) == {"status": expected[0], "reason": expected[1]}
