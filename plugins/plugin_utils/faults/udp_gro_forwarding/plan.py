@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import role_setting
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_facts
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
@@ -206,7 +206,7 @@ def udp_gro_plan_lines(view, role_vars):
     if plan["state"] == "left_alone":
         return []
     lines = ["ethtool -K %s %s %s" % (plan["device"], name, state) for name, state in plan["changes"].items()]
-    persist = role_setting(role_vars, "udp_gro_forwarding_persist", FIX_DEFAULTS) not in (False, "false", "no", "0")
+    persist = is_true(role_setting(role_vars, "udp_gro_forwarding_persist", FIX_DEFAULTS))
     return lines or (None if persist else [])
 
 

@@ -144,6 +144,9 @@ def test_one_finding_per_default_route_nic():
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "no"}, []),     # -e ...=no
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "0"}, []),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": 0}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "off"}, []),    # Ansible's bool: off
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "False"}, []),
+    (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "n"}, []),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": "yes"}, None),
     (with_features(**{"rx-udp-gro-forwarding": "on"}), {"udp_gro_forwarding_persist": True}, None),
     # a change is listed whatever persisting says
