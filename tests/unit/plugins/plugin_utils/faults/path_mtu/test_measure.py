@@ -269,3 +269,11 @@ GOOD = {"path_mtu_measure_phase": "before", "path_mtu_measure_interval_ms": 200,
 ])
 def test_role_options_are_checked_on_both_sides_of_each_bound(change, errors):
     assert role_option_errors(dict(GOOD, **change)) == errors
+
+
+@pytest.mark.parametrize("interval_ms", [10001, -1, "2x", None])
+def test_a_bad_interval_is_named_as_the_roles_option_not_the_limiters_argument(pmtu, interval_ms):
+    """The role's user sets interval_ms: the error names it, not banip_icmp.limiter's wanted_interval_ms."""
+    with pytest.raises(ValueError) as err:
+        paced_interval_ms(banip_view(pmtu, 5), interval_ms)
+    assert str(err.value) == "interval_ms must be a whole number 0-10000, got %r" % (interval_ms,)
