@@ -353,3 +353,63 @@ def test_an_openwrt_router_is_judged_from_its_endpoint_routes(pmtu, load_fixture
     view = pmtu.measured(pmtu.openwrt_view(), outer=load_fixture("pmtu_ladder", "busybox_v4_black_hole_1400.txt"))
     evidence = _found(view, "owrt")[0][0]
     assert (evidence["uplink_device"], evidence["inner_target"], evidence["set_mtu_bytes"]) == ("eth1", pmtu.HUB_ADDRESS, 1340)
+
+
+BLACK_HOLE = ("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS handshakes, "
+              "uploads and bulk transfers hang. WireGuard does not repair this itself.")
+OUTER_1400 = ("wg0 has an MTU of 1420 bytes, but the path does not carry packets that large: toward its endpoint 10.198.2.2 (IPv4 "
+              "outside, 60 bytes of WireGuard overhead) the largest packet that got through with don't-fragment set was %d bytes, "
+              "and a full-size tunnel packet leaves as 1480.")
+
+
+def test_the_whole_explanation_of_an_outer_hole_on_linux(pmtu):
+    (_evidence, text), = _found(pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500)))
+    assert text == " ".join([OUTER_1400 % 1400, BLACK_HOLE, "Setting the tunnel's MTU to 1340 bytes makes every tunnel packet fit."])
+
+
+def test_the_whole_explanation_of_an_inner_shortfall_on_openwrt(pmtu):
+    (_evidence, text), = _found(pmtu.measured(pmtu.openwrt_view(), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420)), "owrt")
+    assert text == " ".join([
+        "wg0 has an MTU of 1420 bytes, but the path does not carry packets that large:",
+        "Inside the tunnel, to 10.77.0.1, the largest packet that got through was 1340 bytes.", BLACK_HOLE,
+        "Setting the tunnel's MTU to 1340 bytes (and clamping the MSS of the TCP it forwards to it) makes every tunnel packet fit."])
+
+
+def test_the_whole_explanation_of_a_path_too_narrow_for_any_mtu(pmtu):
+    (evidence, text), = _found(pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 600, 1500)))
+    assert evidence["set_mtu_bytes"] is None
+    assert text == " ".join([
+        OUTER_1400 % 600, BLACK_HOLE,
+        "The path is too narrow for any MTU the fix sets (at least 576 bytes, IPv4's minimum datagram; 1280 where IPv6 runs "
+        "inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link that is not itself a tunnel) "
+        "is the only fix."])
+
+
+RAISED = (" which needs at least 1280 bytes: the MTU stays at 1280 although the path is narrower, so full-size packets still "
+          "leave fragmented; a wider path (or a tunnel without IPv6) is the only full fix.")
+
+
+@pytest.mark.parametrize("configs, why", [
+    (None, "IPv6 runs inside the tunnel,"),
+    ([{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "addresses": None,
+       "peers": []}],
+     "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's IPv6 under "
+     "1280 bytes),"),
+])
+def test_the_whole_explanation_of_an_mtu_kept_at_ipv6s_floor(pmtu, configs, why):
+    allowed = ("10.77.0.0/24", "fd77::/64") if configs is None else ("10.77.0.0/24",)
+    view = pmtu.linux_view(endpoint=V6_ENDPOINT, allowed_ips=allowed, configs=configs)
+    (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500)))
+    assert (evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (1280, True)
+    assert text == " ".join([
+        "wg0 has an MTU of 1420 bytes, but the path does not carry packets that large: toward its endpoint 2001:db8::10 (IPv6 "
+        "outside, 80 bytes of WireGuard overhead) the largest packet that got through with don't-fragment set was 1300 bytes, "
+        "and a full-size tunnel packet leaves as 1500.", BLACK_HOLE, "Setting the tunnel's MTU to 1280 bytes makes every tunnel "
+        "packet fit.", why + RAISED])
+
+
+def test_judge_without_a_valid_ladder_finds_nothing_and_sets_nothing():
+    assert judge({"outer": None, "inner": None, "outer_family": 6}, 1420, None) == {
+        "judged": False, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 6, "overhead_bytes": 80,
+        "outer_path_mtu_bytes": None, "inner_path_mtu_bytes": None, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
+        "too_narrow": False}
