@@ -413,3 +413,49 @@ def test_judge_without_a_valid_ladder_finds_nothing_and_sets_nothing():
         "judged": False, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 6, "overhead_bytes": 80,
         "outer_path_mtu_bytes": None, "inner_path_mtu_bytes": None, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
         "too_narrow": False}
+
+
+def two_tunnel_view(pmtu, wg0_mtu=1420):
+    """A Linux host with wg0 (the hub through 10.198.2.2) and wg1 (a second hub through 10.198.3.3), both over eth0."""
+    view = pmtu.linux_view(tunnel_mtu=wg0_mtu)
+    facts = view["tunnelfix"]
+    facts["wireguard"]["interfaces"]["wg1"] = {"peers": [{"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3",
+                                                          "allowed_ips": ["10.78.0.1/32"]}]}
+    facts["wireguard"]["configs"].append({"path": "/etc/wireguard/wg1.conf", "kind": "wg-quick", "interface": "wg1",
+                                          "wireguard": True, "addresses": ["10.78.0.2/24"], "peers": []})
+    facts["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0", "gateway": "192.0.2.1"}
+    facts["link_mtu"]["devices"]["wg1"] = 1420
+    return view
+
+
+def test_a_clear_tunnel_before_a_found_one_does_not_hide_it(pmtu):
+    view = pmtu.measured(two_tunnel_view(pmtu), outer=None)
+    wg0, wg1 = view["path_mtu"]["tunnels"]
+    assert (wg0["interface"], wg1["interface"]) == ("wg0", "wg1")
+    wg0["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1500)      # wg0's path carries 1420 + 60
+    wg1["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)       # wg1's does not
+    assert [(evidence["interface"], evidence["set_mtu_bytes"]) for evidence, _text in _found(view)] == [("wg1", 1340)]
+    assert pmtu_coverage("peer", view, {"peer": view}) == (
+        "clear", "judged without wg0 to 10.198.2.2, inside the tunnel: the ladder did not run; "
+                 "wg1 to 10.198.3.3, inside the tunnel: the ladder did not run")
+
+
+def test_a_tunnel_without_an_mtu_before_a_measured_one_does_not_hide_it(pmtu):
+    view = pmtu.measured(two_tunnel_view(pmtu), outer=None)
+    wg0, wg1 = view["path_mtu"]["tunnels"]
+    wg0["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1400)
+    wg1["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
+    wg1["inner"] = parse_ladder(pmtu.path_ladder(4, "10.78.0.1", 1340, 1420))
+    view["tunnelfix"]["link_mtu"]["devices"]["wg0"] = None
+    assert [evidence["interface"] for evidence, _text in _found(view)] == ["wg1"]
+    assert pmtu_coverage("peer", view, {"peer": view}) == ("clear", "judged without wg0: no MTU in the facts for this tunnel")
+
+
+def test_judge_of_a_path_that_carries_the_tunnel_sets_nothing(pmtu):
+    """1420 + 60 fits a 1500-byte path: judged, not found, and no MTU to set although one would fit."""
+    entry = {"outer": judge_ready(pmtu, 4, pmtu.ENDPOINT, 1500), "inner": parse_ladder(pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1420, 1420)),
+             "outer_family": 4}
+    assert judge(entry, 1420, False) == {
+        "judged": True, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
+        "outer_path_mtu_bytes": 1500, "inner_path_mtu_bytes": 1420, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
+        "too_narrow": False}
