@@ -105,3 +105,25 @@ def test_a_second_tunnel_without_a_valid_ladder_makes_the_host_unknown(pmtu):
 
 def test_the_fault_plans_with_this_folders_plan():
     assert PMTU.plan is pmtu_plan and PMTU.fix_role == "tunnelfix.fleet.wireguard_mtu"
+
+
+@pytest.mark.parametrize("listed, role_vars, line", [
+    # the facts list no directories: the defaults they read, which a trailing slash on the option does not change
+    (None, {"wireguard_mtu_config_dir": "/etc/wireguard/"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    (None, {"wireguard_mtu_networkd_dir": "/etc/systemd/network//"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    # the facts read the role's own directories
+    ({"wg_quick": "/srv/wg/", "networkd": "/srv/networkd"}, {"wireguard_mtu_config_dir": "/srv/wg",
+                                                               "wireguard_mtu_networkd_dir": "/srv/networkd/"},
+     "/srv/wg/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    # the role reads other directories than the facts listed: they cannot tell what it finds there
+    (None, {"wireguard_mtu_config_dir": "/srv/wg"}, None),
+    (None, {"wireguard_mtu_networkd_dir": "/srv/networkd"}, None),
+    ({"wg_quick": "/srv/wg", "networkd": "/etc/systemd/network"}, {}, None),
+])
+def test_linux_plans_only_where_the_facts_read_the_roles_directories(pmtu, listed, role_vars, line):
+    wg_dir = (listed or {}).get("wg_quick", "/etc/wireguard").rstrip("/")
+    view = pmtu.linux_view(configs=[{"path": wg_dir + "/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                                     "addresses": ["10.77.0.2/24"], "peers": []}])
+    if listed is not None:
+        view["tunnelfix"]["wireguard"]["config_dirs"] = listed
+    assert PMTU.plan(_hole(pmtu, view), role_vars) == (None if line is None else [line])
