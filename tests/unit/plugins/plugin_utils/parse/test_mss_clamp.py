@@ -237,3 +237,56 @@ def test_iptables_ingress_spellings(line, oifname, iifname, mss):
 def test_an_escaped_quote_in_an_nft_device_name_is_part_of_the_name():
     (rule,) = parse_nft_mss_clamps('table inet t {\n\tchain c {\n\t\toifname "vpn\\"1" tcp option maxseg size set rt mtu\n')
     assert rule["oifname"] == [{"op": "==", "names": ['vpn"1']}]
+
+
+def test_every_field_of_recorded_rules(load_fixture):
+    """Each rule names its source and line, so the finding can point at it."""
+    assert nft(load_fixture, "fixed_size_clamp") == [
+        {"source": "nft", "line": 4, "chain": "inet tailscale_clamp forward", "hook": "forward", "mss": 1240,
+         "oifname": [{"op": "==", "names": ["tailscale*"]}], "iifname": []},
+        {"source": "nft", "line": 9, "chain": "inet tailscale_clamp output", "hook": "output", "mss": "pmtu",
+         "oifname": [], "iifname": [{"op": "==", "names": ["tailscale0"]}]}]
+    assert [(r["source"], r["line"]) for r in ipt(load_fixture, "set_mss_negated_output")] == [
+        ("iptables", 8), ("iptables", 16), ("iptables", 17)]
+
+
+def test_an_nft_negation_reads_as_not_equal():
+    (rule,) = parse_nft_mss_clamps('table inet t {\n\tchain c {\n\t\tiifname != { "eth0", "wan" } oif "wg0" '
+                                   'tcp option maxseg size set rt mtu\n')
+    assert (rule["iifname"], rule["oifname"]) == ([{"op": "!=", "names": ["eth0", "wan"]}], [{"op": "==", "names": ["wg0"]}])
+
+
+def test_a_rule_in_a_user_chain_has_no_hook():
+    """iptables: a user chain (jumps are not followed) counts whatever jumps to it, even one whose name holds a built-in's."""
+    (rule,) = parse_iptables_save_mss_clamps("*mangle\n-A OUTPUT_VPN -o wg0 -j TCPMSS --clamp-mss-to-pmtu\n")
+    assert (rule["chain"], rule["hook"]) == ("mangle OUTPUT_VPN", None)
+    assert tunnel_mss_clamp([rule], "wg0", 1420, True) == {"to_tunnel": True, "from_tunnel": False}
+
+
+@pytest.mark.parametrize("name, device, covers", [
+    ("wg0", "wg0", True), ("wg0", "wg01", False), ("wg0", "wg1", False),          # a name is the device's whole name
+    ("wg*", "wg1", True), ("wg*", "wlan0", False), ("wg*", "wg", True),            # a wildcard: its prefix
+    ("tailscale*", "tun0", False), ("tailscale*", "tailscale0", True),
+])
+def test_a_name_matches_the_whole_device_name_or_a_wildcards_prefix(name, device, covers):
+    (rule,) = parse_nft_mss_clamps('table inet t {\n\tchain c {\n\t\toifname "%s" tcp option maxseg size set rt mtu\n' % name)
+    assert rule_covers(rule, "oifname", device, 1420) is covers
+
+
+def test_only_tcpmss_rules_are_split_and_every_one_is_read():
+    """Another rule is never split as shell words (its text cannot fail the read), and one that only mentions TCPMSS in a
+    comment does not end the reading of the rules after it."""
+    text = ("*filter\n-A FORWARD -m comment --comment \"don't \\\" split -j ACCEPT\n"
+            "-A FORWARD -m comment --comment \"TCPMSS later\" -j ACCEPT\n"
+            "-A FORWARD -o wg0 -p tcp -j TCPMSS --set-mss 1380\n")
+    assert [(r["line"], r["mss"]) for r in parse_iptables_save_mss_clamps(text)] == [(4, 1380)]
+
+
+@pytest.mark.parametrize("tail, oifname", [
+    ("-o ! wg0", [{"op": "!=", "names": ["wg0"]}]),      # iptables before 1.4.3, as the rule's last match
+    ("! -o wg+", [{"op": "!=", "names": ["wg*"]}]),
+    ("-o", []),                                          # an -o without a name: nothing to match
+])
+def test_interface_matches_after_the_target_options(tail, oifname):
+    (rule,) = parse_iptables_save_mss_clamps("*mangle\n-A FORWARD -j TCPMSS --set-mss 1380 %s\n" % tail)
+    assert (rule["oifname"], rule["mss"]) == (oifname, 1380)

@@ -65,6 +65,8 @@ def test_errors_after_duplicates_and_corrupted_are_counted():
 
 
 @pytest.mark.parametrize("line", ["4 packets transmitted, 2 received, 150% packet loss, time 3003ms",
+                                  "4 packets transmitted, 0 received, 101% packet loss, time 3003ms",
+                                  "4 packets transmitted, 0 received, 100.5% packet loss, time 3003ms",
                                   "4 packets transmitted, 5 received, 0% packet loss, time 3003ms"])
 def test_a_summary_that_cannot_be_true_is_refused(line):
     with pytest.raises(ParseError, match="impossible ping statistics"):
