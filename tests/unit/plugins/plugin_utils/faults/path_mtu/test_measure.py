@@ -277,3 +277,15 @@ def test_a_bad_interval_is_named_as_the_roles_option_not_the_limiters_argument(p
     with pytest.raises(ValueError) as err:
         paced_interval_ms(banip_view(pmtu, 5), interval_ms)
     assert str(err.value) == "interval_ms must be a whole number 0-10000, got %r" % (interval_ms,)
+
+
+def test_a_ladder_above_its_links_bound_is_named_whole(pmtu):
+    targets = ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS)
+    stdout = framed({"0 outer": "ladder tool=busybox family=4 target=10.198.2.2 low=548 high=1473 interval_ms=200 attempts=2\n"
+                                "probe 548 passed attempts=1\nprobe 1473 passed attempts=1\nresult largest=1473\n"})
+    (entry,) = measure_record(targets, stdout, NONCE, "before", 200)["tunnels"]
+    assert entry["outer"] == invalid_ladder(targets[0]["outer"], (
+        "the ladder to 10.198.2.2 printed a high bound of 1473 payload bytes, above its link's (1472): a path MTU above the "
+        "link MTU cannot be true"))
+    assert entry["inner"] == invalid_ladder(targets[0]["inner"], "the ladder to 10.77.0.1 printed nothing (the remote script "
+                                                                 "stopped before it)")
