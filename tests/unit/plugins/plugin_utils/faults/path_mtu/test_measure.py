@@ -289,3 +289,15 @@ def test_a_ladder_above_its_links_bound_is_named_whole(pmtu):
         "link MTU cannot be true"))
     assert entry["inner"] == invalid_ladder(targets[0]["inner"], "the ladder to 10.77.0.1 printed nothing (the remote script "
                                                                  "stopped before it)")
+
+
+def test_the_script_runs_the_ping_command_given_and_the_timeout_rounds_a_pause_up(pmtu):
+    script = measure_script(ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS), NONCE, ping_command="busybox ping")
+    assert script.count('ping_() { LC_ALL=C busybox ping "$@"; }') == 2
+    # 1001 ms: a pause of 2 whole seconds where sleep takes no fraction
+    assert task_timeout_s(pmtu.linux_view(), None, 1001, 1, 1) == 60 + 1 * 20 * 1 * (1 + 2 + 1)
+
+
+def test_a_phase_that_is_no_text_is_named_as_its_text():
+    assert role_option_errors(dict(GOOD, path_mtu_measure_phase=5)) == [
+        'path_mtu_measure_phase must be before or after (diagnose\'s and verify\'s), got "5"']

@@ -252,3 +252,10 @@ def test_a_full_tunnels_endpoint_route_into_the_tunnel_says_why_the_outer_ladder
         "the route toward the endpoint 10.198.2.2 leads into wg0 itself (a full tunnel's policy routing, which WireGuard's own "
         "packets bypass by their fwmark and a ping does not): a ladder would measure the tunnel, not the path outside it"))
     assert target["inner"] == {"target": pmtu.HUB_ADDRESS, "family": 4, "low": 548, "high": 1392}
+
+
+def test_a_peer_without_an_endpoint_before_one_with_it_does_not_hide_it(pmtu):
+    view = pmtu.linux_view()
+    peers = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"]
+    peers.insert(0, {"public_key": pmtu.OTHER_KEY, "endpoint_host": None, "allowed_ips": ["10.77.0.9/32"]})
+    assert [peer["public_key"] for peer in tunnels(view)["wg0"]["peers"]] == [pmtu.HUB_KEY]

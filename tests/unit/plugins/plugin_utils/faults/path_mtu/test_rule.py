@@ -459,3 +459,16 @@ def test_judge_of_a_path_that_carries_the_tunnel_sets_nothing(pmtu):
         "judged": True, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
         "outer_path_mtu_bytes": 1500, "inner_path_mtu_bytes": 1420, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
         "too_narrow": False}
+
+
+def test_a_peer_with_an_mtu_to_set_names_the_finding_before_one_too_narrow_for_any(pmtu):
+    view = pmtu.linux_view()
+    wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
+    wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
+    view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
+    view = pmtu.measured(view)
+    first, second = view["path_mtu"]["tunnels"]
+    first["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 600)        # too narrow for any MTU the fix sets
+    second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
+    evidence = _found(view)[0][0]
+    assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"]) == ("10.198.3.3", 1340, 2)
