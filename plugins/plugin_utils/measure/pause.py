@@ -32,6 +32,7 @@ def pause_snippet(interval_ms) -> str:
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, int) or not 0 <= interval_ms <= MAX_INTERVAL_MS:
         raise ValueError("interval_ms must be a whole number 0-%d, got %r" % (MAX_INTERVAL_MS, interval_ms))
     whole_s = -(-interval_ms // 1000)
+    # the else branch: no usleep and a sleep of whole seconds only (OpenWrt's BusyBox): the pause rounds up, never down
     return "\n".join([
         "interval_ms_=%d" % interval_ms,
         "if command -v usleep >/dev/null 2>&1; then",
@@ -39,7 +40,6 @@ def pause_snippet(interval_ms) -> str:
         "elif sleep 0.001 2>/dev/null; then",
         "  nap_() { sleep %d.%03d; }" % divmod(interval_ms, 1000),
         "else",
-        "  # no usleep and a sleep of whole seconds only (OpenWrt's BusyBox): the pause rounds up, never down",
         "  interval_ms_=%d" % (whole_s * 1000),
         "  nap_() { sleep %d; }" % whole_s,
         "fi",

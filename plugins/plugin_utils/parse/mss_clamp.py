@@ -119,31 +119,19 @@ def _ipt_rule(words, lineno, table):
     chain = words[1]
     rule = {"source": "iptables", "line": lineno, "chain": "%s %s" % (table, chain),
             "hook": chain.lower() if chain in _IPT_CHAINS else None, "mss": None, "oifname": [], "iifname": []}
-    negate = False
-    index = 2
-    while index < len(words):
-        word = words[index]
-        if word == "!":
-            negate = True
-            index += 1
-            continue
-        if word in ("-o", "-i", "--out-interface", "--in-interface") and index + 1 < len(words):
-            value = words[index + 1]
-            if value == "!" and index + 2 < len(words):  # iptables before 1.4.3: -o ! wg0
-                negate, index, value = True, index + 1, words[index + 2]
+    # each word with the one before it (a "!" there negates it) and the two after it (its value; "! NAME" in old iptables)
+    for before, word, after, second in zip(words[1:], words[2:], words[3:] + [None], words[4:] + [None, None]):
+        if word in ("-o", "-i", "--out-interface", "--in-interface") and after is not None:
+            negate, value = before == "!", after
+            if after == "!" and second is not None:  # iptables before 1.4.3: -o ! wg0
+                negate, value = True, second
             name = value[:-1] + "*" if value.endswith("+") else value
             rule["oifname" if word in ("-o", "--out-interface") else "iifname"].append(
                 {"op": "!=" if negate else "==", "names": [name]})
-            index += 2
         elif word == "--clamp-mss-to-pmtu":
             rule["mss"] = PATH_MTU
-            index += 1
-        elif word == "--set-mss" and index + 1 < len(words) and words[index + 1].isdigit():
-            rule["mss"] = int(words[index + 1])
-            index += 2
-        else:
-            index += 1
-        negate = False
+        elif word == "--set-mss" and after is not None and after.isdigit():
+            rule["mss"] = int(after)
     if rule["mss"] is None:
         raise ParseError("iptables-save line %d: -j TCPMSS without --clamp-mss-to-pmtu or --set-mss N" % lineno)
     return rule

@@ -31,9 +31,10 @@ def parse_ping_summary(text):
     Raises ParseError when the statistics line is missing (ping did not run, bad address), and
     for a summary that cannot be true: more received than transmitted, or a loss above 100 %.
     """
-    counts = _COUNTS.search(text or "")
+    text = text or ""
+    counts = _COUNTS.search(text)
     if not counts:
-        raise ParseError("no ping statistics line in output: %r" % (text or "")[:200])
+        raise ParseError("no ping statistics line in output: %r" % text[:200])
     transmitted, received, loss = int(counts.group(1)), int(counts.group(2)), float(counts.group(4))
     if received > transmitted or loss > 100:
         raise ParseError("impossible ping statistics (%d transmitted, %d received, %g%% loss): %r"

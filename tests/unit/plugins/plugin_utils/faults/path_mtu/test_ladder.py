@@ -523,3 +523,31 @@ def test_the_snippet_finds_the_path_mtu_for_real(real_runs, run, largest, path_m
 def test_an_address_nobody_answers_is_no_measurement_for_real(real_runs):
     got = parse_ladder(real_runs["iputils_v4_nobody"])
     assert got["path_mtu_bytes"] is None and "not even the smallest" in got["invalid"]
+
+
+@pytest.mark.parametrize("body, invalid", [
+    ("probe 1200 passed attempts=1\nprobe 1472 failed attempts=2\nprobe 1336 error attempts=1\nresult error rc=2\n",
+     "ping could not probe 10.0.0.1 (exit status 2 at 1336 payload bytes: no route, a bad address or no ping); "
+     "not a PMTU measurement"),      # the size of the last probe, the one ping could not send
+    ("probe 1200 failed attempts=2\nresult none\n",
+     "no probe to 10.0.0.1 was answered, not even the smallest (1200 payload bytes, a 1228-byte packet): the peer is "
+     "unreachable or drops ICMP echo, which is not a PMTU finding"),
+    ("probe 1200 passed attempts=1\nprobe 1500 passed attempts=1\nresult largest=1500\n",
+     "1500 payload bytes passed, outside the ladder's bounds 1200-1472 (1472 is the link's MTU minus the headers): a result "
+     "that cannot be true, not a PMTU measurement"),
+    ("probe 1200 passed attempts=1\nprobe 1472 passed attempts=1\nprobe 1300 too-big-remote mtu=1280 attempts=1\n"
+     "probe 1250 icmp-error attempts=1\nresult largest=1472\n",
+     "the probes to 10.0.0.1 contradict each other: 1472 payload bytes passed but 1300 did not (too-big-remote), so the "
+     "path changed during the ladder (measure again)"),     # the first such probe is named
+])
+def test_why_a_ladder_is_no_measurement_is_said_whole(body, invalid):
+    got = parse_ladder(HEADER4 + body)
+    assert (got["invalid"], got["path_mtu_bytes"], got["largest_passing_payload_bytes"]) == (invalid, None, None)
+
+
+def test_a_v6_ladder_that_nothing_answered_names_the_v6_packet_size():
+    got = parse_ladder("ladder tool=busybox family=6 target=fd00::1 low=1232 high=1452 interval_ms=1000 attempts=1\n"
+                       "probe 1232 failed attempts=1\nresult none\n")
+    assert got["invalid"] == ("no probe to fd00::1 was answered, not even the smallest (1232 payload bytes, a 1280-byte packet): "
+                              "the peer is unreachable or drops ICMP echo, which is not a PMTU finding")
+    assert (got["tool"], got["family"], got["interval_ms"], got["pings_sent"]) == ("busybox", 6, 1000, 1)

@@ -269,3 +269,35 @@ GOOD = {"path_mtu_measure_phase": "before", "path_mtu_measure_interval_ms": 200,
 ])
 def test_role_options_are_checked_on_both_sides_of_each_bound(change, errors):
     assert role_option_errors(dict(GOOD, **change)) == errors
+
+
+@pytest.mark.parametrize("interval_ms", [10001, -1, "2x", None])
+def test_a_bad_interval_is_named_as_the_roles_option_not_the_limiters_argument(pmtu, interval_ms):
+    """The role's user sets interval_ms: the error names it, not banip_icmp.limiter's wanted_interval_ms."""
+    with pytest.raises(ValueError) as err:
+        paced_interval_ms(banip_view(pmtu, 5), interval_ms)
+    assert str(err.value) == "interval_ms must be a whole number 0-10000, got %r" % (interval_ms,)
+
+
+def test_a_ladder_above_its_links_bound_is_named_whole(pmtu):
+    targets = ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS)
+    stdout = framed({"0 outer": "ladder tool=busybox family=4 target=10.198.2.2 low=548 high=1473 interval_ms=200 attempts=2\n"
+                                "probe 548 passed attempts=1\nprobe 1473 passed attempts=1\nresult largest=1473\n"})
+    (entry,) = measure_record(targets, stdout, NONCE, "before", 200)["tunnels"]
+    assert entry["outer"] == invalid_ladder(targets[0]["outer"], (
+        "the ladder to 10.198.2.2 printed a high bound of 1473 payload bytes, above its link's (1472): a path MTU above the "
+        "link MTU cannot be true"))
+    assert entry["inner"] == invalid_ladder(targets[0]["inner"], "the ladder to 10.77.0.1 printed nothing (the remote script "
+                                                                 "stopped before it)")
+
+
+def test_the_script_runs_the_ping_command_given_and_the_timeout_rounds_a_pause_up(pmtu):
+    script = measure_script(ladder_targets(pmtu.linux_view(), pmtu.HUB_ADDRESS), NONCE, ping_command="busybox ping")
+    assert script.count('ping_() { LC_ALL=C busybox ping "$@"; }') == 2
+    # 1001 ms: a pause of 2 whole seconds where sleep takes no fraction
+    assert task_timeout_s(pmtu.linux_view(), None, 1001, 1, 1) == 60 + 1 * 20 * 1 * (1 + 2 + 1)
+
+
+def test_a_phase_that_is_no_text_is_named_as_its_text():
+    assert role_option_errors(dict(GOOD, path_mtu_measure_phase=5)) == [
+        'path_mtu_measure_phase must be before or after (diagnose\'s and verify\'s), got "5"']

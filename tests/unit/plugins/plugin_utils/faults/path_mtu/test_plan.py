@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import mss_clamp_file, mss_clamp_rules
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import pmtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import facts_reading, pmtu_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
 
 PMTU = BY_ID["path_mtu_black_hole"]
@@ -105,3 +105,43 @@ def test_a_second_tunnel_without_a_valid_ladder_makes_the_host_unknown(pmtu):
 
 def test_the_fault_plans_with_this_folders_plan():
     assert PMTU.plan is pmtu_plan and PMTU.fix_role == "tunnelfix.fleet.wireguard_mtu"
+
+
+@pytest.mark.parametrize("listed, role_vars, line", [
+    # the facts list no directories: the defaults they read, which a trailing slash on the option does not change
+    (None, {"wireguard_mtu_config_dir": "/etc/wireguard/"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    (None, {"wireguard_mtu_networkd_dir": "/etc/systemd/network//"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    # the facts read the role's own directories
+    ({"wg_quick": "/srv/wg/", "networkd": "/srv/networkd"}, {"wireguard_mtu_config_dir": "/srv/wg",
+                                                               "wireguard_mtu_networkd_dir": "/srv/networkd/"},
+     "/srv/wg/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
+    # the role reads other directories than the facts listed: they cannot tell what it finds there
+    (None, {"wireguard_mtu_config_dir": "/srv/wg"}, None),
+    (None, {"wireguard_mtu_networkd_dir": "/srv/networkd"}, None),
+    ({"wg_quick": "/srv/wg", "networkd": "/etc/systemd/network"}, {}, None),
+])
+def test_linux_plans_only_where_the_facts_read_the_roles_directories(pmtu, listed, role_vars, line):
+    wg_dir = (listed or {}).get("wg_quick", "/etc/wireguard").rstrip("/")
+    view = pmtu.linux_view(configs=[{"path": wg_dir + "/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                                     "addresses": ["10.77.0.2/24"], "peers": []}])
+    if listed is not None:
+        view["tunnelfix"]["wireguard"]["config_dirs"] = listed
+    assert PMTU.plan(_hole(pmtu, view), role_vars) == (None if line is None else [line])
+
+
+def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
+    """fix.fix_plan decides on this: the live MTU, IPv6 inside, the uci interface or the files that configure the tunnel;
+    what the facts do not read (the fw4 include's rules, tcp_mtu_probing) is None: unknown."""
+    configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": ["fd77::2/64"]},
+               {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True},
+               {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": False},
+               {"path": "/etc/wireguard/wg1.conf", "kind": "wg-quick", "interface": "wg1", "wireguard": True},
+               {"path": "/etc/systemd/network/50-wg0.network", "kind": "network", "interface": "wg0", "wireguard": True}]
+    assert facts_reading(pmtu.linux_view(tunnel_mtu=1400, configs=configs)) == {
+        "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
+                               "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"},
+                                           {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev"}]}},
+        "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}
+    assert facts_reading(pmtu.openwrt_view(written_mtu=1420))["interfaces"] == {
+        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard", "uci_mtu": "1420", "configs": []}}
+    assert facts_reading(pmtu.openwrt_view(in_uci=False))["interfaces"]["wg0"]["uci_proto"] is None

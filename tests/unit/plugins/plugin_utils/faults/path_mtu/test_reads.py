@@ -214,3 +214,48 @@ def test_the_record_entry_holds_both_parsed_ladders(pmtu, load_fixture):
     assert (entry["outer_family"], entry["inner_target"], entry["interface"]) == (4, pmtu.HUB_ADDRESS, "wg0")
     with pytest.raises(ParseError):
         record_entry(target, "not a ladder")
+
+
+def test_a_failed_listing_names_200_characters_of_its_first_error_line():
+    first = "Error: " + "x" * 250
+    got = gather_link_mtu(FakeAction(1, "1\n", first + "\nsecond line\n"), {}, {})
+    assert got == {"devices": None, "note": "ip -d -j link show failed (rc=1: %s): link MTUs unknown" % first[:200]}
+
+
+def test_a_text_listing_is_named_with_200_characters_of_the_parsers_reason(load_fixture):
+    """Recorded: ip link show without -j (text): the parser's reason quotes the text and is cut at 200 characters."""
+    text = load_fixture("ip_link_show", "netns_all.txt")
+    with pytest.raises(ParseError) as err:
+        parse_link_mtus(text)
+    assert len(str(err.value)) > 200
+    assert gather_link_mtu(FakeAction(0, "1\n" + text), {}, {}) == {"devices": None, "note": str(err.value)[:200] + ": link MTUs unknown"}
+
+
+def test_a_link_local_endpoint_says_why_it_is_not_probed(pmtu):
+    target = ladder_targets(pmtu.linux_view(endpoint="fe80::1%eth0"), pmtu.HUB_ADDRESS)[0]
+    assert target["outer_note"] == ("the endpoint fe80::1%eth0 is link-local: it is on the link itself, whose MTU is the path's "
+                                    "(the ladder probes no scoped address)")
+
+
+def test_without_a_far_address_the_reason_names_the_hubs_address_that_is_not_among_them():
+    assert far_address(["10.77.0.0/24", "fd77::/64"], "10.78.0.1") == (
+        None, "its AllowedIPs (10.77.0.0/24, fd77::/64) hold no host address (/32, /128) and the hub's tunnelfix_tunnel_address "
+              "10.78.0.1 is not among them: the far tunnel address is unknown, so the tunnel itself is not probed")
+    assert far_address([], None)[1].startswith("its AllowedIPs (none) hold no host address (/32, /128) and no tunnelfix_tunnel_hub")
+
+
+def test_a_full_tunnels_endpoint_route_into_the_tunnel_says_why_the_outer_ladder_does_not_run(pmtu):
+    view = pmtu.linux_view(allowed_ips=("0.0.0.0/0",))
+    view["tunnelfix"]["routes"]["endpoints"][pmtu.ENDPOINT] = {"dev": "wg0", "table": 51820, "gateway": None}
+    target = ladder_targets(view, pmtu.HUB_ADDRESS)[0]
+    assert (target["outer"], target["outer_note"]) == (None, (
+        "the route toward the endpoint 10.198.2.2 leads into wg0 itself (a full tunnel's policy routing, which WireGuard's own "
+        "packets bypass by their fwmark and a ping does not): a ladder would measure the tunnel, not the path outside it"))
+    assert target["inner"] == {"target": pmtu.HUB_ADDRESS, "family": 4, "low": 548, "high": 1392}
+
+
+def test_a_peer_without_an_endpoint_before_one_with_it_does_not_hide_it(pmtu):
+    view = pmtu.linux_view()
+    peers = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"]
+    peers.insert(0, {"public_key": pmtu.OTHER_KEY, "endpoint_host": None, "allowed_ips": ["10.77.0.9/32"]})
+    assert [peer["public_key"] for peer in tunnels(view)["wg0"]["peers"]] == [pmtu.HUB_KEY]

@@ -353,3 +353,122 @@ def test_an_openwrt_router_is_judged_from_its_endpoint_routes(pmtu, load_fixture
     view = pmtu.measured(pmtu.openwrt_view(), outer=load_fixture("pmtu_ladder", "busybox_v4_black_hole_1400.txt"))
     evidence = _found(view, "owrt")[0][0]
     assert (evidence["uplink_device"], evidence["inner_target"], evidence["set_mtu_bytes"]) == ("eth1", pmtu.HUB_ADDRESS, 1340)
+
+
+BLACK_HOLE = ("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS handshakes, "
+              "uploads and bulk transfers hang. WireGuard does not repair this itself.")
+OUTER_1400 = ("wg0 has an MTU of 1420 bytes, but the path does not carry packets that large: toward its endpoint 10.198.2.2 (IPv4 "
+              "outside, 60 bytes of WireGuard overhead) the largest packet that got through with don't-fragment set was %d bytes, "
+              "and a full-size tunnel packet leaves as 1480.")
+
+
+def test_the_whole_explanation_of_an_outer_hole_on_linux(pmtu):
+    (_evidence, text), = _found(pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1400, 1500)))
+    assert text == " ".join([OUTER_1400 % 1400, BLACK_HOLE, "Setting the tunnel's MTU to 1340 bytes makes every tunnel packet fit."])
+
+
+def test_the_whole_explanation_of_an_inner_shortfall_on_openwrt(pmtu):
+    (_evidence, text), = _found(pmtu.measured(pmtu.openwrt_view(), inner=pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1340, 1420)), "owrt")
+    assert text == " ".join([
+        "wg0 has an MTU of 1420 bytes, but the path does not carry packets that large:",
+        "Inside the tunnel, to 10.77.0.1, the largest packet that got through was 1340 bytes.", BLACK_HOLE,
+        "Setting the tunnel's MTU to 1340 bytes (and clamping the MSS of the TCP it forwards to it) makes every tunnel packet fit."])
+
+
+def test_the_whole_explanation_of_a_path_too_narrow_for_any_mtu(pmtu):
+    (evidence, text), = _found(pmtu.measured(pmtu.linux_view(), outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 600, 1500)))
+    assert evidence["set_mtu_bytes"] is None
+    assert text == " ".join([
+        OUTER_1400 % 600, BLACK_HOLE,
+        "The path is too narrow for any MTU the fix sets (at least 576 bytes, IPv4's minimum datagram; 1280 where IPv6 runs "
+        "inside), so nothing is changed: a wider path (another uplink, or the tunnel over a link that is not itself a tunnel) "
+        "is the only fix."])
+
+
+RAISED = (" which needs at least 1280 bytes: the MTU stays at 1280 although the path is narrower, so full-size packets still "
+          "leave fragmented; a wider path (or a tunnel without IPv6) is the only full fix.")
+
+
+@pytest.mark.parametrize("configs, why", [
+    (None, "IPv6 runs inside the tunnel,"),
+    ([{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "addresses": None,
+       "peers": []}],
+     "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's IPv6 under "
+     "1280 bytes),"),
+])
+def test_the_whole_explanation_of_an_mtu_kept_at_ipv6s_floor(pmtu, configs, why):
+    allowed = ("10.77.0.0/24", "fd77::/64") if configs is None else ("10.77.0.0/24",)
+    view = pmtu.linux_view(endpoint=V6_ENDPOINT, allowed_ips=allowed, configs=configs)
+    (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(6, V6_ENDPOINT, 1300, 1500)))
+    assert (evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (1280, True)
+    assert text == " ".join([
+        "wg0 has an MTU of 1420 bytes, but the path does not carry packets that large: toward its endpoint 2001:db8::10 (IPv6 "
+        "outside, 80 bytes of WireGuard overhead) the largest packet that got through with don't-fragment set was 1300 bytes, "
+        "and a full-size tunnel packet leaves as 1500.", BLACK_HOLE, "Setting the tunnel's MTU to 1280 bytes makes every tunnel "
+        "packet fit.", why + RAISED])
+
+
+def test_judge_without_a_valid_ladder_finds_nothing_and_sets_nothing():
+    assert judge({"outer": None, "inner": None, "outer_family": 6}, 1420, None) == {
+        "judged": False, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 6, "overhead_bytes": 80,
+        "outer_path_mtu_bytes": None, "inner_path_mtu_bytes": None, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
+        "too_narrow": False}
+
+
+def two_tunnel_view(pmtu, wg0_mtu=1420):
+    """A Linux host with wg0 (the hub through 10.198.2.2) and wg1 (a second hub through 10.198.3.3), both over eth0."""
+    view = pmtu.linux_view(tunnel_mtu=wg0_mtu)
+    facts = view["tunnelfix"]
+    facts["wireguard"]["interfaces"]["wg1"] = {"peers": [{"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3",
+                                                          "allowed_ips": ["10.78.0.1/32"]}]}
+    facts["wireguard"]["configs"].append({"path": "/etc/wireguard/wg1.conf", "kind": "wg-quick", "interface": "wg1",
+                                          "wireguard": True, "addresses": ["10.78.0.2/24"], "peers": []})
+    facts["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0", "gateway": "192.0.2.1"}
+    facts["link_mtu"]["devices"]["wg1"] = 1420
+    return view
+
+
+def test_a_clear_tunnel_before_a_found_one_does_not_hide_it(pmtu):
+    view = pmtu.measured(two_tunnel_view(pmtu), outer=None)
+    wg0, wg1 = view["path_mtu"]["tunnels"]
+    assert (wg0["interface"], wg1["interface"]) == ("wg0", "wg1")
+    wg0["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1500)      # wg0's path carries 1420 + 60
+    wg1["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)       # wg1's does not
+    assert [(evidence["interface"], evidence["set_mtu_bytes"]) for evidence, _text in _found(view)] == [("wg1", 1340)]
+    assert pmtu_coverage("peer", view, {"peer": view}) == (
+        "clear", "judged without wg0 to 10.198.2.2, inside the tunnel: the ladder did not run; "
+                 "wg1 to 10.198.3.3, inside the tunnel: the ladder did not run")
+
+
+def test_a_tunnel_without_an_mtu_before_a_measured_one_does_not_hide_it(pmtu):
+    view = pmtu.measured(two_tunnel_view(pmtu), outer=None)
+    wg0, wg1 = view["path_mtu"]["tunnels"]
+    wg0["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1400)
+    wg1["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
+    wg1["inner"] = parse_ladder(pmtu.path_ladder(4, "10.78.0.1", 1340, 1420))
+    view["tunnelfix"]["link_mtu"]["devices"]["wg0"] = None
+    assert [evidence["interface"] for evidence, _text in _found(view)] == ["wg1"]
+    assert pmtu_coverage("peer", view, {"peer": view}) == ("clear", "judged without wg0: no MTU in the facts for this tunnel")
+
+
+def test_judge_of_a_path_that_carries_the_tunnel_sets_nothing(pmtu):
+    """1420 + 60 fits a 1500-byte path: judged, not found, and no MTU to set although one would fit."""
+    entry = {"outer": judge_ready(pmtu, 4, pmtu.ENDPOINT, 1500), "inner": parse_ladder(pmtu.path_ladder(4, pmtu.HUB_ADDRESS, 1420, 1420)),
+             "outer_family": 4}
+    assert judge(entry, 1420, False) == {
+        "judged": True, "found": False, "outer_exceeds": False, "inner_short": False, "outer_family": 4, "overhead_bytes": 60,
+        "outer_path_mtu_bytes": 1500, "inner_path_mtu_bytes": 1420, "set_mtu_bytes": None, "raised_to_ipv6_minimum": False,
+        "too_narrow": False}
+
+
+def test_a_peer_with_an_mtu_to_set_names_the_finding_before_one_too_narrow_for_any(pmtu):
+    view = pmtu.linux_view()
+    wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
+    wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
+    view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
+    view = pmtu.measured(view)
+    first, second = view["path_mtu"]["tunnels"]
+    first["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 600)        # too narrow for any MTU the fix sets
+    second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
+    evidence = _found(view)[0][0]
+    assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"]) == ("10.198.3.3", 1340, 2)
