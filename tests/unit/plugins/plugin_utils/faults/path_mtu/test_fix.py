@@ -1,13 +1,15 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The fixing role's read and plan (fix.py): what it reads, what differs, what guarded_apply runs and reverts with."""
 
+import hashlib
 import shlex
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
-    check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules, parse_reading, read_command)
+    TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE, check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules,
+    parse_reading, read_command, tcp_mtu_probing_plan)
 
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
@@ -42,6 +44,8 @@ def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
     assert "for f in /run/systemd/network/*.netdev" in command
     assert "Name[[:space:]]*=[[:space:]]*wg\\.0[[:space:]]*$" in command   # a dot in the name matches only a dot
     assert "cat /proc/sys/net/ipv4/tcp_mtu_probing" in command and "uci" not in command
+    assert ("echo '@@tunnelfix-mtu probing-file'; if [ -f /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf ]; "
+            "then sha256sum < /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf; fi") in command
 
 
 @pytest.mark.parametrize("tunnels, platform, message", [
@@ -73,7 +77,7 @@ def test_check_tunnels_names_the_option_and_the_value(tunnels, errors):
 
 def test_parse_a_recorded_linux_read(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt"))
-    assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "interfaces": {
+    assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "tcp_mtu_probing_file_sha256": None, "interfaces": {
         "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
                 "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]},
         "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None,
@@ -83,6 +87,8 @@ def test_parse_a_recorded_linux_read(load_fixture):
 def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_fixture):
     text = load_fixture("wireguard_mtu_read", "linux_wireguard_go_allowed_ips.txt")
     assert parse_reading(text)["interfaces"]["wg2"]["ipv6_inside"] is True
+    assert parse_reading(text)["tcp_mtu_probing"] == 1
+    assert parse_reading(text)["tcp_mtu_probing_file_sha256"] == "6bcb6ed1080224fed0ea04a4d63481c4a3bff486bfec539727f50b42a17805b9"
     only_link_local = text.replace("10.79.0.1/32 fd79::1/128", "10.79.0.1/32")
     assert parse_reading(only_link_local)["interfaces"]["wg2"]["ipv6_inside"] is False
 
@@ -99,6 +105,10 @@ def test_parse_the_live_chain_without_handles(load_fixture):
     ("stray\n@@tunnelfix-mtu mtu wg0\n", "printed 'stray' before its first section"),
     ("@@tunnelfix-mtu mtu wg0\nlots\n", "/sys/class/net/wg0/mtu: expected a number, got 'lots'"),
     ("@@tunnelfix-mtu config wg0\nsomething /etc/x\n", "config of wg0: expected 'wg-quick PATH' or 'netdev PATH'"),
+    ("@@tunnelfix-mtu probing-file\nsha256sum: -: Permission denied\n",
+     "sha256sum of /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: expected a SHA-256 digest, got 'sha256sum: -: Permission denied'"),
+    ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("A" * 64), "expected a SHA-256 digest"),   # sha256sum prints lower case
+    ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("a" * 63), "expected a SHA-256 digest"),
     (None, "must be text, got NoneType"),
 ])
 def test_parse_refuses_other_text(text, message):
@@ -176,7 +186,9 @@ def test_openwrt_without_nft_is_refused():
 def test_no_tunnels_no_files_no_change():
     assert fix_plan({}, "openwrt", parse_reading(owrt())) == {
         "errors": [], "changes": [], "tunnels": [], "live_change": False, "apply": "", "restore": "", "files": [],
-        "diff": {"before": "", "after": ""}}
+        "diff": {"before": "", "after": ""},
+        "tcp_mtu_probing": {"live_change": False, "file_change": False, "path": TCP_MTU_PROBING_FILE,
+                            "content": TCP_MTU_PROBING_CONTENT, "changes": []}}
 
 
 # ---- fix_plan: Linux -----------------------------------------------------------------------------------------
@@ -215,6 +227,49 @@ def test_the_plan_refuses_bad_input_with_the_errors_of_the_option():
         fix_plan({"wg0": 100}, "linux", parse_reading(""))
     with pytest.raises(ParseError, match="reading must be parse_reading's dict"):
         fix_plan({"wg0": 1340}, "linux", {"interfaces": []})
+
+
+# ---- tcp_mtu_probing_plan -----------------------------------------------------------------------------------
+
+FILE_SHA256 = "6bcb6ed1080224fed0ea04a4d63481c4a3bff486bfec539727f50b42a17805b9"   # sha256sum of the role's file (fixture)
+LIVE_LINE = "net.ipv4.tcp_mtu_probing=1 live"
+FILE_LINE = "write /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: net.ipv4.tcp_mtu_probing = 1"
+
+
+def probing_read(value, digest):
+    """The Linux read's two probing sections (nothing printed for a value or a file not there)."""
+    return "@@tunnelfix-mtu probing\n%s\n@@tunnelfix-mtu probing-file\n%s" % (value, "%s  -\n" % digest if digest else "")
+
+
+def test_the_files_content_is_the_recorded_digest():
+    assert hashlib.sha256(TCP_MTU_PROBING_CONTENT.encode()).hexdigest() == FILE_SHA256
+    assert TCP_MTU_PROBING_CONTENT.endswith("\nnet.ipv4.tcp_mtu_probing = 1\n")
+
+
+@pytest.mark.parametrize("wanted, platform, value, digest, live, written, lines", [
+    (True, "linux", "0", None, True, True, [LIVE_LINE, FILE_LINE]),
+    (True, "linux", "2", FILE_SHA256, True, False, [LIVE_LINE]),          # 2 (always probe) is not what the role sets
+    (True, "linux", "1", None, False, True, [FILE_LINE]),                     # live already, the file missing
+    (True, "linux", "1", "0" * 64, False, True, [FILE_LINE]),                 # a file of other content
+    (True, "linux", "1", FILE_SHA256, False, False, []),                      # converged
+    (True, "linux", "", FILE_SHA256, True, False, [LIVE_LINE]),   # not read: set it
+    (True, "openwrt", "0", None, False, False, []),                           # a router is left alone
+    (False, "linux", "0", None, False, False, []),                            # the option is off
+])
+def test_tcp_mtu_probing_changes_each_part_only_where_it_differs(wanted, platform, value, digest, live, written, lines):
+    plan = tcp_mtu_probing_plan(wanted, platform, parse_reading(probing_read(value, digest)))
+    assert (plan["live_change"], plan["file_change"], plan["changes"]) == (live, written, lines)
+    assert (plan["path"], plan["content"]) == (TCP_MTU_PROBING_FILE, TCP_MTU_PROBING_CONTENT)
+    # fix_plan's lines end with these, whatever the tunnels
+    assert fix_plan({}, platform, parse_reading(probing_read(value, digest)), tcp_mtu_probing=wanted)["changes"] == lines
+
+
+def test_the_probing_lines_follow_the_tunnels_lines(load_fixture):
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt")),
+                    tcp_mtu_probing=True)
+    assert plan["changes"] == ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)", LIVE_LINE, FILE_LINE]
+    assert plan["tcp_mtu_probing"]["live_change"] is True and plan["tcp_mtu_probing"]["file_change"] is True
+    assert plan["live_change"] is True and "sysctl" not in plan["apply"]   # not under guarded_apply: it cannot cut the path
 
 
 # ---- clamp_sync_command --------------------------------------------------------------------------------------
