@@ -86,14 +86,14 @@ def mss_clamp_rules(interface, mtu) -> list:
 def check_tunnels(tunnels) -> list:
     """The messages for a bad ``wireguard_mtu_tunnels`` (a dict of interface name -> MTU bytes 576-65535), [] when good."""
     if not isinstance(tunnels, dict):
-        return ["%s must be a dict of interface name -> MTU bytes, got %s" % (OPTION, _shown(tunnels))]
+        return ["%s must be a dict of interface name -> MTU bytes, got %s" % (OPTION, shown(tunnels))]
     errors = []
     for name, mtu in tunnels.items():
         if not is_interface_name(name):
-            errors.append("%s: %s is not an interface name (%s)" % (OPTION, _shown(name), INTERFACE_NAME_RULE))
+            errors.append("%s: %s is not an interface name (%s)" % (OPTION, shown(name), INTERFACE_NAME_RULE))
             continue
         if _mtu(mtu) is None:
-            errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, _shown(mtu)))
+            errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, shown(mtu)))
     return errors
 
 
@@ -107,12 +107,6 @@ def role_option_errors(options) -> list:
     if not whole_number_in(rollback, 20, 3600):
         errors.append("wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
     return errors + bool_errors("wireguard_mtu", options)
-
-
-def _shown(value):
-    """``value | string | to_json``, as the role_option_errors messages quote a value."""
-    text = value if isinstance(value, str) else str(value)
-    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _mtu(value):
@@ -158,12 +152,13 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
             for what, option in (("uci", "proto"), ("ucimtu", "mtu"), ("uciaddr", "addresses")):
                 parts += ["echo '%s %s %s'" % (MARK, what, name), "uci -q get %s" % shlex.quote("network.%s.%s" % (name, option))]
         else:
-            conf = "%s/%s.conf" % (config_dir.rstrip("/") or "", name)
+            conf = "%s/%s.conf" % (config_dir.rstrip("/"), name)
+            netdevs = shlex.quote(networkd_dir.rstrip("/") + "/") + "*.netdev"   # "/" -> /*.netdev
             parts += ["echo '%s config %s'" % (MARK, name),
                       "if [ -f %s ]; then printf 'wg-quick %%s\\n' %s; fi" % (shlex.quote(conf), shlex.quote(conf)),
-                      "for f in %s/*.netdev; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
+                      "for f in %s; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
                       "[[:space:]]*$' \"$f\" && grep -Eq '^[[:space:]]*Name[[:space:]]*=[[:space:]]*%s[[:space:]]*$' \"$f\" "
-                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (shlex.quote(networkd_dir.rstrip("/") or "/"), _ere(name))]
+                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (netdevs, _ere(name))]
     if platform == "openwrt":
         parts += ["echo '%s nft'" % MARK, "nft -a list chain %s %s 2>/dev/null" % (FW4_TABLE, FW4_CHAIN),
                   "echo \"%s nft-rc $?\"" % MARK]
@@ -282,8 +277,8 @@ def _change_lines(entry, info):
     if entry["clamp"] is not None:
         written = info.get("uci_mtu")
         if info.get("uci_proto") == "wireguard" and (written != str(mtu) or entry["live_change"]):
-            shown = "unset (%s in use)" % live if written is None else "'%s'" % written
-            lines.append("network.%s.mtu: %s -> '%d'" % (name, shown, mtu))
+            was = "unset (%s in use)" % live if written is None else "'%s'" % written
+            lines.append("network.%s.mtu: %s -> '%d'" % (name, was, mtu))
         if entry["clamp"]["live_change"]:
             lines.append("write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
                          % (entry["clamp"]["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))

@@ -2,6 +2,7 @@
 """The fixing role's read and plan (fix.py): what it reads, what differs, what guarded_apply runs and reverts with."""
 
 import hashlib
+import json
 import shlex
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
     TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE, check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules,
-    parse_reading, read_command, tcp_mtu_probing_plan)
+    parse_reading, read_command, role_option_errors, tcp_mtu_probing_plan)
 
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
@@ -44,6 +45,15 @@ def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
     assert "for f in /run/systemd/network/*.netdev" in command
     assert "Name[[:space:]]*=[[:space:]]*wg\\.0[[:space:]]*$" in command   # a dot in the name matches only a dot
     assert "cat /proc/sys/net/ipv4/tcp_mtu_probing" in command and "uci" not in command
+    assert command.startswith("echo '@@tunnelfix-mtu mtu wg.0'; cat /sys/class/net/wg.0/mtu 2>/dev/null; ")
+
+
+def test_the_linux_read_of_root_directories_and_a_plus_in_the_name():
+    command = read_command({"wg+0": 1340}, "linux", "/", "/")
+    assert "if [ -f /wg+0.conf ]; then printf 'wg-quick %s\\n' /wg+0.conf; fi" in command
+    assert "for f in //*.netdev;" not in command and "for f in /*.netdev;" in command
+    assert "Name[[:space:]]*=[[:space:]]*wg\\+0[[:space:]]*$" in command   # a + in the name matches only a +
+    assert "for f in '/srv/net work/'*.netdev;" in read_command({"wg0": 1340}, "linux", "/etc/wireguard", "/srv/net work//")
     assert ("echo '@@tunnelfix-mtu probing-file'; if [ -f /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf ]; "
             "then sha256sum < /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf; fi") in command
 
@@ -73,6 +83,35 @@ def test_check_tunnels_names_the_option_and_the_value(tunnels, errors):
     assert check_tunnels(tunnels) == errors
 
 
+@pytest.mark.parametrize("given, mtu", [(" 1340 ", 1340), ("1340", 1340), (1340, 1340), ("\u0661\u0663\u0664\u0660", None),
+                                        ("+1340", None), (1340.0, None), (False, None)])
+def test_an_mtu_is_a_whole_number_of_ascii_digits(given, mtu):
+    """Arabic-Indic digits pass str.isdigit() and int(): the role takes ASCII digits only (its message quotes the value)."""
+    errors = check_tunnels({"wg0": given})
+    assert errors == ([] if mtu else ["wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got %s" % json.dumps(str(given))])
+    if mtu:
+        assert fix_plan({"wg0": given}, "openwrt", parse_reading(owrt()))["tunnels"][0]["mtu_bytes"] == mtu
+
+
+def test_a_name_is_quoted_as_json_in_the_message():
+    assert check_tunnels({'wg"0\\': 1340}) == [
+        'wireguard_mtu_tunnels: "wg\\"0\\\\" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)']
+
+
+@pytest.mark.parametrize("options, errors", [
+    ({"wireguard_mtu_rollback_timeout_s": 20}, []), ({"wireguard_mtu_rollback_timeout_s": "3600"}, []),
+    ({"wireguard_mtu_rollback_timeout_s": 3601}, ['wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got "3601"']),
+    ({"wireguard_mtu_rollback_timeout_s": None}, ['wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got "None"']),
+    ({"wireguard_mtu_networkd_dir": "run/network"}, ['wireguard_mtu_networkd_dir must be an absolute path, got "run/network"']),
+    ({"wireguard_mtu_backup": "maybe", "wireguard_mtu_tunnels": {"wg0": 1}},
+     ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "1"', 'wireguard_mtu_backup must be true or false, got "maybe"']),
+])
+def test_role_option_errors_names_each_option_and_value(options, errors):
+    good = {"wireguard_mtu_tunnels": {"wg0": 1340}, "wireguard_mtu_tcp_mtu_probing": False, "wireguard_mtu_config_dir": "/etc/wireguard",
+            "wireguard_mtu_networkd_dir": "/etc/systemd/network", "wireguard_mtu_backup": True, "wireguard_mtu_rollback_timeout_s": 90}
+    assert role_option_errors(dict(good, **options)) == errors
+
+
 # ---- parse_reading -------------------------------------------------------------------------------------------
 
 def test_parse_a_recorded_linux_read(load_fixture):
@@ -93,6 +132,13 @@ def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_
     assert parse_reading(only_link_local)["interfaces"]["wg2"]["ipv6_inside"] is False
 
 
+@pytest.mark.parametrize("rc_line, rc", [("@@tunnelfix-mtu nft-rc 0", 0), ("@@tunnelfix-mtu nft-rc 127", 127),
+                                         ("@@tunnelfix-mtu nft-rc x", None), ("@@tunnelfix-mtu nft-rc", None)])
+def test_parse_the_exit_status_of_nft(rc_line, rc):
+    reading = parse_reading("@@tunnelfix-mtu nft\n%s\n" % rc_line)
+    assert reading["nft_rc"] == rc and reading["interfaces"] == {} and reading["nft_rules"] == []
+
+
 def test_parse_the_live_chain_without_handles(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt").replace("\n", "\r\n"))
     assert reading["nft_rc"] == 0 and reading["interfaces"]["wg0"]["uci_mtu"] == "1340"
@@ -110,6 +156,7 @@ def test_parse_the_live_chain_without_handles(load_fixture):
     ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("A" * 64), "expected a SHA-256 digest"),   # sha256sum prints lower case
     ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("a" * 63), "expected a SHA-256 digest"),
     (None, "must be text, got NoneType"),
+    ("@@tunnelfix-mtu mtu wg0\n-1\n", "/sys/class/net/wg0/mtu: expected a number, got '-1'"),
 ])
 def test_parse_refuses_other_text(text, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
