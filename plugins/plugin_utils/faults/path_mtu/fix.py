@@ -222,7 +222,7 @@ def parse_reading(text) -> dict:
                 raise ParseError("config of %s: expected 'wg-quick PATH' or 'netdev PATH', got %r" % (name, text_line[:120]))
             info["configs"].append({"kind": kind, "path": path})
         elif what == "nft":
-            if re.search(r"# handle \d+$", text_line) and not text_line.startswith(("chain ", "table ")):
+            if re.search(r"# handle \d+$", text_line) and not text_line.startswith("chain "):   # nft 1.0.6: no handle on "table"
                 out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
         elif what == "probing":
             out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
