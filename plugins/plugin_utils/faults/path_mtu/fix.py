@@ -183,15 +183,14 @@ def parse_reading(text) -> dict:
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
     out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
-    for line in text.replace("\r\n", "\n").split("\n"):
+    for line in text.splitlines():
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
             what, name = words[0], (words[1] if len(words) > 1 else None)
             if what == "nft-rc":
                 out["nft_rc"] = int(name) if name and name.isdigit() else None
             elif name is not None:
-                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "ipv6_inside": False, "uci_proto": None,
-                                                    "uci_mtu": None, "configs": []})
+                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "configs": []})
                 seen.setdefault(name, ([], []))
             continue
         text_line = line.strip()
@@ -205,7 +204,7 @@ def parse_reading(text) -> dict:
                 raise ParseError("/sys/class/net/%s/mtu: expected a number, got %r" % (name, text_line[:80]))
             info["live_mtu_bytes"] = int(text_line)
         elif what in ("ipv6", "uciaddr"):
-            words = text_line.replace(",", " ").split()
+            words = text_line.split()
             if what == "uciaddr":
                 seen[name][1].extend(words)
             elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
@@ -277,7 +276,7 @@ def _change_lines(entry, info):
     if entry["clamp"] is not None:
         written = info.get("uci_mtu")
         if info.get("uci_proto") == "wireguard" and (written != str(mtu) or entry["live_change"]):
-            was = "unset (%s in use)" % live if written is None else "'%s'" % written
+            was = ("unset" if written is None else "'%s'" % written) + (" (%d in use)" % live if live is not None and str(live) != written else "")
             lines.append("network.%s.mtu: %s -> '%d'" % (name, was, mtu))
         if entry["clamp"]["live_change"]:
             lines.append("write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
@@ -304,7 +303,7 @@ def tcp_mtu_probing_plan(wanted, platform, reading) -> dict:
     ``tcp_mtu_probing_file_sha256``).
     """
     on = bool(wanted) and platform == "linux"
-    digest = hashlib.sha256(TCP_MTU_PROBING_CONTENT.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(TCP_MTU_PROBING_CONTENT.encode()).hexdigest()
     plan = {"live_change": on and reading.get("tcp_mtu_probing") != 1, "file_change": on and reading.get("tcp_mtu_probing_file_sha256") != digest,
             "path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT, "changes": []}
     if plan["live_change"]:

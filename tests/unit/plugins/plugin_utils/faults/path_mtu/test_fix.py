@@ -139,12 +139,47 @@ def test_parse_the_exit_status_of_nft(rc_line, rc):
     assert reading["nft_rc"] == rc and reading["interfaces"] == {} and reading["nft_rules"] == []
 
 
+@pytest.mark.parametrize("section, lines, ipv6", [
+    ("uciaddr", ["10.77.0.2/24 fe80::1/64"], False),              # a link-local address of its own: not IPv6 inside
+    ("uciaddr", ["10.77.0.2/24 fd77::2/64"], True),
+    ("ipv6", ["fe80::/64"], True),                                 # a peer's AllowedIPs: link-local routed inside
+    ("ipv6", ["3: wg0    inet6 fe80::1/64 scope link \\       valid_lft forever preferred_lft forever"], False),
+    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], False),
+])
+def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
+    text = "@@tunnelfix-mtu %s wg0\n%s\n" % (section, "\n".join(lines))
+    assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
+
+
+def test_parse_a_config_path_with_a_space_and_a_probing_value_that_is_no_number():
+    reading = parse_reading("@@tunnelfix-mtu config wg0\nwg-quick /srv/wire guard/wg0.conf\n@@tunnelfix-mtu probing\nunknown\n")
+    assert reading["interfaces"]["wg0"]["configs"] == [{"kind": "wg-quick", "path": "/srv/wire guard/wg0.conf"}]
+    assert reading["tcp_mtu_probing"] is None
+
+
 def test_parse_the_live_chain_without_handles(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt").replace("\n", "\r\n"))
     assert reading["nft_rc"] == 0 and reading["interfaces"]["wg0"]["uci_mtu"] == "1340"
     assert reading["nft_rules"] == [
         'iifname "pppoe-wan" tcp flags syn / fin,syn,rst tcp option maxseg size set rt mtu comment "!fw4: Zone wan IPv4/IPv6 '
         'ingress MTU fixing"'] + mss_clamp_rules("wg0", 1340)
+
+
+LONG = "x" * 200
+
+
+@pytest.mark.parametrize("text, message", [
+    ("%s\n" % LONG, "the wireguard_mtu read printed %r before its first section" % LONG[:80]),
+    ("@@tunnelfix-mtu mtu wg0\n%s\n" % LONG, "/sys/class/net/wg0/mtu: expected a number, got %r" % LONG[:80]),
+    ("@@tunnelfix-mtu config wg0\n%s\n" % LONG, "config of wg0: expected 'wg-quick PATH' or 'netdev PATH', got %r" % LONG[:120]),
+    ("@@tunnelfix-mtu probing-file\n%s\n" % LONG,
+     "sha256sum of /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: expected a SHA-256 digest, got %r" % LONG[:80]),
+    (b"@@tunnelfix-mtu mtu wg0\n", "the wireguard_mtu read must be text, got bytes"),
+])
+def test_parse_messages_quote_at_most_a_line_of_the_output(text, message):
+    with pytest.raises(ParseError) as caught:
+        parse_reading(text)
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize("text, message", [
@@ -182,6 +217,11 @@ def test_openwrt_without_fw4_sets_the_mtu_and_loads_the_clamp_live():
 
 def test_openwrt_converged_is_no_live_change(load_fixture):
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt")))
+    assert plan["changes"] == []
+    assert plan["tunnels"][0] == {"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1340, "ipv6_inside": False,
+                                  "live_change": False, "config": None, "clamp": {
+                                      "path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n",
+                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False}}
     assert plan["errors"] == [] and plan["live_change"] is False and plan["apply"] == "" and plan["restore"] == ""
     assert plan["tunnels"][0]["live_change"] is False and plan["tunnels"][0]["clamp"]["live_change"] is False
     assert plan["files"] == ["/etc/config/network", CLAMP]   # the role still writes both (idempotent) under the snapshot
@@ -208,6 +248,20 @@ def test_a_device_that_is_down_gets_its_files_only_but_the_clamp_still_loads():
     assert plan["apply"] == clamp_sync_command("wg0")
 
 
+@pytest.mark.parametrize("live, written, line", [
+    (1340, "1420", "network.wg0.mtu: '1420' (1340 in use) -> '1340'"),   # live already, the next ifup would set the old one
+    (1420, "1340", "network.wg0.mtu: '1340' (1420 in use) -> '1340'"),   # written already, live not yet
+    (1420, "1420", "network.wg0.mtu: '1420' -> '1340'"),
+    (None, None, "network.wg0.mtu: unset -> '1340'"),            # the device is down
+    (1420, None, "network.wg0.mtu: unset (1420 in use) -> '1340'"),
+    (1340, "1340", None),
+])
+def test_the_uci_line_shows_where_uci_or_the_live_mtu_differs(live, written, line):
+    text = owrt(mtu=live, rules=mss_clamp_rules("wg0", 1340), nft_rc=0).replace(
+        "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n%s" % ("%s\n" % written if written else ""))
+    assert fix_plan({"wg0": 1340}, "openwrt", parse_reading(text))["changes"] == ([line] if line else [])
+
+
 @pytest.mark.parametrize("mtu, addresses, refused", [
     (1279, "10.77.0.2/24 fd77::2/64", True), (1280, "10.77.0.2/24 fd77::2/64", False),
     (1279, "10.77.0.2/24", False), (576, "10.77.0.2/24", False),
@@ -223,6 +277,7 @@ def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, addresses, refused):
 def test_openwrt_refuses_an_interface_that_is_not_wireguard_in_uci(proto, shown):
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(proto=proto)))
     assert plan["errors"] == ["wireguard_mtu_tunnels: wg0 is not a WireGuard interface in uci (network.wg0.proto is %s)" % shown]
+    assert not any(line.startswith("network.") for line in plan["changes"])   # no uci line for what is not its
 
 
 def test_openwrt_without_nft_is_refused():
@@ -267,6 +322,36 @@ def test_linux_wg_quick_wins_over_a_netdev_of_the_same_name():
 def test_linux_refuses_a_tunnel_without_exactly_one_file(configs, message):
     plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n" + configs), "/srv/wg/")
     assert plan["errors"] == [message] and plan["files"] == []
+
+
+def test_the_refusal_names_the_directories_as_given_and_the_defaults():
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n"), "/srv/wgX/", "/srv/netX//")
+    assert plan["errors"] == ["wireguard_mtu_tunnels: no configuration for wg0 (no /srv/wgX/wg0.conf and no .netdev with Name=wg0 "
+                              "and Kind=wireguard in /srv/netX)"]
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n@@tunnelfix-mtu probing\n0\n"))
+    assert plan["errors"] == ["wireguard_mtu_tunnels: no configuration for wg0 (no /etc/wireguard/wg0.conf and no .netdev with "
+                              "Name=wg0 and Kind=wireguard in /etc/systemd/network)"]
+    assert plan["changes"] == [] and plan["tcp_mtu_probing"]["live_change"] is False   # probing: off unless asked
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: fix_plan({"wg0": 1340}, "freebsd", parse_reading("")), ValueError, "platform must be one of linux, openwrt, got 'freebsd'"),
+    (lambda: read_command({"wg0": 1340}, "bsd"), ValueError, "platform must be one of linux, openwrt, got 'bsd'"),
+    (lambda: fix_plan({"wg0": 1340}, "linux", []), ParseError, "reading must be parse_reading's dict, got []"),
+    (lambda: fix_plan({"wg0": 1, "wg 1": 1340}, "linux", parse_reading("")), ValueError,
+     'wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "1"; wireguard_mtu_tunnels: "wg 1" is not an interface name '
+     '(1-15 characters of letters, digits and _.@=+-, not . or ..)'),
+])
+def test_the_exact_refusals(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value) == message
+
+
+def test_a_bad_name_does_not_hide_the_next_tunnels_problem():
+    assert check_tunnels({"wg 0": 1340, "wg1": 99}) == [
+        'wireguard_mtu_tunnels: "wg 0" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)',
+        'wireguard_mtu_tunnels: wg1 must be 576-65535 bytes, got "99"']
 
 
 def test_the_plan_refuses_bad_input_with_the_errors_of_the_option():
