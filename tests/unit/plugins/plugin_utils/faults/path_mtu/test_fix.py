@@ -4,6 +4,8 @@
 import hashlib
 import json
 import shlex
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -416,3 +418,70 @@ def test_the_sync_deletes_only_this_tunnels_rules_and_loads_its_include_as_fw4_d
     assert "if [ -f %s ]" % mss_clamp_file("wg.0") in command
     assert "'include \"%s\"'" % mss_clamp_file("wg.0") in command
     assert "'type filter hook forward priority mangle; policy accept;'" in command
+
+
+def test_the_printed_declaration_is_fw4s_chain_with_the_include():
+    """What ``nft -f -`` gets after the deletes when the include is there: fw4's table and chain holding the include."""
+    command = clamp_sync_command("wg0")
+    printed = command.split("then printf '%s\\n' ", 1)[1].split("; fi;", 1)[0]
+    assert "".join(word + "\n" for word in shlex.split(printed)) == (
+        "table inet fw4 {\nchain mangle_forward {\ntype filter hook forward priority mangle; policy accept;\n"
+        'include "%s"\n}\n}\n' % CLAMP)
+
+
+# ---- the read run in sh, with uci, nft, wg and ip answering as recorded -----------------------------------------
+
+FAKES = {   # command -> sh body (POSIX)
+    "ip": 'printf \'1: lo    inet6 fd77::2/64 scope global \\\\       valid_lft forever preferred_lft forever\\n\'',
+    "wg": 'printf \'%s\\t10.77.0.0/24 fd00::/64\\n\' "(fake-key)"',
+    "uci": 'case "$3" in network.lo.proto) echo wireguard ;; network.lo.addresses) echo 10.77.0.2/24 ;; *) exit 1 ;; esac',
+}
+
+
+def run_read(tmp_path, command, fakes):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, body in fakes.items():
+        (bin_dir / name).write_text("#!/bin/sh\n%s\n" % body)
+        (bin_dir / name).chmod(0o755)
+    run = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=True,
+                         env={"PATH": "%s:/usr/bin:/bin" % bin_dir, "LC_ALL": "C"})
+    return parse_reading(run.stdout)
+
+
+@pytest.mark.skipif(not Path("/sys/class/net/lo/mtu").exists(), reason="needs Linux sysfs (lo's MTU)")
+def test_the_linux_read_run_in_sh_finds_each_tunnels_file(tmp_path):
+    wg_dir, net_dir = tmp_path / "wire guard", tmp_path / "network"
+    wg_dir.mkdir()
+    net_dir.mkdir()
+    (wg_dir / "lo.conf").write_text("[Interface]\n")
+    (net_dir / "50-lo2.netdev").write_text("[NetDev]\nName = lo2\nKind=wireguard\n")
+    (net_dir / "60-lo2.netdev").write_text("[NetDev]\nName=lo2\nKind=bridge\n")        # not WireGuard
+    (net_dir / "70-lo2.netdev").write_text("[NetDev]\nName=lo20\nKind=wireguard\n")    # another name
+    reading = run_read(tmp_path, read_command({"lo": 1340, "lo2": 1340}, "linux", str(wg_dir), str(net_dir) + "/"), FAKES)
+    assert reading["interfaces"] == {
+        "lo": {"live_mtu_bytes": int(Path("/sys/class/net/lo/mtu").read_text()), "uci_proto": None, "uci_mtu": None,
+               "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir}], "ipv6_inside": True},
+        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True,
+                "configs": [{"kind": "netdev", "path": "%s/50-lo2.netdev" % net_dir}]}}
+    assert reading["tcp_mtu_probing"] == int(Path("/proc/sys/net/ipv4/tcp_mtu_probing").read_text())
+    assert reading["nft_rc"] is None
+
+
+@pytest.mark.skipif(not Path("/sys/class/net/lo/mtu").exists(), reason="needs Linux sysfs (lo's MTU)")
+@pytest.mark.parametrize("nft, rc, rules", [
+    (None, 127, []),                                        # no nft on the router
+    ("exit 1", 1, []),                                      # no fw4 table
+    ("chain", 0, None),                                     # the recorded chain
+])
+def test_the_openwrt_read_run_in_sh_asks_uci_and_nft(tmp_path, load_fixture, nft, rc, rules):
+    fakes = dict(FAKES, **({"nft": nft} if nft else {}))
+    if rules is None:
+        chain = load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt").split("@@tunnelfix-mtu nft\n")[1].split("@@")[0]
+        fakes["nft"] = "printf '%%s' %s" % shlex.quote(chain)
+        rules = parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt"))["nft_rules"]
+    reading = run_read(tmp_path, read_command({"lo": 1340}, "openwrt"), fakes)
+    assert reading["interfaces"]["lo"]["uci_proto"] == "wireguard" and reading["interfaces"]["lo"]["uci_mtu"] is None
+    assert reading["interfaces"]["lo"]["ipv6_inside"] is True and reading["interfaces"]["lo"]["configs"] == []
+    assert (reading["nft_rc"], reading["nft_rules"]) == (rc, rules)
+    assert reading["tcp_mtu_probing"] is None
