@@ -29,9 +29,10 @@ STAGE = REPO / ".cache" / "mutation"
 PREFIX = "ansible_collections/tunnelfix/fleet"
 # what `make mutation` covers: every fault (its folder too, faults/<fault>/), the shared parsers, the plans of fix/ and
 # the two judges of a measurement (an iperf3 result against thresholds, a sweep's verdict) and the probers' shared pause
+# and pacing
 DEFAULT = ("plugins/plugin_utils/faults/**/*.py", "plugins/plugin_utils/parse/*.py", "plugins/plugin_utils/fix/*.py",
            "plugins/plugin_utils/measure/iperf3_judge.py", "plugins/plugin_utils/measure/sweep_verdict.py",
-           "plugins/plugin_utils/measure/pause.py")
+           "plugins/plugin_utils/measure/pause.py", "plugins/plugin_utils/measure/icmp_pacing.py")
 
 # the tests run against each mutant: plugin_utils' own, and the actions' (a reading's gather runs in its facts action,
 # tested there against a fake router)

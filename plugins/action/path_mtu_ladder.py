@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import (
     DEFAULT_ATTEMPTS, DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_S, PING_COMMANDS)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import (
-    PHASES, ladders, measure_record, measure_script)
+    PHASES, ladders, measure_record, measure_script, pace as ladder_pace)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import new_nonce
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
@@ -37,10 +36,10 @@ class ActionModule(OpenWrtActionBase):
     def run_openwrt(self, args, task_vars):
         view = args["view"]
         try:
-            # the banIP probe's pacing: a fifth of the router's loaded ICMP limit at most (faults/banip_icmp/limiter.py)
-            pace = probe_interval_ms((view.get("openwrt") or {}).get("banip"), args["interval_ms"])
+            # the banIP probe's pacing: a fifth of the router's loaded ICMP limit at most (measure/icmp_pacing.py)
+            pace = ladder_pace(view, args["interval_ms"])
         except ValueError as exc:
-            raise AnsibleActionFail("bad option: %s" % str(exc).replace("wanted_interval_ms", "interval_ms")) from None
+            raise AnsibleActionFail("bad option: %s" % exc) from None
         targets = ladder_targets(view, args["hub_address"] or None)
         nonce = new_nonce()
         try:

@@ -6,7 +6,8 @@ banip_inactive_reason, banip_icmp_live, banip_icmp_replace_script, health_check_
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_inactive, probe_interval_ms
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_inactive, banip_limiter
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.icmp_pacing import probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.plan import live_limit_change
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import whole_number
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.persist import parse_persist_probe
@@ -76,11 +77,12 @@ def banip_inactive_reason(banip):
 
 
 def health_check_probe(banip, interval_ms):
-    """openwrt_facts' banip facts and the role's interval -> the probe's interval inside banIP's limit (faults/banip_icmp/limiter.py)."""
+    """openwrt_facts' banip facts and the role's interval -> the probe's interval inside banIP's limit (``banip_limiter``'s
+    rule, faults/banip_icmp/limiter.py; the pacing: measure/icmp_pacing.py)."""
     if banip is not None and not isinstance(banip, dict):
         raise AnsibleFilterError("health_check_probe: expected openwrt_facts' banip facts (a dict) or null, got %r" % (banip,))
     try:
-        return probe_interval_ms(banip, interval_ms)
+        return probe_interval_ms(banip_limiter(banip or {})[0], interval_ms)
     except ValueError as exc:
         raise AnsibleFilterError("health_check_probe: %s" % exc) from None
 

@@ -20,12 +20,13 @@ def wireguard_mtu_read_command(tunnels, platform, config_dir="/etc/wireguard", n
         raise AnsibleFilterError("wireguard_mtu_read_command: %s" % exc) from None
 
 
-def wireguard_mtu_plan(text, tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network"):
-    """The read command's output -> what the role changes (fix.fix_plan): per tunnel, apply/restore, files, errors."""
+def wireguard_mtu_plan(text, tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network", tcp_mtu_probing=False):
+    """The read command's output -> what the role changes (fix.fix_plan): per tunnel, apply/restore, files, errors, and
+    net.ipv4.tcp_mtu_probing (``tcp_mtu_probing``: the role's wireguard_mtu_tcp_mtu_probing)."""
     if not isinstance(text, str):
         raise AnsibleFilterError("wireguard_mtu_plan: expected the read command's output (text), got %s" % type(text).__name__)
     try:
-        return fix_plan(tunnels, platform, parse_reading(text), config_dir, networkd_dir)
+        return fix_plan(tunnels, platform, parse_reading(text), config_dir, networkd_dir, tcp_mtu_probing=tcp_mtu_probing)
     except (ValueError, ParseError) as exc:
         raise AnsibleFilterError("wireguard_mtu_plan: %s" % exc) from None
 

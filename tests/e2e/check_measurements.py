@@ -48,7 +48,7 @@ def tunnel_checks(host, b, a, path_bps, nat_peer):
 
 
 def _inside_a_fifth(record):
-    """The probe's rate against banIP's limit: at most a fifth of it (the fault's PROBE_SHARE_OF_LIMIT)."""
+    """The probe's rate against banIP's limit: at most a fifth of it (PROBE_SHARE_OF_LIMIT, plugins/plugin_utils/measure/icmp_pacing.py)."""
     rate, limit = record.get("rate_per_second"), record.get("banip_icmplimit_per_second")
     return bool(rate and limit and float(rate) <= float(limit) / 5 + 1e-9), "%s/s of %s/s" % (rate, limit)
 

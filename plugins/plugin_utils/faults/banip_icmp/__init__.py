@@ -16,8 +16,8 @@ roles/health_check_measure/tasks/main.yml (the measurement the rule reads):
   settings of mwan3 and banIP) and ``nft.py`` (banIP's nft table: its counters, its ICMP flood rule(s)).
 - ``health_check_window.py``: the passive window (action health_check_window, run by health_check_measure): banIP's
   counters before and after, and mwan3track's failures in the system log (``logread.py``), nothing sent.
-- ``limiter.py``: whether banIP's limiter is in force (or why the role leaves banIP alone), mwan3's ping load on it,
-  and the probe's pace inside it.
+- ``limiter.py``: whether banIP's limiter is in force (or why the role leaves banIP alone) and its rule, and mwan3's
+  ping load on it. The probe's pace inside it is shared with the PMTU ladders: measure/icmp_pacing.py.
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
 - ``plan.py``: the one plan: ``ban_icmplimit`` in uci and the live ICMP flood rule.
 - ``flood_rule.py``: the live rule as the fixing role reads it (``nft -t -a list chain inet banIP pre-routing``) and

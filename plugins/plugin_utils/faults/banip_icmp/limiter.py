@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 2's view of banIP: whether its ICMP limiter is in force, the load mwan3's tracking puts on it, and the
-probe's pace inside it. Used by the rule, the plan and the fixing role (its filters banip_inactive_reason and
-health_check_probe, plugins/filter/role_support.py), so all three decide alike.
+"""Fault 2's view of banIP: whether its ICMP limiter is in force and its rule (the rate and burst a prober paces
+inside: measure/icmp_pacing.py, shared with the PMTU ladders), and the load mwan3's tracking puts on it. Used by the
+rule, the plan and the fixing role (its filters banip_inactive_reason and health_check_probe,
+plugins/filter/role_support.py), so all three decide alike.
 
 The limiter is in force only where banIP is installed, not disabled (``ban_enabled '0'``) and its
 nft table ``inet banIP`` is loaded with an ICMP limit rule (``ban_icmplimit`` 0 builds none).
@@ -15,31 +16,18 @@ enabled`` fails) start, restart and reload refuse the same way; a banIP enabled 
 (no table) is started by a reload, which would switch on what the operator stopped.
 
 The probe (health_check_measure's, after the passive window: rule.py) stays inside the limit, so it cannot
-be the cause of what it measures. The limiter is a
-token bucket: ``rate`` tokens/s (banIP's limit L, read from the loaded rule), at most ``burst`` B
-tokens (nft's default 5), one per packet, a packet over it dropped. The probe sends one-shot pings
-one after another, ``interval`` apart; their replies come back as far apart. With ``interval >=
-1000 / (L x PROBE_SHARE_OF_LIMIT)`` ms (PROBE_SHARE_OF_LIMIT = 1/5: 200 ms at 25/s, 500 ms at 10/s)
-the probe takes a fifth of the rate, and the token a reply takes is back after a fifth of the
-interval: the probe alone never holds more than 1 of the B tokens. A probe reply dropped therefore
-means the router's other ICMP took the rest of the bucket at that moment (``probe_interval_ms`` gives the
-interval, never shorter than the role's own).
+be the cause of what it measures: ``measure.icmp_pacing.probe_interval_ms`` of ``banip_limiter``'s rule.
 """
 
 from __future__ import annotations
 
-import math
-
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP_INIT
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import whole_number
 
 MWAN3_DEFAULT_COUNT = 1
 MWAN3_DEFAULT_RELIABILITY = 1
 MWAN3_DEFAULT_INTERVAL_S = 10
 # nft's burst when a packet limit names none (banIP's rule names none; nft list hides it)
 NFT_DEFAULT_BURST_PACKETS = 5
-# The probe's rate: at most this share of banIP's limit (module doc)
-PROBE_SHARE_OF_LIMIT = 0.2
 
 
 def mwan3_ping_budget_per_second(tracking):
@@ -118,22 +106,3 @@ def banip_limiter(banip):
         return None, ("absent", "banIP's nft table has no ICMP limit rule (ban_icmplimit 0)")
     return dict(rule, burst_packets=rule.get("burst_packets") or NFT_DEFAULT_BURST_PACKETS), None
 
-
-def probe_interval_ms(banip, wanted_interval_ms):
-    """The pause between the probe's one-shot pings: ``wanted_interval_ms``, longer where banIP's limit needs it (module doc).
-
-    ``banip``: openwrt_facts' ``banip`` (None or {} when not read); ``wanted_interval_ms``: the role's
-    interval (0-10000). → ``{"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25,
-    "burst_packets": 5}`` for a 25/s limit and 100 ms wanted; without a limiter in force the wanted
-    interval, limit and burst None. ``rate_per_second`` is None for 0 ms. Raises ValueError naming
-    ``wanted_interval_ms`` when it is not a whole number 0-10000.
-    """
-    wanted = whole_number(wanted_interval_ms)
-    if wanted is None or not 0 <= wanted <= 10000:
-        raise ValueError("wanted_interval_ms must be a whole number 0-10000, got %r" % (wanted_interval_ms,))
-    rule, _why = banip_limiter(banip or {})
-    interval = wanted
-    if rule:
-        interval = max(wanted, int(math.ceil(1000.0 / (rule["rate_per_second"] * PROBE_SHARE_OF_LIMIT))))
-    return {"interval_ms": interval, "rate_per_second": round(1000.0 / interval, 3) if interval else None,
-            "limit_per_second": rule["rate_per_second"] if rule else None, "burst_packets": rule["burst_packets"] if rule else None}

@@ -11,16 +11,16 @@ own ICMP (mwan3 tracking, a monitoring pinger) overflowed the limit while checks
 counter, a grown counter without a failed check, or failed checks on a clean limiter (an uplink
 really down) are no finding.
 
-The probe that follows stays inside the limit (``limiter.py``: PROBE_SHARE_OF_LIMIT, probe_interval_ms), so a probe
+The probe that follows stays inside the limit (measure/icmp_pacing.py: PROBE_SHARE_OF_LIMIT, probe_interval_ms), so a probe
 reply dropped means the router's other ICMP took the rest of the bucket at that moment; such a loss counts as a
 failed check only while the counter grew during the probe, and only for a probe recorded inside that share.
 """
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import (
-    PROBE_SHARE_OF_LIMIT, banip_limiter, mwan3_ping_budget_per_second)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_limiter, mwan3_ping_budget_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, is_router, not_checked, partly, whole_number
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.icmp_pacing import PROBE_SHARE_OF_LIMIT
 
 
 def _count(value):

@@ -13,8 +13,9 @@ Follow it here, top to bottom, then the fixing role's task file roles/wireguard_
 - ``fix.py``: THE plan, ``fix_plan``: from the tunnels and MTUs the role is given and one input shape (``parse_reading``'s:
   per tunnel its live MTU, whether IPv6 runs inside, its uci proto and mtu or the files that configure it), what changes
   per platform (uci ``mtu`` and an MSS clamp; wg-quick ``MTU =``; networkd ``MTUBytes=``), the lines of it, the live
-  commands guarded_apply runs and reverts with, and every refusal naming the option; also the role's one python-free
-  read (``read_command``) and the clamp's file and rules.
+  commands guarded_apply runs and reverts with, and every refusal naming the option; whether ``net.ipv4.tcp_mtu_probing``
+  changes, live and in its sysctl.d file (``tcp_mtu_probing_plan``, Linux, the role's option); also the role's one
+  python-free read (``read_command``) and the clamp's file and rules.
 - ``plan.py``: the fault's plan (the lines remediate shows): ``fix_plan`` called on the facts turned into that shape
   (``facts_reading``) with the tunnels the findings give the role, so the fault and the role cannot disagree.
 - ``measure.py``: the measuring step's one remote script (every ladder of a host) and the record it makes; run by the action

@@ -13,7 +13,9 @@ role calls it on its own fresh read. One decision, one input shape, so they cann
   it sets the interface up (``ip link set mtu`` in ``proto_wireguard_setup``, openwrt/openwrt
   package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and an ifup re-creates the tunnel; the
   committed value is what the next ifup or boot sets, the live change is the same number now.
-- Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above.
+- Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above;
+  with ``wireguard_mtu_tcp_mtu_probing``, ``net.ipv4.tcp_mtu_probing=1`` live (``sysctl_live``) and in
+  ``TCP_MTU_PROBING_FILE`` (``plain_file``), each only where ``tcp_mtu_probing_plan`` says it differs.
 
 ``read_command`` is the one python-free read (POSIX sh, BusyBox too); ``parse_reading`` its parse; ``fix_plan`` the
 decision: per tunnel what differs, one line per change (``changes``: the plan's lines), the commands guarded_apply runs
@@ -23,6 +25,7 @@ the value.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 
@@ -40,8 +43,10 @@ MARK = "@@tunnelfix-mtu"
 FW4_TABLE, FW4_CHAIN = "inet fw4", "mangle_forward"
 FW4_CHAIN_SPEC = "type filter hook forward priority mangle; policy accept;"
 PLATFORMS = ("linux", "openwrt")
-# Where the role keeps net.ipv4.tcp_mtu_probing=1 across reboots (roles/wireguard_mtu/vars/main.yml, pinned by a test)
+# Where the role keeps net.ipv4.tcp_mtu_probing=1 across reboots, and the file's whole content (tcp_mtu_probing_plan)
 TCP_MTU_PROBING_FILE = "/etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf"
+TCP_MTU_PROBING_CONTENT = ("# tunnelfix.fleet wireguard_mtu (wireguard_mtu_tcp_mtu_probing): probe smaller TCP segments on a black hole\n"
+                           "net.ipv4.tcp_mtu_probing = 1\n")
 
 # fw4's include directory for rules appended to its mangle_forward chain (module doc)
 MSS_CLAMP_DIR = "/usr/share/nftables.d/chain-post/mangle_forward"
@@ -81,14 +86,14 @@ def mss_clamp_rules(interface, mtu) -> list:
 def check_tunnels(tunnels) -> list:
     """The messages for a bad ``wireguard_mtu_tunnels`` (a dict of interface name -> MTU bytes 576-65535), [] when good."""
     if not isinstance(tunnels, dict):
-        return ["%s must be a dict of interface name -> MTU bytes, got %s" % (OPTION, _shown(tunnels))]
+        return ["%s must be a dict of interface name -> MTU bytes, got %s" % (OPTION, shown(tunnels))]
     errors = []
     for name, mtu in tunnels.items():
         if not is_interface_name(name):
-            errors.append("%s: %s is not an interface name (%s)" % (OPTION, _shown(name), INTERFACE_NAME_RULE))
+            errors.append("%s: %s is not an interface name (%s)" % (OPTION, shown(name), INTERFACE_NAME_RULE))
             continue
         if _mtu(mtu) is None:
-            errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, _shown(mtu)))
+            errors.append("%s: %s must be %d-%d bytes, got %s" % (OPTION, name, MIN_MTU_BYTES, MAX_MTU_BYTES, shown(mtu)))
     return errors
 
 
@@ -102,12 +107,6 @@ def role_option_errors(options) -> list:
     if not whole_number_in(rollback, 20, 3600):
         errors.append("wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got %s" % shown(rollback))
     return errors + bool_errors("wireguard_mtu", options)
-
-
-def _shown(value):
-    """``value | string | to_json``, as the role_option_errors messages quote a value."""
-    text = value if isinstance(value, str) else str(value)
-    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _mtu(value):
@@ -139,7 +138,8 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
     ``uci`` (``network.IF.proto``), ``ucimtu`` (``network.IF.mtu``), ``uciaddr`` (``network.IF.addresses``) and once
     ``nft`` (``nft -a list chain inet fw4 mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for
     ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``) and
-    once ``probing`` (``net.ipv4.tcp_mtu_probing``). Raises ValueError naming the option for bad tunnels or platform.
+    once ``probing`` (``net.ipv4.tcp_mtu_probing``) and ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing
+    when it is absent). Raises ValueError naming the option for bad tunnels or platform.
     """
     if platform not in PLATFORMS:
         raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
@@ -152,22 +152,26 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
             for what, option in (("uci", "proto"), ("ucimtu", "mtu"), ("uciaddr", "addresses")):
                 parts += ["echo '%s %s %s'" % (MARK, what, name), "uci -q get %s" % shlex.quote("network.%s.%s" % (name, option))]
         else:
-            conf = "%s/%s.conf" % (config_dir.rstrip("/") or "", name)
+            conf = "%s/%s.conf" % (config_dir.rstrip("/"), name)
+            netdevs = shlex.quote(networkd_dir.rstrip("/") + "/") + "*.netdev"   # "/" -> /*.netdev
             parts += ["echo '%s config %s'" % (MARK, name),
                       "if [ -f %s ]; then printf 'wg-quick %%s\\n' %s; fi" % (shlex.quote(conf), shlex.quote(conf)),
-                      "for f in %s/*.netdev; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
+                      "for f in %s; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
                       "[[:space:]]*$' \"$f\" && grep -Eq '^[[:space:]]*Name[[:space:]]*=[[:space:]]*%s[[:space:]]*$' \"$f\" "
-                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (shlex.quote(networkd_dir.rstrip("/") or "/"), _ere(name))]
+                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (netdevs, _ere(name))]
     if platform == "openwrt":
         parts += ["echo '%s nft'" % MARK, "nft -a list chain %s %s 2>/dev/null" % (FW4_TABLE, FW4_CHAIN),
                   "echo \"%s nft-rc $?\"" % MARK]
     else:
-        parts += ["echo '%s probing'" % MARK, "cat /proc/sys/net/ipv4/tcp_mtu_probing 2>/dev/null"]
+        parts += ["echo '%s probing'" % MARK, "cat /proc/sys/net/ipv4/tcp_mtu_probing 2>/dev/null",
+                  "echo '%s probing-file'" % MARK, "if [ -f %s ]; then sha256sum < %s; fi" % ((TCP_MTU_PROBING_FILE,) * 2)]
     return "; ".join(parts) + "; true"
 
 
 def parse_reading(text) -> dict:
-    """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None}``.
+    """``read_command``'s output -> ``{"interfaces": {IF: {...}}, "nft_rc": int|None, "nft_rules": [str], "tcp_mtu_probing": int|None,
+    "tcp_mtu_probing_file_sha256": str|None}`` (the sysctl's value and the SHA-256 of ``TCP_MTU_PROBING_FILE``; None: not
+    read, or no such file).
 
     Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
     an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
@@ -177,17 +181,16 @@ def parse_reading(text) -> dict:
     """
     if not isinstance(text, str):
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
-    out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None}
+    out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
-    for line in text.replace("\r\n", "\n").split("\n"):
+    for line in text.splitlines():
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
             what, name = words[0], (words[1] if len(words) > 1 else None)
             if what == "nft-rc":
                 out["nft_rc"] = int(name) if name and name.isdigit() else None
             elif name is not None:
-                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "ipv6_inside": False, "uci_proto": None,
-                                                    "uci_mtu": None, "configs": []})
+                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "configs": []})
                 seen.setdefault(name, ([], []))
             continue
         text_line = line.strip()
@@ -201,7 +204,7 @@ def parse_reading(text) -> dict:
                 raise ParseError("/sys/class/net/%s/mtu: expected a number, got %r" % (name, text_line[:80]))
             info["live_mtu_bytes"] = int(text_line)
         elif what in ("ipv6", "uciaddr"):
-            words = text_line.replace(",", " ").split()
+            words = text_line.split()
             if what == "uciaddr":
                 seen[name][1].extend(words)
             elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
@@ -218,10 +221,15 @@ def parse_reading(text) -> dict:
                 raise ParseError("config of %s: expected 'wg-quick PATH' or 'netdev PATH', got %r" % (name, text_line[:120]))
             info["configs"].append({"kind": kind, "path": path})
         elif what == "nft":
-            if re.search(r"# handle \d+$", text_line) and not text_line.startswith(("chain ", "table ")):
+            if re.search(r"# handle \d+$", text_line) and not text_line.startswith("chain "):   # nft 1.0.6: no handle on "table"
                 out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
         elif what == "probing":
             out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
+        elif what == "probing-file":   # sha256sum of stdin: "HEX  -"
+            digest = text_line.split()[0]
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                raise ParseError("sha256sum of %s: expected a SHA-256 digest, got %r" % (TCP_MTU_PROBING_FILE, text_line[:80]))
+            out["tcp_mtu_probing_file_sha256"] = digest
     for name, (allowed, addresses) in seen.items():
         out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
     return out
@@ -268,8 +276,8 @@ def _change_lines(entry, info):
     if entry["clamp"] is not None:
         written = info.get("uci_mtu")
         if info.get("uci_proto") == "wireguard" and (written != str(mtu) or entry["live_change"]):
-            shown = "unset (%s in use)" % live if written is None else "'%s'" % written
-            lines.append("network.%s.mtu: %s -> '%d'" % (name, shown, mtu))
+            was = ("unset" if written is None else "'%s'" % written) + (" (%d in use)" % live if live is not None and str(live) != written else "")
+            lines.append("network.%s.mtu: %s -> '%d'" % (name, was, mtu))
         if entry["clamp"]["live_change"]:
             lines.append("write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
                          % (entry["clamp"]["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))
@@ -279,6 +287,30 @@ def _change_lines(entry, info):
         else:
             lines.append("%s: [NetDev] MTUBytes=%d (now %s)" % (entry["config"]["path"], mtu, live))
     return lines
+
+
+def tcp_mtu_probing_plan(wanted, platform, reading) -> dict:
+    """THE decision on ``net.ipv4.tcp_mtu_probing`` (``wireguard_mtu_tcp_mtu_probing``: ``wanted``, a bool), one flag per
+    change the role's tasks make (tasks/mtu.yml runs each step only where its flag is true)::
+
+        {"live_change": True,     # the live value is not 1 (or was not read: None): sysctl_live sets it
+         "file_change": True,     # TCP_MTU_PROBING_FILE is not TCP_MTU_PROBING_CONTENT (absent, other, or not read)
+         "path": "/etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf", "content": "# tunnelfix.fleet ...\\n...= 1\\n",
+         "changes": ["net.ipv4.tcp_mtu_probing=1 live", "write /etc/sysctl.d/...conf: net.ipv4.tcp_mtu_probing = 1"]}
+
+    Both flags are false (and ``changes`` empty) when the option is off or on OpenWrt (left alone: the sysctl helps only
+    the TCP a host terminates itself, and a router forwards). ``reading``: ``parse_reading``'s dict (``tcp_mtu_probing``,
+    ``tcp_mtu_probing_file_sha256``).
+    """
+    on = bool(wanted) and platform == "linux"
+    digest = hashlib.sha256(TCP_MTU_PROBING_CONTENT.encode()).hexdigest()
+    plan = {"live_change": on and reading.get("tcp_mtu_probing") != 1, "file_change": on and reading.get("tcp_mtu_probing_file_sha256") != digest,
+            "path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT, "changes": []}
+    if plan["live_change"]:
+        plan["changes"].append("net.ipv4.tcp_mtu_probing=1 live")
+    if plan["file_change"]:
+        plan["changes"].append("write %s: net.ipv4.tcp_mtu_probing = 1" % TCP_MTU_PROBING_FILE)
+    return plan
 
 
 def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network", tcp_mtu_probing=False) -> dict:
@@ -292,11 +324,11 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
                       "clamp": {"path": ..., "content": "rule\\n...", "live_rules": [...], "live_change": True} | None}],  # OpenWrt
          "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
          "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
-         "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."}}   # the live state
+         "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."},   # the live state
+         "tcp_mtu_probing": {"live_change": False, "file_change": False, ...}}   # tcp_mtu_probing_plan
 
-    ``tcp_mtu_probing``: ``wireguard_mtu_tcp_mtu_probing`` (a bool); on Linux, where the reading's
-    ``net.ipv4.tcp_mtu_probing`` is not 1 (or was not read: None), ``changes`` ends with the line of tasks/tcp_mtu_probing.yml's
-    change (it runs whatever the tunnels; OpenWrt is left alone).
+    ``tcp_mtu_probing``: ``wireguard_mtu_tcp_mtu_probing`` (a bool); the plan's ``"tcp_mtu_probing"`` is
+    ``tcp_mtu_probing_plan``'s decision (whatever the tunnels; Linux only), and ``changes`` ends with its lines.
 
     Refused (``errors``): an MTU under 1280 where IPv6 runs inside the tunnel (the kernel drops IPv6 from a device under
     it); on OpenWrt an interface whose uci proto is not wireguard; on Linux one no file configures; nft missing (rc 127).
@@ -343,8 +375,8 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
             before.extend("%s: %s" % (name, rule) for rule in entry["clamp"]["live_rules"] or ["no MSS clamp rule"])
             after.extend("%s: %s" % (name, rule) for rule in mss_clamp_rules(name, mtu))
         planned.append(entry)
-    if tcp_mtu_probing and platform == "linux" and reading.get("tcp_mtu_probing") != 1:
-        changes.append("net.ipv4.tcp_mtu_probing=1, live and in %s" % TCP_MTU_PROBING_FILE)
-    return {"errors": errors, "changes": changes, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
+    probing = tcp_mtu_probing_plan(tcp_mtu_probing, platform, reading)
+    changes.extend(probing["changes"])
+    return {"errors": errors, "changes": changes, "tcp_mtu_probing": probing, "tunnels": planned, "live_change": bool(apply), "apply": " && ".join(apply),
             "restore": "; ".join(restore), "files": files,
             "diff": {"before": "".join(line + "\n" for line in before), "after": "".join(line + "\n" for line in after)}}

@@ -71,8 +71,8 @@ which the parse names as a contradiction instead of reporting the size the ladde
 Pacing: one echo request at a time, ``interval_ms`` between two pings (and a reply or the timeout
 between them), so the ladder sends at most 1000 / interval_ms echo requests per second. The default
 DEFAULT_INTERVAL_MS 200 is 5/s, a fifth of banIP's 25/s default ``ban_icmplimit``, the share the
-banIP fault allows its own probe (faults/banip_icmp/limiter.py, PROBE_SHARE_OF_LIMIT; pass its
-``probe_interval_ms`` here where banIP's limit is lower). The pause is measure/pause.py's: ``usleep``,
+banIP fault allows its own probe (measure/icmp_pacing.py, PROBE_SHARE_OF_LIMIT, shared by both; measure.pace
+passes its ``probe_interval_ms`` here where banIP's limit is lower). The pause is measure/pause.py's: ``usleep``,
 else a fractional ``sleep``, else whole seconds rounded up (OpenWrt's BusyBox). The header's
 ``interval_ms`` is the pause used (1000 there).
 """

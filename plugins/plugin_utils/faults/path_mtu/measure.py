@@ -26,7 +26,8 @@ nothing from it and its coverage says why; never an exception.
 
 Pacing: ``interval_ms`` defaults to ladder.DEFAULT_INTERVAL_MS (200 ms: 5 echo requests/s, a fifth of banIP's 25/s
 default) and is lengthened, as the banIP fault's own probe is, where the router's loaded banIP rule is lower
-(``banip_icmp.limiter.probe_interval_ms``: 1000 / (limit x PROBE_SHARE_OF_LIMIT) ms).
+(``pace``: measure/icmp_pacing.py's ``probe_interval_ms`` inside ``banip_icmp.limiter.banip_limiter``'s rule,
+1000 / (limit x PROBE_SHARE_OF_LIMIT) ms).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.la
     DEFAULT_ATTEMPTS, DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_S, PING_COMMANDS, ladder_script, parse_ladder)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ladder_targets, record_entry
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import Record
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import probe_interval_ms
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import banip_limiter
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.icmp_pacing import probe_interval_ms
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.pause import pause_snippet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import MARKER, split_batch_output
 
@@ -110,14 +112,21 @@ def measure_script(targets, nonce, interval_ms=DEFAULT_INTERVAL_MS, timeout_s=DE
     return "\n".join(parts) + "\n"
 
 
-def paced_interval_ms(view, interval_ms) -> int:
-    """The pause the ladders of this host really use, ms: ``interval_ms`` (the role's), lengthened where the router's
-    loaded banIP limit needs it (``banip_icmp.limiter.probe_interval_ms``, module doc). Raises ValueError naming
-    ``interval_ms`` for one that is not a whole number 0-10000."""
+def pace(view, interval_ms) -> dict:
+    """The ladders' pace on this host: ``icmp_pacing.probe_interval_ms`` of ``interval_ms`` (the role's) inside the
+    router's loaded banIP ICMP limit (``banip_limiter``; none off OpenWrt or where banIP limits nothing), module doc:
+    ``{"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25, "burst_packets": 5}``. Raises ValueError
+    naming ``interval_ms`` for one that is not a whole number 0-10000."""
+    limit, _why = banip_limiter((view.get("openwrt") or {}).get("banip") or {})
     try:
-        return probe_interval_ms((view.get("openwrt") or {}).get("banip"), interval_ms)["interval_ms"]
+        return probe_interval_ms(limit, interval_ms)
     except ValueError as exc:
         raise ValueError(str(exc).replace("wanted_interval_ms", "interval_ms")) from None
+
+
+def paced_interval_ms(view, interval_ms) -> int:
+    """The pause the ladders of this host really use, ms: ``pace``'s ``interval_ms``. Raises ValueError as ``pace``."""
+    return pace(view, interval_ms)["interval_ms"]
 
 
 def task_timeout_s(view, hub_address, interval_ms, timeout_s, attempts) -> int:

@@ -28,7 +28,7 @@ configure, an OpenWrt one that is not in uci).
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting, wireguard_interfaces
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan, tcp_mtu_probing_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, entries, judgements
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -51,7 +51,7 @@ def facts_reading(view) -> dict:
 
         {"interfaces": {"wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard"|None,
                                 "uci_mtu": "1420"|None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]}},
-         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}   # not in the facts: unknown
+         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}   # not in the facts: unknown
 
     ``live_mtu_bytes`` from ``link_mtu``; ``ipv6_inside`` from ``reads.tunnels``; OpenWrt: ``uci_proto`` "wireguard" for a
     uci interface (``in_uci``: merge_wireguard keeps proto wireguard only), ``uci_mtu`` its written ``mtu``; Linux:
@@ -73,7 +73,7 @@ def facts_reading(view) -> dict:
                                 if config.get("interface") == name and config.get("wireguard")
                                 and config.get("kind") in ("wg-quick", "netdev")]
         interfaces[name] = entry
-    return {"interfaces": interfaces, "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}
+    return {"interfaces": interfaces, "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
 
 
 def _dirs(facts, role_vars):
@@ -102,9 +102,10 @@ def fix_tunnels(view) -> dict:
 
 def pmtu_plan(view, role_vars):
     """What the fixing role would change on this host (module doc): ``fix.fix_plan``'s ``changes`` for the tunnels the
-    findings name, decided on ``facts_reading``, with ``role_vars``' ``wireguard_mtu_tcp_mtu_probing`` (the facts do not
-    read ``net.ipv4.tcp_mtu_probing``: on Linux its line shows whenever the option is on); ``[]``, or None (no record, a
-    tunnel not judged, a refusal, other dirs)."""
+    findings name, decided on ``facts_reading``, with ``role_vars``' ``wireguard_mtu_tcp_mtu_probing`` (``fix.tcp_mtu_probing_plan``
+    decides it: the facts do not read ``net.ipv4.tcp_mtu_probing`` nor its file, so on Linux both lines show whenever the
+    option is on, and the role, deciding with the same function on its own read, changes only what differs); ``[]``, or
+    None (no record, a tunnel not judged, a refusal, other dirs)."""
     if not entries(view):
         return None
     wanted = fix_tunnels(view)
@@ -112,13 +113,14 @@ def pmtu_plan(view, role_vars):
         return None
     facts, platform = host_facts(view)
     probing = is_true(role_setting(role_vars, "wireguard_mtu_tcp_mtu_probing", FIX_DEFAULTS))
-    if not wanted and not (probing and platform == "linux"):
-        return []
+    reading = facts_reading(view)
+    if not wanted:   # no tunnel to change: the role's directories do not matter
+        return tcp_mtu_probing_plan(probing, platform, reading)["changes"]
     dirs = _dirs(facts, role_vars) if platform == "linux" else ("/etc/wireguard", "/etc/systemd/network")
     if dirs is None:
         return None
     try:
-        planned = fix_plan(wanted, platform, facts_reading(view), *dirs, tcp_mtu_probing=probing)
+        planned = fix_plan(wanted, platform, reading, *dirs, tcp_mtu_probing=probing)
     except ValueError:   # an MTU the role's option check refuses
         return None
     return None if planned["errors"] else planned["changes"]

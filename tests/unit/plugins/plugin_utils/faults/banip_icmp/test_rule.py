@@ -1,13 +1,13 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fault 2: mwan3's ping budget, banIP's state, the probe's pace and the rule on both sides of each boundary."""
+"""Fault 2: mwan3's ping budget, banIP's state, the limit the probe paces inside and the rule on both sides of each boundary."""
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.limiter import (
-    AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, PROBE_SHARE_OF_LIMIT, banip_inactive, mwan3_ping_budget_per_second,
-    probe_interval_ms)
+    AUTOSTART_OFF_REASON, DISABLED_REASON, NOT_LOADED_REASON, banip_inactive, banip_limiter, mwan3_ping_budget_per_second)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.rule import limit_coverage, limit_drops_health_checks
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.mwan3 import parse_mwan3_tracking
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.icmp_pacing import PROBE_SHARE_OF_LIMIT, probe_interval_ms
 
 
 def track(targets=2, count=1, interval=None, failure=None, recovery=None, enabled=True, method="ping", reliability=None):
@@ -189,35 +189,18 @@ def test_each_reason_says_what_a_reload_does_there():
     assert "ban_enabled '0'" in DISABLED_REASON and "/etc/rc.d/S95banip" in AUTOSTART_OFF_REASON
 
 
-@pytest.mark.parametrize("banip_facts, wanted, expected", [
-    # a fifth of the limit: 1000 / (25 x 0.2) = 200 ms, 1000 / (10 x 0.2) = 500 ms
-    (banip(), 100, {"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25, "burst_packets": 5}),
-    (banip(icmp_limit_rule={"rate_per_second": 10, "burst_packets": None, "counter": "cnt-icmpflood", "rules": 2}), 100,
-     {"interval_ms": 500, "rate_per_second": 2.0, "limit_per_second": 10, "burst_packets": 5}),
-    (banip(), 200, {"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25, "burst_packets": 5}),
-    (banip(), 201, {"interval_ms": 201, "rate_per_second": 4.975, "limit_per_second": 25, "burst_packets": 5}),
-    (banip(), 10, {"interval_ms": 200, "rate_per_second": 5.0, "limit_per_second": 25, "burst_packets": 5}),  # never faster
-    # 250/s: 20 ms would do; the wanted 100 ms is slower
-    (banip(icmp_limit_rule={"rate_per_second": 250, "burst_packets": 10, "counter": "cnt_icmpflood", "rules": 1}), 100,
-     {"interval_ms": 100, "rate_per_second": 10.0, "limit_per_second": 250, "burst_packets": 10}),
-    # 7/s: 1000 / 1.4 = 714.3 ms, rounded up so the probe stays inside
-    (banip(icmp_limit_rule={"rate_per_second": 7, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1}), 0,
-     {"interval_ms": 715, "rate_per_second": 1.399, "limit_per_second": 7, "burst_packets": 5}),
-    (banip(enabled=False), 100, {"interval_ms": 100, "rate_per_second": 10.0, "limit_per_second": None, "burst_packets": None}),
-    (None, 10, {"interval_ms": 10, "rate_per_second": 100.0, "limit_per_second": None, "burst_packets": None}),
-    (None, 0, {"interval_ms": 0, "rate_per_second": None, "limit_per_second": None, "burst_packets": None}),
+@pytest.mark.parametrize("banip_facts, rule", [
+    (banip(), {"rate_per_second": 25, "burst_packets": 5, "counter": "cnt_icmpflood", "rules": 1}),   # nft's default burst
+    (banip(icmp_limit_rule={"rate_per_second": 10, "burst_packets": 8, "counter": "cnt-icmpflood", "rules": 2}),
+     {"rate_per_second": 10, "burst_packets": 8, "counter": "cnt-icmpflood", "rules": 2}),
+    (banip(enabled=False), None),
+    (banip(icmp_limit_rule=None), None),                                             # ban_icmplimit 0: no rule
+    (banip(icmp_limit_rule={"rate_per_second": 0, "burst_packets": None, "counter": None, "rules": 1}), None),
 ])
-def test_probe_interval_stays_inside_a_fifth_of_the_limit(banip_facts, wanted, expected):
-    got = probe_interval_ms(banip_facts, wanted)
-    assert got == expected
-    if got["limit_per_second"]:
-        assert got["rate_per_second"] <= got["limit_per_second"] * PROBE_SHARE_OF_LIMIT
-
-
-@pytest.mark.parametrize("wanted", [-1, 10001, "fast", True, None])
-def test_probe_interval_refuses_a_bad_interval(wanted):
-    with pytest.raises(ValueError, match="wanted_interval_ms must be a whole number 0-10000, got"):
-        probe_interval_ms(banip(), wanted)
+def test_the_limit_a_probe_paces_inside(banip_facts, rule):
+    """banip_limiter's rule is what measure/icmp_pacing.py paces inside (health_check_probe, the PMTU ladders)."""
+    assert banip_limiter(banip_facts)[0] == rule
+    assert probe_interval_ms(banip_limiter(banip_facts)[0], 100)["limit_per_second"] == (rule or {}).get("rate_per_second")
 
 
 @pytest.mark.parametrize("checks, banip_changes, expected", [

@@ -1,13 +1,18 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The fixing role's read and plan (fix.py): what it reads, what differs, what guarded_apply runs and reverts with."""
 
+import hashlib
+import json
 import shlex
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
-    check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules, parse_reading, read_command)
+    TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE, check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules,
+    parse_reading, read_command, role_option_errors, tcp_mtu_probing_plan)
 
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
@@ -42,6 +47,17 @@ def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
     assert "for f in /run/systemd/network/*.netdev" in command
     assert "Name[[:space:]]*=[[:space:]]*wg\\.0[[:space:]]*$" in command   # a dot in the name matches only a dot
     assert "cat /proc/sys/net/ipv4/tcp_mtu_probing" in command and "uci" not in command
+    assert command.startswith("echo '@@tunnelfix-mtu mtu wg.0'; cat /sys/class/net/wg.0/mtu 2>/dev/null; ")
+
+
+def test_the_linux_read_of_root_directories_and_a_plus_in_the_name():
+    command = read_command({"wg+0": 1340}, "linux", "/", "/")
+    assert "if [ -f /wg+0.conf ]; then printf 'wg-quick %s\\n' /wg+0.conf; fi" in command
+    assert "for f in //*.netdev;" not in command and "for f in /*.netdev;" in command
+    assert "Name[[:space:]]*=[[:space:]]*wg\\+0[[:space:]]*$" in command   # a + in the name matches only a +
+    assert "for f in '/srv/net work/'*.netdev;" in read_command({"wg0": 1340}, "linux", "/etc/wireguard", "/srv/net work//")
+    assert ("echo '@@tunnelfix-mtu probing-file'; if [ -f /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf ]; "
+            "then sha256sum < /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf; fi") in command
 
 
 @pytest.mark.parametrize("tunnels, platform, message", [
@@ -69,11 +85,40 @@ def test_check_tunnels_names_the_option_and_the_value(tunnels, errors):
     assert check_tunnels(tunnels) == errors
 
 
+@pytest.mark.parametrize("given, mtu", [(" 1340 ", 1340), ("1340", 1340), (1340, 1340), ("\u0661\u0663\u0664\u0660", None),
+                                        ("+1340", None), (1340.0, None), (False, None)])
+def test_an_mtu_is_a_whole_number_of_ascii_digits(given, mtu):
+    """Arabic-Indic digits pass str.isdigit() and int(): the role takes ASCII digits only (its message quotes the value)."""
+    errors = check_tunnels({"wg0": given})
+    assert errors == ([] if mtu else ["wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got %s" % json.dumps(str(given))])
+    if mtu:
+        assert fix_plan({"wg0": given}, "openwrt", parse_reading(owrt()))["tunnels"][0]["mtu_bytes"] == mtu
+
+
+def test_a_name_is_quoted_as_json_in_the_message():
+    assert check_tunnels({'wg"0\\': 1340}) == [
+        'wireguard_mtu_tunnels: "wg\\"0\\\\" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)']
+
+
+@pytest.mark.parametrize("options, errors", [
+    ({"wireguard_mtu_rollback_timeout_s": 20}, []), ({"wireguard_mtu_rollback_timeout_s": "3600"}, []),
+    ({"wireguard_mtu_rollback_timeout_s": 3601}, ['wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got "3601"']),
+    ({"wireguard_mtu_rollback_timeout_s": None}, ['wireguard_mtu_rollback_timeout_s must be 20-3600 seconds, got "None"']),
+    ({"wireguard_mtu_networkd_dir": "run/network"}, ['wireguard_mtu_networkd_dir must be an absolute path, got "run/network"']),
+    ({"wireguard_mtu_backup": "maybe", "wireguard_mtu_tunnels": {"wg0": 1}},
+     ['wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "1"', 'wireguard_mtu_backup must be true or false, got "maybe"']),
+])
+def test_role_option_errors_names_each_option_and_value(options, errors):
+    good = {"wireguard_mtu_tunnels": {"wg0": 1340}, "wireguard_mtu_tcp_mtu_probing": False, "wireguard_mtu_config_dir": "/etc/wireguard",
+            "wireguard_mtu_networkd_dir": "/etc/systemd/network", "wireguard_mtu_backup": True, "wireguard_mtu_rollback_timeout_s": 90}
+    assert role_option_errors(dict(good, **options)) == errors
+
+
 # ---- parse_reading -------------------------------------------------------------------------------------------
 
 def test_parse_a_recorded_linux_read(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt"))
-    assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "interfaces": {
+    assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "tcp_mtu_probing_file_sha256": None, "interfaces": {
         "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
                 "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]},
         "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None,
@@ -83,8 +128,35 @@ def test_parse_a_recorded_linux_read(load_fixture):
 def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_fixture):
     text = load_fixture("wireguard_mtu_read", "linux_wireguard_go_allowed_ips.txt")
     assert parse_reading(text)["interfaces"]["wg2"]["ipv6_inside"] is True
+    assert parse_reading(text)["tcp_mtu_probing"] == 1
+    assert parse_reading(text)["tcp_mtu_probing_file_sha256"] == "6bcb6ed1080224fed0ea04a4d63481c4a3bff486bfec539727f50b42a17805b9"
     only_link_local = text.replace("10.79.0.1/32 fd79::1/128", "10.79.0.1/32")
     assert parse_reading(only_link_local)["interfaces"]["wg2"]["ipv6_inside"] is False
+
+
+@pytest.mark.parametrize("rc_line, rc", [("@@tunnelfix-mtu nft-rc 0", 0), ("@@tunnelfix-mtu nft-rc 127", 127),
+                                         ("@@tunnelfix-mtu nft-rc x", None), ("@@tunnelfix-mtu nft-rc", None)])
+def test_parse_the_exit_status_of_nft(rc_line, rc):
+    reading = parse_reading("@@tunnelfix-mtu nft\n%s\n" % rc_line)
+    assert reading["nft_rc"] == rc and reading["interfaces"] == {} and reading["nft_rules"] == []
+
+
+@pytest.mark.parametrize("section, lines, ipv6", [
+    ("uciaddr", ["10.77.0.2/24 fe80::1/64"], False),              # a link-local address of its own: not IPv6 inside
+    ("uciaddr", ["10.77.0.2/24 fd77::2/64"], True),
+    ("ipv6", ["fe80::/64"], True),                                 # a peer's AllowedIPs: link-local routed inside
+    ("ipv6", ["3: wg0    inet6 fe80::1/64 scope link \\       valid_lft forever preferred_lft forever"], False),
+    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], False),
+])
+def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
+    text = "@@tunnelfix-mtu %s wg0\n%s\n" % (section, "\n".join(lines))
+    assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
+
+
+def test_parse_a_config_path_with_a_space_and_a_probing_value_that_is_no_number():
+    reading = parse_reading("@@tunnelfix-mtu config wg0\nwg-quick /srv/wire guard/wg0.conf\n@@tunnelfix-mtu probing\nunknown\n")
+    assert reading["interfaces"]["wg0"]["configs"] == [{"kind": "wg-quick", "path": "/srv/wire guard/wg0.conf"}]
+    assert reading["tcp_mtu_probing"] is None
 
 
 def test_parse_the_live_chain_without_handles(load_fixture):
@@ -95,11 +167,33 @@ def test_parse_the_live_chain_without_handles(load_fixture):
         'ingress MTU fixing"'] + mss_clamp_rules("wg0", 1340)
 
 
+LONG = "x" * 200
+
+
+@pytest.mark.parametrize("text, message", [
+    ("%s\n" % LONG, "the wireguard_mtu read printed %r before its first section" % LONG[:80]),
+    ("@@tunnelfix-mtu mtu wg0\n%s\n" % LONG, "/sys/class/net/wg0/mtu: expected a number, got %r" % LONG[:80]),
+    ("@@tunnelfix-mtu config wg0\n%s\n" % LONG, "config of wg0: expected 'wg-quick PATH' or 'netdev PATH', got %r" % LONG[:120]),
+    ("@@tunnelfix-mtu probing-file\n%s\n" % LONG,
+     "sha256sum of /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: expected a SHA-256 digest, got %r" % LONG[:80]),
+    (b"@@tunnelfix-mtu mtu wg0\n", "the wireguard_mtu read must be text, got bytes"),
+])
+def test_parse_messages_quote_at_most_a_line_of_the_output(text, message):
+    with pytest.raises(ParseError) as caught:
+        parse_reading(text)
+    assert str(caught.value) == message
+
+
 @pytest.mark.parametrize("text, message", [
     ("stray\n@@tunnelfix-mtu mtu wg0\n", "printed 'stray' before its first section"),
     ("@@tunnelfix-mtu mtu wg0\nlots\n", "/sys/class/net/wg0/mtu: expected a number, got 'lots'"),
     ("@@tunnelfix-mtu config wg0\nsomething /etc/x\n", "config of wg0: expected 'wg-quick PATH' or 'netdev PATH'"),
+    ("@@tunnelfix-mtu probing-file\nsha256sum: -: Permission denied\n",
+     "sha256sum of /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: expected a SHA-256 digest, got 'sha256sum: -: Permission denied'"),
+    ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("A" * 64), "expected a SHA-256 digest"),   # sha256sum prints lower case
+    ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("a" * 63), "expected a SHA-256 digest"),
     (None, "must be text, got NoneType"),
+    ("@@tunnelfix-mtu mtu wg0\n-1\n", "/sys/class/net/wg0/mtu: expected a number, got '-1'"),
 ])
 def test_parse_refuses_other_text(text, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -125,6 +219,11 @@ def test_openwrt_without_fw4_sets_the_mtu_and_loads_the_clamp_live():
 
 def test_openwrt_converged_is_no_live_change(load_fixture):
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt")))
+    assert plan["changes"] == []
+    assert plan["tunnels"][0] == {"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1340, "ipv6_inside": False,
+                                  "live_change": False, "config": None, "clamp": {
+                                      "path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n",
+                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False}}
     assert plan["errors"] == [] and plan["live_change"] is False and plan["apply"] == "" and plan["restore"] == ""
     assert plan["tunnels"][0]["live_change"] is False and plan["tunnels"][0]["clamp"]["live_change"] is False
     assert plan["files"] == ["/etc/config/network", CLAMP]   # the role still writes both (idempotent) under the snapshot
@@ -151,6 +250,20 @@ def test_a_device_that_is_down_gets_its_files_only_but_the_clamp_still_loads():
     assert plan["apply"] == clamp_sync_command("wg0")
 
 
+@pytest.mark.parametrize("live, written, line", [
+    (1340, "1420", "network.wg0.mtu: '1420' (1340 in use) -> '1340'"),   # live already, the next ifup would set the old one
+    (1420, "1340", "network.wg0.mtu: '1340' (1420 in use) -> '1340'"),   # written already, live not yet
+    (1420, "1420", "network.wg0.mtu: '1420' -> '1340'"),
+    (None, None, "network.wg0.mtu: unset -> '1340'"),            # the device is down
+    (1420, None, "network.wg0.mtu: unset (1420 in use) -> '1340'"),
+    (1340, "1340", None),
+])
+def test_the_uci_line_shows_where_uci_or_the_live_mtu_differs(live, written, line):
+    text = owrt(mtu=live, rules=mss_clamp_rules("wg0", 1340), nft_rc=0).replace(
+        "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n%s" % ("%s\n" % written if written else ""))
+    assert fix_plan({"wg0": 1340}, "openwrt", parse_reading(text))["changes"] == ([line] if line else [])
+
+
 @pytest.mark.parametrize("mtu, addresses, refused", [
     (1279, "10.77.0.2/24 fd77::2/64", True), (1280, "10.77.0.2/24 fd77::2/64", False),
     (1279, "10.77.0.2/24", False), (576, "10.77.0.2/24", False),
@@ -166,6 +279,7 @@ def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, addresses, refused):
 def test_openwrt_refuses_an_interface_that_is_not_wireguard_in_uci(proto, shown):
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(proto=proto)))
     assert plan["errors"] == ["wireguard_mtu_tunnels: wg0 is not a WireGuard interface in uci (network.wg0.proto is %s)" % shown]
+    assert not any(line.startswith("network.") for line in plan["changes"])   # no uci line for what is not its
 
 
 def test_openwrt_without_nft_is_refused():
@@ -176,7 +290,9 @@ def test_openwrt_without_nft_is_refused():
 def test_no_tunnels_no_files_no_change():
     assert fix_plan({}, "openwrt", parse_reading(owrt())) == {
         "errors": [], "changes": [], "tunnels": [], "live_change": False, "apply": "", "restore": "", "files": [],
-        "diff": {"before": "", "after": ""}}
+        "diff": {"before": "", "after": ""},
+        "tcp_mtu_probing": {"live_change": False, "file_change": False, "path": TCP_MTU_PROBING_FILE,
+                            "content": TCP_MTU_PROBING_CONTENT, "changes": []}}
 
 
 # ---- fix_plan: Linux -----------------------------------------------------------------------------------------
@@ -210,11 +326,84 @@ def test_linux_refuses_a_tunnel_without_exactly_one_file(configs, message):
     assert plan["errors"] == [message] and plan["files"] == []
 
 
+def test_the_refusal_names_the_directories_as_given_and_the_defaults():
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n"), "/srv/wgX/", "/srv/netX//")
+    assert plan["errors"] == ["wireguard_mtu_tunnels: no configuration for wg0 (no /srv/wgX/wg0.conf and no .netdev with Name=wg0 "
+                              "and Kind=wireguard in /srv/netX)"]
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\n@@tunnelfix-mtu probing\n0\n"))
+    assert plan["errors"] == ["wireguard_mtu_tunnels: no configuration for wg0 (no /etc/wireguard/wg0.conf and no .netdev with "
+                              "Name=wg0 and Kind=wireguard in /etc/systemd/network)"]
+    assert plan["changes"] == [] and plan["tcp_mtu_probing"]["live_change"] is False   # probing: off unless asked
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: fix_plan({"wg0": 1340}, "freebsd", parse_reading("")), ValueError, "platform must be one of linux, openwrt, got 'freebsd'"),
+    (lambda: read_command({"wg0": 1340}, "bsd"), ValueError, "platform must be one of linux, openwrt, got 'bsd'"),
+    (lambda: fix_plan({"wg0": 1340}, "linux", []), ParseError, "reading must be parse_reading's dict, got []"),
+    (lambda: fix_plan({"wg0": 1, "wg 1": 1340}, "linux", parse_reading("")), ValueError,
+     'wireguard_mtu_tunnels: wg0 must be 576-65535 bytes, got "1"; wireguard_mtu_tunnels: "wg 1" is not an interface name '
+     '(1-15 characters of letters, digits and _.@=+-, not . or ..)'),
+])
+def test_the_exact_refusals(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value) == message
+
+
+def test_a_bad_name_does_not_hide_the_next_tunnels_problem():
+    assert check_tunnels({"wg 0": 1340, "wg1": 99}) == [
+        'wireguard_mtu_tunnels: "wg 0" is not an interface name (1-15 characters of letters, digits and _.@=+-, not . or ..)',
+        'wireguard_mtu_tunnels: wg1 must be 576-65535 bytes, got "99"']
+
+
 def test_the_plan_refuses_bad_input_with_the_errors_of_the_option():
     with pytest.raises(ValueError, match="wireguard_mtu_tunnels: wg0 must be 576-65535 bytes"):
         fix_plan({"wg0": 100}, "linux", parse_reading(""))
     with pytest.raises(ParseError, match="reading must be parse_reading's dict"):
         fix_plan({"wg0": 1340}, "linux", {"interfaces": []})
+
+
+# ---- tcp_mtu_probing_plan -----------------------------------------------------------------------------------
+
+FILE_SHA256 = "6bcb6ed1080224fed0ea04a4d63481c4a3bff486bfec539727f50b42a17805b9"   # sha256sum of the role's file (fixture)
+LIVE_LINE = "net.ipv4.tcp_mtu_probing=1 live"
+FILE_LINE = "write /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: net.ipv4.tcp_mtu_probing = 1"
+
+
+def probing_read(value, digest):
+    """The Linux read's two probing sections (nothing printed for a value or a file not there)."""
+    return "@@tunnelfix-mtu probing\n%s\n@@tunnelfix-mtu probing-file\n%s" % (value, "%s  -\n" % digest if digest else "")
+
+
+def test_the_files_content_is_the_recorded_digest():
+    assert hashlib.sha256(TCP_MTU_PROBING_CONTENT.encode()).hexdigest() == FILE_SHA256
+    assert TCP_MTU_PROBING_CONTENT.endswith("\nnet.ipv4.tcp_mtu_probing = 1\n")
+
+
+@pytest.mark.parametrize("wanted, platform, value, digest, live, written, lines", [
+    (True, "linux", "0", None, True, True, [LIVE_LINE, FILE_LINE]),
+    (True, "linux", "2", FILE_SHA256, True, False, [LIVE_LINE]),          # 2 (always probe) is not what the role sets
+    (True, "linux", "1", None, False, True, [FILE_LINE]),                     # live already, the file missing
+    (True, "linux", "1", "0" * 64, False, True, [FILE_LINE]),                 # a file of other content
+    (True, "linux", "1", FILE_SHA256, False, False, []),                      # converged
+    (True, "linux", "", FILE_SHA256, True, False, [LIVE_LINE]),   # not read: set it
+    (True, "openwrt", "0", None, False, False, []),                           # a router is left alone
+    (False, "linux", "0", None, False, False, []),                            # the option is off
+])
+def test_tcp_mtu_probing_changes_each_part_only_where_it_differs(wanted, platform, value, digest, live, written, lines):
+    plan = tcp_mtu_probing_plan(wanted, platform, parse_reading(probing_read(value, digest)))
+    assert (plan["live_change"], plan["file_change"], plan["changes"]) == (live, written, lines)
+    assert (plan["path"], plan["content"]) == (TCP_MTU_PROBING_FILE, TCP_MTU_PROBING_CONTENT)
+    # fix_plan's lines end with these, whatever the tunnels
+    assert fix_plan({}, platform, parse_reading(probing_read(value, digest)), tcp_mtu_probing=wanted)["changes"] == lines
+
+
+def test_the_probing_lines_follow_the_tunnels_lines(load_fixture):
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt")),
+                    tcp_mtu_probing=True)
+    assert plan["changes"] == ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)", LIVE_LINE, FILE_LINE]
+    assert plan["tcp_mtu_probing"]["live_change"] is True and plan["tcp_mtu_probing"]["file_change"] is True
+    assert plan["live_change"] is True and "sysctl" not in plan["apply"]   # not under guarded_apply: it cannot cut the path
 
 
 # ---- clamp_sync_command --------------------------------------------------------------------------------------
@@ -229,3 +418,70 @@ def test_the_sync_deletes_only_this_tunnels_rules_and_loads_its_include_as_fw4_d
     assert "if [ -f %s ]" % mss_clamp_file("wg.0") in command
     assert "'include \"%s\"'" % mss_clamp_file("wg.0") in command
     assert "'type filter hook forward priority mangle; policy accept;'" in command
+
+
+def test_the_printed_declaration_is_fw4s_chain_with_the_include():
+    """What ``nft -f -`` gets after the deletes when the include is there: fw4's table and chain holding the include."""
+    command = clamp_sync_command("wg0")
+    printed = command.split("then printf '%s\\n' ", 1)[1].split("; fi;", 1)[0]
+    assert "".join(word + "\n" for word in shlex.split(printed)) == (
+        "table inet fw4 {\nchain mangle_forward {\ntype filter hook forward priority mangle; policy accept;\n"
+        'include "%s"\n}\n}\n' % CLAMP)
+
+
+# ---- the read run in sh, with uci, nft, wg and ip answering as recorded -----------------------------------------
+
+FAKES = {   # command -> sh body (POSIX)
+    "ip": 'printf \'1: lo    inet6 fd77::2/64 scope global \\\\       valid_lft forever preferred_lft forever\\n\'',
+    "wg": 'printf \'%s\\t10.77.0.0/24 fd00::/64\\n\' "(fake-key)"',
+    "uci": 'case "$3" in network.lo.proto) echo wireguard ;; network.lo.addresses) echo 10.77.0.2/24 ;; *) exit 1 ;; esac',
+}
+
+
+def run_read(tmp_path, command, fakes):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, body in fakes.items():
+        (bin_dir / name).write_text("#!/bin/sh\n%s\n" % body)
+        (bin_dir / name).chmod(0o755)
+    run = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=True,
+                         env={"PATH": "%s:/usr/bin:/bin" % bin_dir, "LC_ALL": "C"})
+    return parse_reading(run.stdout)
+
+
+@pytest.mark.skipif(not Path("/sys/class/net/lo/mtu").exists(), reason="needs Linux sysfs (lo's MTU)")
+def test_the_linux_read_run_in_sh_finds_each_tunnels_file(tmp_path):
+    wg_dir, net_dir = tmp_path / "wire guard", tmp_path / "network"
+    wg_dir.mkdir()
+    net_dir.mkdir()
+    (wg_dir / "lo.conf").write_text("[Interface]\n")
+    (net_dir / "50-lo2.netdev").write_text("[NetDev]\nName = lo2\nKind=wireguard\n")
+    (net_dir / "60-lo2.netdev").write_text("[NetDev]\nName=lo2\nKind=bridge\n")        # not WireGuard
+    (net_dir / "70-lo2.netdev").write_text("[NetDev]\nName=lo20\nKind=wireguard\n")    # another name
+    reading = run_read(tmp_path, read_command({"lo": 1340, "lo2": 1340}, "linux", str(wg_dir), str(net_dir) + "/"), FAKES)
+    assert reading["interfaces"] == {
+        "lo": {"live_mtu_bytes": int(Path("/sys/class/net/lo/mtu").read_text()), "uci_proto": None, "uci_mtu": None,
+               "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir}], "ipv6_inside": True},
+        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True,
+                "configs": [{"kind": "netdev", "path": "%s/50-lo2.netdev" % net_dir}]}}
+    assert reading["tcp_mtu_probing"] == int(Path("/proc/sys/net/ipv4/tcp_mtu_probing").read_text())
+    assert reading["nft_rc"] is None
+
+
+@pytest.mark.skipif(not Path("/sys/class/net/lo/mtu").exists(), reason="needs Linux sysfs (lo's MTU)")
+@pytest.mark.parametrize("nft, rc, rules", [
+    (None, 127, []),                                        # no nft on the router
+    ("exit 1", 1, []),                                      # no fw4 table
+    ("chain", 0, None),                                     # the recorded chain
+])
+def test_the_openwrt_read_run_in_sh_asks_uci_and_nft(tmp_path, load_fixture, nft, rc, rules):
+    fakes = dict(FAKES, **({"nft": nft} if nft else {}))
+    if rules is None:
+        chain = load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt").split("@@tunnelfix-mtu nft\n")[1].split("@@")[0]
+        fakes["nft"] = "printf '%%s' %s" % shlex.quote(chain)
+        rules = parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt"))["nft_rules"]
+    reading = run_read(tmp_path, read_command({"lo": 1340}, "openwrt"), fakes)
+    assert reading["interfaces"]["lo"]["uci_proto"] == "wireguard" and reading["interfaces"]["lo"]["uci_mtu"] is None
+    assert reading["interfaces"]["lo"]["ipv6_inside"] is True and reading["interfaces"]["lo"]["configs"] == []
+    assert (reading["nft_rc"], reading["nft_rules"]) == (rc, rules)
+    assert reading["tcp_mtu_probing"] is None

@@ -1,14 +1,19 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """One plan for fault and role: per host state, the lines remediate shows (``Fault.plan`` on the facts) are what the
-role would change (``fix.fix_plan`` on its own read of the same host, given the finding's ``fix_vars``); None on both
-sides where the role refuses (it would fail, naming the option) or the facts cannot tell."""
+role would change (its own plan task, the ``wireguard_mtu_plan`` filter over ``fix.fix_plan``, on its own read of the same
+host, given the finding's ``fix_vars``); None on both sides where the role refuses (it would fail, naming the option) or
+the facts cannot tell. The role's own expressions (tasks/main.yml's include, tasks/mtu.yml's plan and the ``when:`` of its
+net.ipv4.tcp_mtu_probing steps) are evaluated here as Jinja, so a step that decides for itself shows up as a difference."""
 
 from pathlib import Path
 
 import pytest
 import yaml
+from ansible.errors import AnsibleFilterError
+from jinja2.nativetypes import NativeEnvironment
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import TCP_MTU_PROBING_FILE, fix_plan, parse_reading
+from ansible_collections.tunnelfix.fleet.plugins.filter.wireguard_mtu import wireguard_mtu_plan
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
 
@@ -20,14 +25,21 @@ NETDEV_2 = {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev"}
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 MARK = "@@tunnelfix-mtu"
 PROBING = {"wireguard_mtu_tcp_mtu_probing": True}
-PROBING_LINE = "net.ipv4.tcp_mtu_probing=1, live and in /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf"
+LIVE_LINE = "net.ipv4.tcp_mtu_probing=1 live"
+FILE_LINE = "write /etc/sysctl.d/90-tunnelfix-tcp-mtu-probing.conf: net.ipv4.tcp_mtu_probing = 1"
+FILE_SHA256 = "6bcb6ed1080224fed0ea04a4d63481c4a3bff486bfec539727f50b42a17805b9"   # sha256sum of TCP_MTU_PROBING_CONTENT
+JINJA = NativeEnvironment()
+JINJA.filters.update({"tunnelfix.fleet.wireguard_mtu_plan": wireguard_mtu_plan,
+                      "bool": lambda value: str(value).strip().lower() in ("1", "true", "yes", "on")})
 
 
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
-         addresses=(), written_mtu=None, in_uci=True, probing=0, role_vars=None):
-    """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them)."""
+         addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None):
+    """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them;
+    ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent)."""
     return dict(platform=platform, tunnel_mtu=tunnel_mtu, path_mtu=path_mtu, configs=list(configs), allowed_ips=list(allowed_ips),
-                addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, role_vars=role_vars or {})
+                addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, probing_file=probing_file,
+                role_vars=role_vars or {})
 
 
 def facts_view(pmtu, state):
@@ -56,23 +68,60 @@ def role_read(state):
         lines += ["%s uciaddr wg0" % MARK, " ".join(state["addresses"]), "%s nft" % MARK, "%s nft-rc 1" % MARK]
     else:
         lines += ["%s config wg0" % MARK] + ["%s %s" % (config["kind"], config["path"]) for config in state["configs"]]
-        lines += ["%s probing" % MARK, str(state["probing"])]
+        lines += ["%s probing" % MARK, str(state["probing"]), "%s probing-file" % MARK]
+        lines += ["%s  -" % state["probing_file"]] if state["probing_file"] else []
     return "\n".join(lines) + "\n"
 
 
-def role_changes(view, state):
-    """What the role changes, run as remediate runs it: with the finding's fix_vars, on its own read; None: it refuses."""
+def tasks(name):
+    """A task file of the role, its blocks flattened: ``[(task, the when: of it and of the blocks around it)]``."""
+    def walk(items, outer):
+        for task in items:
+            whens = outer + (task.get("when") if isinstance(task.get("when"), list) else [task["when"]] if "when" in task else [])
+            if "block" in task:
+                yield from walk(task["block"] + task.get("rescue", []), whens)
+            else:
+                yield task, whens
+    return list(walk(yaml.safe_load((ROLE / "tasks" / name).read_text(encoding="utf-8")), []))
+
+
+def holds(whens, variables):
+    return all(JINJA.compile_expression(str(when))(**variables) for when in whens)
+
+
+def role_run(view, state):
+    """The role run as remediate runs it (the finding's fix_vars, the role's defaults, its own read of the host):
+    ``(plan, names of the net.ipv4.tcp_mtu_probing steps of tasks/mtu.yml that run)``; ``(None, [])`` where mtu.yml is
+    not included."""
     tunnels = {}
     for evidence, _text in black_holes("h", view, {}):
         tunnels.update((PMTU.fix_vars(evidence) or {}).get("wireguard_mtu_tunnels") or {})
-    probing = bool(state["role_vars"].get("wireguard_mtu_tcp_mtu_probing"))   # tasks/main.yml: tcp_mtu_probing.yml on Linux
-    if not tunnels and not (probing and state["platform"] == "linux"):
-        return []
+    variables = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")), **state["role_vars"])
+    variables.update(wireguard_mtu_tunnels=tunnels, __wireguard_mtu_platform={"platform": state["platform"]},
+                     __wireguard_mtu_read={"stdout": role_read(state)}, ansible_check_mode=False)
+    include = [whens for task, whens in tasks("main.yml") if task.get("ansible.builtin.include_tasks") == "mtu.yml"]
+    assert len(include) == 1
+    if not holds(include[0], variables):
+        return None, []
+    planning = [task for task, _whens in tasks("mtu.yml") if "__wireguard_mtu_plan" in task.get("ansible.builtin.set_fact", {})]
+    assert len(planning) == 1
+    plan = JINJA.from_string(planning[0]["ansible.builtin.set_fact"]["__wireguard_mtu_plan"]).render(**variables)
+    variables["__wireguard_mtu_plan"] = plan
+    steps = [(task, whens) for task, whens in tasks("mtu.yml")
+             if "tunnelfix.fleet.sysctl_live" in task or "tcp_mtu_probing" in str(task.get("tunnelfix.fleet.plain_file", {}))]
+    assert len(steps) == 2
+    return plan, [task["name"] for task, whens in steps if holds(whens, variables)]
+
+
+def role_changes(view, state):
+    """What the role changes: its plan's lines; None: it refuses (the filter raises, or the plan has errors)."""
     try:
-        planned = fix_plan(tunnels, state["platform"], parse_reading(role_read(state)), tcp_mtu_probing=probing)
-    except ValueError:
+        plan, _steps = role_run(view, state)
+    except AnsibleFilterError:
         return None
-    return None if planned["errors"] else planned["changes"]
+    if plan is None:
+        return []
+    return None if plan["errors"] else plan["changes"]
 
 
 STATES = {
@@ -106,10 +155,15 @@ STATES = {
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
         "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP]),
     "openwrt converged": (host("openwrt", tunnel_mtu=1340), []),
-    # wireguard_mtu_tcp_mtu_probing: the role's tcp_mtu_probing.yml, on Linux only, whatever the tunnels
-    "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)", PROBING_LINE]),
-    "linux converged, tcp_mtu_probing on": (host(tunnel_mtu=1340, role_vars=PROBING), [PROBING_LINE]),
+    # wireguard_mtu_tcp_mtu_probing: tcp_mtu_probing_plan, on Linux only, whatever the tunnels (the facts do not read
+    # the sysctl nor its file: where the role would find them set, the lines differ: the test below)
+    "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)",
+                                                            LIVE_LINE, FILE_LINE]),
+    "linux converged, tcp_mtu_probing on": (host(tunnel_mtu=1340, role_vars=PROBING), [LIVE_LINE, FILE_LINE]),
+    "linux converged, tcp_mtu_probing on, not set, a file of other content": (
+        host(tunnel_mtu=1340, probing_file="0" * 64, role_vars=PROBING), [LIVE_LINE, FILE_LINE]),
     "openwrt, tcp_mtu_probing on": (host("openwrt", tunnel_mtu=1340, role_vars=PROBING), []),
+    "linux converged, tcp_mtu_probing off": (host(tunnel_mtu=1340, probing=0, role_vars={"wireguard_mtu_tcp_mtu_probing": False}), []),
 }
 
 
@@ -120,15 +174,37 @@ def test_the_faults_plan_is_what_the_role_changes(pmtu, state, lines):
     assert role_changes(view, state) == lines
 
 
-def test_the_plan_shows_tcp_mtu_probing_the_facts_do_not_read(pmtu):
-    """The facts do not read net.ipv4.tcp_mtu_probing: with the option on the plan names it even where it is already 1
-    (the role's own read then changes nothing live; it still keeps the file)."""
-    state = host(tunnel_mtu=1340, probing=1, role_vars={"wireguard_mtu_tcp_mtu_probing": "yes"})
-    assert PMTU.plan(facts_view(pmtu, state), state["role_vars"]) == [PROBING_LINE]
-    assert fix_plan({}, "linux", parse_reading(role_read(state)), tcp_mtu_probing=True)["changes"] == []
+@pytest.mark.parametrize("state", [state for state, _lines in STATES.values()], ids=list(STATES))
+def test_the_role_runs_a_tcp_mtu_probing_step_exactly_where_its_plan_has_the_line(pmtu, state):
+    """The decision is fix.py's alone: tasks/mtu.yml's sysctl_live runs where its plan names the live change, its
+    plain_file where it names the file, and neither otherwise (main.yml includes mtu.yml for the option alone too)."""
+    plan, steps = role_run(facts_view(pmtu, state), state)
+    lines = plan["changes"] if plan else []
+    assert ("Set net.ipv4.tcp_mtu_probing=1 now" in steps) is (LIVE_LINE in lines)
+    assert ("Keep it across reboots in /etc/sysctl.d" in steps) is (FILE_LINE in lines)
+    wanted = bool(state["role_vars"].get("wireguard_mtu_tcp_mtu_probing")) and state["platform"] == "linux"
+    assert (LIVE_LINE in lines) is (wanted and state["probing"] != 1)
+    assert (FILE_LINE in lines) is (wanted and state["probing_file"] != FILE_SHA256)
+
+
+@pytest.mark.parametrize("probing, probing_file, steps, lines", [
+    (1, FILE_SHA256, [], []),
+    (1, None, ["Keep it across reboots in /etc/sysctl.d"], [FILE_LINE]),
+    (0, FILE_SHA256, ["Set net.ipv4.tcp_mtu_probing=1 now"], [LIVE_LINE]),
+    (2, FILE_SHA256, ["Set net.ipv4.tcp_mtu_probing=1 now"], [LIVE_LINE]),   # 2 (always probe) is not what the role sets
+])
+def test_the_facts_do_not_read_tcp_mtu_probing_the_role_does(pmtu, probing, probing_file, steps, lines):
+    """The facts do not read net.ipv4.tcp_mtu_probing nor its file: with the option on the plan names both even where
+    they are in place; the role, deciding with the same function on its own read, changes only what differs."""
+    state = host(tunnel_mtu=1340, probing=probing, probing_file=probing_file, role_vars={"wireguard_mtu_tcp_mtu_probing": "yes"})
+    assert PMTU.plan(facts_view(pmtu, state), state["role_vars"]) == [LIVE_LINE, FILE_LINE]
+    plan, ran = role_run(facts_view(pmtu, state), state)
+    assert plan["changes"] == lines and ran == steps
     assert PMTU.plan(facts_view(pmtu, state), {"wireguard_mtu_tcp_mtu_probing": False}) == []
 
 
-def test_the_probing_file_is_the_roles():
-    role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text(encoding="utf-8"))
-    assert role_vars["__wireguard_mtu_sysctl_file"] == TCP_MTU_PROBING_FILE
+def test_the_role_writes_the_file_the_plan_names():
+    step = [task for task, _whens in tasks("mtu.yml") if "tcp_mtu_probing" in str(task.get("tunnelfix.fleet.plain_file", {}))]
+    plan = {"tcp_mtu_probing": {"path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT}}
+    rendered = {key: JINJA.from_string(str(value)).render(__wireguard_mtu_plan=plan) for key, value in step[0]["tunnelfix.fleet.plain_file"].items()}
+    assert rendered == {"path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT, "mode": "0644"}
