@@ -86,6 +86,7 @@ options:
         Only decides RV(hotplug_hook); this action never writes the hook.
     type: bool
     default: true
+    version_added: 0.6.0
 attributes:
   check_mode:
     support: full
@@ -161,6 +162,7 @@ hotplug_hook:
       C(remove) when it is not wanted (no handled full tunnel, or O(full_tunnel_hotplug) off) and may exist; C(stale)
       says why it is not wanted (null when it is).
   returned: always
+  version_added: 0.6.0
   type: dict
   sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true, install: false, remove: true, stale: no full tunnel left}
 endpoint_routes:

@@ -188,8 +188,9 @@ def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
     read = reading.reads["openwrt"]
     assert (read.gather, read.uses, read.needs) == (gather_endpoint_routes, (NETWORK, WIREGUARD), ())
     assert [getattr(step, "name", None) for step in read.steps] == [
-        "ip -j route show table all", "ip route show table all", None, "ip -s -j link show"]
-    assert read.steps[-1].argv == ["ip", "-s", "-j", "link", "show"]
+        "ip -j route show table all", "ip route show table all", None, "ip -s -j link show",
+        "ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"]
+    assert read.steps[3].argv == ["ip", "-s", "-j", "link", "show"]
     assert read.steps[2] == ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, ("uci -q show network", "wg show all dump"),
                                         (["ip", "-j", "route", "get"], ["ip", "route", "get"]))
     assert ENDPOINT_ROUTES.reads["openwrt"].steps == read.steps

@@ -141,7 +141,7 @@ def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
         "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
                                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"},
                                            {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev"}]}},
-        "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None}
+        "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     assert facts_reading(pmtu.openwrt_view(written_mtu=1420))["interfaces"] == {
         "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard", "uci_mtu": "1420", "configs": []}}
     assert facts_reading(pmtu.openwrt_view(in_uci=False))["interfaces"]["wg0"]["uci_proto"] is None
