@@ -105,4 +105,3 @@ def banip_limiter(banip):
     if not isinstance(rule, dict) or not rule.get("rate_per_second"):
         return None, ("absent", "banIP's nft table has no ICMP limit rule (ban_icmplimit 0)")
     return dict(rule, burst_packets=rule.get("burst_packets") or NFT_DEFAULT_BURST_PACKETS), None
-

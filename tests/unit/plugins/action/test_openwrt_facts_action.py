@@ -629,8 +629,8 @@ def test_banip_stopped_on_an_nft_without_json_is_a_table_not_loaded(fake, old_ro
     action = fake({"gather_subset": ["banip"]}, answers)
     banip = facts_of(action.run(task_vars={}))["banip"]
     assert (banip["nft_installed"], banip["nft_table_loaded"], banip["icmp_counter"], banip["icmp_limit_rule"]) == (True, False, None, None)
-    assert [call for call in action.router.calls() if call.startswith("nft ")] == ["nft -tj list table inet banIP",
-                                                                                  "nft -t list table inet banIP"]
+    assert [call for call in action.router.calls() if call.startswith("nft ")] == [
+        "nft -tj list table inet banIP", "nft -t list table inet banIP"]
 
 
 def test_the_exact_message_of_a_failed_nft_listing(fake, old_router):

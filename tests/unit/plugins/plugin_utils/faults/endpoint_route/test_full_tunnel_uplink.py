@@ -33,8 +33,8 @@ ETH1, WWAN0, WWAN1 = ({"device": "eth1", "gateway": "192.0.2.1"}, {"device": "ww
     (FIVE_G + FIBRE + LTE, {"metered": ("wwan0",), "preferred": "eth1", "down": ("eth1",)}, WWAN1),
     # a WireGuard interface is never an uplink, handled or not
     ("default via 10.7.0.1 dev wg1 metric 1\n" + FIBRE, {"wireguard": ("wg0", "wg1")}, ETH1),
-    ("default via 10.7.0.1 dev wg1 metric 1\n" + FIBRE, {"wireguard": None, "down": None, "metered": None}, {"device": "wg1",
-                                                                                                            "gateway": "10.7.0.1"}),
+    ("default via 10.7.0.1 dev wg1 metric 1\n" + FIBRE, {"wireguard": None, "down": None, "metered": None},
+     {"device": "wg1", "gateway": "10.7.0.1"}),
     ("default via 10.7.0.1 dev wg0 metric 1\n", {"wireguard": ["wg0"]}, None),
     ("", {}, None),
 ])

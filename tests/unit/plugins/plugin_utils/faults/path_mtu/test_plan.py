@@ -112,8 +112,8 @@ def test_the_fault_plans_with_this_folders_plan():
     (None, {"wireguard_mtu_config_dir": "/etc/wireguard/"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
     (None, {"wireguard_mtu_networkd_dir": "/etc/systemd/network//"}, "/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
     # the facts read the role's own directories
-    ({"wg_quick": "/srv/wg/", "networkd": "/srv/networkd"}, {"wireguard_mtu_config_dir": "/srv/wg",
-                                                               "wireguard_mtu_networkd_dir": "/srv/networkd/"},
+    ({"wg_quick": "/srv/wg/", "networkd": "/srv/networkd"},
+     {"wireguard_mtu_config_dir": "/srv/wg", "wireguard_mtu_networkd_dir": "/srv/networkd/"},
      "/srv/wg/wg0.conf: [Interface] MTU = 1340 (now 1420)"),
     # the role reads other directories than the facts listed: they cannot tell what it finds there
     (None, {"wireguard_mtu_config_dir": "/srv/wg"}, None),

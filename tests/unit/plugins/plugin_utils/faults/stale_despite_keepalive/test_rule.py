@@ -64,8 +64,9 @@ def test_the_hub_that_has_no_entry_for_this_host():
 
 def test_every_interface_in_name_order_and_each_dead_entry():
     view = {"tunnelfix": {"wireguard": {"interfaces": {
-        "wg1": {"public_key": PEER_KEY, "peers": [{"public_key": "B", "persistent_keepalive_s": 5, "handshake_age_s": None},
-                                                 {"public_key": "C", "persistent_keepalive_s": 5, "handshake_age_s": 10}]},
+        "wg1": {"public_key": PEER_KEY, "peers": [
+            {"public_key": "B", "persistent_keepalive_s": 5, "handshake_age_s": None},
+            {"public_key": "C", "persistent_keepalive_s": 5, "handshake_age_s": 10}]},
         "wg0": {"public_key": PEER_KEY, "peers": [{"public_key": "A", "persistent_keepalive_s": 5, "handshake_age_s": 900}]}}}}}
     assert [(e["interface"], e["peer_public_key"]) for e, _text in dead_with_keepalive("h", view, {})] == [("wg0", "A"), ("wg1", "B")]
 
