@@ -157,14 +157,17 @@ full_tunnel_endpoints:
   sample: [{interface: wg1, endpoint: 203.0.113.55}]
 hotplug_hook:
   description:
-    - The full-tunnel hotplug hook - its C(path), whether it C(exists) (C(ls -1d), null when unknown), and what the
-      role does with it. C(install) when O(full_tunnel_hotplug) is on and a handled full tunnel has an endpoint;
-      C(remove) when it is not wanted (no handled full tunnel, or O(full_tunnel_hotplug) off) and may exist; C(stale)
-      says why it is not wanted (null when it is).
+    - The full-tunnel hotplug hook - its C(path), whether it C(exists) (C(ls -1d), null when unknown), the C(endpoints)
+      it re-points (the handled full tunnels' IPv4 endpoints, each once; the role's template renders this list), and
+      what the role does with it. C(install) when O(full_tunnel_hotplug) is on and C(endpoints) is not empty;
+      C(remove) when it is not wanted (no handled full tunnel, none with an IPv4 endpoint, or O(full_tunnel_hotplug)
+      off) and may exist; C(stale) says why it is not wanted (null when it is, or when a full tunnel's endpoint is
+      unknown and the hook is kept).
   returned: always
   version_added: 0.6.0
   type: dict
-  sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true, install: false, remove: true, stale: no full tunnel left}
+  sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true, endpoints: [], install: false, remove: true,
+           stale: no full tunnel left}
 endpoint_routes:
   description: What C(ip route get <endpoint>) returns after the change (null when there is no route).
   returned: always

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import hotplug_hook_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import full_tunnel_uplink
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
@@ -37,9 +38,13 @@ WANB = {"interface": "wanb", "device": "wwan0"}
 def plan(endpoints, metered=(), preferred_device="eth1", wireguard=("wg0",), handled=("wg0",), uplinks=(WAN, WANB)):
     """The plan's keys the hook reads: full tunnel(s) ``handled`` (the first with ``endpoints``) of the uci WireGuard
     interfaces ``wireguard``, ``uplinks`` (wan on eth1, wanb on wwan0) with the devices in ``metered`` metered, the
-    preferred uplink's device ``preferred_device``."""
-    return {"full_tunnel_endpoints": [{"interface": handled[0], "endpoint": e} for e in endpoints],
-            "interfaces": {name: {"tunnel": "full"} for name in handled},
+    preferred uplink's device ``preferred_device``; the hook's endpoints are the plan's (``hotplug_hook_plan``)."""
+    full_tunnel_endpoints = [{"interface": handled[0], "endpoint": e} for e in endpoints]
+    interfaces = {name: {"tunnel": "full", "endpoints": list(endpoints) if name == handled[0] else [], "unresolved": []}
+                  for name in handled}
+    return {"full_tunnel_endpoints": full_tunnel_endpoints,
+            "interfaces": interfaces,
+            "hotplug_hook": hotplug_hook_plan(interfaces, full_tunnel_endpoints, True, None),
             "wireguard_interfaces": sorted(wireguard),
             "uplinks": [dict(uplink, preferred=uplink["device"] == preferred_device, metered=uplink["device"] in metered)
                         for uplink in uplinks],
@@ -101,7 +106,8 @@ def test_only_the_ipv4_uplinks_own_events_move_the_endpoint(tmp_path, events, la
 
 def test_an_ipv6_endpoint_gets_no_ipv4_host_route(tmp_path):
     """An IPv6 endpoint (netifd pins a /128 via the IPv6 gateway) must not be written as ADDR/32 via an IPv4 gateway:
-    ip refuses that (inet prefix expected) and the IPv4 endpoints must still move."""
+    ip refuses that (inet prefix expected) and the IPv4 endpoints must still move. The plan leaves it out of the list
+    the hook renders (``hotplug_hook.endpoints``)."""
     routes = run_events(tmp_path, render(endpoints=("2001:db8::10", "203.0.113.10")), [("disconnected", "wan", "eth1")])[-1]
     assert routes == ["route replace 203.0.113.10/32 via 198.51.100.1 dev wwan0 proto static"]
 

@@ -57,6 +57,19 @@ def test_the_hook_tasks_do_what_the_plan_says(tunnel, hotplug, exists, installed
             runs(REMOVE, plan, openwrt_mwan3_wg_full_tunnel_hotplug=hotplug)) == (installed, removed)
 
 
+V6_ENDPOINT = dict(ENDPOINT, address="2001:db8::10")
+
+
+@pytest.mark.parametrize("endpoints, exists, installed, removed", [
+    ([V6_ENDPOINT], True, False, True),              # every endpoint IPv6: nothing for the hook, the one there goes
+    ([V6_ENDPOINT], False, False, False),
+    ([V6_ENDPOINT, dict(ENDPOINT, section="p1")], False, True, False),   # mixed: installed for the IPv4 endpoint
+])
+def test_the_hook_tasks_follow_the_plan_for_ipv6_endpoints(endpoints, exists, installed, removed):
+    plan = plan_endpoint_routes({"wg0": FULL}, endpoints, hook_exists=exists)
+    assert (runs(INSTALL, plan), runs(REMOVE, plan)) == (installed, removed)
+
+
 def test_the_hook_is_removed_and_installed_where_the_facts_probe_it():
     assert VARS["__openwrt_mwan3_wg_hotplug_path"] == hook.HOOK_PATH == "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
     assert hook.HOOK_PROBE == ["ls", "-1d", hook.HOOK_PATH]

@@ -37,8 +37,9 @@ ENDPOINT_ROUTE_PINNED = Fault(
         "up again with an automatic rollback of /etc/config/network (the uci commit and the route deletion before it are "
         "not guarded: docs/rollback.md). Full tunnel: an existing nohostroute is removed, the host route stays and is "
         "re-pointed when mwan3track reports an uplink connected or disconnected, by a script in /etc/hotplug.d/iface/ "
-        "(openwrt_mwan3_wg_full_tunnel_hotplug, on by default), to a metered uplink only when no other is usable. That "
-        "script is removed when no handled interface is a full tunnel any more, or the option is false: left behind, it "
+        "(openwrt_mwan3_wg_full_tunnel_hotplug, on by default), to a metered uplink only when no other is usable; the "
+        "script re-points IPv4 endpoints only. It is removed when no handled interface is a full tunnel any more, none "
+        "has an IPv4 endpoint, or the option is false: left behind, it "
         "would pin a split tunnel's endpoint again on every mwan3 event.",
     fix_role="tunnelfix.fleet.openwrt_mwan3_wg",
     fix_groups=("tunnelfix_openwrt",),

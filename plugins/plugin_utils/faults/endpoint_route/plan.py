@@ -98,21 +98,35 @@ def _endpoints(info, name, endpoints):
 
 
 def hotplug_hook_plan(entries, full_tunnel_endpoints, hotplug, exists) -> dict:
-    """What becomes of openwrt_mwan3_wg's full-tunnel hook (``hook.HOOK_PATH``), given the plan's ``interfaces``.
+    """What becomes of openwrt_mwan3_wg's full-tunnel hook (``hook.HOOK_PATH``), given the plan's ``interfaces`` and
+    ``full_tunnel_endpoints``.
 
     ``hotplug``: the option openwrt_mwan3_wg_full_tunnel_hotplug; ``exists``: ``hook.hook_exists`` (None unknown).
-    ``install`` when it is on and a handled full tunnel has an endpoint (the hook names them); ``remove`` when the
-    hook is not wanted (no handled full tunnel, or the option off) and may be there (``exists`` True or unknown:
-    removing an absent file changes nothing). A full tunnel whose endpoints are unknown keeps the hook it has.
-    ``stale`` says why it goes (None when it stays)::
+    ``endpoints``: the handled full tunnels' IPv4 endpoints, each once, which the hook re-points (the template renders
+    this list: an IPv6 endpoint's /128 goes via an IPv6 gateway, which the hook does not pick). ``install`` when the
+    option is on and that list is not empty. ``remove`` when the hook is not wanted and may be there (``exists`` True or
+    unknown: removing an absent file changes nothing): the option is off, no handled full tunnel is left, or their
+    endpoints are all IPv6. With no IPv4 endpoint known but a full tunnel's endpoint unknown (none read, or a hostname
+    no lookup resolved: it may be IPv4), the hook it has stays. ``stale`` says why it goes (None when it stays)::
 
-        {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": True, "install": False,
+        {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": True, "endpoints": [], "install": False,
          "remove": True, "stale": "no full tunnel left"}
     """
-    full = any(entry["tunnel"] == "full" for entry in entries.values())
-    stale = ("openwrt_mwan3_wg_full_tunnel_hotplug is false" if not hotplug
-             else None if full else "no full tunnel left")
-    return {"path": HOOK_PATH, "exists": exists, "install": bool(hotplug and full_tunnel_endpoints),
+    ipv4 = []
+    for item in full_tunnel_endpoints:
+        if ipnet.address(item["endpoint"]).version == 4 and item["endpoint"] not in ipv4:
+            ipv4.append(item["endpoint"])
+    full = [entry for entry in entries.values() if entry["tunnel"] == "full"]
+    unknown = any(entry["unresolved"] or not entry["endpoints"] for entry in full)
+    if not hotplug:
+        stale = "openwrt_mwan3_wg_full_tunnel_hotplug is false"
+    elif not full:
+        stale = "no full tunnel left"
+    elif ipv4 or unknown:
+        stale = None
+    else:
+        stale = "no full tunnel has an IPv4 endpoint"
+    return {"path": HOOK_PATH, "exists": exists, "endpoints": ipv4, "install": bool(hotplug and ipv4),
             "remove": stale is not None and exists is not False, "stale": stale}
 
 
@@ -139,8 +153,8 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
                                 "over_tunnel": False, "changed": True, "refused": None}},
          "uci_commands": [["uci", "set", "network.wg0.nohostroute=1"]],
          "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]],
-         "full_tunnel_endpoints": [],   # [{"interface", "endpoint"}] for the hotplug script
-         "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": False,
+         "full_tunnel_endpoints": [],   # [{"interface", "endpoint"}]: the handled full tunnels' endpoints
+         "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": False, "endpoints": [],
                           "install": False, "remove": False, "stale": "no full tunnel left"},   # hotplug_hook_plan
          "uplinks": [...],              # as given
          "refused": None,               # metered_refusal: why nothing changes
@@ -270,13 +284,13 @@ def route_plan(view, role_vars):
 
     Split tunnel: ``nohostroute`` set to 1 where it is not the literal '1', every pinned /32 or /128 of its endpoints
     deleted (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role keeps).
-    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None (the facts do not read the
-    script's content). The full-tunnel hook when no full tunnel is left or the option is off: removed when the facts
-    say it exists (``endpoint_routes.hotplug_hook_exists``), None when they cannot tell. ``[]`` when nothing would
-    change. None without the facts, for a named interface uci does not have (the role fails naming it), a tunnel of
-    unknown kind, when something would change and every uplink is metered (the role refuses, saying why), or when
-    nothing would change but a user's ``config route`` still sends an endpoint over another uplink (the role's final
-    check names it).
+    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None while the hook is wanted or kept
+    (the facts do not read the script's content). The full-tunnel hook when no full tunnel is left, none has an IPv4
+    endpoint or the option is off (``hotplug_hook_plan``): removed when the facts say it exists
+    (``endpoint_routes.hotplug_hook_exists``), None when they cannot tell. ``[]`` when nothing would change. None
+    without the facts, for a named interface uci does not have (the role fails naming it), a tunnel of unknown kind,
+    when something would change and every uplink is metered (the role refuses, saying why), or when nothing would
+    change but a user's ``config route`` still sends an endpoint over another uplink (the role's final check names it).
     """
     facts = view.get("openwrt") or {}
     routes = facts.get("endpoint_routes")
@@ -291,8 +305,8 @@ def route_plan(view, role_vars):
                                     hook_exists=routes.get("hotplug_hook_exists"))
     except ParseError:
         return None
-    if hotplug and any(entry["tunnel"] == "full" for entry in plan["interfaces"].values()):
-        return None
+    if hotplug and plan["hotplug_hook"]["stale"] is None:
+        return None   # a full tunnel's hook is wanted or kept: the facts do not read its content
     if plan["hotplug_hook"]["remove"] and plan["hotplug_hook"]["exists"] is None:
         return None   # a stale hook may be there: the facts cannot tell
     if plan["refused"]:

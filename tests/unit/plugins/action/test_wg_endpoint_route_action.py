@@ -353,11 +353,11 @@ NO_HOOK = (2, "", "ls: cannot access '/etc/hotplug.d/iface/17-tunnelfix-wg-endpo
 
 @pytest.mark.parametrize("args, answer, hook", [
     # a fixed split tunnel with the hook a full tunnel left: the plan says remove it, the action changes nothing
-    ({}, HOOK_THERE, {"exists": True, "install": False, "remove": True, "stale": "no full tunnel left"}),
+    ({}, HOOK_THERE, {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "no full tunnel left"}),
     ({"full_tunnel_hotplug": False}, HOOK_THERE,
-     {"exists": True, "install": False, "remove": True, "stale": "openwrt_mwan3_wg_full_tunnel_hotplug is false"}),
+     {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "openwrt_mwan3_wg_full_tunnel_hotplug is false"}),
     # converged: nothing to remove (GNU ls: rc 2)
-    ({}, NO_HOOK, {"exists": False, "install": False, "remove": False, "stale": "no full tunnel left"}),
+    ({}, NO_HOOK, {"exists": False, "endpoints": [], "install": False, "remove": False, "stale": "no full tunnel left"}),
 ])
 def test_the_hook_is_read_in_the_first_batch_and_planned(fake, case01, load_fixture, args, answer, hook):
     routes = [route for route in json.loads(case01[ROUTES][1]) if route.get("dst") != "203.0.113.10"]

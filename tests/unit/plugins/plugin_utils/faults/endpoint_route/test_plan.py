@@ -275,27 +275,73 @@ STALE_OFF = "remove the stale hook %s (openwrt_mwan3_wg_full_tunnel_hotplug is f
 CONVERGED_SPLIT = iface(nohostroute=True, written="1")
 
 
-@pytest.mark.parametrize("interfaces, endpoints, hotplug, exists, install, remove, stale", [
+@pytest.mark.parametrize("interfaces, endpoints, hotplug, exists, hook_endpoints, install, remove, stale", [
     # no full tunnel (any more): a hook that is there, or may be, goes; an absent one is left absent
-    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, True, False, True, "no full tunnel left"),
-    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, None, False, True, "no full tunnel left"),
-    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, False, False, False, "no full tunnel left"),
-    ({}, [], True, True, False, True, "no full tunnel left"),   # no WireGuard interface at all
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, True, [], False, True, "no full tunnel left"),
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, None, [], False, True, "no full tunnel left"),
+    ({"wg0": CONVERGED_SPLIT}, [endpoint(pinned=())], True, False, [], False, False, "no full tunnel left"),
+    ({}, [], True, True, [], False, True, "no full tunnel left"),   # no WireGuard interface at all
     # a full tunnel with an endpoint: installed while the option is on, else it goes
-    ({"wg0": iface(tunnel="full")}, [endpoint()], True, True, True, False, None),
-    ({"wg0": iface(tunnel="full")}, [endpoint()], True, False, True, False, None),
-    ({"wg0": iface(tunnel="full")}, [endpoint()], False, True, False, True, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
-    ({"wg0": iface(tunnel="full")}, [endpoint()], False, False, False, False, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], True, True, ["203.0.113.10"], True, False, None),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], True, False, ["203.0.113.10"], True, False, None),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], False, True, ["203.0.113.10"], False, True, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
+    ({"wg0": iface(tunnel="full")}, [endpoint()], False, False, ["203.0.113.10"], False, False, "openwrt_mwan3_wg_full_tunnel_hotplug is false"),
     # a full tunnel whose endpoint is unknown (a hostname, the interface down): the hook it has stays, none is installed
-    ({"wg0": iface(tunnel="full")}, [], True, True, False, False, None),
+    ({"wg0": iface(tunnel="full")}, [], True, True, [], False, False, None),
     # a split and a full tunnel: the full one's
     ({"wg0": CONVERGED_SPLIT, "wg1": iface(tunnel="full")}, [endpoint(pinned=()), endpoint(interface="wg1", address="198.51.100.77")],
-     True, True, True, False, None),
+     True, True, ["198.51.100.77"], True, False, None),
 ])
-def test_the_hook_is_installed_for_a_full_tunnel_and_removed_when_stale(interfaces, endpoints, hotplug, exists, install, remove, stale):
+def test_the_hook_is_installed_for_a_full_tunnel_and_removed_when_stale(interfaces, endpoints, hotplug, exists, hook_endpoints,
+                                                                        install, remove, stale):
     plan = plan_endpoint_routes(interfaces, endpoints, hotplug=hotplug, hook_exists=exists)
-    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "install": install, "remove": remove, "stale": stale}
+    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install,
+                                    "remove": remove, "stale": stale}
     assert plan["changed"] is any(entry["changed"] for entry in plan["interfaces"].values())   # the hook is the role's, not the action's
+
+
+V6 = "2001:db8::10"
+V6_PEER = {"section": "p0", "endpoint_host": V6, "allowed_ips": ["0.0.0.0/0"], "route_allowed_ips": True}
+V4_PEER = {"section": "p1", "endpoint_host": "203.0.113.10", "allowed_ips": ["0.0.0.0/0"], "route_allowed_ips": True}
+HOSTNAME_PEER = {"section": "p1", "endpoint_host": "vpn.example.net", "allowed_ips": ["0.0.0.0/0"], "route_allowed_ips": True}
+NO_IPV4 = "no full tunnel has an IPv4 endpoint"
+
+
+@pytest.mark.parametrize("peers, endpoints, exists, hook_endpoints, install, remove, stale", [
+    # every endpoint IPv6: nothing for the hook to re-point (its /32 via an IPv4 gateway), so none is installed and one
+    # that is there (or may be) goes
+    ([V6_PEER], [endpoint(address=V6)], True, [], False, True, NO_IPV4),
+    ([V6_PEER], [endpoint(address=V6)], None, [], False, True, NO_IPV4),
+    ([V6_PEER], [endpoint(address=V6)], False, [], False, False, NO_IPV4),
+    # mixed: the hook re-points the IPv4 endpoint only
+    ([V6_PEER, V4_PEER], [endpoint(address=V6), endpoint(section="p1")], False, ["203.0.113.10"], True, False, None),
+    # an IPv6 endpoint and a hostname no lookup resolved (it may be IPv4): the hook it has stays, none is installed
+    ([V6_PEER, HOSTNAME_PEER], [endpoint(address=V6)], True, [], False, False, None),
+])
+def test_the_hook_re_points_the_ipv4_endpoints_only(peers, endpoints, exists, hook_endpoints, install, remove, stale):
+    """The plan lists the endpoints the hook re-points (the template renders that list) and installs it only for some."""
+    plan = plan_endpoint_routes({"wg0": iface(tunnel="full", peers=peers)}, endpoints, hook_exists=exists)
+    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install,
+                                    "remove": remove, "stale": stale}
+
+
+def test_each_ipv4_endpoint_is_listed_once_for_the_hook():
+    """Two full tunnels with the same endpoint: one ``ip route replace`` for it."""
+    interfaces = {"wg0": iface(tunnel="full"), "wg1": iface(tunnel="full")}
+    plan = plan_endpoint_routes(interfaces, [endpoint(), endpoint(interface="wg1"), endpoint(interface="wg1", address="198.51.100.77")])
+    assert plan["hotplug_hook"]["endpoints"] == ["203.0.113.10", "198.51.100.77"]
+
+
+def test_remediate_removes_the_hook_of_an_ipv6_only_full_tunnel():
+    """With the hotplug option on, a full tunnel whose endpoints are all IPv6 gets no hook: the one there is a line."""
+    view = {"preferred_uplink_device": "eth1", "openwrt": {
+        "wireguard": {"interfaces": {"wg0": iface(tunnel="full", peers=[V6_PEER])}},
+        "endpoint_routes": {"endpoints": [endpoint(address=V6, pinned=())], "hotplug_hook_exists": True}}}
+    assert route_plan(view, {}) == ["remove the stale hook %s (%s)" % (HOOK, NO_IPV4)]
+    view["openwrt"]["endpoint_routes"]["hotplug_hook_exists"] = False
+    assert route_plan(view, {}) == []
+    view["openwrt"]["endpoint_routes"]["hotplug_hook_exists"] = None
+    assert route_plan(view, {}) is None
 
 
 def test_a_stale_hook_is_removed_for_the_chosen_interfaces_only():
