@@ -155,11 +155,13 @@ class Fault:
     the proof (at most three). ``symptom``/``fix``: doc text, in the operator's words.
     ``coverage(host, view, views)``: whether the rule could judge this host (module doc).
 
-    ``plan(view, role_vars)``: pure, from the facts alone (no measurement): the changes the fixing
-    role would make on this host, one line each (``[]``: it would change nothing, the host is
-    converged for this fault), or None when the facts cannot tell (a fact missing, or a state the
-    facts do not read, such as a file the role writes); remediate's every-role mode skips a role
-    only when every plan of its faults is ``[]``. ``role_vars``: the host's variables (a mapping);
+    ``plan(view, role_vars)``: pure (it runs nothing on the host), from the host's view: its facts and,
+    for a fault found by measurement, that measurement's record (``records``: the PMTU fault's plan,
+    faults/path_mtu/plan.py ``pmtu_plan``, takes the tunnels to change and their MTU from it). It returns
+    the changes the fixing role would make on this host, one line each (``[]``: it would change nothing,
+    the host is converged for this fault), or None when it cannot tell (a fact or the record missing,
+    or a state the facts do not read, such as a file the role writes); remediate's every-role mode skips
+    a role only when every plan of its faults is ``[]``. ``role_vars``: the host's variables (a mapping);
     a role variable it does not set takes the value in ``fix_defaults`` (the role's defaults/main.yml,
     pinned by a test).
 
