@@ -2,6 +2,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The PMTU black hole, ``path_mtu_black_hole``: a tunnel whose MTU the path does not carry, with no ICMP to say so.
 
+Two files say "plan"; there is one plan. The fault's plan is ``fix.py``'s ``fix_plan``: the one the role applies
+(roles/wireguard_mtu/tasks/mtu.yml, through the ``wireguard_mtu_plan`` filter, on the role's own read). ``plan.py``
+(``pmtu_plan``, the ``Fault.plan`` remediate shows) decides nothing of its own: it adapts ``fix_plan`` to remediate's
+facts, turning the facts and the measurement's record into ``fix_plan``'s input shape and calling it.
+
 Follow it here, top to bottom, then the fixing role's task file roles/wireguard_mtu/tasks/mtu.yml:
 
 - ``fault.py``: ``PATH_MTU_BLACK_HOLE``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
