@@ -44,7 +44,8 @@ def render(registry) -> str:
            "remediate runs the fixing roles in the order below, verify re-runs every rule on fresh facts and",
            "measurements and ends each finding `fixed` or `still_present` (`reports/outcomes.json`), or",
            "`not_checked` with the rule's reason where it cannot judge the host (a peer without a hub). Each fixing",
-           "fault also has a pure plan: from the facts alone, what its role would change on a host, or that the",
+           "fault also has a pure plan: from the facts (and, for a fault found by measurement, its record), what",
+           "its role would change on a host, or that the",
            "facts cannot tell (remediate's every-role mode reads the facts first and skips a role its plans show",
            "converged).", "",
            "| # | finding id | severity | host | fixed by |", "|---|---|---|---|---|"]
@@ -74,7 +75,7 @@ def render(registry) -> str:
                        "findings file); elsewhere the finding is left alone, and verify reports it `still_present` with "
                        "`left_alone` without failing the host." % fault.fix_opt_in)
         if fault.fix_role and fault.plan.__doc__:
-            out.append("- Plan (would the fix change this host? from the facts alone; every-role mode skips the role where "
+            out.append("- Plan (would the fix change this host? from the facts, and a measured fault's record; every-role mode skips the role where "
                        "it says no): %s" % _cell(fault.plan.__doc__))
         out.append("- Proof: %s" % _cell(fault.proof.how))
         if fault.proof.threshold_source:
