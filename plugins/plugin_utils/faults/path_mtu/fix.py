@@ -129,14 +129,14 @@ def _checked(tunnels):
 # module (wg_config_mtu) would edit, nothing when the file sets none. wg-quick: ``MTU =`` (any case) in [Interface]
 # (any case), ``#`` comments ignored, the value up to a space or ``#`` (_wg_quick.set_wg_quick_mtu); .netdev:
 # ``MTUBytes=`` in [NetDev] (case as written), ``#``/``;`` comment lines ignored (_networkd_netdev.set_netdev_mtu).
-WG_QUICK_MTU_AWK = ('{ l = $0; sub(/\r$/, "", l); c = l; sub(/#.*/, "", c); gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "") next; '
-                    'if (c ~ /^\[[ \t]*[A-Za-z]+[ \t]*\]$/) { h = c; gsub(/[ \t]/, "", h); s = (tolower(h) == "[interface]"); next } '
-                    'if (s && tolower(l) ~ /^[ \t]*mtu[ \t]*=/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); sub(/[# \t].*/, "", v); '
-                    'print "mtu " v } }')
-NETDEV_MTU_AWK = ('{ l = $0; sub(/\r$/, "", l); c = l; gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "" || c ~ /^[#;]/) next; '
-                  'if (c ~ /^\[.*\]$/) { h = substr(c, 2, length(c) - 2); gsub(/^[ \t]+|[ \t]+$/, "", h); s = (h == "NetDev"); next } '
-                  'if (s && l ~ /^[ \t]*MTUBytes[ \t]*=[ \t]*[^ \t]*[ \t]*$/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); '
-                  'sub(/[ \t]+$/, "", v); print "mtu " v } }')
+WG_QUICK_MTU_AWK = (r'{ l = $0; sub(/\r$/, "", l); c = l; sub(/#.*/, "", c); gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "") next; '
+                    r'if (c ~ /^\[[ \t]*[A-Za-z]+[ \t]*\]$/) { h = c; gsub(/[ \t]/, "", h); s = (tolower(h) == "[interface]"); next } '
+                    r'if (s && tolower(l) ~ /^[ \t]*mtu[ \t]*=/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); sub(/[# \t].*/, "", v); '
+                    r'print "mtu " v } }')
+NETDEV_MTU_AWK = (r'{ l = $0; sub(/\r$/, "", l); c = l; gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "" || c ~ /^[#;]/) next; '
+                  r'if (c ~ /^\[.*\]$/) { h = substr(c, 2, length(c) - 2); gsub(/^[ \t]+|[ \t]+$/, "", h); s = (h == "NetDev"); next } '
+                  r'if (s && l ~ /^[ \t]*MTUBytes[ \t]*=[ \t]*[^ \t]*[ \t]*$/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); '
+                  r'sub(/[ \t]+$/, "", v); print "mtu " v } }')
 
 
 def _ere(name):
@@ -312,8 +312,8 @@ def _change_lines(entry):
     lines = []
     if entry["uci_change"]:
         written = entry["uci_mtu"]
-        lines.append("network.%s.mtu: %s%s -> '%d'" % (name, "unset" if written is None else "'%s'" % written,
-                                                      " (%d in use)" % live if _in_use(entry, written) else "", mtu))
+        was = "unset" if written is None else "'%s'" % written
+        lines.append("network.%s.mtu: %s%s -> '%d'" % (name, was, " (%d in use)" % live if _in_use(entry, written) else "", mtu))
     if entry["file_change"]:
         config = entry["config"]
         key = "[Interface] MTU = " if config["kind"] == "wg-quick" else "[NetDev] MTUBytes="
