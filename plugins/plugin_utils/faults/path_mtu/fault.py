@@ -10,6 +10,7 @@ as every fault's measuring role does (module doc of ``__init__.py``).
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof, needs_own
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.evidence import EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import role_option_errors as fix_option_errors
@@ -30,10 +31,11 @@ PATH_MTU_BLACK_HOLE = Fault(
     severity="high",
     hosts="Linux host or OpenWrt router with WireGuard",
     reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
-           "openwrt.link_mtu", "path_mtu"),
+           "openwrt.link_mtu", "openwrt.banip", "path_mtu"),
     records=(RECORD,),
     measure_role=MEASURE_ROLE,
-    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU),
+    # BANIP: measure.py paces the ladder's probes inside banIP's ICMP limit (banip_icmp.limiter.banip_limiter)
+    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU, BANIP),
     rule=black_holes,
     coverage=pmtu_coverage,
     rechecked=needs_own("path_mtu"),

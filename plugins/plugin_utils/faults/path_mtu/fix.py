@@ -125,6 +125,20 @@ def _checked(tunnels):
     return {name: _mtu(mtu) for name, mtu in sorted(tunnels.items())}
 
 
+# What each config file sets now, read on the host with awk (BusyBox too): one ``mtu VALUE`` line per setting the
+# module (wg_config_mtu) would edit, nothing when the file sets none. wg-quick: ``MTU =`` (any case) in [Interface]
+# (any case), ``#`` comments ignored, the value up to a space or ``#`` (_wg_quick.set_wg_quick_mtu); .netdev:
+# ``MTUBytes=`` in [NetDev] (case as written), ``#``/``;`` comment lines ignored (_networkd_netdev.set_netdev_mtu).
+WG_QUICK_MTU_AWK = (r'{ l = $0; sub(/\r$/, "", l); c = l; sub(/#.*/, "", c); gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "") next; '
+                    r'if (c ~ /^\[[ \t]*[A-Za-z]+[ \t]*\]$/) { h = c; gsub(/[ \t]/, "", h); s = (tolower(h) == "[interface]"); next } '
+                    r'if (s && tolower(l) ~ /^[ \t]*mtu[ \t]*=/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); sub(/[# \t].*/, "", v); '
+                    r'print "mtu " v } }')
+NETDEV_MTU_AWK = (r'{ l = $0; sub(/\r$/, "", l); c = l; gsub(/^[ \t]+|[ \t]+$/, "", c); if (c == "" || c ~ /^[#;]/) next; '
+                  r'if (c ~ /^\[.*\]$/) { h = substr(c, 2, length(c) - 2); gsub(/^[ \t]+|[ \t]+$/, "", h); s = (h == "NetDev"); next } '
+                  r'if (s && l ~ /^[ \t]*MTUBytes[ \t]*=[ \t]*[^ \t]*[ \t]*$/) { v = l; sub(/^[^=]*=[ \t]*/, "", v); '
+                  r'sub(/[ \t]+$/, "", v); print "mtu " v } }')
+
+
 def _ere(name):
     """``name`` (an interface name: letters, digits, ``_.@=+-``) as a literal in a POSIX ERE or BRE."""
     return re.sub(r"([.+])", r"\\\1", name)
@@ -135,11 +149,13 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
 
     per tunnel ``mtu`` (``/sys/class/net/IF/mtu``: the live MTU, nothing when the device is absent) and ``ipv6`` (its IPv6
     addresses, ``ip -o -6 addr show``, and its peers' AllowedIPs, ``wg show IF allowed-ips`` without the keys); OpenWrt:
-    ``uci`` (``network.IF.proto``), ``ucimtu`` (``network.IF.mtu``), ``uciaddr`` (``network.IF.addresses``) and once
-    ``nft`` (``nft -a list chain inet fw4 mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for
-    ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``) and
-    once ``probing`` (``net.ipv4.tcp_mtu_probing``) and ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing
-    when it is absent). Raises ValueError naming the option for bad tunnels or platform.
+    ``uci`` (``network.IF.proto``), ``ucimtu`` (``network.IF.mtu``), ``uciaddr`` (``network.IF.addresses``), ``clampfile``
+    (``sha256sum`` of ``mss_clamp_file``, nothing when absent) and once ``nft`` (``nft -a list chain inet fw4
+    mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for ``config_dir/IF.conf``, ``netdev PATH`` for
+    each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``, each followed by ``mtu VALUE`` for each MTU
+    setting the file has: ``WG_QUICK_MTU_AWK``, ``NETDEV_MTU_AWK``) and once ``probing`` (``net.ipv4.tcp_mtu_probing``) and
+    ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing when it is absent). Raises ValueError naming the
+    option for bad tunnels or platform.
     """
     if platform not in PLATFORMS:
         raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
@@ -151,14 +167,17 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
         if platform == "openwrt":
             for what, option in (("uci", "proto"), ("ucimtu", "mtu"), ("uciaddr", "addresses")):
                 parts += ["echo '%s %s %s'" % (MARK, what, name), "uci -q get %s" % shlex.quote("network.%s.%s" % (name, option))]
+            clamp = shlex.quote(mss_clamp_file(name))
+            parts += ["echo '%s clampfile %s'" % (MARK, name), "if [ -f %s ]; then sha256sum < %s; fi" % (clamp, clamp)]
         else:
             conf = "%s/%s.conf" % (config_dir.rstrip("/"), name)
             netdevs = shlex.quote(networkd_dir.rstrip("/") + "/") + "*.netdev"   # "/" -> /*.netdev
             parts += ["echo '%s config %s'" % (MARK, name),
-                      "if [ -f %s ]; then printf 'wg-quick %%s\\n' %s; fi" % (shlex.quote(conf), shlex.quote(conf)),
+                      "if [ -f %s ]; then printf 'wg-quick %%s\\n' %s; awk %s %s; fi"
+                      % (shlex.quote(conf), shlex.quote(conf), shlex.quote(WG_QUICK_MTU_AWK), shlex.quote(conf)),
                       "for f in %s; do [ -f \"$f\" ] && grep -Eq '^[[:space:]]*Kind[[:space:]]*=[[:space:]]*wireguard"
                       "[[:space:]]*$' \"$f\" && grep -Eq '^[[:space:]]*Name[[:space:]]*=[[:space:]]*%s[[:space:]]*$' \"$f\" "
-                      "&& printf 'netdev %%s\\n' \"$f\"; done" % (netdevs, _ere(name))]
+                      "&& printf 'netdev %%s\\n' \"$f\" && awk %s \"$f\"; done" % (netdevs, _ere(name), shlex.quote(NETDEV_MTU_AWK))]
     if platform == "openwrt":
         parts += ["echo '%s nft'" % MARK, "nft -a list chain %s %s 2>/dev/null" % (FW4_TABLE, FW4_CHAIN),
                   "echo \"%s nft-rc $?\"" % MARK]
@@ -175,8 +194,10 @@ def parse_reading(text) -> dict:
 
     Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
     an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
-    ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path":
-    str}]``). ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
+    ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``clamp_file_sha256`` (OpenWrt: the SHA-256 of
+    ``mss_clamp_file``, None when absent), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path": str, "mtu":
+    "1420"|None}]``, ``mtu`` the value the file sets, None when it sets none; two settings joined with ", ").
+    ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
     ``# handle N``. Raises ParseError for text that is not this command's output.
     """
     if not isinstance(text, str):
@@ -190,7 +211,8 @@ def parse_reading(text) -> dict:
             if what == "nft-rc":
                 out["nft_rc"] = int(name) if name and name.isdigit() else None
             elif name is not None:
-                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "configs": []})
+                out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
+                                                    "configs": []})
                 seen.setdefault(name, ([], []))
             continue
         text_line = line.strip()
@@ -217,19 +239,27 @@ def parse_reading(text) -> dict:
             info["uci_mtu"] = text_line
         elif what == "config":
             kind, _sep, path = text_line.partition(" ")
+            if kind == "mtu" and info["configs"]:   # the awk of the file before: one line per MTU setting it has
+                config = info["configs"][-1]
+                config["mtu"] = path if config["mtu"] is None else "%s, %s" % (config["mtu"], path)
+                continue
             if kind not in ("wg-quick", "netdev") or not path:
                 raise ParseError("config of %s: expected 'wg-quick PATH' or 'netdev PATH', got %r" % (name, text_line[:120]))
-            info["configs"].append({"kind": kind, "path": path})
+            info["configs"].append({"kind": kind, "path": path, "mtu": None})
         elif what == "nft":
             if re.search(r"# handle \d+$", text_line) and not text_line.startswith("chain "):   # nft 1.0.6: no handle on "table"
                 out["nft_rules"].append(re.sub(r"\s*# handle \d+$", "", text_line))
         elif what == "probing":
             out["tcp_mtu_probing"] = int(text_line) if text_line.isdigit() else None
-        elif what == "probing-file":   # sha256sum of stdin: "HEX  -"
+        elif what in ("probing-file", "clampfile"):   # sha256sum of stdin: "HEX  -"
             digest = text_line.split()[0]
             if not re.fullmatch(r"[0-9a-f]{64}", digest):
-                raise ParseError("sha256sum of %s: expected a SHA-256 digest, got %r" % (TCP_MTU_PROBING_FILE, text_line[:80]))
-            out["tcp_mtu_probing_file_sha256"] = digest
+                raise ParseError("sha256sum of %s: expected a SHA-256 digest, got %r"
+                                 % (TCP_MTU_PROBING_FILE if what == "probing-file" else mss_clamp_file(name), text_line[:80]))
+            if what == "clampfile":
+                info["clamp_file_sha256"] = digest
+            else:
+                out["tcp_mtu_probing_file_sha256"] = digest
     for name, (allowed, addresses) in seen.items():
         out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
     return out
@@ -267,25 +297,35 @@ def _config(name, info, errors, config_dir, networkd_dir):
     return None
 
 
-def _change_lines(entry, info):
-    """The plan's lines for one tunnel of ``fix_plan`` (``info``: its ``parse_reading`` interface): OpenWrt the uci ``mtu``
-    (when it or the live MTU differs) and the clamp include (when the live rules differ, or were not read); Linux the
-    file's ``MTU =``/``MTUBytes=`` when the live MTU differs. Nothing for a tunnel refused."""
+def _in_use(entry, written):
+    """True when a uci or file line must name the live MTU: it changes too, and it is not the value written."""
+    return entry["live_change"] and str(entry["live_mtu_bytes"]) != written
+
+
+def _change_lines(entry):
+    """The plan's lines for one tunnel of ``fix_plan``, one per change the role makes: OpenWrt the uci ``mtu`` (when uci's
+    value differs: ``uci_change``) and the clamp include (``write``: the file differs; ``load``: only the live rules do);
+    Linux the file's ``MTU =``/``MTUBytes=`` (when the file's value differs: ``file_change``); and ``live MTU`` when only
+    the live MTU differs (with a uci or file line, that line names the MTU in use when it is not the value written,
+    ``(1420 in use)``: it changes too). Nothing for a tunnel refused."""
     name, mtu, live = entry["interface"], entry["mtu_bytes"], entry["live_mtu_bytes"]
     lines = []
-    if entry["clamp"] is not None:
-        written = info.get("uci_mtu")
-        if info.get("uci_proto") == "wireguard" and (written != str(mtu) or entry["live_change"]):
-            was = ("unset" if written is None else "'%s'" % written) + (" (%d in use)" % live if live is not None and str(live) != written else "")
-            lines.append("network.%s.mtu: %s -> '%d'" % (name, was, mtu))
-        if entry["clamp"]["live_change"]:
-            lines.append("write %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways"
-                         % (entry["clamp"]["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))
-    elif entry["config"] is not None and entry["live_change"]:
-        if entry["config"]["kind"] == "wg-quick":
-            lines.append("%s: [Interface] MTU = %d (now %s)" % (entry["config"]["path"], mtu, live))
-        else:
-            lines.append("%s: [NetDev] MTUBytes=%d (now %s)" % (entry["config"]["path"], mtu, live))
+    if entry["uci_change"]:
+        written = entry["uci_mtu"]
+        was = "unset" if written is None else "'%s'" % written
+        lines.append("network.%s.mtu: %s%s -> '%d'" % (name, was, " (%d in use)" % live if _in_use(entry, written) else "", mtu))
+    if entry["file_change"]:
+        config = entry["config"]
+        key = "[Interface] MTU = " if config["kind"] == "wg-quick" else "[NetDev] MTUBytes="
+        written = config.get("mtu")
+        lines.append("%s: %s%d (now %s%s)" % (config["path"], key, mtu, "unset" if written is None else written,
+                                              ", %d in use" % live if _in_use(entry, written) else ""))
+    if entry["live_change"] and not lines:
+        lines.append("%s: live MTU %d -> %d" % (name, live, mtu))
+    clamp = entry["clamp"]
+    if clamp is not None and (clamp["file_change"] or clamp["live_change"]):
+        lines.append("%s %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways" % (
+            "write" if clamp["file_change"] else "load", clamp["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))
     return lines
 
 
@@ -314,14 +354,18 @@ def tcp_mtu_probing_plan(wanted, platform, reading) -> dict:
 
 
 def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_dir="/etc/systemd/network", tcp_mtu_probing=False) -> dict:
-    """What the role changes on this host (module doc), from ``tunnels`` (``{IF: MTU}``) and ``parse_reading``'s dict::
+    """What the role changes on this host (module doc), from ``tunnels`` (``{IF: MTU}``) and ``parse_reading``'s dict; each
+    write step of the role runs only where its flag here is true (a converged host: ``changes`` [] and no step runs)::
 
         {"errors": [],   # each names wireguard_mtu_tunnels and the value: the role fails with them before any change
          "changes": ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"],   # one line per change (_change_lines)
          "tunnels": [{"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1420, "ipv6_inside": False,
                       "live_change": True,                        # the device is there with another MTU
-                      "config": {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"} | None,   # Linux
-                      "clamp": {"path": ..., "content": "rule\\n...", "live_rules": [...], "live_change": True} | None}],  # OpenWrt
+                      "uci_mtu": "1420" | None, "uci_change": True,   # OpenWrt: network.wg0.mtu differs (the uci step)
+                      "config": {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None} | None,   # Linux
+                      "file_change": True,                        # Linux: the file's MTU setting differs (wg_config_mtu)
+                      "clamp": {"path": ..., "content": "rule\\n...", "live_rules": [...], "live_change": True,
+                                "file_change": True} | None}],    # OpenWrt: the include's content differs (plain_file)
          "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
          "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
          "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."},   # the live state
@@ -346,7 +390,8 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
         info = reading["interfaces"].get(name) or {}
         live = info.get("live_mtu_bytes")
         entry = {"interface": name, "mtu_bytes": mtu, "live_mtu_bytes": live, "ipv6_inside": bool(info.get("ipv6_inside")),
-                 "live_change": live is not None and live != mtu, "config": None, "clamp": None}
+                 "live_change": live is not None and live != mtu, "uci_mtu": info.get("uci_mtu"), "uci_change": False,
+                 "config": None, "file_change": False, "clamp": None}
         if entry["ipv6_inside"] and mtu < IPV6_MIN_MTU_BYTES:
             errors.append("%s: %s=%d is below %d bytes, the least IPv6 takes, and IPv6 runs inside %s (an address or a "
                           "peer's AllowedIPs): the kernel would drop IPv6 from it" % (OPTION, name, mtu, IPV6_MIN_MTU_BYTES, name))
@@ -356,14 +401,17 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
                               % (OPTION, name, name, "'%s'" % info["uci_proto"] if info.get("uci_proto") else "unset"))
             wanted = mss_clamp_rules(name, mtu)
             mine = [rule for rule in reading.get("nft_rules") or [] if rule.endswith('comment "%s"' % mss_clamp_comment(name))]
-            entry["clamp"] = {"path": mss_clamp_file(name), "content": "\n".join(wanted) + "\n", "live_rules": mine,
-                              "live_change": mine != wanted}
+            content = "\n".join(wanted) + "\n"
+            entry["uci_change"] = info.get("uci_proto") == "wireguard" and entry["uci_mtu"] != str(mtu)
+            entry["clamp"] = {"path": mss_clamp_file(name), "content": content, "live_rules": mine, "live_change": mine != wanted,
+                              "file_change": info.get("clamp_file_sha256") != hashlib.sha256(content.encode()).hexdigest()}
             files.append(mss_clamp_file(name))
         else:
             entry["config"] = _config(name, info, errors, config_dir, networkd_dir)
             if entry["config"] is not None:
                 files.append(entry["config"]["path"])
-        changes.extend(_change_lines(entry, info))
+                entry["file_change"] = entry["config"].get("mtu") != str(mtu)
+        changes.extend(_change_lines(entry))
         if entry["live_change"]:
             apply.append("ip link set dev %s mtu %d" % (shlex.quote(name), mtu))
             restore.append("ip link set dev %s mtu %d" % (shlex.quote(name), live))

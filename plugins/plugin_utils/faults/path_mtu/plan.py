@@ -50,26 +50,31 @@ def facts_reading(view) -> dict:
     """The host's facts in the shape of the role's own read (``fix.parse_reading``), so ``fix.fix_plan`` decides on them::
 
         {"interfaces": {"wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard"|None,
-                                "uci_mtu": "1420"|None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]}},
+                                "uci_mtu": "1420"|None, "clamp_file_sha256": None,   # not in the facts: to be written
+                                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1420"}]}},
          "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}   # not in the facts: unknown
 
     ``live_mtu_bytes`` from ``link_mtu``; ``ipv6_inside`` from ``reads.tunnels``; OpenWrt: ``uci_proto`` "wireguard" for a
     uci interface (``in_uci``: merge_wireguard keeps proto wireguard only), ``uci_mtu`` its written ``mtu``; Linux:
-    ``configs`` the files of ``wireguard.configs`` that configure the interface (wg-quick, or a .netdev with Kind=wireguard).
+    ``configs`` the files of ``wireguard.configs`` that configure the interface (wg-quick, or a .netdev with Kind=wireguard),
+    each's ``mtu`` the live MTU (the facts do not read the file's setting: the one the file set at the tunnel's last start;
+    the role reads the file itself, so where the file holds the new MTU already it changes only what differs).
     """
     facts, platform = host_facts(view)
     mtus, known = link_mtus(facts) or {}, tunnels(view)
     configs = (facts.get("wireguard") or {}).get("configs") or []
     interfaces = {}
     for name, info in wireguard_interfaces(facts).items():
+        live = None if mtus.get(name) is None else str(mtus.get(name))
         entry = {"live_mtu_bytes": mtus.get(name), "ipv6_inside": (known.get(name) or {}).get("ipv6_inside"),
-                 "uci_proto": None, "uci_mtu": None, "configs": []}
+                 "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None, "configs": []}
         if platform == "openwrt":
             written = (info.get("options") or {}).get("mtu")
             entry["uci_proto"] = "wireguard" if info.get("in_uci") else None
             entry["uci_mtu"] = None if written is None else str(written)
         else:
-            entry["configs"] = [{"kind": config.get("kind"), "path": config.get("path")} for config in configs
+            # the facts do not read a file's MTU setting: taken as the live MTU (what the file set at the last start)
+            entry["configs"] = [{"kind": config.get("kind"), "path": config.get("path"), "mtu": live} for config in configs
                                 if config.get("interface") == name and config.get("wireguard")
                                 and config.get("kind") in ("wg-quick", "netdev")]
         interfaces[name] = entry

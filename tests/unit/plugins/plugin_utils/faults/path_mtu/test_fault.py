@@ -31,3 +31,13 @@ def test_remediate_runs_the_role_after_keepalive_and_before_the_tcp_stack_on_eve
     assert FIX_GROUPS[PMTU.fix_role] == {"tunnelfix_openwrt", "tunnelfix_wireguard_peers", "tunnelfix_wireguard_hubs"}
     assert "wireguard_mtu_tunnels" in FIX_VAR_NAMES and PMTU.fix_needs == "wireguard_mtu_tunnels"
     assert "roles/wireguard_mtu/tasks/mtu.yml" in PMTU.files
+
+
+def test_the_fault_declares_the_banip_reading_its_pacing_reads_on_openwrt():
+    """measure.py paces the ladder inside banIP's ICMP limit (view["openwrt"]["banip"]): the gather must read it whenever
+    the PMTU fault is registered, not only because fault 2 happens to be."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import platform_readings
+    assert "banip" in [reading.name for reading in PMTU.facts if reading.on("openwrt") is not None]
+    assert "banip" in [reading.name for reading in platform_readings([PMTU], "openwrt")]
+    assert "banip" not in [reading.name for reading in platform_readings([PMTU], "linux")]
+    assert "openwrt.banip" in PMTU.reads

@@ -17,10 +17,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fi
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
 
 
-def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1):
-    """The OpenWrt read of wg0 (``read_command``'s output shape)."""
+def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1, clamp_file=None):
+    """The OpenWrt read of wg0 (``read_command``'s output shape; ``clamp_file``: the include's SHA-256, None: absent)."""
     lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0", "@@tunnelfix-mtu uci wg0"]
     lines += ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0", "@@tunnelfix-mtu uciaddr wg0", addresses]
+    lines += ["@@tunnelfix-mtu clampfile wg0"] + (["%s  -" % clamp_file] if clamp_file else [])
     lines.append("@@tunnelfix-mtu nft")
     if rules is not None:
         lines += ["table inet fw4 {", "\tchain mangle_forward { # handle 1",
@@ -43,7 +44,8 @@ def test_the_openwrt_read_asks_uci_and_the_fw4_chain_never_for_a_file():
 
 def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
     command = read_command({"wg.0": "1340"}, "linux", "/srv/wg/", "/run/systemd/network")
-    assert "if [ -f /srv/wg/wg.0.conf ]; then printf 'wg-quick %s\\n' /srv/wg/wg.0.conf; fi" in command
+    assert "if [ -f /srv/wg/wg.0.conf ]; then printf 'wg-quick %s\\n' /srv/wg/wg.0.conf; awk '{ " in command
+    assert "' /srv/wg/wg.0.conf; fi" in command and "&& awk '{ " in command   # each file's MTU settings
     assert "for f in /run/systemd/network/*.netdev" in command
     assert "Name[[:space:]]*=[[:space:]]*wg\\.0[[:space:]]*$" in command   # a dot in the name matches only a dot
     assert "cat /proc/sys/net/ipv4/tcp_mtu_probing" in command and "uci" not in command
@@ -52,7 +54,7 @@ def test_the_linux_read_looks_for_the_wg_quick_file_and_the_netdev_by_name():
 
 def test_the_linux_read_of_root_directories_and_a_plus_in_the_name():
     command = read_command({"wg+0": 1340}, "linux", "/", "/")
-    assert "if [ -f /wg+0.conf ]; then printf 'wg-quick %s\\n' /wg+0.conf; fi" in command
+    assert "if [ -f /wg+0.conf ]; then printf 'wg-quick %s\\n' /wg+0.conf; awk " in command
     assert "for f in //*.netdev;" not in command and "for f in /*.netdev;" in command
     assert "Name[[:space:]]*=[[:space:]]*wg\\+0[[:space:]]*$" in command   # a + in the name matches only a +
     assert "for f in '/srv/net work/'*.netdev;" in read_command({"wg0": 1340}, "linux", "/etc/wireguard", "/srv/net work//")
@@ -119,10 +121,10 @@ def test_role_option_errors_names_each_option_and_value(options, errors):
 def test_parse_a_recorded_linux_read(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt"))
     assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "tcp_mtu_probing_file_sha256": None, "interfaces": {
-        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
-                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}]},
-        "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None,
-                "configs": [{"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev"}]}}}
+        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
+                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None}]},
+        "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
+                "configs": [{"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev", "mtu": "1420"}]}}}
 
 
 def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_fixture):
@@ -155,8 +157,24 @@ def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
 
 def test_parse_a_config_path_with_a_space_and_a_probing_value_that_is_no_number():
     reading = parse_reading("@@tunnelfix-mtu config wg0\nwg-quick /srv/wire guard/wg0.conf\n@@tunnelfix-mtu probing\nunknown\n")
-    assert reading["interfaces"]["wg0"]["configs"] == [{"kind": "wg-quick", "path": "/srv/wire guard/wg0.conf"}]
+    assert reading["interfaces"]["wg0"]["configs"] == [{"kind": "wg-quick", "path": "/srv/wire guard/wg0.conf", "mtu": None}]
     assert reading["tcp_mtu_probing"] is None
+
+
+@pytest.mark.parametrize("lines, mtus", [
+    (["wg-quick /etc/wireguard/wg0.conf", "mtu 1420"], ["1420"]),
+    (["wg-quick /etc/wireguard/wg0.conf", "mtu"], [""]),                                  # MTU = with no value
+    (["wg-quick /etc/wireguard/wg0.conf", "mtu 1420", "mtu 1400"], ["1420, 1400"]),       # two: the module refuses it
+    (["netdev /etc/systemd/network/a.netdev", "mtu 1420", "netdev /etc/systemd/network/b.netdev"], ["1420", None]),
+])
+def test_parse_each_files_mtu_setting(lines, mtus):
+    reading = parse_reading("@@tunnelfix-mtu config wg0\n%s\n" % "\n".join(lines))
+    assert [config["mtu"] for config in reading["interfaces"]["wg0"]["configs"]] == mtus
+
+
+def test_a_files_mtu_before_its_file_is_refused():
+    with pytest.raises(ParseError, match="config of wg0: expected 'wg-quick PATH' or 'netdev PATH', got 'mtu 1420'"):
+        parse_reading("@@tunnelfix-mtu config wg0\nmtu 1420\n")
 
 
 def test_parse_the_live_chain_without_handles(load_fixture):
@@ -208,7 +226,8 @@ def test_openwrt_without_fw4_sets_the_mtu_and_loads_the_clamp_live():
     assert plan["files"] == ["/etc/config/network", CLAMP]
     tunnel = plan["tunnels"][0]
     assert tunnel["clamp"] == {"path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n", "live_rules": [],
-                               "live_change": True}
+                               "live_change": True, "file_change": True}
+    assert (tunnel["uci_mtu"], tunnel["uci_change"], tunnel["file_change"]) == (None, True, False)
     assert plan["apply"] == "ip link set dev wg0 mtu 1340 && " + clamp_sync_command("wg0")
     assert plan["restore"] == "ip link set dev wg0 mtu 1420; " + clamp_sync_command("wg0")
     for word in ("ifup", "reload", "restart"):   # netifd would re-create the tunnel (docs/openwrt-fidelity.md)
@@ -221,12 +240,13 @@ def test_openwrt_converged_is_no_live_change(load_fixture):
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(load_fixture("wireguard_mtu_read", "openwrt_clamp_loaded.txt")))
     assert plan["changes"] == []
     assert plan["tunnels"][0] == {"interface": "wg0", "mtu_bytes": 1340, "live_mtu_bytes": 1340, "ipv6_inside": False,
-                                  "live_change": False, "config": None, "clamp": {
+                                  "live_change": False, "uci_mtu": "1340", "uci_change": False, "config": None,
+                                  "file_change": False, "clamp": {
                                       "path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n",
-                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False}}
+                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False, "file_change": False}}
     assert plan["errors"] == [] and plan["live_change"] is False and plan["apply"] == "" and plan["restore"] == ""
     assert plan["tunnels"][0]["live_change"] is False and plan["tunnels"][0]["clamp"]["live_change"] is False
-    assert plan["files"] == ["/etc/config/network", CLAMP]   # the role still writes both (idempotent) under the snapshot
+    assert plan["files"] == ["/etc/config/network", CLAMP]   # snapshotted all the same; the role writes neither
 
 
 @pytest.mark.parametrize("rules, change", [
@@ -250,18 +270,39 @@ def test_a_device_that_is_down_gets_its_files_only_but_the_clamp_still_loads():
     assert plan["apply"] == clamp_sync_command("wg0")
 
 
-@pytest.mark.parametrize("live, written, line", [
-    (1340, "1420", "network.wg0.mtu: '1420' (1340 in use) -> '1340'"),   # live already, the next ifup would set the old one
-    (1420, "1340", "network.wg0.mtu: '1340' (1420 in use) -> '1340'"),   # written already, live not yet
-    (1420, "1420", "network.wg0.mtu: '1420' -> '1340'"),
-    (None, None, "network.wg0.mtu: unset -> '1340'"),            # the device is down
-    (1420, None, "network.wg0.mtu: unset (1420 in use) -> '1340'"),
-    (1340, "1340", None),
+CLAMP_1340_SHA256 = "c4f1d159c255bd1e3e5f1c943d83cd0375dfacafefd527b08cf61d9c0d2536f1"   # sha256sum of wg0's include at 1340
+
+
+@pytest.mark.parametrize("live, written, line, uci", [
+    (1340, "1420", "network.wg0.mtu: '1420' -> '1340'", True),   # live already, the next ifup would set the old one
+    (1420, "1340", "wg0: live MTU 1420 -> 1340", False),          # written already, live not yet: uci is left alone
+    (1420, "1420", "network.wg0.mtu: '1420' -> '1340'", True),   # the live change is the line's too (the same value)
+    (None, None, "network.wg0.mtu: unset -> '1340'", True),      # the device is down
+    (1420, None, "network.wg0.mtu: unset (1420 in use) -> '1340'", True),
+    (1400, "1420", "network.wg0.mtu: '1420' (1400 in use) -> '1340'", True),
+    (1340, "1340", None, False),
 ])
-def test_the_uci_line_shows_where_uci_or_the_live_mtu_differs(live, written, line):
-    text = owrt(mtu=live, rules=mss_clamp_rules("wg0", 1340), nft_rc=0).replace(
+def test_the_uci_line_shows_where_uci_differs_and_a_live_line_where_only_the_live_mtu_does(live, written, line, uci):
+    text = owrt(mtu=live, rules=mss_clamp_rules("wg0", 1340), nft_rc=0, clamp_file=CLAMP_1340_SHA256).replace(
         "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n%s" % ("%s\n" % written if written else ""))
-    assert fix_plan({"wg0": 1340}, "openwrt", parse_reading(text))["changes"] == ([line] if line else [])
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(text))
+    assert plan["changes"] == ([line] if line else [])
+    assert plan["tunnels"][0]["uci_change"] is uci and plan["tunnels"][0]["clamp"]["file_change"] is False
+
+
+@pytest.mark.parametrize("rules, digest, line", [
+    (None, None, "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP),
+    (None, CLAMP_1340_SHA256, "load %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP),
+    (mss_clamp_rules("wg0", 1340), "0" * 64, "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP),
+    (mss_clamp_rules("wg0", 1340), CLAMP_1340_SHA256, None),
+])
+def test_the_clamp_line_writes_where_the_include_differs_and_loads_where_only_the_live_rules_do(rules, digest, line):
+    text = owrt(mtu=1340, rules=rules, nft_rc=0, clamp_file=digest).replace(
+        "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n1340\n")
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(text))
+    assert plan["changes"] == ([line] if line else [])
+    assert plan["tunnels"][0]["clamp"]["file_change"] is (digest != CLAMP_1340_SHA256)
+    assert plan["tunnels"][0]["clamp"]["live_change"] is (rules is None)
 
 
 @pytest.mark.parametrize("mtu, addresses, refused", [
@@ -301,8 +342,11 @@ def test_linux_writes_the_file_that_owns_each_tunnel(load_fixture):
     plan = fix_plan({"wg0": 1340, "wg1": 1380}, "linux", parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt")))
     assert plan["errors"] == []
     assert [(t["interface"], t["config"], t["clamp"]) for t in plan["tunnels"]] == [
-        ("wg0", {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}, None),
-        ("wg1", {"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev"}, None)]
+        ("wg0", {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None}, None),
+        ("wg1", {"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev", "mtu": "1420"}, None)]
+    assert plan["changes"] == ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset, 1420 in use)",
+                               "/etc/systemd/network/50-wg1.netdev: [NetDev] MTUBytes=1380 (now 1420)"]
+    assert [t["file_change"] for t in plan["tunnels"]] == [True, True]
     assert plan["files"] == ["/etc/wireguard/wg0.conf", "/etc/systemd/network/50-wg1.netdev"]
     assert plan["apply"] == "ip link set dev wg0 mtu 1340 && ip link set dev wg1 mtu 1380"
     assert plan["restore"] == "ip link set dev wg0 mtu 1420; ip link set dev wg1 mtu 1420"
@@ -311,7 +355,26 @@ def test_linux_writes_the_file_that_owns_each_tunnel(load_fixture):
 def test_linux_wg_quick_wins_over_a_netdev_of_the_same_name():
     text = "@@tunnelfix-mtu config wg0\nnetdev /etc/systemd/network/50-wg0.netdev\nwg-quick /etc/wireguard/wg0.conf\n"
     assert fix_plan({"wg0": 1340}, "linux", parse_reading(text))["tunnels"][0]["config"] == {
-        "kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"}
+        "kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None}
+
+
+@pytest.mark.parametrize("live, written, lines", [
+    ("1340", None, ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset)"]),    # live already: the file only
+    ("1340", "1420", ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),
+    ("1420", "1340", ["wg0: live MTU 1420 -> 1340"]),                                  # the file has it: live only
+    ("1420", "1420", ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),  # both, one line
+    ("1400", "1420", ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420, 1400 in use)"]),
+    ("", "1420", ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),      # the device is down
+    ("1340", "1340", []),                                                               # converged
+    ("1340", "01340", ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 01340)"]),   # the module compares the text
+])
+def test_linux_writes_the_file_where_its_setting_differs_and_a_live_line_where_only_the_live_mtu_does(live, written, lines):
+    text = "@@tunnelfix-mtu mtu wg0\n%s\n@@tunnelfix-mtu config wg0\nwg-quick /etc/wireguard/wg0.conf\n%s" % (
+        live, "" if written is None else "mtu %s\n" % written)
+    plan = fix_plan({"wg0": 1340}, "linux", parse_reading(text))
+    assert plan["changes"] == lines
+    assert plan["tunnels"][0]["file_change"] is (written != "1340")
+    assert plan["live_change"] is (live not in ("", "1340"))
 
 
 @pytest.mark.parametrize("configs, message", [
@@ -401,7 +464,7 @@ def test_tcp_mtu_probing_changes_each_part_only_where_it_differs(wanted, platfor
 def test_the_probing_lines_follow_the_tunnels_lines(load_fixture):
     plan = fix_plan({"wg0": 1340}, "linux", parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt")),
                     tcp_mtu_probing=True)
-    assert plan["changes"] == ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)", LIVE_LINE, FILE_LINE]
+    assert plan["changes"] == ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset, 1420 in use)", LIVE_LINE, FILE_LINE]
     assert plan["tcp_mtu_probing"]["live_change"] is True and plan["tcp_mtu_probing"]["file_change"] is True
     assert plan["live_change"] is True and "sysctl" not in plan["apply"]   # not under guarded_apply: it cannot cut the path
 
@@ -455,15 +518,16 @@ def test_the_linux_read_run_in_sh_finds_each_tunnels_file(tmp_path):
     wg_dir.mkdir()
     net_dir.mkdir()
     (wg_dir / "lo.conf").write_text("[Interface]\n")
-    (net_dir / "50-lo2.netdev").write_text("[NetDev]\nName = lo2\nKind=wireguard\n")
+    (net_dir / "50-lo2.netdev").write_text("[NetDev]\nName = lo2\nKind=wireguard\nMTUBytes = 1400 \n")
     (net_dir / "60-lo2.netdev").write_text("[NetDev]\nName=lo2\nKind=bridge\n")        # not WireGuard
     (net_dir / "70-lo2.netdev").write_text("[NetDev]\nName=lo20\nKind=wireguard\n")    # another name
     reading = run_read(tmp_path, read_command({"lo": 1340, "lo2": 1340}, "linux", str(wg_dir), str(net_dir) + "/"), FAKES)
     assert reading["interfaces"] == {
         "lo": {"live_mtu_bytes": int(Path("/sys/class/net/lo/mtu").read_text()), "uci_proto": None, "uci_mtu": None,
-               "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir}], "ipv6_inside": True},
-        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True,
-                "configs": [{"kind": "netdev", "path": "%s/50-lo2.netdev" % net_dir}]}}
+               "clamp_file_sha256": None, "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir, "mtu": None}],
+               "ipv6_inside": True},
+        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True, "clamp_file_sha256": None,
+                "configs": [{"kind": "netdev", "path": "%s/50-lo2.netdev" % net_dir, "mtu": "1400"}]}}
     assert reading["tcp_mtu_probing"] == int(Path("/proc/sys/net/ipv4/tcp_mtu_probing").read_text())
     assert reading["nft_rc"] is None
 

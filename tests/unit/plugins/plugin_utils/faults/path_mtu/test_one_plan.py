@@ -13,7 +13,8 @@ from ansible.errors import AnsibleFilterError
 from jinja2.nativetypes import NativeEnvironment
 
 from ansible_collections.tunnelfix.fleet.plugins.filter.wireguard_mtu import wireguard_mtu_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
+    TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE, mss_clamp_rules)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID
 
@@ -33,13 +34,22 @@ JINJA.filters.update({"tunnelfix.fleet.wireguard_mtu_plan": wireguard_mtu_plan,
                       "bool": lambda value: str(value).strip().lower() in ("1", "true", "yes", "on")})
 
 
+CLAMP_1340_SHA256 = "c4f1d159c255bd1e3e5f1c943d83cd0375dfacafefd527b08cf61d9c0d2536f1"   # sha256sum of the clamp include of wg0 at 1340
+LIVE = "live"   # file_mtu: the file sets the MTU the tunnel has (the facts' assumption: the file set it at the last start)
+
+
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
-         addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None):
+         addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None,
+         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None):
     """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them;
-    ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent)."""
+    ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent).
+    What only the role reads: ``live_mtu`` (its read's live MTU when it is not the facts' ``tunnel_mtu``: changed by hand
+    since diagnose), ``file_mtu`` (each config file's MTU setting: ``LIVE``, None for none, or the text), ``clamp_file``
+    (the SHA-256 of the clamp include, None: absent) and ``clamp_live`` (the MTU whose clamp rules are live, None: none)."""
     return dict(platform=platform, tunnel_mtu=tunnel_mtu, path_mtu=path_mtu, configs=list(configs), allowed_ips=list(allowed_ips),
                 addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, probing_file=probing_file,
-                role_vars=role_vars or {})
+                role_vars=role_vars or {}, live_mtu=tunnel_mtu if live_mtu is None else live_mtu,
+                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live)
 
 
 def facts_view(pmtu, state):
@@ -57,7 +67,7 @@ def facts_view(pmtu, state):
 
 def role_read(state):
     """The role's own read of the same host (``fix.read_command``'s output)."""
-    lines = ["%s mtu wg0" % MARK, str(state["tunnel_mtu"]), "%s ipv6 wg0" % MARK]
+    lines = ["%s mtu wg0" % MARK, str(state["live_mtu"]), "%s ipv6 wg0" % MARK]
     if state["platform"] == "linux":
         lines += ["3: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address
                   for address in state["addresses"] if ":" in address]
@@ -65,9 +75,16 @@ def role_read(state):
     if state["platform"] == "openwrt":
         lines += ["%s uci wg0" % MARK] + (["wireguard"] if state["in_uci"] else [])
         lines += ["%s ucimtu wg0" % MARK] + ([state["written_mtu"]] if state["written_mtu"] else [])
-        lines += ["%s uciaddr wg0" % MARK, " ".join(state["addresses"]), "%s nft" % MARK, "%s nft-rc 1" % MARK]
+        lines += ["%s uciaddr wg0" % MARK, " ".join(state["addresses"]), "%s clampfile wg0" % MARK]
+        lines += ["%s  -" % state["clamp_file"]] if state["clamp_file"] else []
+        lines += ["%s nft" % MARK] + ["%s # handle %d" % (rule, 10 + index)
+                                      for index, rule in enumerate(mss_clamp_rules("wg0", state["clamp_live"]) if state["clamp_live"] else [])]
+        lines += ["%s nft-rc %d" % (MARK, 0 if state["clamp_live"] else 1)]
     else:
-        lines += ["%s config wg0" % MARK] + ["%s %s" % (config["kind"], config["path"]) for config in state["configs"]]
+        lines += ["%s config wg0" % MARK]
+        for config in state["configs"]:
+            written = str(state["live_mtu"]) if state["file_mtu"] == LIVE else state["file_mtu"]
+            lines += ["%s %s" % (config["kind"], config["path"])] + ([] if written is None else ["mtu " + written])
         lines += ["%s probing" % MARK, str(state["probing"]), "%s probing-file" % MARK]
         lines += ["%s  -" % state["probing_file"]] if state["probing_file"] else []
     return "\n".join(lines) + "\n"
@@ -113,6 +130,31 @@ def role_run(view, state):
     return plan, [task["name"] for task, whens in steps if holds(whens, variables)]
 
 
+WRITES = {"tunnelfix.fleet.uci": "uci", "tunnelfix.fleet.wg_config_mtu": "file"}
+
+
+def role_writes(view, state):
+    """The write steps of tasks/mtu.yml that run, per item of their loop: ``[(step, interface)]`` (``uci``: network.IF.mtu,
+    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include), with the guarded live change as ``("live", None)``;
+    ``(plan, [])`` where mtu.yml is not included."""
+    plan, _steps = role_run(view, state)
+    if plan is None:
+        return None, []
+    variables = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")), **state["role_vars"])
+    variables.update(__wireguard_mtu_platform={"platform": state["platform"]}, __wireguard_mtu_plan=plan, ansible_check_mode=False)
+    ran = []
+    for task, whens in tasks("mtu.yml"):
+        step = next((WRITES[key] for key in WRITES if key in task), None)
+        if "tunnelfix.fleet.plain_file" in task and "clamp" in str(task["tunnelfix.fleet.plain_file"]):
+            step = "clamp"
+        if step is not None:
+            assert task["loop"] == "{{ __wireguard_mtu_plan.tunnels }}"
+            ran += [(step, item["interface"]) for item in plan["tunnels"] if holds(whens, dict(variables, item=item))]
+        elif task.get("tunnelfix.fleet.guarded_apply", {}).get("apply") and holds(whens, variables):
+            ran.append(("live", None))
+    return plan, ran
+
+
 def role_changes(view, state):
     """What the role changes: its plan's lines; None: it refuses (the filter raises, or the plan has errors)."""
     try:
@@ -155,6 +197,10 @@ STATES = {
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
         "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP]),
     "openwrt converged": (host("openwrt", tunnel_mtu=1340), []),
+    # uci holds the MTU already, the live MTU not yet: no uci line (uci does not change), a live line
+    "openwrt mtu written already, not live": (host("openwrt", written_mtu="1340", addresses=("10.77.0.2/24",)), [
+        "wg0: live MTU 1420 -> 1340",
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
     # wireguard_mtu_tcp_mtu_probing: tcp_mtu_probing_plan, on Linux only, whatever the tunnels (the facts do not read
     # the sysctl nor its file: where the role would find them set, the lines differ: the test below)
     "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)",
@@ -208,3 +254,59 @@ def test_the_role_writes_the_file_the_plan_names():
     plan = {"tcp_mtu_probing": {"path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT}}
     rendered = {key: JINJA.from_string(str(value)).render(__wireguard_mtu_plan=plan) for key, value in step[0]["tunnelfix.fleet.plain_file"].items()}
     assert rendered == {"path": TCP_MTU_PROBING_FILE, "content": TCP_MTU_PROBING_CONTENT, "mode": "0644"}
+
+
+# What only the role reads: the host changed by hand since diagnose (its live MTU, its files, the clamp). The fault's
+# plan cannot see it; the role's plan decides on its own read and its steps follow that plan exactly.
+ROLE_STATES = {
+    # the live MTU is the target already, the wg-quick file sets none: the file is written, nothing live
+    "linux live at the target, no MTU = in the file": (
+        host(live_mtu=1340, file_mtu=None), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset)"]),
+    "linux live at the target, MTUBytes=1420 in the .netdev": (
+        host(configs=(NETDEV,), live_mtu=1340, file_mtu="1420"), ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1340 (now 1420)"]),
+    "linux the file has the target, not live": (host(file_mtu="1340"), ["wg0: live MTU 1420 -> 1340"]),
+    "linux no MTU = in the file, 1420 live": (host(file_mtu=None), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset, 1420 in use)"]),
+    "linux converged since diagnose": (host(live_mtu=1340, file_mtu="1340"), []),
+    "linux device down, the file sets 1420": (host(live_mtu="", file_mtu="1420"), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),
+    "openwrt converged since diagnose": (host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340), []),
+    "openwrt uci and the clamp in place, not live": (
+        host("openwrt", written_mtu="1340", clamp_file=CLAMP_1340_SHA256),
+        ["wg0: live MTU 1420 -> 1340", "load %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+    "openwrt live and the clamp in place, uci not": (
+        host("openwrt", live_mtu=1340, written_mtu="1420", clamp_file=CLAMP_1340_SHA256, clamp_live=1340),
+        ["network.wg0.mtu: '1420' -> '1340'"]),
+    "openwrt the clamp file of another MTU, live rules right": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file="0" * 64, clamp_live=1340),
+        ["write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+}
+
+
+@pytest.mark.parametrize("state, lines", ROLE_STATES.values(), ids=list(ROLE_STATES))
+def test_the_role_plans_what_it_reads_on_the_host(pmtu, state, lines):
+    assert role_changes(facts_view(pmtu, state), state) == lines
+
+
+ALL_STATES = dict(STATES, **ROLE_STATES)
+
+
+@pytest.mark.parametrize("state", [state for state, _lines in ALL_STATES.values()], ids=list(ALL_STATES))
+def test_the_role_writes_exactly_what_its_plan_names(pmtu, state):
+    """uci, the clamp include and the wg-quick/.netdev file are written where the plan has their line, and nowhere else;
+    the live change runs where a line names it (a live line, or a uci or file line naming another MTU in use, or a load)."""
+    plan, ran = role_writes(facts_view(pmtu, state), state)
+    if plan is None or plan["errors"]:
+        return
+    wanted = []
+    for line in plan["changes"]:
+        if line.startswith("network.wg0.mtu: "):
+            wanted.append(("uci", "wg0"))
+        elif line.startswith(("/etc/wireguard/wg0.conf: ", "/etc/systemd/network/")):
+            wanted.append(("file", "wg0"))
+        elif line.startswith("write %s: " % CLAMP):
+            wanted.append(("clamp", "wg0"))
+    order = {"uci": 0, "clamp": 1, "file": 2}
+    assert [step for step in ran if step[0] != "live"] == sorted(wanted, key=lambda step: order[step[0]])
+    mtu = plan["tunnels"][0]["mtu_bytes"] if plan["tunnels"] else None
+    live = plan["tunnels"] != [] and (str(state["live_mtu"]) not in ("", str(mtu))
+                                      or (state["platform"] == "openwrt" and state["clamp_live"] != mtu))
+    assert (("live", None) in ran) is live

@@ -131,17 +131,19 @@ def test_linux_plans_only_where_the_facts_read_the_roles_directories(pmtu, liste
 
 def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
     """fix.fix_plan decides on this: the live MTU, IPv6 inside, the uci interface or the files that configure the tunnel;
-    what the facts do not read (the fw4 include's rules, tcp_mtu_probing) is None: unknown."""
+    what the facts do not read (the fw4 include's rules and file, tcp_mtu_probing) is None: unknown; a file's MTU setting is
+    taken as the live MTU (the facts do not read it either)."""
     configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": ["fd77::2/64"]},
                {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True},
                {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": False},
                {"path": "/etc/wireguard/wg1.conf", "kind": "wg-quick", "interface": "wg1", "wireguard": True},
                {"path": "/etc/systemd/network/50-wg0.network", "kind": "network", "interface": "wg0", "wireguard": True}]
     assert facts_reading(pmtu.linux_view(tunnel_mtu=1400, configs=configs)) == {
-        "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None,
-                               "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf"},
-                                           {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev"}]}},
+        "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
+                               "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1400"},
+                                           {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev", "mtu": "1400"}]}},
         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     assert facts_reading(pmtu.openwrt_view(written_mtu=1420))["interfaces"] == {
-        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard", "uci_mtu": "1420", "configs": []}}
+        "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard", "uci_mtu": "1420", "clamp_file_sha256": None,
+                "configs": []}}
     assert facts_reading(pmtu.openwrt_view(in_uci=False))["interfaces"]["wg0"]["uci_proto"] is None
