@@ -204,13 +204,19 @@ def test_the_finding_through_the_registry(pmtu, load_fixture):
     assert diagnosis({"peer": view})["checks"]["peer"]["path_mtu_black_hole"] == {"status": "found", "reason": None}
 
 
-def test_the_tightest_peer_names_the_finding(pmtu):
+def _two_peers_measured(pmtu):
+    """wg0 with a second peer (endpoint 10.198.3.3 via eth0), measured: the view and its two tunnel entries."""
     view = pmtu.linux_view()
     wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
     wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
     view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
     view = pmtu.measured(view)
     first, second = view["path_mtu"]["tunnels"]
+    return view, first, second
+
+
+def test_the_tightest_peer_names_the_finding(pmtu):
+    view, first, second = _two_peers_measured(pmtu)
     first["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 1400)
     second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1380)
     evidence = _found(view)[0][0]
@@ -462,12 +468,7 @@ def test_judge_of_a_path_that_carries_the_tunnel_sets_nothing(pmtu):
 
 
 def test_a_peer_with_an_mtu_to_set_names_the_finding_before_one_too_narrow_for_any(pmtu):
-    view = pmtu.linux_view()
-    wireguard = view["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
-    wireguard["peers"].append({"public_key": pmtu.OTHER_KEY, "endpoint_host": "10.198.3.3", "allowed_ips": ["10.77.0.3/32"]})
-    view["tunnelfix"]["routes"]["endpoints"]["10.198.3.3"] = {"dev": "eth0"}
-    view = pmtu.measured(view)
-    first, second = view["path_mtu"]["tunnels"]
+    view, first, second = _two_peers_measured(pmtu)
     first["outer"] = judge_ready(pmtu, 4, pmtu.ENDPOINT, 600)        # too narrow for any MTU the fix sets
     second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
     evidence = _found(view)[0][0]
