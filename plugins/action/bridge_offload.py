@@ -28,7 +28,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import (
     classify_ethtool_k_error, parse_ethtool_features)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ifname import RULE as INTERFACE_NAME_RULE, is_interface_name
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, ForEachLine, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 
@@ -156,11 +156,11 @@ class ActionModule(OpenWrtActionBase):
 
     def _tunnel_kind(self, device):
         """The tunnel's kind (``classify_tunnel_device``); refuses (AnsibleActionFail) a device that is not a layer-3 tunnel."""
-        link = self.step(link_argv(device), ok_rcs=range(256))
+        link = self.step(link_argv(device), ok_rcs=ANY_EXIT_STATUS)
         if link["rc"] != 0 and "does not exist" in link["stderr"]:
             raise AnsibleActionFail("tunnel: %r does not exist on the target (%s)" % (device, link["stderr"].strip()[:200]),
                                     result={"cmd": link["cmd"], "rc": link["rc"], "stderr": link["stderr"]})
-        sysfs = {name: self.step(sysfs_argv(device, name), ok_rcs=range(256)) for name in ("tun_flags", "uevent")}
+        sysfs = {name: self.step(sysfs_argv(device, name), ok_rcs=ANY_EXIT_STATUS) for name in ("tun_flags", "uevent")}
         try:
             found = classify_tunnel_device(device, link["stdout"] if link["rc"] == 0 else None,
                                            *(res["stdout"] if res["rc"] == 0 else None for res in sysfs.values()))
@@ -182,7 +182,7 @@ class ActionModule(OpenWrtActionBase):
         return self.parse_output(res, parse_ethtool_features)["features"]
 
     def _set(self, argv):
-        res = self.step(argv, ok_rcs=range(256))
+        res = self.step(argv, ok_rcs=ANY_EXIT_STATUS)
         if res["rc"] not in (0, 1):  # 1: some change refused, checked by reading back
             why = classify_ethtool_k_error(res["stderr"])
             raise AnsibleActionFail("%s failed with rc=%s (%s): %s" % (res["cmd"], res["rc"], why["reason"], why["message"]),

@@ -20,9 +20,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.measure.iperf3_run
     ARGUMENT_SPEC, CHECK_MODE_MSG, KILLED_BY_TIMEOUT, LOOKUP_SCRIPT, NOT_INSTALLED, base_result, bounded_argv, build_argv,
     check_params, iperf3_error_msg, judged_result, killed_msg, parse_error_msg, parse_lookup, retry_wait_s)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
-
-# iperf3 exits 1 on its own errors (JSON "error" on stdout); the output decides, not the code
-ANY_RC = range(256)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS
 
 
 class ActionModule(OpenWrtActionBase):
@@ -54,7 +52,8 @@ class ActionModule(OpenWrtActionBase):
         result["udp_counters_64bit"] = "--udp-counters-64bit" in argv
         while True:
             result["attempts"] += 1
-            res = self.run_command(argv, ok_rcs=ANY_RC)
+            # iperf3 exits 1 on its own errors (JSON "error" on stdout): the output decides, not the exit status
+            res = self.run_command(argv, ok_rcs=ANY_EXIT_STATUS)
             if timeout_path and res["rc"] == KILLED_BY_TIMEOUT:
                 return dict(result, failed=True, msg=killed_msg(args), cmd=argv, rc=res["rc"])
             try:

@@ -19,7 +19,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import choose, public_names
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ethtool import parse_ethtool_features
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import foreach_name, step_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, foreach_name, step_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.gather import batch_of, gather_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
@@ -75,7 +75,7 @@ class ActionModule(RouteReader, WgLiveReader, TunnelReader, UdpGroReader, OpenWr
     def ethtool_k(self, device):
         """``add_offloads``' reader: parsed ``ethtool -k DEVICE``, the error text, or None without ethtool."""
         argv = ETHTOOL_K + [device]
-        got = self.batch_step(self.batch, foreach_name(ETHTOOL_K, device), argv, ok_rcs=range(256),
+        got = self.batch_step(self.batch, foreach_name(ETHTOOL_K, device), argv, ok_rcs=ANY_EXIT_STATUS,
                               shown=step_name(argv))
         if got["rc"] == NOT_FOUND:
             return None

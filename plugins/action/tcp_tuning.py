@@ -21,7 +21,7 @@ import posixpath
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, Step, step_name
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._sysctl_apply import (
     check_values, needs_write, status_before_write, summarize, write_status)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
@@ -79,7 +79,7 @@ class ActionModule(TcpReader, OpenWrtActionBase):
                 raise AnsibleActionFail("persist_paths: %r is not an absolute file path" % (path,))
         self.run_steps(read_steps(tuple(values), paths))
         facts = {"tcp": self.gather_tcp(), "netns": self.gather_netns()}
-        uid = self.step(UID, ok_rcs=range(256))
+        uid = self.step(UID, ok_rcs=ANY_EXIT_STATUS)
         as_root = uid["rc"] != 0 or uid["stdout"].strip() == "0"  # unknown: as root, as the roles run
         persist_failed = []
         if paths:
@@ -96,7 +96,7 @@ class ActionModule(TcpReader, OpenWrtActionBase):
                 if self.check_mode:
                     after = value
                 else:
-                    res = self.step(["sysctl", "-w", "%s=%s" % (key, value)], ok_rcs=range(256))
+                    res = self.step(["sysctl", "-w", "%s=%s" % (key, value)], ok_rcs=ANY_EXIT_STATUS)
                     after = self.read_sysctl(key)
                     status = write_status(res["rc"], res["stderr"], after, value, as_root)
             outcomes.append((key, value, before[key], after, status))

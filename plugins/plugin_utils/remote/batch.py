@@ -112,6 +112,10 @@ class ForEachLine(NamedTuple):
     commands: tuple
 
 
+# ok_rcs that accepts every exit status a command can have: the caller reads a failure (rc, output) itself
+ANY_EXIT_STATUS = range(256)
+
+
 def step_name(argv) -> str:
     """The name a batch step of ``argv`` goes by, and the command a result reports: ``shlex.join(argv)``."""
     return shlex.join(argv)

@@ -29,7 +29,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._tcp_tuning import
     BACKLOG_KEY, CC_KEY, QDISC_KEY, RMEM_KEY, TCP_FACT_KEYS, WMEM_KEY, package_listed, tcp_facts)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.sysctl_boot import (
     parse_path_lines, parse_sysctl_boot_files, settings_by_file, sysctl_boot)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_name
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, Step, step_name
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     DETECT_VIRT, PRESENCE, PROBED_MODULES, modinfo_argv, sysctl_path)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.host_probe import (
@@ -115,11 +115,11 @@ class TcpReader:
 
     def read_presence(self):
         """Read which of PRESENCE's paths exist (once per batch)."""
-        self.present = self.parse_output(self.step(PRESENCE, ok_rcs=range(256)), parse_present_paths)
+        self.present = self.parse_output(self.step(PRESENCE, ok_rcs=ANY_EXIT_STATUS), parse_present_paths)
 
     def read_sysctl(self, key):
         """The key's value, whitespace-normalised, or None where this kernel or namespace lacks it."""
-        res = self.step(cat_argv(key), ok_rcs=range(256))
+        res = self.step(cat_argv(key), ok_rcs=ANY_EXIT_STATUS)
         return normalize_sysctl_value(res["stdout"]) if res["rc"] == 0 else None
 
     def package_installed(self, package):
@@ -148,7 +148,7 @@ class TcpReader:
         states = {}
         for name in PROBED_MODULES:
             sysfs = sysfs_module_state(name, self.present)
-            modinfo = self.step(modinfo_argv(name), ok_rcs=range(256))
+            modinfo = self.step(modinfo_argv(name), ok_rcs=ANY_EXIT_STATUS)
             package = MODULE_PACKAGES.get(name)
             installed = (sysfs == "absent" and modinfo["rc"] != 0 and package is not None
                          and self.package_installed(package))
@@ -165,5 +165,5 @@ class TcpReader:
         """The ``netns`` facts (``host_probe.netns_from_probe``)."""
         if self.present is None:
             self.read_presence()
-        detect = self.step(DETECT_VIRT, ok_rcs=range(256))
+        detect = self.step(DETECT_VIRT, ok_rcs=ANY_EXIT_STATUS)
         return netns_from_probe(self.present, detect["rc"], detect["stdout"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import (
     add_offloads, add_tunnel_offloads, bridges_subset)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.mss_clamp import clamp_sources, tunnel_mss_clamp
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import IPTABLES_SAVE, NFT_RULESET, NOT_FOUND
 
 
@@ -28,7 +28,7 @@ class TunnelReader:
 
     def clamp_source(self, argv):
         """``(status, stdout)`` of one clamp source: ``read``, ``not installed``, or ``rc=N: first stderr line``."""
-        res = self.step(argv, ok_rcs=range(256))
+        res = self.step(argv, ok_rcs=ANY_EXIT_STATUS)
         if res["rc"] == NOT_FOUND:
             return "not installed", ""
         if res["rc"] != 0:

@@ -16,7 +16,7 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.udp_gro import parse_kernel_release, udp_gro_subset
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import Step, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, Step, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import KERNEL_RELEASE_NAME, UNAME_R
 
 
@@ -34,7 +34,7 @@ class UdpGroReader:
 
     def kernel_release(self):
         """``(parse_kernel_release output or None, note or None)`` from ``uname -r``."""
-        res = self.step(UNAME_R, ok_rcs=range(256), name=KERNEL_RELEASE_NAME)
+        res = self.step(UNAME_R, ok_rcs=ANY_EXIT_STATUS, name=KERNEL_RELEASE_NAME)
         if res["rc"] != 0:
             return None, "the kernel release is unknown (%s)" % _short(res)
         try:
@@ -44,7 +44,7 @@ class UdpGroReader:
 
     def forwarding_and_tunnels(self):
         """``(ip_forward, tunnels or None, note or None)`` from the forwarding-and-links step."""
-        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+        res = self.step(FORWARD_AND_LINKS_ARGV, ok_rcs=ANY_EXIT_STATUS)
         ip_forward, links = self.parse_output(res, split_forward_and_links)
         if res["rc"] != 0:  # 127: no ip; 255: an ip without -d or -j
             return ip_forward, None, "the tunnels are unknown (%s)" % _short(res)

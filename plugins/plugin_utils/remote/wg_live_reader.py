@@ -12,6 +12,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import NOT_FOUND, WG_DUMP, WG_DUMP_NAME
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS
 
 
 class WgLiveReader:
@@ -23,7 +24,7 @@ class WgLiveReader:
         ``interfaces``: parse_wg_dump's (``{name: {"peers": [...], ...}}``). None with a note when
         ``wg`` is missing or cannot read the kernel state; never fails for that.
         """
-        res = self.step(WG_DUMP, ok_rcs=range(256), name=WG_DUMP_NAME)
+        res = self.step(WG_DUMP, ok_rcs=ANY_EXIT_STATUS, name=WG_DUMP_NAME)
         if res["rc"] == NOT_FOUND:
             return False, None, "wg is not installed (wireguard-tools); uci view only"
         if res["rc"] != 0:

@@ -20,7 +20,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading imp
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import bridges_subset, parse_ip_link_bridges
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import (
     FORWARD_AND_LINKS_ARGV, parse_ip_link_tunnels, split_forward_and_links)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND, OFFLOAD_DEVICE_LINES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import mss_clamp_steps
 
@@ -31,7 +31,7 @@ OFFLOAD_LOOP = (ETHTOOL_K,)
 
 def _linux_bridges(action, facts, args):
     """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
-    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=ANY_EXIT_STATUS)
     ip_forward, links = action.parse_output(res, split_forward_and_links)
     if res["rc"] == NOT_FOUND:
         return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")

@@ -11,6 +11,8 @@ off) from a converged router. ``parse_hook_probe`` is pure.
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS
+
 # /sbin/hotplug-call iface sources /etc/hotplug.d/iface/ (roles/openwrt_mwan3_wg/vars/main.yml says why 17)
 HOOK_PATH = "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
 # ls, not test -e (a shell builtin no test can stand in for): rc 0 when it exists, else 1 (BusyBox) or 2 (GNU)
@@ -33,5 +35,5 @@ def parse_hook_probe(rc, stderr) -> "bool | None":
 
 def hook_exists(action) -> "bool | None":
     """``parse_hook_probe`` of ``HOOK_PROBE``'s result in ``action``'s batch (run on its own when the batch lacks it)."""
-    res = action.step(HOOK_PROBE, ok_rcs=range(256))
+    res = action.step(HOOK_PROBE, ok_rcs=ANY_EXIT_STATUS)
     return parse_hook_probe(res["rc"], res["stderr"])

@@ -32,7 +32,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_ro
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.ipnet import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, ForEachLine, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
     ADDRESS_FILTER, ROUTE_GET_JSON, ROUTE_GET_TEXT, WG_DUMP_NAME)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import json_source, route_table_steps
@@ -43,10 +43,6 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader 
 UCI_AND_LIVE_ENDPOINT_LINES = (
     "{ sed -n \"s/^network\\.[^=]*\\.endpoint_host='\\(.*\\)'\\$/\\1/p\" \"$1\"\n"
     "  awk 'BEGIN { FS = \"\\t\" } NF == 9 { print $4 }' \"$2\"\n} | " + ADDRESS_FILTER)
-
-
-# every exit status a command can have: link_counters reads a failure as counters unknown, never fails on it
-ANY_RC = range(256)
 
 
 def endpoint_lookup_steps() -> list:
@@ -165,7 +161,7 @@ def endpoint_route_facts(target: dict, used, routes: list, error=None, network=N
 
 def link_counters(action):
     """``({device: {"rx_bytes", "tx_bytes"}}, note)`` from ``ip -s -j link show``; ``({}, why)`` when that fails."""
-    res = action.step(LINK_COUNTERS, ok_rcs=ANY_RC)
+    res = action.step(LINK_COUNTERS, ok_rcs=ANY_EXIT_STATUS)
     if res["rc"] != 0:
         return {}, "%s failed (rc=%s: %s): byte counters unknown" % (
             res["cmd"], res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])

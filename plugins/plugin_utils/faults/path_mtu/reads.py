@@ -33,7 +33,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading imp
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV, split_forward_and_links
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, step_of
 
 
 def parse_link_mtus(text) -> dict:
@@ -52,7 +52,7 @@ def parse_link_mtus(text) -> dict:
 def gather_link_mtu(action, facts, args):
     """The ``link_mtu`` reading's gather: ``{"devices": {device: MTU bytes}, "note": None}``, or ``{"devices": None, "note":
     why}`` when ``ip -d -j link show`` failed or printed no JSON (an ``ip`` without ``-j``): the MTUs are then unknown."""
-    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=range(256))
+    res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=ANY_EXIT_STATUS)
     _forward, links = action.parse_output(res, split_forward_and_links)
     if res["rc"] != 0:
         return {"devices": None, "note": "ip -d -j link show failed (rc=%s: %s): link MTUs unknown"
