@@ -134,8 +134,9 @@ class Fault:
     """One fault: facts read -> rule -> fix role and vars -> proof -> doc text.
 
     ``id``: the finding id (stable: alert rules key on it). ``number``: the field fault (the
-    brief's 1-5; 6 the PMTU black hole, issue 31), None for the kernel/container limits. ``reads``: the view keys the rule reads
-    (``"openwrt.endpoint_routes"``: view["openwrt"]["endpoint_routes"]). ``fix_role``: FQCN of the
+    brief's 1-5; 6 the PMTU black hole, issue 31), None for the kernel/container limits. ``reads``: the view keys the fault reads
+    (``"openwrt.endpoint_routes"``: view["openwrt"]["endpoint_routes"]): its rule's, and the facts its
+    measuring step reads (the PMTU ladders' pacing reads banIP's). ``fix_role``: FQCN of the
     role remediate runs, None when no role can fix it. ``fix_groups``: the inventory groups whose
     hosts that role may run on. ``fix_vars(evidence)``: the role's variables from one finding, or
     None; ``fix_var_names`` the variables it may set (remediate takes no other from a findings
@@ -172,7 +173,7 @@ class Fault:
     keys explained together); docs/findings.md's evidence table of the fault is generated from it
     (scripts/findings_doc.py), and a test fails when a rule returns a key its fault does not describe.
 
-    ``facts``: the readings (``reading.Reading``) the rule reads, one per ``tunnelfix.X``/``openwrt.X`` key of
+    ``facts``: the readings (``reading.Reading``) the fault reads, one per ``tunnelfix.X``/``openwrt.X`` key of
     ``reads`` (a test pins that); the facts actions gather what the registry's faults declare (``registry.readings``).
     ``records``: the measuring steps' records the rule reads (``view.Record``: view key and host variable), one per
     measurement key of ``reads`` (a test pins that); the host's view holds what the registry's faults declare

@@ -4,8 +4,10 @@
 
 Two files say "plan"; there is one plan. The fault's plan is ``fix.py``'s ``fix_plan``: the one the role applies
 (roles/wireguard_mtu/tasks/mtu.yml, through the ``wireguard_mtu_plan`` filter, on the role's own read). ``plan.py``
-(``pmtu_plan``, the ``Fault.plan`` remediate shows) decides nothing of its own: it adapts ``fix_plan`` to remediate's
-facts, turning the facts and the measurement's record into ``fix_plan``'s input shape and calling it.
+(``pmtu_plan``, the ``Fault.plan`` remediate shows) adapts ``fix_plan`` to remediate's facts, turning the facts and
+the measurement's record into ``fix_plan``'s input shape and calling it; its own decisions are only which tunnels the
+role is given (``pmtu_fix_vars``: a finding naming a smaller MTU) and, for what the facts do not read (a file's MTU
+setting, the clamp file, ``tcp_mtu_probing``), the assumption ``facts_reading`` documents.
 
 Follow it here, top to bottom, then the fixing role's task file roles/wireguard_mtu/tasks/mtu.yml:
 

@@ -20,6 +20,9 @@ EVIDENCE = (
     (("ipv6_inside", "raised_to_ipv6_minimum"), "whether the tunnel carries IPv6 (a peer's AllowedIPs or an interface address; "
      "null: unknown, a Linux tunnel no wg-quick file configures, kept at the 1280 floor), "
      "and whether the MTU to set was raised to IPv6's 1280 although the path is narrower"),
+    ("larger_packets", "how the probes above the largest size that passed failed, on the ladders that found the fault: "
+     "\"lost silently\" (no reply, no ICMP: the black hole), \"refused with ICMP\" (a hop answered too big), \"refused by "
+     "this host\" (it knew a smaller path MTU); null when none failed"),
     (("outer_probes", "outer_pings_sent", "inner_probes", "inner_pings_sent"), "each ladder's probed sizes and echo requests sent "
      "(retries of silently lost sizes included); null where it did not run"),
     (("peers_found", "peers_measured"), "how many of the tunnel's measured peers show the fault, of how many measured"),

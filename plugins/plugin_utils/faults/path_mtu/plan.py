@@ -30,7 +30,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import is_true, role_setting, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import fix_plan, tcp_mtu_probing_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import host_facts, link_mtus, tunnels
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, entries, judgements
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, entries, judgements, smaller_mtu
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
 
 FIX_DEFAULTS = role_defaults("wireguard_mtu")
@@ -40,8 +40,8 @@ TUNNELS_VAR = "wireguard_mtu_tunnels"
 def pmtu_fix_vars(evidence):
     """The role's variables from one finding: ``{"wireguard_mtu_tunnels": {interface: set_mtu_bytes}}``; None when the
     finding names no smaller MTU to set (the path is too narrow for any, or the tunnel is already at the IPv6 floor)."""
-    mtu, now = evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes")
-    if not isinstance(mtu, int) or isinstance(mtu, bool) or not evidence.get("interface") or (isinstance(now, int) and mtu >= now):
+    mtu = smaller_mtu(evidence.get("set_mtu_bytes"), evidence.get("tunnel_mtu_bytes"))
+    if mtu is None or not evidence.get("interface"):
         return None
     return {TUNNELS_VAR: {evidence["interface"]: mtu}}
 

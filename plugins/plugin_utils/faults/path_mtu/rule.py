@@ -90,6 +90,47 @@ def judge(entry, tunnel_mtu, inside_v6) -> dict:
     return out
 
 
+# how the sizes above the largest that passed failed (``larger_packets``), and what that means for the TCP inside
+LARGER_PACKETS = {
+    "lost silently": "Larger packets vanish without an ICMP answer (a black hole)",
+    "refused with ICMP": "A hop answers the larger packets with ICMP (too big), but TCP inside the tunnel never gets that "
+                         "answer (WireGuard passes no ICMP into the tunnel), so its full-size packets are still lost or "
+                         "fragmented outside",
+    "refused by this host": "This host already refuses the larger packets (it has learned the smaller path MTU), but TCP "
+                            "inside the tunnel is not told, so its full-size packets are still lost or fragmented outside",
+}
+
+
+def larger_packets(ladders):
+    """How the probes above the largest size that passed failed, over the ``ladders`` that found the fault (parse_ladder
+    output): "refused with ICMP" when a hop answered one (``too-big-remote``, ``icmp-error``), else "lost silently" when
+    one got no answer (``failed``: the black hole), else "refused by this host" (``too-big-local`` only: the host knew a
+    smaller MTU); None when no probe above failed (the ladder reached its upper bound, the uplink's MTU).
+    ``[{"largest_passing_payload_bytes": 1372, "probes": [{"payload_bytes": 1472, "result": "failed"}, ...]}]`` ->
+    "lost silently".
+    """
+    results = set()
+    for ladder in ladders:
+        passed = ladder.get("largest_passing_payload_bytes") or 0
+        results.update(probe.get("result") for probe in ladder.get("probes") or []
+                       if probe.get("payload_bytes", 0) > passed and probe.get("result") != "passed")
+    if results & {"too-big-remote", "icmp-error"}:
+        return "refused with ICMP"
+    if "failed" in results:
+        return "lost silently"
+    if "too-big-local" in results:
+        return "refused by this host"
+    return None
+
+
+def smaller_mtu(set_mtu_bytes, tunnel_mtu_bytes):
+    """``set_mtu_bytes`` when it is an MTU below the tunnel's (bytes; ``tunnel_mtu_bytes`` None: unknown, any counts),
+    else None: what the fix sets, or nothing (too narrow a path, or a tunnel already at the MTU named)."""
+    if not is_int(set_mtu_bytes) or (is_int(tunnel_mtu_bytes) and set_mtu_bytes >= tunnel_mtu_bytes):
+        return None
+    return set_mtu_bytes
+
+
 def _probes(ladder):
     """``(probes, pings sent)`` of a ladder, ``(None, None)`` where it did not run."""
     if not isinstance(ladder, dict):
@@ -131,15 +172,19 @@ def black_holes(host, view, views):
             "endpoint": entry.get("endpoint"), "inner_target": entry.get("inner_target"),
             "uplink_device": entry.get("uplink_device"), "uplink_mtu_bytes": entry.get("uplink_mtu_bytes"),
             "outer_family": verdict["outer_family"], "overhead_bytes": verdict["overhead_bytes"], "ipv6_inside": tunnel["ipv6_inside"],
+            "larger_packets": larger_packets([entry[side] for side, seen in (("outer", "outer_exceeds"), ("inner", "inner_short"))
+                                              if verdict[seen]]),
             "raised_to_ipv6_minimum": verdict["raised_to_ipv6_minimum"],
             "outer_probes": outer_probes, "outer_pings_sent": outer_pings, "inner_probes": inner_probes,
             "inner_pings_sent": inner_pings, "peers_found": len(found), "peers_measured": len(judged)}
-        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"], platform == "openwrt")))
+        out.append((evidence, _explain(name, entry, verdict, mtu, tunnel["ipv6_inside"], platform == "openwrt",
+                                       evidence["larger_packets"])))
     return out
 
 
-def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False):
-    """The finding's paragraph (``clamp``: the fix also clamps TCP's MSS, OpenWrt only: plan.py)."""
+def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False, larger=None):
+    """The finding's paragraph (``clamp``: the fix also clamps TCP's MSS, OpenWrt only: plan.py; ``larger``: how the larger
+    probes failed, ``larger_packets``)."""
     parts = ["%s has an MTU of %d bytes, but the path does not carry packets that large:" % (name, mtu)]
     if verdict["outer_exceeds"]:
         parts.append("toward its endpoint %s (IPv%s outside, %d bytes of WireGuard overhead) the largest packet that got "
@@ -149,9 +194,10 @@ def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False):
     if verdict["inner_short"]:
         parts.append("Inside the tunnel, to %s, the largest packet that got through was %d bytes."
                      % (entry.get("inner_target"), verdict["inner_path_mtu_bytes"]))
-    parts.append("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS "
-                 "handshakes, uploads and bulk transfers hang. WireGuard does not repair this itself.")
-    if verdict["set_mtu_bytes"] is not None and verdict["set_mtu_bytes"] < mtu:
+    parts.append("%s: pings and small requests work while TLS handshakes, uploads and bulk transfers hang or crawl. "
+                 "WireGuard does not repair this itself."
+                 % LARGER_PACKETS.get(larger, "Full-size tunnel packets are larger than the path carries"))
+    if smaller_mtu(verdict["set_mtu_bytes"], mtu) is not None:
         parts.append("Setting the tunnel's MTU to %d bytes%s makes every tunnel packet fit."
                      % (verdict["set_mtu_bytes"], " (and clamping the MSS of the TCP it forwards to it)" if clamp else ""))
     if verdict["too_narrow"]:

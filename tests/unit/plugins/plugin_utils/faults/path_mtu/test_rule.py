@@ -5,7 +5,8 @@ floor, the recorded ladders, and what the host's check says when a ladder judges
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.ladder import parse_ladder
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import NOT_MEASURED, black_holes, judge, pmtu_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import (
+    NOT_MEASURED, black_holes, judge, larger_packets, pmtu_coverage, smaller_mtu)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import BY_ID, diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import parse_ip_route_get
 
@@ -198,6 +199,7 @@ def test_the_finding_through_the_registry(pmtu, load_fixture):
         "interface": "wg0", "endpoint": pmtu.ENDPOINT, "inner_target": pmtu.HUB_ADDRESS, "uplink_device": "eth0",
         "uplink_mtu_bytes": 1500, "tunnel_mtu_bytes": 1420, "outer_family": 4, "overhead_bytes": 60,
         "outer_path_mtu_bytes": 1400, "inner_path_mtu_bytes": 1340, "set_mtu_bytes": 1340, "ipv6_inside": False,
+        "larger_packets": "lost silently",
         "raised_to_ipv6_minimum": False, "outer_probes": 11, "outer_pings_sent": 18, "inner_probes": 3,
         "inner_pings_sent": 4, "peers_found": 1, "peers_measured": 1}
     assert PMTU.subject(evidence) == "wg0"
@@ -362,7 +364,7 @@ def test_an_openwrt_router_is_judged_from_its_endpoint_routes(pmtu, load_fixture
 
 
 BLACK_HOLE = ("Larger packets vanish without an ICMP answer (a black hole): pings and small requests work while TLS handshakes, "
-              "uploads and bulk transfers hang. WireGuard does not repair this itself.")
+              "uploads and bulk transfers hang or crawl. WireGuard does not repair this itself.")
 OUTER_1400 = ("wg0 has an MTU of 1420 bytes, but the path does not carry packets that large: toward its endpoint 10.198.2.2 (IPv4 "
               "outside, 60 bytes of WireGuard overhead) the largest packet that got through with don't-fragment set was %d bytes, "
               "and a full-size tunnel packet leaves as 1480.")
@@ -473,3 +475,51 @@ def test_a_peer_with_an_mtu_to_set_names_the_finding_before_one_too_narrow_for_a
     second["outer"] = judge_ready(pmtu, 4, "10.198.3.3", 1400)
     evidence = _found(view)[0][0]
     assert (evidence["endpoint"], evidence["set_mtu_bytes"], evidence["peers_found"]) == ("10.198.3.3", 1340, 2)
+
+
+@pytest.mark.parametrize("case, larger, opening", [
+    ("iputils_v4_black_hole_1400.txt", "lost silently", "Larger packets vanish without an ICMP answer (a black hole):"),
+    ("busybox_v6_black_hole_1400.txt", "lost silently", "Larger packets vanish without an ICMP answer (a black hole):"),
+    ("iputils_v4_frag_needed_1400.txt", "refused with ICMP", "A hop answers the larger packets with ICMP (too big), but TCP "
+     "inside the tunnel never gets that answer"),
+    ("iputils_v6_packet_too_big_1400.txt", "refused with ICMP", "A hop answers the larger packets with ICMP (too big),"),
+    ("busybox_v4_frag_needed_1400.txt", "refused with ICMP", "A hop answers the larger packets with ICMP (too big),"),
+])
+def test_the_finding_says_how_the_larger_packets_failed(pmtu, load_fixture, case, larger, opening):
+    """A hop that answers "too big" is no silent black hole: the finding says which the ladder saw (recorded ladders)."""
+    text = load_fixture("pmtu_ladder", case)
+    view = pmtu.measured(pmtu.linux_view(endpoint=text.split("target=")[1].split()[0]), outer=text)
+    (evidence, explanation), = _found(view)
+    assert evidence["larger_packets"] == larger
+    assert opening in explanation
+    assert ("black hole" in explanation) is (larger == "lost silently")
+
+
+def _probe(payload, result):
+    return {"payload_bytes": payload, "result": result}
+
+
+@pytest.mark.parametrize("ladders, larger", [
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1372, "passed"), _probe(1472, "failed")]}], "lost silently"),
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1472, "too-big-remote"), _probe(1400, "failed")]}],
+     "refused with ICMP"),
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1400, "icmp-error")]}], "refused with ICMP"),
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1400, "too-big-local")]}], "refused by this host"),
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1400, "too-big-local"), _probe(1380, "failed")]}], "lost silently"),
+    # a failed probe at or under the largest size that passed is chance loss, not the edge
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1200, "failed"), _probe(1372, "passed")]}], None),
+    ([{"largest_passing_payload_bytes": 1472, "probes": [_probe(1472, "passed")]}], None),   # reached the uplink's MTU
+    # over both ladders that found the fault: a hop's answer on one says the path answers
+    ([{"largest_passing_payload_bytes": 1372, "probes": [_probe(1400, "failed")]},
+      {"largest_passing_payload_bytes": 1312, "probes": [_probe(1340, "too-big-remote")]}], "refused with ICMP"),
+    ([], None),
+])
+def test_larger_packets_names_how_the_sizes_above_the_edge_failed(ladders, larger):
+    assert larger_packets(ladders) == larger
+
+
+@pytest.mark.parametrize("set_mtu, tunnel_mtu, smaller", [
+    (1340, 1420, 1340), (1419, 1420, 1419), (1420, 1420, None), (1440, 1420, None), (None, 1420, None),
+    (1340, None, 1340), (True, 1420, None), ("1340", 1420, None)])
+def test_smaller_mtu_is_the_mtu_to_set_only_below_the_tunnels(set_mtu, tunnel_mtu, smaller):
+    assert smaller_mtu(set_mtu, tunnel_mtu) == smaller
