@@ -1,0 +1,83 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tunnel graph: nodes and entries joined by public key across hosts, Linux and OpenWrt (fake keys)."""
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import build_graph, graph_of
+
+HUB = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
+PEER = "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE="
+OWRT = "OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR="
+GONE = "GONEGONEGONEGONEGONEGONEGONEGONEGONEGONEGON="
+
+
+def linux(key, peers, configs=(), listen_port=None, name="wg0"):
+    return {"tunnelfix": {"wireguard": {"interfaces": {name: {"public_key": key, "listen_port": listen_port, "peers": list(peers)}},
+                                        "configs": list(configs)}}}
+
+
+def openwrt(key, peers, listen_port=51820):
+    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
+        "in_uci": True, "live": key is not None, "listen_port": listen_port,
+        "live_state": {"public_key": key, "listen_port": listen_port} if key else None, "peers": list(peers)}}}}}
+
+
+def fleet():
+    return {
+        "hub": linux(HUB, [{"public_key": PEER, "endpoint_host": "198.51.100.9", "endpoint_port": 41862,
+                            "allowed_ips": ["10.77.0.2/32"], "handshake_age_s": 12, "rx_bytes": 10, "tx_bytes": 20},
+                           {"public_key": OWRT, "allowed_ips": ["10.77.0.3/32"]}],
+                     configs=[{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                               "peers": [{"public_key": PEER}]}], listen_port=51820),
+        "peer": linux(PEER, [{"public_key": HUB, "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
+                              "allowed_ips": ["10.77.0.0/24"], "persistent_keepalive_s": 25}],
+                      configs=[{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0",
+                                "wireguard": True, "peers": [{"public_key": HUB}, {"public_key": GONE, "endpoint": "[2001:db8::7]:51820",
+                                                                                   "persistent_keepalive_s": 25}]}]),
+        "owrt": openwrt(OWRT, [{"public_key": HUB, "in_uci": True, "endpoint_host": "203.0.113.10", "endpoint_port": 51820,
+                                "allowed_ips": ["10.77.0.0/24"], "live": None}]),
+        "bare": {"tunnelfix": None},
+    }
+
+
+def test_nodes_are_each_hosts_interfaces_with_their_own_key():
+    graph = build_graph(fleet())
+    assert {node: (info["public_key"], info["platform"], info["listen_port"]) for node, info in graph["nodes"].items()} == {
+        "hub/wg0": (HUB, "linux", 51820), "peer/wg0": (PEER, "linux", None), "owrt/wg0": (OWRT, "openwrt", 51820)}
+    assert graph["keys"] == {HUB: ["hub/wg0"], PEER: ["peer/wg0"], OWRT: ["owrt/wg0"]}
+
+
+def test_entries_join_both_ends_by_public_key():
+    graph = build_graph(fleet())
+    edges = {edge["id"]: edge for edge in graph["edges"]}
+    assert edges["peer/wg0>" + HUB]["to"] == ["hub/wg0"]
+    assert graph["back"]["peer/wg0>" + HUB] == "hub/wg0>" + PEER
+    assert graph["back"]["hub/wg0>" + PEER] == "peer/wg0>" + HUB
+    assert graph["back"]["hub/wg0>" + OWRT] == "owrt/wg0>" + HUB
+    assert edges["peer/wg0>" + GONE]["to"] == [] and graph["back"]["peer/wg0>" + GONE] is None   # no host has that key
+
+
+def test_who_owns_each_entry():
+    edges = {edge["id"]: edge for edge in build_graph(fleet())["edges"]}
+    assert (edges["hub/wg0>" + PEER]["owner"], edges["hub/wg0>" + PEER]["owner_path"]) == ("wg-quick", "/etc/wireguard/wg0.conf")
+    assert edges["hub/wg0>" + OWRT]["owner"] == "live only"   # in the kernel, in no file: wg set or a portal
+    assert (edges["peer/wg0>" + HUB]["owner"], edges["peer/wg0>" + HUB]["running"]) == ("networkd", True)
+    assert (edges["owrt/wg0>" + HUB]["owner"], edges["owrt/wg0>" + HUB]["running"]) == ("uci", False)
+
+
+def test_a_configured_entry_the_kernel_lacks_is_an_edge_that_is_not_running():
+    edge = {edge["id"]: edge for edge in build_graph(fleet())["edges"]}["peer/wg0>" + GONE]
+    assert (edge["running"], edge["endpoint_host"], edge["endpoint_port"], edge["persistent_keepalive_s"]) == (
+        False, "2001:db8::7", 51820, 25)
+
+
+def test_a_key_two_interfaces_have_joins_both():
+    views = fleet()
+    views["clone"] = linux(PEER, [])
+    graph = build_graph(views)
+    assert graph["keys"][PEER] == ["clone/wg0", "peer/wg0"]
+    assert {edge["id"]: edge for edge in graph["edges"]}["hub/wg0>" + PEER]["to"] == ["clone/wg0", "peer/wg0"]
+
+
+def test_the_graph_is_built_once_per_views():
+    views = fleet()
+    assert graph_of(views) is graph_of(views)
+    assert graph_of(dict(views)) is not graph_of(views)
