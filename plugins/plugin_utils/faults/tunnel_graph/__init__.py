@@ -1,0 +1,10 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The fleet's tunnel graph (issue 32): faults between hosts, found by joining both ends of every tunnel by public key.
+
+- ``graph.py``: the graph, from the ``wireguard`` facts every host already has (no extra execution), built once per run.
+- ``one_sided.py``: ``one_sided_peer``, an entry whose other end has no entry back.
+- ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
+
+No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.
+"""

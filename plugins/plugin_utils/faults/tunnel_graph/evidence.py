@@ -1,0 +1,14 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tunnel graph's faults: what their findings' ``evidence`` holds (``Fault.evidence``), one (keys, meaning) per row.
+
+docs/findings.md's evidence tables are generated from it (scripts/findings_doc.py).
+"""
+
+ONE_SIDED_EVIDENCE = (
+    (("interface", "own_public_key"), "this host's WireGuard interface and its own public key (from the running interface)"),
+    ("peer_public_key", "the public key of the entry that has no entry back"),
+    (("other_host", "other_interface"), "the inventory host and interface whose own key that is"),
+    (("owner", "owner_path"), "who keeps the entry here: wg-quick, networkd, uci or live only (wg set, a portal), and the file"),
+    ("other_unknown_keys", "the keys the other interface lists that no host of the run has (one may be this host's old key)"),
+)

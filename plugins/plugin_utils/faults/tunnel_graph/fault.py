@@ -1,0 +1,31 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tunnel graph's faults as the registry lists them: texts, the reading they read, their rules (no role fixes them)."""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import ONE_SIDED_EVIDENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
+
+ONE_SIDED_PEER = Fault(
+    id="one_sided_peer",
+    number=None,
+    title="My side lists the peer, the peer does not list me",
+    severity="critical",
+    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD,),
+    rule=one_sided,
+    coverage=one_sided_coverage,
+    fires_when="an interface lists a peer whose public key is exactly one other interface of the run, and that interface "
+               "has no peer entry for this interface's own public key",
+    symptom="The tunnel never comes up (no handshake), or came up once and died after a key was changed on one side.",
+    fix="No role (a wrong guess about keys cuts a tunnel): the finding names the entry to add on the other end, with "
+        "this interface's public key, or the entry to remove here.",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
+    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    evidence=ONE_SIDED_EVIDENCE,
+)
