@@ -12,3 +12,10 @@ ONE_SIDED_EVIDENCE = (
     (("owner", "owner_path"), "who keeps the entry here: wg-quick, networkd, uci or live only (wg set, a portal), and the file"),
     ("other_unknown_keys", "the keys the other interface lists that no host of the run has (one may be this host's old key)"),
 )
+
+DUPLICATE_KEY_EVIDENCE = (
+    (("interface", "public_key"), "this host's WireGuard interface and its own public key"),
+    ("kind", "`duplicate`: another interface of the run has the key; `self`: the interface lists its own key as a peer"),
+    ("also_on", "the other interfaces with the key (`host/interface`); [] for `self`"),
+    ("listed_by", "the interfaces of the run whose peer entries list the key (`host/interface`)"),
+)

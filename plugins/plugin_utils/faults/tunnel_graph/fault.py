@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import ONE_SIDED_EVIDENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import DUPLICATE_KEY_EVIDENCE, ONE_SIDED_EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 
 ONE_SIDED_PEER = Fault(
@@ -28,4 +29,26 @@ ONE_SIDED_PEER = Fault(
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
     evidence=ONE_SIDED_EVIDENCE,
+)
+
+DUPLICATE_PUBLIC_KEY = Fault(
+    id="duplicate_public_key",
+    number=None,
+    title="Two of my hosts share a WireGuard key, or one lists itself",
+    severity="critical",
+    hosts="any host with a running WireGuard interface (every host's facts: the tunnel graph)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD,),
+    rule=duplicate_keys,
+    coverage=one_sided_coverage,
+    fires_when="a running interface's own public key is also another running interface's of the run, or an interface "
+               "lists its own public key as a peer",
+    symptom="Two sites flap: each works until the other connects (a cloned VM or router image); or a peer entry that "
+            "never gets a handshake because it names the host itself.",
+    fix="No role (a new key pair must reach every peer that lists the old key): the finding names the interfaces and "
+        "the entries to update.",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("kind")),
+    proof=Proof(how="verify re-reads every host's WireGuard facts and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    evidence=DUPLICATE_KEY_EVIDENCE,
 )

@@ -6,64 +6,46 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 
-HUB = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
-PEER = "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE="
-OLD = "OLDPEEROLDPEEROLDPEEROLDPEEROLDPEEROLDPEERO="
-OWRT = "OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR="
 
-
-def linux(key, peer_keys, path="/etc/wireguard/wg0.conf"):
-    peers = [{"public_key": k, "allowed_ips": ["10.77.0.0/24"]} for k in peer_keys]
-    return {"tunnelfix": {"wireguard": {
-        "interfaces": {"wg0": {"public_key": key, "listen_port": 51820, "peers": peers}} if key else {},
-        "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True,
-                     "peers": [{"public_key": k} for k in peer_keys]}]}}}
-
-
-def owrt(key, peer_keys):
-    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
-        "in_uci": True, "live": bool(key), "live_state": {"public_key": key} if key else None,
-        "peers": [{"public_key": k, "in_uci": True, "live": {"allowed_ips": []} if key else None} for k in peer_keys]}}}}}
-
-
-def test_both_ends_listing_each_other_is_no_finding():
-    views = {"hub": linux(HUB, [PEER, OWRT]), "peer": linux(PEER, [HUB]), "owrt": owrt(OWRT, [HUB])}
+def test_both_ends_listing_each_other_is_no_finding(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT]), "peer": tg.linux(tg.PEER, [tg.HUB]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
     assert [one_sided(host, views[host], views) for host in views] == [[], [], []]
     assert [one_sided_coverage(host, views[host], views) for host in views] == [None, None, None]
 
 
-def test_a_key_rotated_on_one_side_is_found_on_the_side_whose_entry_has_no_way_back():
+def test_a_key_rotated_on_one_side_is_found_on_the_side_whose_entry_has_no_way_back(tg):
     # the peer got a new key; the hub still lists the old one
-    views = {"hub": linux(HUB, [OLD]), "peer": linux(PEER, [HUB])}
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD]), "peer": tg.linux(tg.PEER, [tg.HUB])}
     (evidence, text), = one_sided("peer", views["peer"], views)
-    assert evidence == {"interface": "wg0", "peer_public_key": HUB, "own_public_key": PEER, "other_host": "hub",
+    assert evidence == {"interface": "wg0", "peer_public_key": tg.HUB, "own_public_key": tg.PEER, "other_host": "hub",
                         "other_interface": "wg0", "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf",
-                        "other_unknown_keys": [OLD]}
-    assert "hub's wg0 has no entry for peer's key %s" % PEER in " ".join(text.split())
-    assert "if one is an older key of peer, replace it with %s" % PEER in " ".join(text.split())
+                        "other_unknown_keys": [tg.OLD]}
+    assert "hub's wg0 has no entry for peer's key %s" % tg.PEER in " ".join(text.split())
+    assert "if one is an older key of peer, replace it with %s" % tg.PEER in " ".join(text.split())
     # the hub's entry for the old key: no host of the run has it, so it is not judged there
     assert one_sided("hub", views["hub"], views) == []
     assert one_sided_coverage("hub", views["hub"], views) == ("clear", "judged without 1 peer entry whose other end is not in this run")
 
 
-def test_an_entry_missing_on_a_router_is_found_on_the_linux_end():
-    views = {"hub": linux(HUB, [PEER, OWRT]), "peer": linux(PEER, [HUB]), "owrt": owrt(OWRT, [])}
+def test_an_entry_missing_on_a_router_is_found_on_the_linux_end(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT]), "peer": tg.linux(tg.PEER, [tg.HUB]), "owrt": tg.owrt(tg.OWRT, [])}
     found = one_sided("hub", views["hub"], views)
-    assert [(e["peer_public_key"], e["other_host"], e["other_unknown_keys"]) for e, _ in found] == [(OWRT, "owrt", [])]
+    assert [(e["peer_public_key"], e["other_host"], e["other_unknown_keys"]) for e, _ in found] == [(tg.OWRT, "owrt", [])]
     assert one_sided("owrt", views["owrt"], views) == []
 
 
-@pytest.mark.parametrize("views, host", [
-    ({"hub": linux(HUB, [HUB])}, "hub"),                                          # its own key: another fault
-    ({"hub": linux(HUB, [PEER]), "a": linux(PEER, []), "b": linux(PEER, [])}, "hub"),   # a duplicate key: another fault
-    ({"hub": linux(HUB, [OWRT]), "owrt": owrt(None, [HUB])}, "owrt"),            # not running: its own key unknown
-])
-def test_what_one_sided_does_not_judge(views, host):
+@pytest.mark.parametrize("case", ["lists itself", "duplicate key", "not running"])
+def test_what_one_sided_does_not_judge(tg, case):
+    views, host = {
+        "lists itself": ({"hub": tg.linux(tg.HUB, [tg.HUB])}, "hub"),                      # duplicate_public_key's
+        "duplicate key": ({"hub": tg.linux(tg.HUB, [tg.PEER]), "a": tg.linux(tg.PEER, []), "b": tg.linux(tg.PEER, [])}, "hub"),
+        "not running": ({"hub": tg.linux(tg.HUB, [tg.OWRT]), "owrt": tg.owrt(None, [tg.HUB])}, "owrt"),   # own key unknown
+    }[case]
     assert one_sided(host, views[host], views) == []
 
 
-def test_an_interface_that_does_not_run_is_not_checked():
-    views = {"hub": linux(HUB, [OWRT]), "owrt": owrt(None, [HUB])}
+def test_an_interface_that_does_not_run_is_not_checked(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT]), "owrt": tg.owrt(None, [tg.HUB])}
     assert one_sided_coverage("owrt", views["owrt"], views) == (
         "not_checked", "no interface of it runs (its own public key is read from the running interface)")
     assert one_sided_coverage("bare", {"tunnelfix": {"wireguard": {"interfaces": {}, "configs": []}}}, views) == (
@@ -71,8 +53,8 @@ def test_an_interface_that_does_not_run_is_not_checked():
     assert one_sided_coverage("none", {}, views) == ("not_checked", "no WireGuard facts were read")
 
 
-def test_the_finding_through_the_registry():
-    views = {"hub": linux(HUB, [OLD]), "peer": linux(PEER, [HUB])}
+def test_the_finding_through_the_registry(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD]), "peer": tg.linux(tg.PEER, [tg.HUB])}
     findings = [f for f in find_findings(views) if f["id"] == "one_sided_peer"]
     assert [(f["host"], f["severity"], f["fix_role"]) for f in findings] == [("peer", "critical", None)]
     checks = diagnosis(views)["checks"]
