@@ -19,3 +19,18 @@ DUPLICATE_KEY_EVIDENCE = (
     ("also_on", "the other interfaces with the key (`host/interface`); [] for `self`"),
     ("listed_by", "the interfaces of the run whose peer entries list the key (`host/interface`)"),
 )
+
+NO_ENDPOINT_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
+    (("other_host", "other_interface"), "the other end (its entry lists this interface's key)"),
+    ("handshake_age_s", "the entry's newest handshake, s (null: never)"),
+    (("owner", "other_owner"), "who keeps each end's entry: wg-quick, networkd, uci or live only"),
+)
+
+PORT_MISMATCH_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
+    (("endpoint_host", "endpoint_port"), "the endpoint the entry keeps (its file's Endpoint, uci endpoint_host/port)"),
+    (("other_host", "other_interface", "other_listen_port"), "the other end and the UDP port it listens on"),
+    ("handshake_age_s", "the entry's newest handshake, s (null: never; a fresh one means the port works, no finding)"),
+    (("owner", "owner_path"), "who keeps the entry here, and the file"),
+)

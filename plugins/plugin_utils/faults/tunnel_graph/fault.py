@@ -7,7 +7,9 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import DUPLICATE_KEY_EVIDENCE, ONE_SIDED_EVIDENCE
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
+    DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 
 ONE_SIDED_PEER = Fault(
@@ -51,4 +53,46 @@ DUPLICATE_PUBLIC_KEY = Fault(
     proof=Proof(how="verify re-reads every host's WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
     evidence=DUPLICATE_KEY_EVIDENCE,
+)
+
+NO_ENDPOINT_EITHER_SIDE = Fault(
+    id="no_endpoint_either_side",
+    number=None,
+    title="Neither end of my tunnel knows where the other is",
+    severity="critical",
+    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD,),
+    rule=no_endpoint,
+    coverage=one_sided_coverage,
+    fires_when="two interfaces list each other, and neither entry keeps an endpoint (a file's Endpoint, uci endpoint_host; "
+               "a learned one is lost on the next restart)",
+    symptom="The tunnel never comes up, with no error anywhere: both ends wait for the other to start.",
+    fix="No role (which end can reach the other is the operator's knowledge): the finding names both entries; one "
+        "end gets Endpoint = the other's address and listen port.",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
+    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    evidence=NO_ENDPOINT_EVIDENCE,
+)
+
+ENDPOINT_PORT_MISMATCH = Fault(
+    id="endpoint_port_mismatch",
+    number=None,
+    title="My peer sends to a port the other end does not listen on",
+    severity="high",
+    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD,),
+    rule=port_mismatch,
+    coverage=one_sided_coverage,
+    fires_when="an entry's kept endpoint port differs from the listen port of the interface whose key it lists, and the "
+               "entry has no handshake newer than 180 s (a fresh one proves a NAT forwards the port)",
+    symptom="The tunnel does not come up after a port was changed on one side (a new ListenPort, a second tunnel).",
+    fix="No role (a NAT may forward another port on purpose): the finding names the entry, its port and the port the "
+        "other end listens on.",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
+    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    evidence=PORT_MISMATCH_EVIDENCE,
 )

@@ -11,6 +11,7 @@ the same ``views``)::
      "edges": [{"id": "peer/wg0>HHHH…H=", "from": "peer/wg0", "public_key": "HHHH…H=",   # the key the entry lists
                 "to": ["hub/wg0"],                         # the nodes whose own key it is: [] none in the run, 2+ duplicate
                 "endpoint_host": "203.0.113.10" | None, "endpoint_port": 51820 | None, "allowed_ips": ["10.77.0.0/24"],
+                "configured_endpoint_host": "203.0.113.10" | None, "configured_endpoint_port": 51820 | None,
                 "persistent_keepalive_s": 25 | None, "handshake_age_s": 12 | None, "rx_bytes": int | None,
                 "tx_bytes": int | None, "owner": "wg-quick" | "networkd" | "uci" | "live only",
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True}],
@@ -23,6 +24,9 @@ not up: the private key is never read). An edge is one peer entry: running (Linu
 merged with its live entry) or only configured (a wg-quick file or .netdev peer the kernel does not have; an OpenWrt
 uci peer not running): ``running`` says which. ``owner`` is who keeps the entry: the wg-quick file or the .netdev that
 lists its key for that interface, OpenWrt's uci, or nobody ("live only": added with ``wg set``, or by a portal).
+``endpoint_*`` is the endpoint in use (the kernel's: configured, or learned from the other end's packets, and lost on
+a restart); ``configured_endpoint_*`` the one the owner keeps (the file's ``Endpoint``, uci ``endpoint_host`` and
+``endpoint_port``; for a "live only" entry the kernel's, the only one there is).
 
 Cost: linear in the number of entries (dicts keyed by public key; no pair of hosts is compared).
 """
@@ -66,8 +70,9 @@ def _linux(host, facts):
             key = peer.get("public_key")
             if not key:
                 continue
-            owner, path, _entry = configured.get((name, key), ("live only", None, None))
-            edges[edge_id(node, key)] = _edge(node, key, peer, owner, path, running=True)
+            owner, path, entry = configured.get((name, key), ("live only", None, None))
+            kept = _split_endpoint(entry.get("endpoint")) if entry is not None else (peer.get("endpoint_host"), peer.get("endpoint_port"))
+            edges[edge_id(node, key)] = _edge(node, key, peer, owner, path, running=True, configured=kept)
     for (name, key), (owner, path, entry) in sorted(configured.items()):
         node = node_id(host, name)
         if node not in nodes:   # configured, not running: the interface is down
@@ -76,7 +81,7 @@ def _linux(host, facts):
             host_part, port = _split_endpoint(entry.get("endpoint"))
             edges[edge_id(node, key)] = _edge(node, key, {"endpoint_host": host_part, "endpoint_port": port,
                                                           "persistent_keepalive_s": entry.get("persistent_keepalive_s")},
-                                              owner, path, running=False)
+                                              owner, path, running=False, configured=(host_part, port))
     return nodes, edges
 
 
@@ -96,8 +101,10 @@ def _openwrt(host, facts):
             seen = dict(live) if live else {"endpoint_host": peer.get("endpoint_host"), "endpoint_port": peer.get("endpoint_port"),
                                             "allowed_ips": peer.get("allowed_ips"),
                                             "persistent_keepalive_s": peer.get("persistent_keepalive_s")}
-            edges[edge_id(node, key)] = _edge(node, key, seen, "uci" if peer.get("in_uci") else "live only", None,
-                                              running=live is not None)
+            in_uci = bool(peer.get("in_uci"))
+            kept = (peer.get("endpoint_host"), peer.get("endpoint_port")) if in_uci else (seen.get("endpoint_host"), seen.get("endpoint_port"))
+            edges[edge_id(node, key)] = _edge(node, key, seen, "uci" if in_uci else "live only", None,
+                                              running=live is not None, configured=kept)
     return nodes, edges
 
 
@@ -112,9 +119,10 @@ def _split_endpoint(endpoint):
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host, int(port)
 
 
-def _edge(node, key, peer, owner, path, running):
+def _edge(node, key, peer, owner, path, running, configured):
     return {"id": edge_id(node, key), "from": node, "public_key": key, "to": [],
             "endpoint_host": peer.get("endpoint_host"), "endpoint_port": peer.get("endpoint_port"),
+            "configured_endpoint_host": configured[0], "configured_endpoint_port": configured[1],
             "allowed_ips": list(peer.get("allowed_ips") or []), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
             "handshake_age_s": peer.get("handshake_age_s"), "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"),
             "owner": owner, "owner_path": path, "running": running}

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The rules of no_endpoint_either_side and endpoint_port_mismatch: who can start a tunnel, and where it knocks.
+
+Read from the tunnel graph (``graph.graph_of``), on pairs of entries that list each other (``graph["back"]``). WireGuard
+sends a handshake initiation only to an endpoint it knows (configured, or learned from the other end's last packet):
+with neither end keeping one (``configured_endpoint_*``: a learned endpoint is lost on the next restart), neither
+starts it (two road-warrior configs, or a hub whose peer lost its Endpoint line).
+A kept endpoint whose port is not the other end's listen port reaches nothing, unless a NAT in front of the other end
+forwards that port to it: the rule keeps to tunnels without a recent handshake (``STALE_HANDSHAKE_S``), since a fresh
+one proves the port right.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+
+
+def _pairs(graph, host):
+    """(this host's entry, the other end's entry back, the other end's node) for every entry of ``host`` with a way back."""
+    by_id = {edge["id"]: edge for edge in graph["edges"]}
+    for edge in graph["edges"]:
+        back = graph["back"].get(edge["id"])
+        if back and graph["nodes"][edge["from"]]["host"] == host:
+            yield edge, by_id[back], graph["nodes"][by_id[back]["from"]]
+
+
+def _fresh(age):
+    return age is not None and age <= STALE_HANDSHAKE_S
+
+
+def no_endpoint(host, view, views):
+    """One (evidence, explanation) per entry of ``host`` whose other end's entry back has no endpoint either."""
+    graph = graph_of(views)
+    out = []
+    for edge, back, other in _pairs(graph, host):
+        if edge["configured_endpoint_host"] or back["configured_endpoint_host"]:
+            continue
+        node = graph["nodes"][edge["from"]]
+        evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "other_host": other["host"],
+                    "other_interface": other["interface"], "handshake_age_s": edge["handshake_age_s"],
+                    "owner": edge["owner"], "other_owner": back["owner"]}
+        out.append((evidence, """
+            Neither end of the tunnel between %s's %s and %s's %s has an endpoint for the other: WireGuard starts a
+            handshake only toward an endpoint it knows, so neither side ever starts this tunnel. Give the end that can
+            reach the other (the one behind NAT, or the roaming one) Endpoint = the other's public address and listen
+            port (uci endpoint_host and endpoint_port on OpenWrt)."""
+                    % (host, node["interface"], other["host"], other["interface"])))
+    return out
+
+
+def port_mismatch(host, view, views):
+    """One (evidence, explanation) per entry of ``host`` with an endpoint port that is not the other end's listen port
+    (known), while the tunnel has no handshake newer than ``STALE_HANDSHAKE_S``."""
+    graph = graph_of(views)
+    out = []
+    for edge, _back, other in _pairs(graph, host):
+        port, listen = edge["configured_endpoint_port"], other["listen_port"]
+        if port is None or listen is None or port == listen or _fresh(edge["handshake_age_s"]):
+            continue
+        node = graph["nodes"][edge["from"]]
+        evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "endpoint_host": edge["configured_endpoint_host"],
+                    "endpoint_port": port, "other_host": other["host"], "other_interface": other["interface"],
+                    "other_listen_port": listen, "handshake_age_s": edge["handshake_age_s"], "owner": edge["owner"],
+                    "owner_path": edge["owner_path"]}
+        out.append((evidence, """
+            %s's %s sends to %s's %s at %s port %d, but %s listens on port %d, and the tunnel has %s. Unless a NAT in
+            front of %s forwards port %d to %d, set the endpoint's port to %d (%s)."""
+                    % (host, node["interface"], other["host"], other["interface"], edge["configured_endpoint_host"], port,
+                       other["interface"], listen,
+                       "never had a handshake" if edge["handshake_age_s"] is None else
+                       "had no handshake for %d s" % edge["handshake_age_s"],
+                       other["host"], port, listen, listen, edge["owner_path"] or edge["owner"])))
+    return out

@@ -1,0 +1,68 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""no_endpoint_either_side and endpoint_port_mismatch: who can start a tunnel and where it knocks (fake keys)."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+
+
+def test_a_hub_and_a_peer_that_knows_where_the_hub_is_are_fine(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 20}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], listen_port=41000, endpoints={tg.HUB: "203.0.113.10:51820"}, ages={tg.HUB: 20})}
+    assert [no_endpoint(h, views[h], views) + port_mismatch(h, views[h], views) for h in views] == [[], []]
+
+
+def test_neither_end_keeping_an_endpoint_is_found_on_both_ends(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    for host, other in (("hub", "owrt"), ("owrt", "hub")):
+        (evidence, text), = no_endpoint(host, views[host], views)
+        assert (evidence["other_host"], evidence["handshake_age_s"]) == (other, None)
+        assert "neither side ever starts this tunnel" in " ".join(text.split())
+    assert {(f["host"], f["id"]) for f in find_findings(views) if f["id"] == "no_endpoint_either_side"} == {
+        ("hub", "no_endpoint_either_side"), ("owrt", "no_endpoint_either_side")}
+
+
+def test_an_endpoint_only_learned_does_not_count_it_is_lost_on_a_restart(tg):
+    # the hub learned the router's address from a handshake long ago; nobody keeps one
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], learned={tg.OWRT: "198.51.100.7:51820"}, ages={tg.OWRT: 40}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], learned={tg.HUB: "203.0.113.10:51820"})}
+    assert [len(no_endpoint(h, views[h], views)) for h in views] == [1, 1]
+
+
+def test_one_end_keeping_an_endpoint_is_enough(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT]), "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"})}
+    assert [no_endpoint(h, views[h], views) for h in views] == [[], []]
+
+
+@pytest.mark.parametrize("age, found", [(None, True), (181, True), (180, False), (5, False)])
+def test_a_port_the_other_end_does_not_listen_on_is_found_unless_a_fresh_handshake_proves_it(tg, age, found):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], listen_port=51820),
+             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51821"}, ages={tg.HUB: age})}
+    got = port_mismatch("peer", views["peer"], views)
+    assert bool(got) is found
+    if found:
+        (evidence, text), = got
+        assert evidence == {"interface": "wg0", "peer_public_key": tg.HUB, "endpoint_host": "203.0.113.10", "endpoint_port": 51821,
+                            "other_host": "hub", "other_interface": "wg0", "other_listen_port": 51820, "handshake_age_s": age,
+                            "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
+        assert "set the endpoint's port to 51820 (/etc/wireguard/wg0.conf)" in " ".join(text.split())
+
+
+def test_a_learned_nat_port_on_the_hub_is_no_mismatch_when_the_tunnel_goes_stale(tg):
+    # the hub's live endpoint for a NATed peer is the NAT's port; only what an owner keeps is judged
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 900}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], listen_port=51820, endpoints={tg.HUB: "203.0.113.10:51820"}, ages={tg.PEER: 900})}
+    assert port_mismatch("hub", views["hub"], views) == []
+
+
+def test_a_uci_endpoint_port_is_judged_against_the_hubs_listen_port(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], listen_port=51820),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51000"})}
+    (evidence, _text), = port_mismatch("owrt", views["owrt"], views)
+    assert (evidence["endpoint_port"], evidence["other_listen_port"], evidence["owner"]) == (51000, 51820, "uci")
+
+
+def test_entries_without_a_way_back_are_left_to_one_sided(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD]), "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:1"})}
+    assert [no_endpoint(h, views[h], views) + port_mismatch(h, views[h], views) for h in views] == [[], []]
