@@ -7,8 +7,9 @@ sends a handshake initiation only to an endpoint it knows (configured, or learne
 with neither end keeping one (``configured_endpoint_*``: a learned endpoint is lost on the next restart), neither
 starts it (two road-warrior configs, or a hub whose peer lost its Endpoint line).
 A kept endpoint whose port is not the other end's listen port reaches nothing, unless a NAT in front of the other end
-forwards that port to it: the rule keeps to tunnels without a recent handshake (``STALE_HANDSHAKE_S``), since a fresh
-one proves the port right.
+forwards that port to it. So the rule keeps to entries that sent and never got anything back: no handshake newer than
+``STALE_HANDSHAKE_S``, ``tx_bytes`` above 0 and ``rx_bytes`` 0 (WireGuard counts its handshake messages in both: an
+answer of any kind, or an idle tunnel that worked before, shows in ``rx_bytes``; an entry that never sent proves nothing).
 """
 
 from __future__ import annotations
@@ -50,25 +51,33 @@ def no_endpoint(host, view, views):
     return out
 
 
+def sent_into_nothing(edge) -> bool:
+    """Whether a running entry sent (``tx_bytes`` > 0) and never received a byte (``rx_bytes`` 0), with no handshake newer
+    than ``STALE_HANDSHAKE_S``: the signature of packets that reach nothing that answers."""
+    return (edge["running"] and not _fresh(edge["handshake_age_s"]) and isinstance(edge["tx_bytes"], int)
+            and edge["tx_bytes"] > 0 and edge["rx_bytes"] == 0)
+
+
 def port_mismatch(host, view, views):
-    """One (evidence, explanation) per entry of ``host`` with an endpoint port that is not the other end's listen port
-    (known), while the tunnel has no handshake newer than ``STALE_HANDSHAKE_S``."""
+    """One (evidence, explanation) per entry of ``host`` whose kept endpoint port is not the other end's listen port
+    (known) and that sent into nothing (``sent_into_nothing``)."""
     graph = graph_of(views)
     out = []
     for edge, _back, other in _pairs(graph, host):
         port, listen = edge["configured_endpoint_port"], other["listen_port"]
-        if port is None or listen is None or port == listen or _fresh(edge["handshake_age_s"]):
+        if port is None or listen is None or port == listen or not sent_into_nothing(edge):
             continue
         node = graph["nodes"][edge["from"]]
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "endpoint_host": edge["configured_endpoint_host"],
                     "endpoint_port": port, "other_host": other["host"], "other_interface": other["interface"],
-                    "other_listen_port": listen, "handshake_age_s": edge["handshake_age_s"], "owner": edge["owner"],
+                    "other_listen_port": listen, "handshake_age_s": edge["handshake_age_s"], "tx_bytes": edge["tx_bytes"],
+                    "rx_bytes": edge["rx_bytes"], "owner": edge["owner"],
                     "owner_path": edge["owner_path"]}
         out.append((evidence, """
-            %s's %s sends to %s's %s at %s port %d, but %s listens on port %d, and the tunnel has %s. Unless a NAT in
-            front of %s forwards port %d to %d, set the endpoint's port to %d (%s)."""
+            %s's %s sends to %s's %s at %s port %d, but %s listens on port %d; the entry sent %d bytes, received none,
+            and has %s. Unless a NAT in front of %s forwards port %d to %d, set the endpoint's port to %d (%s)."""
                     % (host, node["interface"], other["host"], other["interface"], edge["configured_endpoint_host"], port,
-                       other["interface"], listen,
+                       other["interface"], listen, edge["tx_bytes"],
                        "never had a handshake" if edge["handshake_age_s"] is None else
                        "had no handshake for %d s" % edge["handshake_age_s"],
                        other["host"], port, listen, listen, edge["owner_path"] or edge["owner"])))

@@ -32,5 +32,6 @@ PORT_MISMATCH_EVIDENCE = (
     (("endpoint_host", "endpoint_port"), "the endpoint the entry keeps (its file's Endpoint, uci endpoint_host/port)"),
     (("other_host", "other_interface", "other_listen_port"), "the other end and the UDP port it listens on"),
     ("handshake_age_s", "the entry's newest handshake, s (null: never; a fresh one means the port works, no finding)"),
+    (("tx_bytes", "rx_bytes"), "what the entry sent and received, bytes (received is 0: nothing ever answered)"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )

@@ -87,7 +87,8 @@ ENDPOINT_PORT_MISMATCH = Fault(
     rule=port_mismatch,
     coverage=one_sided_coverage,
     fires_when="an entry's kept endpoint port differs from the listen port of the interface whose key it lists, and the "
-               "entry has no handshake newer than 180 s (a fresh one proves a NAT forwards the port)",
+               "entry sent and never received a byte, with no handshake newer than 180 s (an answer, or a tunnel that "
+               "worked before, proves a NAT forwards the port)",
     symptom="The tunnel does not come up after a port was changed on one side (a new ListenPort, a second tunnel).",
     fix="No role (a NAT may forward another port on purpose): the finding names the entry, its port and the port the "
         "other end listens on.",

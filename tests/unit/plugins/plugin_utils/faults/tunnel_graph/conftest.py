@@ -18,31 +18,34 @@ def _split(endpoint):
     return host, int(port)
 
 
-def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None):
+def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None, counters=None):
     """A Linux host whose wg-quick file ``path`` lists ``peer_keys``; ``endpoints``: {key: "host:port"} in the file (and
-    live); ``learned``: {key: "host:port"} live only (learned from the other end); ``ages``: {key: handshake age s}."""
-    endpoints, learned, ages = endpoints or {}, learned or {}, ages or {}
+    live); ``learned``: {key: "host:port"} live only (learned from the other end); ``ages``: {key: handshake age s};
+    ``counters``: {key: (tx_bytes, rx_bytes)}, else (0, 0)."""
+    endpoints, learned, ages, counters = endpoints or {}, learned or {}, ages or {}, counters or {}
     peers = []
     for k in peer_keys:
         host, port = _split(learned.get(k) or endpoints.get(k))
         peers.append({"public_key": k, "allowed_ips": ["10.77.0.0/24"], "endpoint_host": host, "endpoint_port": port,
-                      "handshake_age_s": ages.get(k)})
+                      "handshake_age_s": ages.get(k), "tx_bytes": counters.get(k, (0, 0))[0],
+                      "rx_bytes": counters.get(k, (0, 0))[1]})
     return {"tunnelfix": {"wireguard": {
         "interfaces": {"wg0": {"public_key": key, "listen_port": listen_port, "peers": peers}} if key else {},
         "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True,
                      "peers": [{"public_key": k, "endpoint": endpoints.get(k)} for k in peer_keys]}]}}}
 
 
-def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None):
+def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None):
     """An OpenWrt router whose uci lists ``peer_keys`` (running when ``key``); ``endpoints``: {key: "host:port"} in uci
     (and live); ``learned``: {key: "host:port"} live only."""
-    endpoints, learned = endpoints or {}, learned or {}
+    endpoints, learned, counters = endpoints or {}, learned or {}, counters or {}
     peers = []
     for k in peer_keys:
         host, port = _split(endpoints.get(k))
         live_host, live_port = _split(learned.get(k) or endpoints.get(k))
         peers.append({"public_key": k, "in_uci": True, "endpoint_host": host, "endpoint_port": port,
-                      "live": {"allowed_ips": [], "endpoint_host": live_host, "endpoint_port": live_port} if key else None})
+                      "live": {"allowed_ips": [], "endpoint_host": live_host, "endpoint_port": live_port,
+                               "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1]} if key else None})
     return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
         "in_uci": True, "live": bool(key), "listen_port": listen_port,
         "live_state": {"public_key": key, "listen_port": listen_port} if key else None, "peers": peers}}}}}

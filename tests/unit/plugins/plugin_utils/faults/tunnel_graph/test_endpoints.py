@@ -35,30 +35,39 @@ def test_one_end_keeping_an_endpoint_is_enough(tg):
     assert [no_endpoint(h, views[h], views) for h in views] == [[], []]
 
 
-@pytest.mark.parametrize("age, found", [(None, True), (181, True), (180, False), (5, False)])
-def test_a_port_the_other_end_does_not_listen_on_is_found_unless_a_fresh_handshake_proves_it(tg, age, found):
+@pytest.mark.parametrize("age, counters, found", [
+    (None, (1480, 0), True),     # sent handshake initiations, nothing ever came back
+    (181, (1480, 0), True),
+    (180, (1480, 0), False),     # a fresh handshake: the port works (a NAT forwards it)
+    (None, (0, 0), False),       # never sent: proves nothing
+    (900, (90000, 4400), False),  # idle now, answered before: a NAT forwards the port
+])
+def test_a_port_the_other_end_does_not_listen_on_is_found_when_the_entry_sent_into_nothing(tg, age, counters, found):
     views = {"hub": tg.linux(tg.HUB, [tg.PEER], listen_port=51820),
-             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51821"}, ages={tg.HUB: age})}
+             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51821"}, ages={tg.HUB: age},
+                              counters={tg.HUB: counters})}
     got = port_mismatch("peer", views["peer"], views)
     assert bool(got) is found
     if found:
         (evidence, text), = got
         assert evidence == {"interface": "wg0", "peer_public_key": tg.HUB, "endpoint_host": "203.0.113.10", "endpoint_port": 51821,
                             "other_host": "hub", "other_interface": "wg0", "other_listen_port": 51820, "handshake_age_s": age,
-                            "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
+                            "tx_bytes": 1480, "rx_bytes": 0, "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
+        assert "the entry sent 1480 bytes, received none" in " ".join(text.split())
         assert "set the endpoint's port to 51820 (/etc/wireguard/wg0.conf)" in " ".join(text.split())
 
 
 def test_a_learned_nat_port_on_the_hub_is_no_mismatch_when_the_tunnel_goes_stale(tg):
     # the hub's live endpoint for a NATed peer is the NAT's port; only what an owner keeps is judged
-    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 900}),
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 900},
+                             counters={tg.PEER: (300, 0)}),
              "peer": tg.linux(tg.PEER, [tg.HUB], listen_port=51820, endpoints={tg.HUB: "203.0.113.10:51820"}, ages={tg.PEER: 900})}
     assert port_mismatch("hub", views["hub"], views) == []
 
 
 def test_a_uci_endpoint_port_is_judged_against_the_hubs_listen_port(tg):
     views = {"hub": tg.linux(tg.HUB, [tg.OWRT], listen_port=51820),
-             "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51000"})}
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51000"}, counters={tg.HUB: (592, 0)})}
     (evidence, _text), = port_mismatch("owrt", views["owrt"], views)
     assert (evidence["endpoint_port"], evidence["other_listen_port"], evidence["owner"]) == (51000, 51820, "uci")
 
