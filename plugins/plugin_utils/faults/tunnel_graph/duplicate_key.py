@@ -18,12 +18,13 @@ def duplicate_keys(host, view, views):
     per entry of ``host`` that lists its own interface's key."""
     graph = graph_of(views)
     out = []
-    for node_name, node in sorted(graph["nodes"].items()):
-        if node["host"] != host or not node["public_key"]:
+    for node_name in graph["host_nodes"].get(host, []):
+        node = graph["nodes"][node_name]
+        if not node["public_key"]:
             continue
         others = [other for other in graph["keys"][node["public_key"]] if other != node_name]
         if others:
-            listed_by = sorted(edge["from"] for edge in graph["edges"] if edge["public_key"] == node["public_key"])
+            listed_by = sorted(graph["listed_by"].get(node["public_key"], []))
             out.append(({"interface": node["interface"], "public_key": node["public_key"], "kind": "duplicate",
                          "also_on": others, "listed_by": listed_by}, """
                 %s's %s has the public key %s, and so does %s: the same private key is on more than one interface
@@ -31,9 +32,9 @@ def duplicate_keys(host, view, views):
                 spoke last, and each takes the other's session. Give %s its own key pair (wg genkey) and put the new
                 public key in those peers' entries.""" % (host, node["interface"], node["public_key"], ", ".join(others),
                                                           ", ".join(listed_by) or "none in this run", host)))
-    for edge in graph["edges"]:
+    for edge in graph["by_host"].get(host, []):
         node = graph["nodes"][edge["from"]]
-        if node["host"] == host and node["public_key"] and edge["public_key"] == node["public_key"]:
+        if node["public_key"] and edge["public_key"] == node["public_key"]:
             out.append(({"interface": node["interface"], "public_key": node["public_key"], "kind": "self",
                          "also_on": [], "listed_by": [edge["from"]]}, """
                 %s's %s lists its own public key %s as a peer (%s): that entry is no tunnel. A config written for the

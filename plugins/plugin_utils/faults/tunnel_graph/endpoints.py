@@ -20,11 +20,10 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 
 def _pairs(graph, host):
     """(this host's entry, the other end's entry back, the other end's node) for every entry of ``host`` with a way back."""
-    by_id = {edge["id"]: edge for edge in graph["edges"]}
-    for edge in graph["edges"]:
+    for edge in graph["by_host"].get(host, []):
         back = graph["back"].get(edge["id"])
-        if back and graph["nodes"][edge["from"]]["host"] == host:
-            yield edge, by_id[back], graph["nodes"][by_id[back]["from"]]
+        if back:
+            yield edge, graph["by_id"][back], graph["nodes"][graph["by_id"][back]["from"]]
 
 
 def _fresh(age):

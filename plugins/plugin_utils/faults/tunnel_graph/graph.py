@@ -16,7 +16,10 @@ the same ``views``)::
                 "tx_bytes": int | None, "owner": "wg-quick" | "networkd" | "uci" | "live only",
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True}],
      "keys": {"HHHH…H=": ["hub/wg0"]},                     # own public key -> the nodes that have it
-     "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None}}   # the other side's entry for this one, None: none
+     "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one, None: none
+     "by_id": {edge id: edge}, "by_host": {"peer": [edge, ...]}, "by_node": {"peer/wg0": [edge, ...]},
+     "host_nodes": {"peer": ["peer/wg0"]},
+     "listed_by": {"HHHH…H=": ["peer/wg0"]}}               # public key -> the nodes whose entries list it
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
@@ -153,7 +156,17 @@ def build_graph(views) -> dict:
             if reverse in edges:
                 back[edge["id"]] = reverse
                 break
-    return {"nodes": nodes, "edges": [edges[name] for name in sorted(edges)], "keys": keys, "back": back}
+    ordered = [edges[name] for name in sorted(edges)]
+    by_host, by_node, listed_by = {}, {}, {}
+    for edge in ordered:
+        by_host.setdefault(nodes[edge["from"]]["host"], []).append(edge)
+        by_node.setdefault(edge["from"], []).append(edge)
+        listed_by.setdefault(edge["public_key"], []).append(edge["from"])
+    host_nodes = {}
+    for node in sorted(nodes):
+        host_nodes.setdefault(nodes[node]["host"], []).append(node)
+    return {"nodes": nodes, "edges": ordered, "keys": keys, "back": back, "by_id": edges, "by_host": by_host,
+            "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes}
 
 
 _CACHE = {}
@@ -161,7 +174,8 @@ _CACHE = {}
 
 def graph_of(views) -> dict:
     """``build_graph(views)``, built once per ``views`` object (the registry calls each rule once per host with the
-    same dict): the last one is kept."""
+    same dict, never changed between the calls): the last one is kept. The rules read it through the indexes
+    (``by_host``, ``by_node``, ``listed_by``), so a run costs time linear in the entries."""
     if _CACHE.get("views") is not views:
         _CACHE.clear()
         _CACHE.update(views=views, graph=build_graph(views))

@@ -14,21 +14,17 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 
 
-def _host_edges(graph, host):
-    return [edge for edge in graph["edges"] if graph["nodes"][edge["from"]]["host"] == host]
-
-
 def one_sided(host, view, views):
     """One (evidence, explanation) per entry of ``host`` whose key is exactly one other interface of the run, when that
     interface lists no entry for this interface's own key (this host's key known: the interface runs)."""
     graph = graph_of(views)
     out = []
-    for edge in _host_edges(graph, host):
+    for edge in graph["by_host"].get(host, []):
         node = graph["nodes"][edge["from"]]
         if not node["public_key"] or len(edge["to"]) != 1 or edge["to"][0] == edge["from"] or graph["back"][edge["id"]]:
             continue
         other = graph["nodes"][edge["to"][0]]
-        unknown = sorted(e["public_key"] for e in graph["edges"] if e["from"] == edge["to"][0] and not e["to"])
+        unknown = sorted(e["public_key"] for e in graph["by_node"].get(edge["to"][0], []) if not e["to"])
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "own_public_key": node["public_key"],
                     "other_host": other["host"], "other_interface": other["interface"], "owner": edge["owner"],
                     "owner_path": edge["owner_path"], "other_unknown_keys": unknown}
@@ -48,8 +44,8 @@ def one_sided_coverage(host, view, views):
     """Judged when the host's interfaces run (their own keys known); ``partly`` when an entry's key is no host's of the
     run (its other end is outside the inventory or this run: not judged)."""
     graph = graph_of(views)
-    edges = _host_edges(graph, host)
-    nodes = [node for node in graph["nodes"].values() if node["host"] == host]
+    edges = graph["by_host"].get(host, [])
+    nodes = [graph["nodes"][name] for name in graph["host_nodes"].get(host, [])]
     if not nodes:
         wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
         return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")
