@@ -35,3 +35,11 @@ PORT_MISMATCH_EVIDENCE = (
     (("tx_bytes", "rx_bytes"), "what the entry sent and received, bytes (received is 0: nothing ever answered)"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
+
+RETURN_PATH_EVIDENCE = (
+    (("interface", "peer_public_key", "allowed_ips"), "this host's WireGuard interface, the entry's public key and the "
+     "AllowedIPs the kernel holds for it"),
+    (("other_host", "other_interface", "other_addresses"), "the other end and its tunnel addresses (wg-quick Address, uci addresses)"),
+    ("missing", "the other end's addresses no prefix of those AllowedIPs holds: what this host drops"),
+    (("owner", "owner_path"), "who keeps the entry here, and the file"),
+)

@@ -9,8 +9,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
-    DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE)
+    DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
 
 ONE_SIDED_PEER = Fault(
     id="one_sided_peer",
@@ -96,4 +97,25 @@ ENDPOINT_PORT_MISMATCH = Fault(
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
     evidence=PORT_MISMATCH_EVIDENCE,
+)
+
+RETURN_PATH_NOT_ALLOWED = Fault(
+    id="return_path_not_allowed",
+    number=None,
+    title="The handshake works, nothing passes: my peer's AllowedIPs leave out my address",
+    severity="critical",
+    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD,),
+    rule=return_path,
+    coverage=one_sided_coverage,
+    fires_when="a running entry lists the key of another interface of the run whose tunnel addresses (wg-quick Address, "
+               "uci addresses) are not all inside the entry's AllowedIPs (link-local left out)",
+    symptom="The tunnel shows a fresh handshake, but pings and traffic from one side never arrive.",
+    fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the entry "
+        "and the address to add.",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
+    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    evidence=RETURN_PATH_EVIDENCE,
 )

@@ -7,7 +7,7 @@ once per run (``graph_of``: the registry calls a rule once per host; the graph i
 the same ``views``)::
 
     {"nodes": {"hub/wg0": {"host": "hub", "interface": "wg0", "public_key": "HHHH…H=" | None, "listen_port": 51820 | None,
-                           "platform": "linux" | "openwrt"}},
+                           "platform": "linux" | "openwrt", "addresses": ["10.77.0.1/24"] | None}},
      "edges": [{"id": "peer/wg0>HHHH…H=", "from": "peer/wg0", "public_key": "HHHH…H=",   # the key the entry lists
                 "to": ["hub/wg0"],                         # the nodes whose own key it is: [] none in the run, 2+ duplicate
                 "endpoint_host": "203.0.113.10" | None, "endpoint_port": 51820 | None, "allowed_ips": ["10.77.0.0/24"],
@@ -23,7 +23,9 @@ the same ``views``)::
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
-not up: the private key is never read). An edge is one peer entry: running (Linux: the dump; OpenWrt: the uci peer
+not up: the private key is never read). Its ``addresses`` are the interface's own tunnel addresses as its owner keeps
+them (wg-quick's ``Address =``, uci ``addresses``; None: not read, e.g. a .netdev, whose .network file is not read).
+An edge is one peer entry: running (Linux: the dump; OpenWrt: the uci peer
 merged with its live entry) or only configured (a wg-quick file or .netdev peer the kernel does not have; an OpenWrt
 uci peer not running): ``running`` says which. ``owner`` is who keeps the entry: the wg-quick file or the .netdev that
 lists its key for that interface, OpenWrt's uci, or nobody ("live only": added with ``wg set``, or by a portal).
@@ -58,17 +60,20 @@ def _linux(host, facts):
     wireguard = (facts or {}).get("wireguard") or {}
     nodes, edges = {}, {}
     configured = {}   # (interface, key) -> (owner, path, entry)
+    addresses = {}    # interface -> its wg-quick file's Address values
     for config in wireguard.get("configs") or []:
         name, owner = config.get("interface"), _CONFIG_OWNER.get(config.get("kind"))
         if not name or owner is None or not config.get("wireguard", True):
             continue
+        if owner == "wg-quick" and config.get("addresses") is not None:
+            addresses.setdefault(name, list(config["addresses"]))
         for peer in config.get("peers") or []:
             if peer.get("public_key"):
                 configured.setdefault((name, peer["public_key"]), (owner, config.get("path"), peer))
     for name, iface in sorted(wireguard_interfaces(facts).items()):
         node = node_id(host, name)
         nodes[node] = {"host": host, "interface": name, "public_key": iface.get("public_key"),
-                       "listen_port": iface.get("listen_port"), "platform": "linux"}
+                       "listen_port": iface.get("listen_port"), "platform": "linux", "addresses": addresses.get(name)}
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:
@@ -79,7 +84,8 @@ def _linux(host, facts):
     for (name, key), (owner, path, entry) in sorted(configured.items()):
         node = node_id(host, name)
         if node not in nodes:   # configured, not running: the interface is down
-            nodes[node] = {"host": host, "interface": name, "public_key": None, "listen_port": None, "platform": "linux"}
+            nodes[node] = {"host": host, "interface": name, "public_key": None, "listen_port": None, "platform": "linux",
+                           "addresses": addresses.get(name)}
         if edge_id(node, key) not in edges:
             host_part, port = _split_endpoint(entry.get("endpoint"))
             edges[edge_id(node, key)] = _edge(node, key, {"endpoint_host": host_part, "endpoint_port": port,
@@ -95,7 +101,8 @@ def _openwrt(host, facts):
         node = node_id(host, name)
         live_state = iface.get("live_state") or {}
         nodes[node] = {"host": host, "interface": name, "public_key": live_state.get("public_key"),
-                       "listen_port": live_state.get("listen_port") or iface.get("listen_port"), "platform": "openwrt"}
+                       "listen_port": live_state.get("listen_port") or iface.get("listen_port"), "platform": "openwrt",
+                       "addresses": list(iface["addresses"]) if isinstance(iface.get("addresses"), list) else None}
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:

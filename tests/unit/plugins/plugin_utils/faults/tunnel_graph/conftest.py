@@ -18,24 +18,27 @@ def _split(endpoint):
     return host, int(port)
 
 
-def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None, counters=None):
+def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None, counters=None,
+          addresses=None, allowed=None):
     """A Linux host whose wg-quick file ``path`` lists ``peer_keys``; ``endpoints``: {key: "host:port"} in the file (and
     live); ``learned``: {key: "host:port"} live only (learned from the other end); ``ages``: {key: handshake age s};
-    ``counters``: {key: (tx_bytes, rx_bytes)}, else (0, 0)."""
+    ``counters``: {key: (tx_bytes, rx_bytes)}, else (0, 0); ``addresses``: the file's Address values (None: no Address line
+    read); ``allowed``: {key: [prefix, ...]} live, else ["10.77.0.0/24"]."""
+    allowed = allowed or {}
     endpoints, learned, ages, counters = endpoints or {}, learned or {}, ages or {}, counters or {}
     peers = []
     for k in peer_keys:
         host, port = _split(learned.get(k) or endpoints.get(k))
-        peers.append({"public_key": k, "allowed_ips": ["10.77.0.0/24"], "endpoint_host": host, "endpoint_port": port,
+        peers.append({"public_key": k, "allowed_ips": allowed.get(k, ["10.77.0.0/24"]), "endpoint_host": host, "endpoint_port": port,
                       "handshake_age_s": ages.get(k), "tx_bytes": counters.get(k, (0, 0))[0],
                       "rx_bytes": counters.get(k, (0, 0))[1]})
     return {"tunnelfix": {"wireguard": {
         "interfaces": {"wg0": {"public_key": key, "listen_port": listen_port, "peers": peers}} if key else {},
-        "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+        "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": addresses,
                      "peers": [{"public_key": k, "endpoint": endpoints.get(k)} for k in peer_keys]}]}}}
 
 
-def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None):
+def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None, addresses=None):
     """An OpenWrt router whose uci lists ``peer_keys`` (running when ``key``); ``endpoints``: {key: "host:port"} in uci
     (and live); ``learned``: {key: "host:port"} live only."""
     endpoints, learned, counters = endpoints or {}, learned or {}, counters or {}
@@ -47,7 +50,7 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
                       "live": {"allowed_ips": [], "endpoint_host": live_host, "endpoint_port": live_port,
                                "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1]} if key else None})
     return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
-        "in_uci": True, "live": bool(key), "listen_port": listen_port,
+        "in_uci": True, "live": bool(key), "listen_port": listen_port, "addresses": addresses,
         "live_state": {"public_key": key, "listen_port": listen_port} if key else None, "peers": peers}}}}}
 
 
