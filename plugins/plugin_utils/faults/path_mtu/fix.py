@@ -9,11 +9,12 @@ role calls it on its own fresh read. One decision, one input shape, so they cann
 
 - OpenWrt: ``network.<wg>.mtu`` in uci (committed; the ``uci`` action), the clamp include ``mss_clamp_file`` with
   ``mss_clamp_rules`` (``plain_file``) and its path in ``SYSUPGRADE_CONF`` (a ``plain_file`` block: a firmware upgrade
-  keeps /etc/config, so the MTU, but a file under /usr/share only where that file or a keep.d list names it), and live: ``ip link set dev <wg> mtu N`` and the include loaded into
-  ``inet fw4 mangle_forward`` (``clamp_sync_command``). No ifup: netifd's wireguard proto handler sets ``mtu`` only when
-  it sets the interface up (``ip link set mtu`` in ``proto_wireguard_setup``, openwrt/openwrt
-  package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and an ifup re-creates the tunnel; the
-  committed value is what the next ifup or boot sets, the live change is the same number now.
+  keeps /etc/config, so the MTU, but a file under /usr/share only where that file or a keep.d list names it), and
+  live: ``ip link set dev <wg> mtu N`` and the include loaded into ``inet fw4 mangle_forward`` (``clamp_sync_command``).
+  No ifup: netifd's wireguard proto handler sets ``mtu`` only when it sets the interface up (``ip link set mtu`` in
+  ``proto_wireguard_setup``, openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and
+  an ifup re-creates the tunnel; the committed value is what the next ifup or boot sets, the live change is the same
+  number now.
 - Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above;
   with ``wireguard_mtu_tcp_mtu_probing``, ``net.ipv4.tcp_mtu_probing=1`` live (``sysctl_live``) and in
   ``TCP_MTU_PROBING_FILE`` (``plain_file``), each only where ``tcp_mtu_probing_plan`` says it differs.
@@ -168,10 +169,10 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
     (``sha256sum`` of ``mss_clamp_file``, nothing when absent), ``keep`` (how many lines of ``SYSUPGRADE_CONF``, blanks
     around them dropped, are ``mss_clamp_file``'s path: ``KEEP_LINES_AWK``; nothing when the file is absent) and once
     ``nft`` (``nft -a list chain inet fw4 mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for
-    ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``, each followed by ``mtu VALUE`` for each MTU
-    setting the file has: ``WG_QUICK_MTU_AWK``, ``NETDEV_MTU_AWK``) and once ``probing`` (``net.ipv4.tcp_mtu_probing``) and
-    ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing when it is absent). Raises ValueError naming the
-    option for bad tunnels or platform.
+    ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``,
+    each followed by ``mtu VALUE`` for each MTU setting the file has: ``WG_QUICK_MTU_AWK``, ``NETDEV_MTU_AWK``) and once
+    ``probing`` (``net.ipv4.tcp_mtu_probing``) and ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing
+    when it is absent). Raises ValueError naming the option for bad tunnels or platform.
     """
     if platform not in PLATFORMS:
         raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))

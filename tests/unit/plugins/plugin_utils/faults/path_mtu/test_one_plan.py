@@ -138,7 +138,8 @@ WRITES = {"tunnelfix.fleet.uci": "uci", "tunnelfix.fleet.wg_config_mtu": "file"}
 
 def role_writes(view, state):
     """The write steps of tasks/mtu.yml that run, per item of their loop: ``[(step, interface)]`` (``uci``: network.IF.mtu,
-    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include, ``keep``: its line in /etc/sysupgrade.conf), with the guarded live change as ``("live", None)``;
+    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include, ``keep``: its line in /etc/sysupgrade.conf), with
+    the guarded live change as ``("live", None)``;
     ``(plan, [])`` where mtu.yml is not included."""
     plan, _steps = role_run(view, state)
     if plan is None:
