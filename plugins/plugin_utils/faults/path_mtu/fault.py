@@ -55,6 +55,7 @@ PATH_MTU_BLACK_HOLE = Fault(
         "to set), in the file that owns the tunnel and live with ip "
         "link set, so no tunnel is restarted: uci network.<wg>.mtu on OpenWrt (committed, no ifup), with an MSS clamp "
         "on the tunnel's forwarded TCP both ways as a fw4 include in /usr/share/nftables.d/chain-post/mangle_forward/, "
+        "named in /etc/sysupgrade.conf so a firmware upgrade keeps it as it keeps uci, "
         "loaded live into inet fw4 mangle_forward (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "
         "/etc/wireguard/<wg>.conf; MTUBytes= in systemd-networkd's .netdev. The live change is rolled back (files, MTU, "
         "clamp) unless Ansible reaches the host again (docs/rollback.md). Optionally wireguard_mtu_tcp_mtu_probing "

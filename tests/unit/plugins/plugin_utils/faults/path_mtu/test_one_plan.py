@@ -24,6 +24,7 @@ WG_QUICK = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick"}
 NETDEV = {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev"}
 NETDEV_2 = {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev"}
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
+KEEP_LINE = "/etc/sysupgrade.conf: keep %s across sysupgrade (the clamp of wg0)" % CLAMP
 MARK = "@@tunnelfix-mtu"
 PROBING = {"wireguard_mtu_tcp_mtu_probing": True}
 LIVE_LINE = "net.ipv4.tcp_mtu_probing=1 live"
@@ -40,16 +41,17 @@ LIVE = "live"   # file_mtu: the file sets the MTU the tunnel has (the facts' ass
 
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
          addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None,
-         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None):
+         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None, kept=0):
     """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them;
     ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent).
     What only the role reads: ``live_mtu`` (its read's live MTU when it is not the facts' ``tunnel_mtu``: changed by hand
     since diagnose), ``file_mtu`` (each config file's MTU setting: ``LIVE``, None for none, or the text), ``clamp_file``
-    (the SHA-256 of the clamp include, None: absent) and ``clamp_live`` (the MTU whose clamp rules are live, None: none)."""
+    (the SHA-256 of the clamp include, None: absent), ``clamp_live`` (the MTU whose clamp rules are live, None: none)
+    and ``kept`` (the lines of /etc/sysupgrade.conf naming the include, None: no such file)."""
     return dict(platform=platform, tunnel_mtu=tunnel_mtu, path_mtu=path_mtu, configs=list(configs), allowed_ips=list(allowed_ips),
                 addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, probing_file=probing_file,
                 role_vars=role_vars or {}, live_mtu=tunnel_mtu if live_mtu is None else live_mtu,
-                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live)
+                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live, kept=kept)
 
 
 def facts_view(pmtu, state):
@@ -77,6 +79,7 @@ def role_read(state):
         lines += ["%s ucimtu wg0" % MARK] + ([state["written_mtu"]] if state["written_mtu"] else [])
         lines += ["%s uciaddr wg0" % MARK, " ".join(state["addresses"]), "%s clampfile wg0" % MARK]
         lines += ["%s  -" % state["clamp_file"]] if state["clamp_file"] else []
+        lines += ["%s keep wg0" % MARK] + ([str(state["kept"])] if state["kept"] is not None else [])
         lines += ["%s nft" % MARK] + ["%s # handle %d" % (rule, 10 + index)
                                       for index, rule in enumerate(mss_clamp_rules("wg0", state["clamp_live"]) if state["clamp_live"] else [])]
         lines += ["%s nft-rc %d" % (MARK, 0 if state["clamp_live"] else 1)]
@@ -135,7 +138,8 @@ WRITES = {"tunnelfix.fleet.uci": "uci", "tunnelfix.fleet.wg_config_mtu": "file"}
 
 def role_writes(view, state):
     """The write steps of tasks/mtu.yml that run, per item of their loop: ``[(step, interface)]`` (``uci``: network.IF.mtu,
-    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include), with the guarded live change as ``("live", None)``;
+    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include, ``keep``: its line in /etc/sysupgrade.conf), with
+    the guarded live change as ``("live", None)``;
     ``(plan, [])`` where mtu.yml is not included."""
     plan, _steps = role_run(view, state)
     if plan is None:
@@ -146,7 +150,7 @@ def role_writes(view, state):
     for task, whens in tasks("mtu.yml"):
         step = next((WRITES[key] for key in WRITES if key in task), None)
         if "tunnelfix.fleet.plain_file" in task and "clamp" in str(task["tunnelfix.fleet.plain_file"]):
-            step = "clamp"
+            step = "keep" if "keep" in str(task["tunnelfix.fleet.plain_file"]) else "clamp"
         if step is not None:
             assert task["loop"] == "{{ __wireguard_mtu_plan.tunnels }}"
             ran += [(step, item["interface"]) for item in plan["tunnels"] if holds(whens, dict(variables, item=item))]
@@ -188,19 +192,23 @@ STATES = {
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt mtu written": (host("openwrt", written_mtu="1420", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: '1420' -> '1340'",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
+    # no /etc/sysupgrade.conf at all (the facts do not read it; the role's block makes the file)
+    "openwrt mtu unset, no sysupgrade.conf": (host("openwrt", addresses=("10.77.0.2/24",), kept=None), [
+        "network.wg0.mtu: unset (1420 in use) -> '1340'",
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt not in uci": (host("openwrt", in_uci=False), None),
     "openwrt ipv6 address, path 1300": (host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), [
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
-        "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt converged": (host("openwrt", tunnel_mtu=1340), []),
     # uci holds the MTU already, the live MTU not yet: no uci line (uci does not change), a live line
     "openwrt mtu written already, not live": (host("openwrt", written_mtu="1340", addresses=("10.77.0.2/24",)), [
         "wg0: live MTU 1420 -> 1340",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     # wireguard_mtu_tcp_mtu_probing: tcp_mtu_probing_plan, on Linux only, whatever the tunnels (the facts do not read
     # the sysctl nor its file: where the role would find them set, the lines differ: the test below)
     "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)",
@@ -268,15 +276,24 @@ ROLE_STATES = {
     "linux no MTU = in the file, 1420 live": (host(file_mtu=None), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset, 1420 in use)"]),
     "linux converged since diagnose": (host(live_mtu=1340, file_mtu="1340"), []),
     "linux device down, the file sets 1420": (host(live_mtu="", file_mtu="1420"), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),
-    "openwrt converged since diagnose": (host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340), []),
+    "openwrt converged since diagnose": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=1), []),
+    # fixed before the clamp was kept across sysupgrade (0.6.0): only the line is added, nothing live
+    "openwrt converged, the clamp not in sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=0), [KEEP_LINE]),
+    "openwrt converged, no sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=None), [KEEP_LINE]),
+    # the user's own line (or ours and theirs) keeps the include: nothing is added
+    "openwrt converged, the include named twice in sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=2), []),
     "openwrt uci and the clamp in place, not live": (
-        host("openwrt", written_mtu="1340", clamp_file=CLAMP_1340_SHA256),
+        host("openwrt", written_mtu="1340", clamp_file=CLAMP_1340_SHA256, kept=1),
         ["wg0: live MTU 1420 -> 1340", "load %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
     "openwrt live and the clamp in place, uci not": (
-        host("openwrt", live_mtu=1340, written_mtu="1420", clamp_file=CLAMP_1340_SHA256, clamp_live=1340),
+        host("openwrt", live_mtu=1340, written_mtu="1420", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=1),
         ["network.wg0.mtu: '1420' -> '1340'"]),
     "openwrt the clamp file of another MTU, live rules right": (
-        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file="0" * 64, clamp_live=1340),
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file="0" * 64, clamp_live=1340, kept=1),
         ["write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
 }
 
@@ -291,7 +308,8 @@ ALL_STATES = dict(STATES, **ROLE_STATES)
 
 @pytest.mark.parametrize("state", [state for state, _lines in ALL_STATES.values()], ids=list(ALL_STATES))
 def test_the_role_writes_exactly_what_its_plan_names(pmtu, state):
-    """uci, the clamp include and the wg-quick/.netdev file are written where the plan has their line, and nowhere else;
+    """uci, the clamp include, its line in /etc/sysupgrade.conf and the wg-quick/.netdev file are written where the plan
+    has their line, and nowhere else;
     the live change runs where a line names it (a live line, or a uci or file line naming another MTU in use, or a load)."""
     plan, ran = role_writes(facts_view(pmtu, state), state)
     if plan is None or plan["errors"]:
@@ -304,7 +322,9 @@ def test_the_role_writes_exactly_what_its_plan_names(pmtu, state):
             wanted.append(("file", "wg0"))
         elif line.startswith("write %s: " % CLAMP):
             wanted.append(("clamp", "wg0"))
-    order = {"uci": 0, "clamp": 1, "file": 2}
+        elif line == KEEP_LINE:
+            wanted.append(("keep", "wg0"))
+    order = {"uci": 0, "clamp": 1, "keep": 2, "file": 3}
     assert [step for step in ran if step[0] != "live"] == sorted(wanted, key=lambda step: order[step[0]])
     mtu = plan["tunnels"][0]["mtu_bytes"] if plan["tunnels"] else None
     live = plan["tunnels"] != [] and (str(state["live_mtu"]) not in ("", str(mtu))
