@@ -115,6 +115,7 @@ def test_the_hook_is_removed_and_installed_where_the_facts_probe_it():
     # removed after the plan and its refusals, before ifup: a failed plan or a refusal stops the role first
     names = [item.get("name") for item in TASKS]
     assert names.index(PLAN) < names.index("Refuse to pick an uplink for the endpoints when every uplink is metered") < names.index(REMOVE)
+    assert not (ROLE / "templates").exists()   # the hook's text is the plan's (faults/endpoint_route/hook.py), written once
 
 
 def test_the_role_hands_its_option_to_the_plan():

@@ -86,7 +86,7 @@ def hook_content(endpoints, wireguard, preferred_device, uplinks, preferred_upli
     option openwrt_mwan3_wg_preferred_uplink. The uplinks whose events count are the uplinks' uci interfaces and
     ``preferred_uplink``, and the devices of the uplinks no uci interface names. The hook applies
     ``uplinks.full_tunnel_uplink``'s rule (tests/unit/roles/test_openwrt_mwan3_wg_hook.py runs it under BusyBox sh and
-    dash against that function). Byte for byte what the role's template rendered before 0.7 (with the default
+    dash against that function). Byte for byte what the role's template (removed in 0.7) rendered (with the default
     ansible_managed), so a router converged then keeps its hook.
     """
     values = [("ENDPOINTS", list(endpoints)), ("WIREGUARD_DEVICES", sorted(wireguard)),

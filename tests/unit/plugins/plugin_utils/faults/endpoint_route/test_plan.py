@@ -325,7 +325,7 @@ NO_IPV4 = "no full tunnel has an IPv4 endpoint"
     ([V6_PEER, HOSTNAME_PEER], [endpoint(address=V6)], True, [], False, False, None),
 ])
 def test_the_hook_re_points_the_ipv4_endpoints_only(peers, endpoints, exists, hook_endpoints, install, remove, stale):
-    """The plan lists the endpoints the hook re-points (the template renders that list) and installs it only for some."""
+    """The plan lists the endpoints the hook re-points (its text names that list) and installs it only for some."""
     plan = plan_endpoint_routes({"wg0": iface(tunnel="full", peers=peers)}, endpoints, hook={"hotplug_hook_exists": exists})
     assert {key: plan["hotplug_hook"][key] for key in HOOK_KEYS} == {
         "path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install, "remove": remove, "stale": stale}
