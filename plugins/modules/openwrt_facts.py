@@ -333,8 +333,11 @@ ansible_facts:
               else null; C(metered_unmatched) the names of O(metered_uplinks) that are no uplink's interface or
               device (a modem interface's device is named at run time - list the device, C(wwan0)).
             - C(hotplug_hook_exists) - whether the full-tunnel hook of C(tunnelfix.fleet.openwrt_mwan3_wg)
-              (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)) exists, null when C(ls) could not tell; read even
-              when no endpoint is looked up (a hook left from a full tunnel that is gone re-pins the endpoint).
+              (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)) exists, null when C(sha256sum) could not tell;
+              C(hotplug_hook_sha256) its SHA-256 (null when absent or unknown), so remediate's plan can tell a
+              converged hook from one to rewrite; C(old_hotplug_hook_exists) whether the file an earlier version left
+              in C(/etc/hotplug.d/mwan3/) is there (null unknown). Read even when no endpoint is looked up (a hook left
+              from a full tunnel that is gone re-pins the endpoint).
             - C(preferred_uplink_device) (only when O(preferred_uplink) is given) - the device of
               the preferred uplink. For a logical interface it is its uci C(device) (or C(ifname)),
               else the value itself.
@@ -372,6 +375,8 @@ ansible_facts:
             uplinks_note: null
             metered_unmatched: []
             hotplug_hook_exists: false
+            hotplug_hook_sha256: null
+            old_hotplug_hook_exists: false
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
