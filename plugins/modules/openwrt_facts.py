@@ -492,8 +492,8 @@ ansible_facts:
         link_ipv6:
           description:
             - Every device's live IPv6 addresses from C(ip -j addr show) - C(devices) (device name to its C(inet6)
-              addresses as C(address/prefix), link-local ones too; an empty list for a device without IPv6; null when
-              C(ip) failed or printed no JSON: unknown, never "no IPv6") and C(note) (why, else null).
+              addresses as C(address/prefix), link-local ones too, an empty list for a device without IPv6; null when
+              C(ip) failed or printed no JSON, then unknown, never "no IPv6") and C(note) (why, else null).
             - The PMTU fault reads a tunnel's from it - an IPv6 address other than link-local (or an IPv6 prefix in a
               peer's AllowedIPs) keeps the MTU it sets at 1280 or more; for a device it does not list, the configured
               addresses decide (uci, a wg-quick file's C(Address =)).
