@@ -59,8 +59,8 @@ description:
     C(mtu_fix) zones) and C(iptables-save) come in the same execution; a missing tool or one that refuses
     is reported in C(mss_clamp_sources), never a failure.
   - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
-  - C(link_ipv6) - every device's live IPv6 addresses from C(ip -j addr show) (all families, so a device without
-    IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
+  - C(link_ipv6) - the live IPv6 addresses of every device that is up, from C(ip -j addr show) (all families, so a
+    device without IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge, port and tunnel.
     The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
@@ -491,9 +491,10 @@ ansible_facts:
             note: null
         link_ipv6:
           description:
-            - Every device's live IPv6 addresses from C(ip -j addr show) - C(devices) (device name to its C(inet6)
-              addresses as C(address/prefix), link-local ones too, an empty list for a device without IPv6; null when
-              C(ip) failed or printed no JSON, then unknown, never "no IPv6") and C(note) (why, else null).
+            - The live IPv6 addresses of every device that is up, from C(ip -j addr show) - C(devices) (device name to
+              its C(inet6) addresses as C(address/prefix), link-local ones too, an empty list for a device without IPv6;
+              a device that is down is left out, the kernel drops its IPv6 addresses; null when C(ip) failed or printed
+              no JSON, then unknown, never "no IPv6") and C(note) (why, else null).
             - The PMTU fault reads a tunnel's from it - an IPv6 address other than link-local (or an IPv6 prefix in a
               peer's AllowedIPs) keeps the MTU it sets at 1280 or more; for a device it does not list, the configured
               addresses decide (uci, a wg-quick file's C(Address =)).

@@ -264,7 +264,10 @@ def parse_reading(text) -> dict:
             else:
                 out["tcp_mtu_probing_file_sha256"] = digest
     for name, read in seen.items():
-        # the device is there (its MTU, or an address, was read): ip's listing of it is its live addresses, none too
+        # the device is there (its MTU, or an address, was read): ip's listing of it is its live addresses, none too.
+        # This read does not tell a device that is down (its IPv6 addresses dropped) from one up without IPv6, as the
+        # facts' link_ipv6 does (it leaves a down device out): there the rule falls back to the configured addresses
+        # and names 1280 where they hold IPv6, which the role accepts all the same
         there = out["interfaces"][name]["live_mtu_bytes"] is not None or bool(read["live"])
         out["interfaces"][name]["ipv6_inside"] = carries_ipv6(read["allowed"], read["live"] if there else None, read["configured"])
     return out

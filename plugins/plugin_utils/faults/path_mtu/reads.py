@@ -9,12 +9,12 @@ From the facts gathered in the host's one remote execution:
   ``ip -d -j link show``, the step the ``bridges`` reading runs too (a step two readings list runs once);
 - every device's live IPv6 addresses: ``link_ipv6`` (``LINK_IPV6``, this file): ``ip -j addr show``, one command on
   both platforms (all families: ``ip -6 addr show`` leaves out a device without IPv6, such as a kernel WireGuard
-  device holding only IPv4, which is the very answer wanted);
+  device holding only IPv4, which is the very answer wanted), devices that are up (``parse_ipv6_addresses``);
 - the endpoints: ``wireguard`` (Linux ``wg show all dump``; OpenWrt uci merged with the live state), and the device
   each endpoint is reached through: Linux ``routes.endpoints[address].dev``, OpenWrt ``endpoint_routes.endpoints``;
 - whether IPv6 runs inside (the 1280 floor, ``carries_ipv6``): an IPv6 prefix in a peer's AllowedIPs, or an IPv6
-  address other than link-local on the device as ``link_ipv6`` lists it; only for a device that listing lacks (not
-  up, or the listing failed) the configured addresses (OpenWrt: uci; Linux: the wg-quick file's ``Address =``;
+  address other than link-local on the device as ``link_ipv6`` lists it; only for a device that listing lacks (absent,
+  down, or the listing failed) the configured addresses (OpenWrt: uci; Linux: the wg-quick file's ``Address =``;
   unknown for a tunnel no wg-quick file configures: systemd-networkd, ``wg set``).
 
 ``tunnels(view)`` puts those together per tunnel and peer. ``ladder_targets(view, hub_address)`` turns them into
@@ -78,23 +78,31 @@ ADDR_ARGV = ["ip", "-j", "addr", "show"]
 
 
 def parse_ipv6_addresses(text) -> dict:
-    """``ip -j addr show`` -> ``{device: ["address/prefix", ...]}``: every device listed, with its IPv6 (``inet6``)
-    addresses as printed, link-local ones too; ``[]`` for a device without any (IPv4 only, or IPv6 off on it)::
+    """``ip -j addr show`` -> ``{device: ["address/prefix", ...]}``: every device that is up (``UP`` in its ``flags``),
+    with its IPv6 (``inet6``) addresses as printed, link-local ones too; ``[]`` for one without any (IPv4 only, or IPv6
+    off on it)::
 
-        '[{"ifname": "wg0", "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]},
-          {"ifname": "wg1", "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]'
+        '[{"ifname": "wg0", "flags": ["POINTOPOINT", "NOARP", "UP", "LOWER_UP"],
+           "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]},
+          {"ifname": "wg1", "flags": ["POINTOPOINT", "NOARP", "UP", "LOWER_UP"],
+           "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]},
+          {"ifname": "wg2", "flags": ["POINTOPOINT", "NOARP"], "addr_info": []}]'
         -> {"wg0": [], "wg1": ["fd77::2/64"]}
 
-    Format: iproute2's JSON (``-j``, iproute2 >= 4.13), one object per device with ``ifname`` and ``addr_info``
-    (a list; ``local`` and ``prefixlen`` per address; recorded: tests/unit/fixtures/ip_j_addr_show/). Raises ParseError
-    as ``parse/bridges.load_ip_links`` does (not a JSON list of link objects), and for a device without an
-    ``addr_info`` list of objects (``ip -j link show``'s listing, which says nothing about addresses).
+    A device that is down is left out: the kernel drops a device's IPv6 addresses when it goes down
+    (``net.ipv6.conf.*.keep_addr_on_down`` 0, the default), so its listing says nothing of the IPv6 it runs once up.
+    Format: iproute2's JSON (``-j``, iproute2 >= 4.13), one object per device with ``ifname``, ``flags`` and
+    ``addr_info`` (a list; ``local`` and ``prefixlen`` per address; recorded: tests/unit/fixtures/ip_j_addr_show/).
+    Raises ParseError as ``parse/bridges.load_ip_links`` does (not a JSON list of link objects), and for a device without
+    an ``addr_info`` list of objects (``ip -j link show``'s listing, which says nothing about addresses).
     """
     out = {}
     for link in load_ip_links(text, " ".join(ADDR_ARGV)):
         infos = link.get("addr_info")
         if not isinstance(infos, list) or not all(isinstance(info, dict) for info in infos):
             raise ParseError("%s output must list each device's addresses ('addr_info'), %s has none" % (" ".join(ADDR_ARGV), link["ifname"]))
+        if "UP" not in (link.get("flags") if isinstance(link.get("flags"), list) else []):
+            continue
         out[link["ifname"]] = ["%s/%d" % (info["local"], info["prefixlen"]) for info in infos
                                if info.get("family") == "inet6" and isinstance(info.get("local"), str) and is_int(info.get("prefixlen"))]
     return out
@@ -151,14 +159,14 @@ def carries_ipv6(allowed_ips, live, configured=None):
     (``fix.parse_reading``), each on what it read:
 
     ``allowed_ips``: its peers' AllowedIPs; ``live``: the device's addresses as the host lists them now (``link_ipv6``;
-    the role's ``ip -o -6 addr show dev IF``), None when the device is not in that listing (absent, or not read);
+    the role's ``ip -o -6 addr show dev IF``), None when the device is not in that listing (absent, down, not read);
     ``configured``: the addresses its configuration gives it (OpenWrt uci ``addresses``, a wg-quick file's
     ``Address =``), None when none was read (systemd-networkd's ``.network``, ``wg set``: not read).
 
     True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too); else, when ``live`` is a list, whether it holds an
     IPv6 address other than link-local (fe80::/10): True or False, the device as it runs; else the same test on
     ``configured``; None when both are None: the rule then keeps the 1280 floor (the kernel drops a device's IPv6
-    under 1280), and the role, which refuses less only where it finds IPv6, refuses nothing.
+    under 1280), and the role (which refuses an MTU under 1280 only where it finds IPv6) refuses nothing.
     ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"])`` -> False (live wins);
     ``(["10.77.0.0/24"], None, ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], None, None)`` -> None.
     """

@@ -76,27 +76,32 @@ def test_the_reading_adds_no_command_to_the_batch():
 def test_ipv6_addresses_of_a_recorded_listing(load_fixture):
     """Recorded in a network namespace: veth0 with a ULA, veth1 with only its link-local, two wireguard-go devices (wg0
     IPv4 and the kernel's link-local, wg1 a ULA too), wg2 with IPv4 only and no link-local (as a kernel WireGuard device
-    comes up), and a down veth pair without any address: every device is listed, IPv4 addresses left out."""
+    comes up), and a down veth pair without any address: every device that is up, IPv4 addresses left out."""
     assert parse_ipv6_addresses(load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt")) == {
         "lo": ["::1/128"], "veth1": ["fe80::c49f:a8ff:fe1c:1520/64"], "veth0": ["fd99:6::1/64", "fe80::482c:18ff:fe44:fa9e/64"],
-        "wg1": ["fd77::2/64", "fe80::4f2c:8c14:1aa8:424c/64"], "wg0": ["fe80::4de0:d847:b76f:62b0/64"], "wg2": [],
-        "veth3": [], "veth2": []}
+        "wg1": ["fd77::2/64", "fe80::4f2c:8c14:1aa8:424c/64"], "wg0": ["fe80::4de0:d847:b76f:62b0/64"], "wg2": []}
 
 
 @pytest.mark.parametrize("text, devices", [
-    ('[{"ifname": "wg0", "addr_info": []}]', {"wg0": []}),
-    ('[{"ifname": "wg0", "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]', {"wg0": ["fd77::2/64"]}),
-    ('[{"ifname": "wg0", "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]}]', {"wg0": []}),
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": []}]', {"wg0": []}),
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]',
+     {"wg0": ["fd77::2/64"]}),
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]}]', {"wg0": []}),
     # a point-to-point address: the device's own is "local"
-    ('[{"ifname": "wg0", "addr_info": [{"family": "inet6", "local": "fd77::2", "address": "fd77::1", "prefixlen": 128}]}]',
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "address": "fd77::1", "prefixlen": 128}]}]',
      {"wg0": ["fd77::2/128"]}),
     # an entry without an address or a prefix length of its own is no address
-    ('[{"ifname": "wg0", "addr_info": [{"family": "inet6", "prefixlen": 64}, {"family": "inet6", "local": "fd77::3"},'
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "prefixlen": 64}, {"family": "inet6", "local": "fd77::3"},'
      ' {"family": "inet6", "local": "fd77::4", "prefixlen": true}, {"family": "inet6", "local": "fd77::5", "prefixlen": "64"}]}]',
      {"wg0": []}),
+    # down (its IPv6 addresses dropped), or no flags to say it is up: left out, the addresses it runs once up are unknown
+    ('[{"ifname": "wg0", "flags": ["POINTOPOINT", "NOARP"], "addr_info": []}]', {}),
+    ('[{"ifname": "wg0", "flags": ["POINTOPOINT", "LOWER_UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]', {}),
+    ('[{"ifname": "wg0", "addr_info": []}]', {}),
+    ('[{"ifname": "wg0", "flags": "UP", "addr_info": []}]', {}),
     ("[]", {}),
 ])
-def test_ipv6_addresses_are_the_inet6_entries_of_each_device(text, devices):
+def test_ipv6_addresses_are_the_inet6_entries_of_each_device_that_is_up(text, devices):
     assert parse_ipv6_addresses(text) == devices
 
 
@@ -104,7 +109,7 @@ def test_ipv6_addresses_are_the_inet6_entries_of_each_device(text, devices):
     ("1: lo    inet6 ::1/128 scope host", "is `-j` supported"),           # ip -o text
     ('{"ifname": "wg0", "addr_info": []}', "a JSON list of links"),
     ('[{"addr_info": []}]', "a JSON list of links"),
-    ('[{"ifname": "wg0", "mtu": 1420}]', "wg0 has none"),                   # ip -j link show: says nothing of addresses
+    ('[{"ifname": "wg0", "flags": ["UP"], "mtu": 1420}]', "wg0 has none"),  # ip -j link show: says nothing of addresses
     ('[{"ifname": "wg0", "addr_info": {}}]', "wg0 has none"),
     ('[{"ifname": "wg0", "addr_info": ["fd77::2/64"]}]', "wg0 has none"),
 ])
@@ -130,13 +135,13 @@ def test_the_ipv6_reading_of_a_recorded_listing(load_fixture):
 
 
 @pytest.mark.parametrize("rc, stdout, stderr, note", [
-    (1, "", None, "ip -j addr show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): "
-                  "live IPv6 addresses unknown"),   # BusyBox's ip: no -j (recorded stderr)
+    # BusyBox's ip: no -j (recorded stderr)
+    (1, "", None, "ip -j addr show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): live IPv6 addresses unknown"),
     (127, "", "", "ip -j addr show failed (rc=127: no output): live IPv6 addresses unknown"),
     (0, "", "", "ip -j addr show printed nothing: live IPv6 addresses unknown"),
     (0, " \n", "", "ip -j addr show printed nothing: live IPv6 addresses unknown"),
-    (0, "1: lo    inet6 ::1/128 scope host\n", "", "ip -j addr show output is not JSON (is `-j` supported by this ip?): "
-                                                  "'1: lo    inet6 ::1/128 scope host\\n': live IPv6 addresses unknown"),
+    (0, "1: lo    inet6 ::1/128 scope host\n", "",
+     "ip -j addr show output is not JSON (is `-j` supported by this ip?): '1: lo    inet6 ::1/128 scope host\\n': live IPv6 addresses unknown"),
 ])
 def test_an_ipv6_listing_that_failed_leaves_the_addresses_unknown_never_empty(load_fixture, rc, stdout, stderr, note):
     if stderr is None:
