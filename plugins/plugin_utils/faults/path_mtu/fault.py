@@ -17,7 +17,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fi
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD, ROLE as MEASURE_ROLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import TUNNELS_VAR, pmtu_fix_vars, pmtu_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_IPV6, LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, ROUTES, WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -30,12 +30,12 @@ PATH_MTU_BLACK_HOLE = Fault(
     title="Small packets pass my tunnel, large ones vanish",
     severity="high",
     hosts="Linux host or OpenWrt router with WireGuard",
-    reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
-           "openwrt.link_mtu", "openwrt.banip", "path_mtu"),
+    reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "tunnelfix.link_ipv6", "openwrt.wireguard",
+           "openwrt.endpoint_routes", "openwrt.link_mtu", "openwrt.link_ipv6", "openwrt.banip", "path_mtu"),
     records=(RECORD,),
     measure_role=MEASURE_ROLE,
     # BANIP: measure.py paces the ladder's probes inside banIP's ICMP limit (banip_icmp.limiter.banip_limiter)
-    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU, BANIP),
+    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU, LINK_IPV6, BANIP),
     rule=black_holes,
     coverage=pmtu_coverage,
     rechecked=needs_own("path_mtu"),

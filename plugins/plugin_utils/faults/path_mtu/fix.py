@@ -211,8 +211,9 @@ def parse_reading(text) -> dict:
     "tcp_mtu_probing_file_sha256": str|None}`` (the sysctl's value and the SHA-256 of ``TCP_MTU_PROBING_FILE``; None: not
     read, or no such file).
 
-    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
-    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
+    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test
+    on what this read: an IPv6 prefix in a peer's AllowedIPs, else an IPv6 address other than link-local on the device
+    when it is there, else in uci ``addresses`` (OpenWrt); None: unknown, a Linux device that is not there),
     ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``clamp_file_sha256`` (OpenWrt: the SHA-256 of
     ``mss_clamp_file``, None when absent), ``clamp_kept_lines`` (OpenWrt: how many lines of ``SYSUPGRADE_CONF`` name that
     file, None when ``SYSUPGRADE_CONF`` is absent or was not read), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path": str, "mtu":
@@ -223,7 +224,7 @@ def parse_reading(text) -> dict:
     if not isinstance(text, str):
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
     out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
-    what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
+    what, name, seen = None, None, {}   # seen: {IF: {"allowed", "live", "configured"}} for reads.carries_ipv6
     for line in text.splitlines():
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
@@ -233,7 +234,9 @@ def parse_reading(text) -> dict:
             elif name is not None:
                 out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
                                                     "clamp_kept_lines": None, "configs": []})
-                seen.setdefault(name, ([], []))
+                seen.setdefault(name, {"allowed": [], "live": [], "configured": None})
+                if what == "uciaddr" and seen[name]["configured"] is None:   # OpenWrt: read, even when unset
+                    seen[name]["configured"] = []
             continue
         text_line = line.strip()
         if not text_line:
@@ -248,11 +251,11 @@ def parse_reading(text) -> dict:
         elif what in ("ipv6", "uciaddr"):
             words = text_line.split()
             if what == "uciaddr":
-                seen[name][1].extend(words)
+                seen[name]["configured"].extend(words)
             elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
-                seen[name][1].append(words[words.index("inet6") + 1])
+                seen[name]["live"].append(words[words.index("inet6") + 1])
             else:                         # wg show IF allowed-ips | cut -f2: the peers' prefixes
-                seen[name][0].extend(words)
+                seen[name]["allowed"].extend(words)
         elif what == "uci":
             info["uci_proto"] = text_line
         elif what == "ucimtu":
@@ -284,8 +287,13 @@ def parse_reading(text) -> dict:
                 info["clamp_file_sha256"] = digest
             else:
                 out["tcp_mtu_probing_file_sha256"] = digest
-    for name, (allowed, addresses) in seen.items():
-        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
+    for name, read in seen.items():
+        # the device is there (its MTU, or an address, was read): ip's listing of it is its live addresses, none too.
+        # This read does not tell a device that is down (its IPv6 addresses dropped) from one up without IPv6, as the
+        # facts' link_ipv6 does (it leaves a down device out): there the rule falls back to the configured addresses
+        # and names 1280 where they hold IPv6, which the role accepts all the same
+        there = out["interfaces"][name]["live_mtu_bytes"] is not None or bool(read["live"])
+        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(read["allowed"], read["live"] if there else None, read["configured"])
     return out
 
 

@@ -19,6 +19,7 @@ WG_DUMP = "wg show all dump"
 DATE = "date +%s"
 ROUTE_SHOW = "ip -j route show table all"
 IP_LINKS = "ip -d -j link show"
+IP_ADDRS = "ip -j addr show"   # the PMTU fault's link_ipv6
 IP_FORWARD = "cat /proc/sys/net/ipv4/ip_forward"
 LINK_COUNTERS = "ip -s -j link show"
 BANIP = "ls -1d /etc/init.d/banip"
@@ -121,6 +122,7 @@ def old_router(load_fixture):
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "openwrt_image_endpoint_pinned.txt"), ""),
         IP_FORWARD: (0, "1\n", ""),
         IP_LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        IP_ADDRS: (0, load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt"), ""),
         BRIDGE_LS: (0, load_fixture("ls_sys_class_net_bridges", "openwrt_image_bridge_two_veth.txt"), ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
         "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
@@ -354,15 +356,36 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
 
 
 @pytest.mark.parametrize("subset", [["all"], ["banip"], ["mwan3"], ["wireguard"], ["endpoint_routes"], ["bridges"],
-                                    ["link_mtu"]])
+                                    ["link_mtu"], ["link_ipv6"]])
 def test_every_subset_is_one_remote_execution(fake, old_router, tunnel_router, subset):
     action = fake({"gather_subset": subset}, dict(old_router, **tunnel_router))
     facts = facts_of(action.run(task_vars={}))
-    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu"}
+    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu", "link_ipv6"}
                           if subset == ["all"] else set(subset))
     assert_one_execution(action)
     if "link_mtu" in facts:   # the PMTU fault's reading: the listing bridges reads, parsed for every device's MTU
         assert facts["link_mtu"]["note"] is None and facts["link_mtu"]["devices"]["br-lan"] == 1500
+    if "link_ipv6" in facts:  # the PMTU fault's reading: every device's live IPv6 addresses, one listing
+        assert facts["link_ipv6"]["note"] is None
+        assert (facts["link_ipv6"]["devices"]["wg1"][0], facts["link_ipv6"]["devices"]["wg2"]) == ("fd77::2/64", [])
+    assert (IP_ADDRS in action.router.calls()) is (subset in (["all"], ["link_ipv6"]))
+
+
+@pytest.mark.parametrize("answer, note", [
+    ((1, "", "busybox"), "ip -j addr show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): "
+                         "live IPv6 addresses unknown"),
+    ((0, "", ""), "ip -j addr show printed nothing: live IPv6 addresses unknown"),
+    (None, "ip -j addr show failed (rc=99: fake router: no answer for ip -j addr show): live IPv6 addresses unknown"),
+])
+def test_an_address_listing_that_fails_is_unknown_not_a_failure(fake, old_router, load_fixture, answer, note):
+    """BusyBox's ip has no -j (recorded stderr): the live addresses are unknown (the fault falls back to uci), the rest stands."""
+    if answer is not None and answer[2] == "busybox":
+        answer = (1, "", load_fixture("ip_j_addr_show_stderr", "busybox_1.35_no_json.txt"))
+    action = fake({"gather_subset": ["link_ipv6", "link_mtu"]}, dict(old_router, **{IP_ADDRS: answer}))
+    facts = facts_of(action.run(task_vars={}))
+    assert facts["link_ipv6"] == {"devices": None, "note": note}
+    assert facts["link_mtu"]["devices"]["br-lan"] == 1500
+    assert_one_execution(action)
 
 
 @pytest.mark.parametrize("uplink, device", [("wan", "eth1"), ("wanb", "wwan0"), ("eth9", "eth9")])

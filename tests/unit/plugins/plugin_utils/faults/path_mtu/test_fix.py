@@ -20,10 +20,13 @@ KEPT = {"path": "/etc/sysupgrade.conf", "line": CLAMP, "marker": "tunnelfix.flee
 KEEP_LINE = "/etc/sysupgrade.conf: keep %s across sysupgrade (the clamp of wg0)" % CLAMP
 
 
-def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1, clamp_file=None, kept=1):
+def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1, clamp_file=None, kept=1, live=()):
     """The OpenWrt read of wg0 (``read_command``'s output shape; ``clamp_file``: the include's SHA-256, None: absent;
-    ``kept``: the lines of /etc/sysupgrade.conf naming the include, None: no such file)."""
-    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0", "@@tunnelfix-mtu uci wg0"]
+    ``kept``: the lines of /etc/sysupgrade.conf naming the include, None: no such file; ``live``: the device's IPv6
+    addresses as ``ip -o -6 addr show dev wg0`` lists them)."""
+    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0"]
+    lines += ["9: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address for address in live]
+    lines += ["@@tunnelfix-mtu uci wg0"]
     lines += ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0", "@@tunnelfix-mtu uciaddr wg0", addresses]
     lines += ["@@tunnelfix-mtu clampfile wg0"] + (["%s  -" % clamp_file] if clamp_file else [])
     lines += ["@@tunnelfix-mtu keep wg0"] + ([str(kept)] if kept is not None else [])
@@ -152,12 +155,30 @@ def test_parse_the_exit_status_of_nft(rc_line, rc):
 @pytest.mark.parametrize("section, lines, ipv6", [
     ("uciaddr", ["10.77.0.2/24 fe80::1/64"], False),              # a link-local address of its own: not IPv6 inside
     ("uciaddr", ["10.77.0.2/24 fd77::2/64"], True),
+    ("uciaddr", [], False),                                        # uci read, no addresses: none configured
     ("ipv6", ["fe80::/64"], True),                                 # a peer's AllowedIPs: link-local routed inside
     ("ipv6", ["3: wg0    inet6 fe80::1/64 scope link \\       valid_lft forever preferred_lft forever"], False),
-    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], False),
+    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], None),              # Linux, no such device: its addresses are unknown
+    ("ipv6", [], None),
 ])
 def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
     text = "@@tunnelfix-mtu %s wg0\n%s\n" % (section, "\n".join(lines))
+    assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
+
+
+@pytest.mark.parametrize("mtu, lines, uci, ipv6", [
+    ("1420", [], None, False),                                     # Linux, the device there without IPv6 (a networkd tunnel)
+    ("1420", ["10.77.0.0/24"], None, False),                       # an IPv4 peer
+    ("1420", ["10.77.0.0/24", "3: wg0    inet6 fd77::2/64 scope global \\       valid_lft forever"], None, True),
+    ("1420", [], "10.77.0.2/24 fd77::2/64", False),                # OpenWrt: the device as it runs, not uci
+    ("", [], "10.77.0.2/24 fd77::2/64", True),                     # no device: uci's addresses
+    ("", [], "10.77.0.2/24", False),
+    ("1420", ["fd00::/64"], "10.77.0.2/24", True),                 # a peer's IPv6 AllowedIPs, whatever the addresses
+])
+def test_the_live_device_decides_uci_only_where_it_is_absent(mtu, lines, uci, ipv6):
+    text = "@@tunnelfix-mtu mtu wg0\n%s\n@@tunnelfix-mtu ipv6 wg0\n%s\n" % (mtu, "\n".join(lines))
+    if uci is not None:
+        text += "@@tunnelfix-mtu uciaddr wg0\n%s\n" % uci
     assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
 
 
@@ -363,15 +384,25 @@ def test_the_clamp_line_writes_where_the_include_differs_and_loads_where_only_th
     assert plan["tunnels"][0]["clamp"]["live_change"] is (rules is None)
 
 
-@pytest.mark.parametrize("mtu, addresses, refused", [
-    (1279, "10.77.0.2/24 fd77::2/64", True), (1280, "10.77.0.2/24 fd77::2/64", False),
-    (1279, "10.77.0.2/24", False), (576, "10.77.0.2/24", False),
+@pytest.mark.parametrize("mtu, live, addresses, refused", [
+    (1279, ["fd77::2/64"], "10.77.0.2/24", True), (1280, ["fd77::2/64"], "10.77.0.2/24", False),
+    (1279, [], "10.77.0.2/24", False), (576, [], "10.77.0.2/24", False),
+    (1279, [], "10.77.0.2/24 fd77::2/64", False),                  # the device runs no IPv6, whatever uci says
+    (1279, ["fe80::1/64"], "10.77.0.2/24", False),                 # link-local only
 ])
-def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, addresses, refused):
-    plan = fix_plan({"wg0": mtu}, "openwrt", parse_reading(owrt(addresses=addresses)))
+def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, live, addresses, refused):
+    plan = fix_plan({"wg0": mtu}, "openwrt", parse_reading(owrt(addresses=addresses, live=live)))
     message = ("wireguard_mtu_tunnels: wg0=%d is below 1280 bytes, the least IPv6 takes, and IPv6 runs inside wg0 (an address "
                "or a peer's AllowedIPs): the kernel would drop IPv6 from it" % mtu)
     assert plan["errors"] == ([message] if refused else [])
+
+
+@pytest.mark.parametrize("addresses, refused", [("10.77.0.2/24 fd77::2/64", True), ("10.77.0.2/24", False)])
+def test_a_router_tunnel_not_up_is_judged_on_its_uci_addresses(addresses, refused):
+    """No device (down: no MTU, no address listed): uci's addresses say whether IPv6 will run inside it."""
+    reading = parse_reading(owrt(mtu=None, addresses=addresses, live=()))
+    assert reading["interfaces"]["wg0"]["live_mtu_bytes"] is None
+    assert bool(fix_plan({"wg0": 1279}, "openwrt", reading)["errors"]) is refused
 
 
 @pytest.mark.parametrize("proto, shown", [("static", "'static'"), (None, "unset")])

@@ -41,8 +41,11 @@ LIVE = "live"   # file_mtu: the file sets the MTU the tunnel has (the facts' ass
 
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
          addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None,
-         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None, kept=0):
-    """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them;
+         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None, live_addresses=None, listed=True, kept=0):
+    """One host state, read by both sides (``addresses``: the tunnel's configured ones; on Linux the facts read only a
+    wg-quick file's; ``live_addresses``: the device's as it runs, by default the configured ones, which both sides read
+    live, the facts with ``ip -j addr show`` (``listed``: False when that listing failed: the facts fall back to the
+    configured ones), the role with ``ip -o -6 addr show dev wg0``;
     ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent).
     What only the role reads: ``live_mtu`` (its read's live MTU when it is not the facts' ``tunnel_mtu``: changed by hand
     since diagnose), ``file_mtu`` (each config file's MTU setting: ``LIVE``, None for none, or the text), ``clamp_file``
@@ -51,28 +54,29 @@ def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), 
     return dict(platform=platform, tunnel_mtu=tunnel_mtu, path_mtu=path_mtu, configs=list(configs), allowed_ips=list(allowed_ips),
                 addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, probing_file=probing_file,
                 role_vars=role_vars or {}, live_mtu=tunnel_mtu if live_mtu is None else live_mtu,
-                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live, kept=kept)
+                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live, listed=listed, kept=kept,
+                live_addresses=[address for address in (addresses if live_addresses is None else live_addresses) if ":" in address])
 
 
 def facts_view(pmtu, state):
     """What diagnose holds for the host: its facts and the ladder record."""
+    live_ipv6 = {"lo": ["::1/128"], "wg0": state["live_addresses"]} if state["listed"] else None
     if state["platform"] == "openwrt":
         view = pmtu.openwrt_view(tunnel_mtu=state["tunnel_mtu"], in_uci=state["in_uci"], written_mtu=state["written_mtu"],
-                                 addresses=state["addresses"])
+                                 addresses=state["addresses"], live_ipv6=live_ipv6)
         view["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["allowed_ips"] = state["allowed_ips"]
     else:
         configs = [dict(config, interface="wg0", wireguard=True, peers=[],   # the facts read wg-quick's Address = lines only
                         addresses=state["addresses"] if config["kind"] == "wg-quick" else None) for config in state["configs"]]
-        view = pmtu.linux_view(tunnel_mtu=state["tunnel_mtu"], allowed_ips=state["allowed_ips"], configs=configs)
+        view = pmtu.linux_view(tunnel_mtu=state["tunnel_mtu"], allowed_ips=state["allowed_ips"], configs=configs, live_ipv6=live_ipv6)
     return pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, state["path_mtu"], 1500))
 
 
 def role_read(state):
     """The role's own read of the same host (``fix.read_command``'s output)."""
     lines = ["%s mtu wg0" % MARK, str(state["live_mtu"]), "%s ipv6 wg0" % MARK]
-    if state["platform"] == "linux":
-        lines += ["3: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address
-                  for address in state["addresses"] if ":" in address]
+    lines += ["3: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address
+              for address in state["live_addresses"]]
     lines += state["allowed_ips"]
     if state["platform"] == "openwrt":
         lines += ["%s uci wg0" % MARK] + (["wireguard"] if state["in_uci"] else [])
@@ -179,17 +183,27 @@ STATES = {
     "linux converged": (host(tunnel_mtu=1340), []),
     "linux path 636, the floor fits": (host(path_mtu=636), ["/etc/wireguard/wg0.conf: [Interface] MTU = 576 (now 1420)"]),
     "linux path 600, under the floor": (host(path_mtu=600), []),       # found, no MTU: the role is not run
-    # IPv6 inside: the rule and the role ask reads.carries_ipv6; the facts read a wg-quick file's Address = lines
+    # IPv6 inside: the rule and the role ask reads.carries_ipv6, each on the live device (the facts' link_ipv6, the role's
+    # ip -o -6 addr show dev wg0); its configured addresses only where the facts' listing lacks it
     "linux wg-quick, IPv6 address, IPv4 AllowedIPs, path 1300": (
         host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1280 (now 1420)"]),
     "linux wg-quick, IPv4 only, path 1300": (
         host(path_mtu=1300, addresses=("10.77.0.2/24",)), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
-    "linux .netdev, IPv6 address, path 1300": (     # the facts cannot see the .network's Address=: the floor holds
+    "linux .netdev, IPv6 address, path 1300": (     # the device shows the .network's Address=
         host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",)),
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
-    "linux .netdev, IPv4 only, path 1300": (        # unknown: conservative, 1280 (the role accepts it all the same)
+    "linux .netdev, IPv4 only, path 1300": (        # the device shows no IPv6: the path's MTU, under the floor
         host(path_mtu=1300, configs=(NETDEV,), addresses=("10.77.0.2/24",)),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1240 (now 1420)"]),
+    "linux .netdev, IPv4 only, no address listing, path 1300": (   # unknown: conservative, 1280 (the role accepts it)
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("10.77.0.2/24",), listed=False),
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
+    "linux .netdev, IPv6 address, no address listing, path 1300": (
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",), listed=False),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
+    "linux wg-quick, IPv6 address not on the device, path 1300": (   # both sides read the device, not the file
+        host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()),
+        ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
         "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
@@ -201,6 +215,14 @@ STATES = {
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
         "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt not in uci": (host("openwrt", in_uci=False), None),
+    "openwrt uci IPv6 address not on the device, path 1300": (
+        host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()), [
+            "network.wg0.mtu: unset (1420 in use) -> '1240'",
+            "write %s: clamp TCP MSS of wg0 to 1200 (IPv4) / 1180 (IPv6) both ways" % CLAMP, KEEP_LINE]),
+    "openwrt ipv6 address, no address listing, path 1300": (
+        host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), listed=False), [
+            "network.wg0.mtu: unset (1420 in use) -> '1280'",
+            "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt ipv6 address, path 1300": (host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), [
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
         "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
