@@ -13,8 +13,9 @@ Every read runs in ONE remote execution (``_remote_batch``, ``run_batch``): the 
 ``uci -q show network`` and ``uci changes network``, the redacted ``wg show all dump``, the routes and
 ``ip [-j] route get`` for every endpoint address uci or the live state names (the reading's
 ``endpoint_lookup_steps``), read by openwrt_facts' readers (remote/route_reader.py, remote/wg_live_reader.py):
-the fix sees the endpoints and routes the finding saw, and whether openwrt_mwan3_wg's full-tunnel hook exists
-(``hotplug_hook``: the plan says whether the role installs or removes it; this action never writes it). What differs from the facts: the fix reads them
+the fix sees the endpoints and routes the finding saw, and the SHA-256 of openwrt_mwan3_wg's full-tunnel hook and
+of the file an earlier version left (``hotplug_hook``: the plan says whether the role installs, rewrites or removes
+them, and gives the hook's text; this action never writes it). What differs from the facts: the fix reads them
 again at fix time (not diagnose's facts: an uplink may have changed since), it reads ``uci changes network``
 (staged changes) and not the uplinks' byte counters (the finding's evidence; no decision reads them), and a
 router without a network config fails here (the facts read it as empty). When uci must
@@ -60,7 +61,7 @@ BATCH_SHOWN = "sh -c '<wg_endpoint_route: %s in one script>'"
 def read_steps() -> list:
     """The first batch: the redacted uci show and ``uci changes``, the redacted live state, the routes, and
     ``ip [-j] route get`` of every endpoint address uci or the live state names (``endpoint_lookup_steps``, as
-    openwrt_facts reads them), and whether the role's full-tunnel hook exists (``hook.HOOK_PROBE``)."""
+    openwrt_facts reads them), and the SHA-256 of the role's full-tunnel hook and of the old one (``hook.HOOK_PROBE``)."""
     return [Step(SHOW_NAME, uci_show_redacted_argv("network")), Step(CHANGES_NAME, uci_changes_redacted_argv("network")),
             Step(WG_DUMP_NAME, WG_DUMP), *endpoint_lookup_steps(), step_of(HOOK_PROBE)]
 
@@ -111,7 +112,7 @@ class ActionModule(RouteReader, WgLiveReader, OpenWrtActionBase):
         routes_cmd, preferred = facts["routes_source"], facts.get("preferred_uplink_device")
         plan = plan_endpoint_routes(wireguard, facts["endpoints"], args["interfaces"], uplinks=facts["uplinks"],
                                     preferred_device=preferred, connection_address=args["connection_address"],
-                                    hotplug=args["full_tunnel_hotplug"], hook_exists=facts["hotplug_hook_exists"])
+                                    hotplug=args["full_tunnel_hotplug"], hook=facts, preferred_uplink=args["preferred_uplink"])
 
         interfaces = {}
         for name, entry in plan["interfaces"].items():

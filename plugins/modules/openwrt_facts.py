@@ -59,6 +59,8 @@ description:
     C(mtu_fix) zones) and C(iptables-save) come in the same execution; a missing tool or one that refuses
     is reported in C(mss_clamp_sources), never a failure.
   - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
+  - C(link_ipv6) - the live IPv6 addresses of every device that is up, from C(ip -j addr show) (all families, so a
+    device without IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge, port and tunnel.
     The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
@@ -77,7 +79,7 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(banip), C(mwan3), C(wireguard), C(bridges),
-        C(endpoint_routes), C(udp_gro), C(link_mtu).
+        C(endpoint_routes), C(udp_gro), C(link_mtu), C(link_ipv6).
       - C(udp_gro) gathers C(endpoint_routes) too (a full tunnel's NIC is the one that carries its endpoint).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!mwan3']).
     type: list
@@ -333,8 +335,11 @@ ansible_facts:
               else null; C(metered_unmatched) the names of O(metered_uplinks) that are no uplink's interface or
               device (a modem interface's device is named at run time - list the device, C(wwan0)).
             - C(hotplug_hook_exists) - whether the full-tunnel hook of C(tunnelfix.fleet.openwrt_mwan3_wg)
-              (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)) exists, null when C(ls) could not tell; read even
-              when no endpoint is looked up (a hook left from a full tunnel that is gone re-pins the endpoint).
+              (C(/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint)) exists, null when C(sha256sum) could not tell;
+              C(hotplug_hook_sha256) its SHA-256 (null when absent or unknown), so remediate's plan can tell a
+              converged hook from one to rewrite; C(old_hotplug_hook_exists) whether the file an earlier version left
+              in C(/etc/hotplug.d/mwan3/) is there (null unknown). Read even when no endpoint is looked up (a hook left
+              from a full tunnel that is gone re-pins the endpoint).
             - C(preferred_uplink_device) (only when O(preferred_uplink) is given) - the device of
               the preferred uplink. For a logical interface it is its uci C(device) (or C(ifname)),
               else the value itself.
@@ -372,6 +377,8 @@ ansible_facts:
             uplinks_note: null
             metered_unmatched: []
             hotplug_hook_exists: false
+            hotplug_hook_sha256: null
+            old_hotplug_hook_exists: false
         bridges:
           description:
             - C(ip_json) (bool, C(ip -d -j link show) worked; false gives no bridges and no
@@ -486,6 +493,19 @@ ansible_facts:
           type: dict
           sample:
             devices: {lo: 65536, eth0: 1500, wg0: 1420}
+            note: null
+        link_ipv6:
+          description:
+            - The live IPv6 addresses of every device that is up, from C(ip -j addr show) - C(devices) (device name to
+              its C(inet6) addresses as C(address/prefix), link-local ones too, an empty list for a device without IPv6;
+              a device that is down is left out, the kernel drops its IPv6 addresses; null when C(ip) failed or printed
+              no JSON, then unknown, never "no IPv6") and C(note) (why, else null).
+            - The PMTU fault reads a tunnel's from it - an IPv6 address other than link-local (or an IPv6 prefix in a
+              peer's AllowedIPs) keeps the MTU it sets at 1280 or more; for a device it does not list, the configured
+              addresses decide (uci, a wg-quick file's C(Address =)).
+          type: dict
+          sample:
+            devices: {lo: ["::1/128"], eth0: ["fd00::2/64", "fe80::fc:ff:fe00:1/64"], wg0: []}
             note: null
 cmd:
   description: >-

@@ -31,6 +31,8 @@ description:
     C(ethtool -k); bridges and default-route NICs share one C(ethtool -k) per device. Without C(ethtool) the
     features are null and C(note) says why.
   - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
+  - C(link_ipv6) - the live IPv6 addresses of every device that is up, from C(ip -j addr show) (all families, so a
+    device without IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
   - C(tcp) also reads every sysctl file the boot applies (the C(*.conf) of the sysctl.d directories
     and C(/etc/sysctl.conf)) and works out, per key, the value and the file and line that win at boot.
     Lines the boot rejects (a C(#) after a value, which is not a comment there; a key this kernel or
@@ -50,7 +52,7 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns),
-        C(bridges), C(udp_gro), C(link_mtu).
+        C(bridges), C(udp_gro), C(link_mtu), C(link_ipv6).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!routes']).
       - C(routes) needs C(wireguard) to know the endpoints; asking for C(routes) gathers
         WireGuard peers too. C(udp_gro) needs C(routes) (a full tunnel's NIC is its endpoint's) and gathers it.
@@ -275,5 +277,18 @@ ansible_facts:
           type: dict
           sample:
             devices: {lo: 65536, eth0: 1500, wg0: 1420}
+            note: null
+        link_ipv6:
+          description:
+            - The live IPv6 addresses of every device that is up, from C(ip -j addr show) - C(devices) (device name to
+              its C(inet6) addresses as C(address/prefix), link-local ones too, an empty list for a device without IPv6;
+              a device that is down is left out, the kernel drops its IPv6 addresses; null when C(ip) failed or printed
+              no JSON, then unknown, never "no IPv6") and C(note) (why, else null).
+            - The PMTU fault reads a tunnel's from it - an IPv6 address other than link-local (or an IPv6 prefix in a
+              peer's AllowedIPs) keeps the MTU it sets at 1280 or more; for a device it does not list, the configured
+              addresses decide (uci, a wg-quick file's C(Address =)).
+          type: dict
+          sample:
+            devices: {lo: ["::1/128"], eth0: ["fd00::2/64", "fe80::fc:ff:fe00:1/64"], wg0: []}
             note: null
 """

@@ -157,17 +157,22 @@ full_tunnel_endpoints:
   sample: [{interface: wg1, endpoint: 203.0.113.55}]
 hotplug_hook:
   description:
-    - The full-tunnel hotplug hook - its C(path), whether it C(exists) (C(ls -1d), null when unknown), the C(endpoints)
-      it re-points (the handled full tunnels' IPv4 endpoints, each once; the role's template renders this list), and
-      what the role does with it. C(install) when O(full_tunnel_hotplug) is on and C(endpoints) is not empty;
-      C(remove) when it is not wanted (no handled full tunnel, none with an IPv4 endpoint, or O(full_tunnel_hotplug)
-      off) and may exist; C(stale) says why it is not wanted (null when it is, or when a full tunnel's endpoint is
-      unknown and the hook is kept).
+    - The full-tunnel hotplug hook - its C(path), whether it C(exists) and its C(sha256) (C(sha256sum) of the file; both
+      null when the read failed, C(sha256) null when it is absent), the C(endpoints) it re-points (the handled full
+      tunnels' IPv4 endpoints, each once), its C(content) (the text the role writes, null when the hook is not wanted),
+      and what the role does with it. C(install) when O(full_tunnel_hotplug) is on, C(endpoints) is not empty and the
+      router's hook is not C(content) - C(install_reason) says why (C(hotplug hook missing), C(hotplug hook differs),
+      C(hotplug hook unknown)); C(remove) when it is not wanted (no handled full tunnel, none with an IPv4 endpoint, or
+      O(full_tunnel_hotplug) off) and may exist; C(stale) says why it is not wanted (null when it is, or when a full
+      tunnel's endpoint is unknown and the hook is kept). C(old_path) is where an earlier version installed it (which
+      mwan3 never runs), C(old_exists) whether a file is there (null unknown), C(remove_old) whether the role removes it.
   returned: always
   version_added: 0.6.0
   type: dict
-  sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true, endpoints: [], install: false, remove: true,
-           stale: no full tunnel left}
+  sample: {path: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint, exists: true,
+           sha256: 97029a11afe0d1e22a84f892289068096897cb9c43e9184496888a2dc4ed62ae, endpoints: [], content: null,
+           install: false, install_reason: null, remove: true, stale: no full tunnel left,
+           old_path: /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint, old_exists: false, remove_old: false}
 endpoint_routes:
   description: What C(ip route get <endpoint>) returns after the change (null when there is no route).
   returned: always

@@ -53,5 +53,15 @@ def test_what_a_fw4_reload_builds_from_the_include_is_the_live_rule(host):
     assert reloaded == live == RULES
 
 
+def test_the_include_is_kept_across_sysupgrade(host):
+    """sysupgrade keeps what a line of /etc/sysupgrade.conf names (blank and ``#`` lines skipped, each word a path:
+    package/base-files/files/sbin/sysupgrade): the include once, in the role's marked block, the user's lines as they were."""
+    lines = host.file("/etc/sysupgrade.conf").content_string.splitlines()
+    assert lines == ["## kept over a firmware upgrade", "# /etc/example.conf", "/etc/tunnelfix-user.conf",
+                     "# BEGIN tunnelfix.fleet wireguard_mtu wg0", INCLUDE, "# END tunnelfix.fleet wireguard_mtu wg0"]
+    named = [word for line in lines if line.strip() and not line.startswith("#") for word in line.split()]
+    assert named.count(INCLUDE) == 1 and host.file(INCLUDE).is_file
+
+
 def test_no_guard_left(host):
     assert not host.file("/var/run/tunnelfix-rollback/wireguard_mtu.lock").exists

@@ -1,7 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""openwrt_mwan3_wg's full-tunnel hook, rendered as the role renders it and run with BusyBox sh the way
-/sbin/hotplug-call runs it (sourced in a subshell, mwan3track's ``env -i ACTION= INTERFACE= DEVICE=``), with
-``ip`` and ``logger`` stood in for by shell functions that record their arguments.
+"""openwrt_mwan3_wg's full-tunnel hook, as the plan gives it to the role (faults/endpoint_route/hook.py), checked by
+shellcheck as POSIX sh and run with BusyBox sh the way /sbin/hotplug-call runs it (sourced in a subshell, mwan3track's
+``env -i ACTION= INTERFACE= DEVICE=``), with ``ip`` and ``logger`` stood in for by shell functions that record their
+arguments.
 
 The router modelled: OpenWrt's default dual-stack uplinks, ``wan`` (IPv4) and ``wan6`` (DHCPv6) on the same
 device ``eth1`` (both ``option device 'eth1'``; mwan3's default config tracks wan, wan6, wanb and wanb6, each
@@ -12,19 +13,14 @@ openwrt-25.12@57654a9f48), and the backup ``wanb`` on ``wwan0``.
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-import yaml
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import hotplug_hook_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.uplinks import full_tunnel_uplink
-from ansible.parsing.dataloader import DataLoader
-from ansible.template import Templar, trust_as_template
 
-ROLE = Path(__file__).resolve().parents[3] / "roles" / "openwrt_mwan3_wg"
 # The host programs this file runs by name (scripts/check_host_packages.py).
-HOST_COMMANDS = ("busybox", "dash", "env")
+HOST_COMMANDS = ("busybox", "dash", "env", "shellcheck")
 
 # ip -4 route show default table main on that router: both uplinks up, wan preferred (lower metric)
 ROUTES = ("default via 192.0.2.1 dev eth1 proto static src 192.0.2.2 metric 10\n"
@@ -35,29 +31,29 @@ WAN = {"interface": "wan", "device": "eth1"}
 WANB = {"interface": "wanb", "device": "wwan0"}
 
 
-def plan(endpoints, metered=(), preferred_device="eth1", wireguard=("wg0",), handled=("wg0",), uplinks=(WAN, WANB)):
-    """The plan's keys the hook reads: full tunnel(s) ``handled`` (the first with ``endpoints``) of the uci WireGuard
-    interfaces ``wireguard``, ``uplinks`` (wan on eth1, wanb on wwan0) with the devices in ``metered`` metered, the
-    preferred uplink's device ``preferred_device``; the hook's endpoints are the plan's (``hotplug_hook_plan``)."""
+def render(endpoints=("203.0.113.10",), preferred="wan", metered=(), preferred_device="eth1", wireguard=("wg0",), handled=("wg0",),
+           uplinks=(WAN, WANB)):
+    """The hook as the plan gives it to the role (``hotplug_hook_plan``'s ``content``, which the role writes as it is): full
+    tunnel(s) ``handled`` (the first with ``endpoints``) of the uci WireGuard interfaces ``wireguard``, ``uplinks`` (wan on
+    eth1, wanb on wwan0) with the devices in ``metered`` metered, the preferred uplink ``preferred`` (the option) and its
+    device ``preferred_device``."""
     full_tunnel_endpoints = [{"interface": handled[0], "endpoint": e} for e in endpoints]
     interfaces = {name: {"tunnel": "full", "endpoints": list(endpoints) if name == handled[0] else [], "unresolved": []}
                   for name in handled}
-    return {"full_tunnel_endpoints": full_tunnel_endpoints,
-            "interfaces": interfaces,
-            "hotplug_hook": hotplug_hook_plan(interfaces, full_tunnel_endpoints, True, None),
-            "wireguard_interfaces": sorted(wireguard),
-            "uplinks": [dict(uplink, preferred=uplink["device"] == preferred_device, metered=uplink["device"] in metered)
-                        for uplink in uplinks],
-            "preferred_device": preferred_device}
+    found = [dict(uplink, preferred=uplink["device"] == preferred_device, metered=uplink["device"] in metered) for uplink in uplinks]
+    hook = hotplug_hook_plan(interfaces, full_tunnel_endpoints, True, False, wireguard=sorted(wireguard), uplinks=found,
+                             preferred_device=preferred_device, preferred_uplink=preferred)
+    assert hook["install"] is True
+    return hook["content"]
 
 
-def render(endpoints=("203.0.113.10",), preferred="wan", metered=(), **keys):
-    """The hook as the role renders it, on ``plan(endpoints, metered, **keys)``."""
-    values = dict(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text(encoding="utf-8")),
-                  ansible_managed="Ansible managed", __openwrt_mwan3_wg_plan=plan(endpoints, metered, **keys),
-                  openwrt_mwan3_wg_preferred_uplink=preferred)
-    templar = Templar(loader=DataLoader(), variables=values)
-    return templar.template(trust_as_template((ROLE / "templates" / "mwan3-wg-endpoint.sh.j2").read_text(encoding="utf-8")))
+def test_the_hook_is_posix_sh_by_shellcheck(tmp_path):
+    """The text the role writes passes shellcheck as POSIX sh (BusyBox ash runs it on the router)."""
+    for case, keys in (("one", {}), ("metered_two_tunnels", {"metered": ("wwan0",), "wireguard": ("wg0", "wg1")}),
+                       ("no_preferred", {"preferred_device": None})):
+        (tmp_path / case).write_text(render(**keys), encoding="utf-8")
+        checked = subprocess.run(["shellcheck", "-s", "sh", str(tmp_path / case)], capture_output=True, text=True, timeout=60, check=False)
+        assert (checked.returncode, checked.stdout) == (0, "")
 
 
 # The shells the hook is run with: OpenWrt's (BusyBox ash, BusyBox awk) and dash with the host's awk (mawk), which

@@ -9,7 +9,8 @@ Follow it here, top to bottom, then in roles/openwrt_mwan3_wg/tasks/routes.yml (
   gather; faults/readings.py builds ``ENDPOINT_ROUTES`` from it with the shared readings it uses, because the
   udp_gro reading needs it too) and how that becomes facts: which endpoints, each one's routes, the uplinks
   and their byte counters (``link_counters.py``: ``ip -s -j link show`` and its parser).
-- ``hook.py``: the role's full-tunnel hotplug hook (its path, and the probe of the reading that says whether it exists).
+- ``hook.py``: the role's full-tunnel hotplug hook (its path, its text, which the plan hands the role, and the probe of
+  the reading that reads its SHA-256).
 - ``tunnels.py``: split or full tunnel (``classify_tunnel``), written into the ``wireguard`` facts by
   ``add_tunnels`` (the shared reading's gather, the fix and the plan call it on the merged view).
 - ``routes.py``: netifd's pinned host routes apart from a user's ``config route`` sections, and the conflict

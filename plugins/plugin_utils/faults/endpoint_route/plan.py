@@ -23,7 +23,7 @@ it the tunnel's own UDP packets are routed into the tunnel (a routing loop).
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PATH
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PATH, OLD_HOOK_PATH, content_sha256, hook_content
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import user_route_conflict
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.tunnels import add_tunnels
@@ -97,20 +97,31 @@ def _endpoints(info, name, endpoints):
     return by_address, unresolved
 
 
-def hotplug_hook_plan(entries, full_tunnel_endpoints, hotplug, exists) -> dict:
-    """What becomes of openwrt_mwan3_wg's full-tunnel hook (``hook.HOOK_PATH``), given the plan's ``interfaces`` and
-    ``full_tunnel_endpoints``.
+def hotplug_hook_plan(entries, full_tunnel_endpoints, hotplug, exists, *, sha256=None, old_exists=None, wireguard=(), uplinks=None,
+                      preferred_device=None, preferred_uplink=None) -> dict:
+    """What becomes of openwrt_mwan3_wg's full-tunnel hook (``hook.HOOK_PATH``) and of the file an earlier version left
+    (``hook.OLD_HOOK_PATH``), given the plan's ``interfaces`` and ``full_tunnel_endpoints``.
 
-    ``hotplug``: the option openwrt_mwan3_wg_full_tunnel_hotplug; ``exists``: ``hook.hook_exists`` (None unknown).
-    ``endpoints``: the handled full tunnels' IPv4 endpoints, each once, which the hook re-points (the template renders
-    this list: an IPv6 endpoint's /128 goes via an IPv6 gateway, which the hook does not pick). ``install`` when the
-    option is on and that list is not empty. ``remove`` when the hook is not wanted and may be there (``exists`` True or
-    unknown: removing an absent file changes nothing): the option is off, no handled full tunnel is left, or their
-    endpoints are all IPv6. With no IPv4 endpoint known but a full tunnel's endpoint unknown (none read, or a hostname
-    no lookup resolved: it may be IPv4), the hook it has stays. ``stale`` says why it goes (None when it stays)::
+    ``hotplug``: the option openwrt_mwan3_wg_full_tunnel_hotplug; ``exists``, ``sha256``, ``old_exists``: what the
+    ``endpoint_routes`` reading says (``hotplug_hook_exists``, ``hotplug_hook_sha256``, ``old_hotplug_hook_exists``;
+    ``exists`` None: unknown). ``endpoints``: the handled full tunnels' IPv4 endpoints, each once, which the hook re-points
+    (an IPv6 endpoint's /128 goes via an IPv6 gateway, which the hook does not pick). The hook is wanted when the option
+    is on and that list is not empty: ``content`` is then its text (``hook.hook_content`` of ``endpoints``, ``wireguard``:
+    every WireGuard interface of uci, ``uplinks``: ``uplinks.find_uplinks``, ``preferred_device``, ``preferred_uplink``:
+    the option openwrt_mwan3_wg_preferred_uplink), else None. ``install`` when it is wanted and the router's is not that
+    text; ``install_reason`` says why: ``hotplug hook missing``, ``hotplug hook differs``, or ``hotplug hook unknown`` (the
+    read failed). ``remove`` when the hook is not wanted and may be there (``exists`` True or unknown: removing an absent
+    file changes nothing): the option is off, no handled full tunnel is left, or their endpoints are all IPv6. With no
+    IPv4 endpoint known but a full tunnel's endpoint unknown (none read, or a hostname no lookup resolved: it may be
+    IPv4), the hook it has stays. ``stale`` says why it goes (None when it stays). ``remove_old`` when the old file may
+    be there (``old_exists`` True or unknown)::
 
-        {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": True, "endpoints": [], "install": False,
-         "remove": True, "stale": "no full tunnel left"}
+        {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": True, "sha256": "97029a11...", "endpoints": [],
+         "content": None, "install": False, "install_reason": None, "remove": True, "stale": "no full tunnel left",
+         "old_path": "/etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint", "old_exists": False, "remove_old": False}
+
+    ``content`` is None also when the hook is wanted but ``uplinks`` is None (not read; wg_endpoint_route reads them
+    whenever there is an endpoint): ``install`` then says the text is unknown, and remediate's plan cannot tell.
     """
     ipv4 = []
     for item in full_tunnel_endpoints:
@@ -126,12 +137,24 @@ def hotplug_hook_plan(entries, full_tunnel_endpoints, hotplug, exists) -> dict:
         stale = None
     else:
         stale = "no full tunnel has an IPv4 endpoint"
-    return {"path": HOOK_PATH, "exists": exists, "endpoints": ipv4, "install": bool(hotplug and ipv4),
-            "remove": stale is not None and exists is not False, "stale": stale}
+    content = reason = None
+    if hotplug and ipv4:
+        content = None if uplinks is None else hook_content(ipv4, wireguard, preferred_device, uplinks, preferred_uplink)
+        if content is None:
+            reason = "hotplug hook text unknown: the uplinks were not read"
+        elif exists is None:
+            reason = "hotplug hook unknown"
+        elif not exists:
+            reason = "hotplug hook missing"
+        elif sha256 != content_sha256(content):
+            reason = "hotplug hook differs"
+    return {"path": HOOK_PATH, "exists": exists, "sha256": sha256, "endpoints": ipv4, "content": content,
+            "install": reason is not None, "install_reason": reason, "remove": stale is not None and exists is not False,
+            "stale": stale, "old_path": OLD_HOOK_PATH, "old_exists": old_exists, "remove_old": old_exists is not False}
 
 
 def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, uplinks=None, preferred_device=None,
-                         connection_address=None, hotplug=True, hook_exists=None) -> dict:
+                         connection_address=None, hotplug=True, hook=None, preferred_uplink=None) -> dict:
     """Decide what to do for each WireGuard interface: THE plan of fault 1 (module doc).
 
     ``wireguard``: openwrt_facts' ``wireguard.interfaces`` (``merge_wireguard``; only the ``in_uci`` ones are the
@@ -139,7 +162,9 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
     ``pinned_routes``, netifd's, and ``user_routes``, the ``config route`` sections holding it); ``interfaces``
     the names to handle (empty or None: every one in uci); ``uplinks``: ``uplinks.find_uplinks``;
     ``preferred_device``: the preferred uplink's device (None: unknown, no conflict is named); ``hotplug``: the option
-    openwrt_mwan3_wg_full_tunnel_hotplug; ``hook_exists``: ``endpoint_routes.hotplug_hook_exists`` (None: unknown).
+    openwrt_mwan3_wg_full_tunnel_hotplug; ``hook``: the ``endpoint_routes`` facts' ``hotplug_hook_exists``,
+    ``hotplug_hook_sha256`` and ``old_hotplug_hook_exists`` (a missing key: unknown); ``preferred_uplink``: the option
+    openwrt_mwan3_wg_preferred_uplink, which the hook's text names (``hotplug_hook_plan``).
 
     Returns::
 
@@ -155,7 +180,8 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
          "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"]],
          "full_tunnel_endpoints": [],   # [{"interface", "endpoint"}]: the handled full tunnels' endpoints
          "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": False, "endpoints": [],
-                          "install": False, "remove": False, "stale": "no full tunnel left"},   # hotplug_hook_plan
+                          "content": None, "install": False, "remove": False, "stale": "no full tunnel left", ...},
+                                        # hotplug_hook_plan
          "uplinks": [...],              # as given
          "refused": None,               # metered_refusal: why nothing changes
          "changed": True,
@@ -229,7 +255,11 @@ def plan_endpoint_routes(wireguard: dict, endpoints: list, interfaces=None, *, u
             plan["full_tunnel_endpoints"].extend({"interface": name, "endpoint": address} for address in by_address)
         plan["changed"] = plan["changed"] or entry["changed"]
         plan["interfaces"][name] = entry
-    plan["hotplug_hook"] = hotplug_hook_plan(plan["interfaces"], plan["full_tunnel_endpoints"], hotplug, hook_exists)
+    hook = hook or {}
+    plan["hotplug_hook"] = hotplug_hook_plan(
+        plan["interfaces"], plan["full_tunnel_endpoints"], hotplug, hook.get("hotplug_hook_exists"),
+        sha256=hook.get("hotplug_hook_sha256"), old_exists=hook.get("old_hotplug_hook_exists"), wireguard=sorted(found),
+        uplinks=uplinks, preferred_device=preferred_device, preferred_uplink=preferred_uplink)
     refusal = metered_refusal(uplinks) if plan["changed"] else None
     if refusal:
         plan.update(refused=refusal, uci_commands=[], route_commands=[], changed=False)
@@ -273,8 +303,12 @@ def _changes(plan, interfaces):
         lines.extend("delete the pinned route %s via %s dev %s (endpoint of %s)"
                      % (route.get("dst"), route.get("gateway"), route.get("dev"), name) for route in entry["delete_routes"])
     hook = plan["hotplug_hook"]
+    if hook["install"]:
+        lines.append("%s the hook %s (%s)" % ("install" if hook["exists"] is False else "rewrite", hook["path"], hook["install_reason"]))
     if hook["remove"]:
         lines.append("remove the stale hook %s (%s)" % (hook["path"], hook["stale"]))
+    if hook["remove_old"]:
+        lines.append("remove the hook an earlier version left at %s (mwan3 never runs it)" % hook["old_path"])
     return lines
 
 
@@ -284,10 +318,12 @@ def route_plan(view, role_vars):
 
     Split tunnel: ``nohostroute`` set to 1 where it is not the literal '1', every pinned /32 or /128 of its endpoints
     deleted (netifd's: the facts leave out the routes a ``config route`` section asks for, which the role keeps).
-    Full tunnel: an existing ``nohostroute`` removed; with the hotplug script on, None while the hook is wanted or kept
-    (the facts do not read the script's content). The full-tunnel hook when no full tunnel is left, none has an IPv4
-    endpoint or the option is off (``hotplug_hook_plan``): removed when the facts say it exists
-    (``endpoint_routes.hotplug_hook_exists``), None when they cannot tell. ``[]`` when nothing would change. None
+    Full tunnel: an existing ``nohostroute`` removed. The full-tunnel hook (``hotplug_hook_plan``): installed or rewritten
+    when it is wanted and the router's is missing or differs from the planned text (the facts' SHA-256 of it), removed
+    when stale (no full tunnel left, none has an IPv4 endpoint, or the option is off) and the facts say it exists; the
+    file an earlier version left in /etc/hotplug.d/mwan3/ removed when the facts say it exists. ``[]`` when nothing would
+    change: a converged full tunnel's router costs no role. None where the facts cannot tell: the hook's read failed while
+    the plan installs or removes it, the old file's read failed, the hook's text cannot be known (no uplinks read),
     without the facts, for a named interface uci does not have (the role fails naming it), a tunnel of unknown kind,
     when something would change and every uplink is metered (the role refuses, saying why), or when nothing would
     change but a user's ``config route`` still sends an endpoint over another uplink (the role's final check names it).
@@ -301,14 +337,15 @@ def route_plan(view, role_vars):
     hotplug = is_true(role_setting(role_vars, "openwrt_mwan3_wg_full_tunnel_hotplug", FIX_DEFAULTS))
     try:
         plan = plan_endpoint_routes(interfaces, routes.get("endpoints") or [], chosen, uplinks=facts_uplinks(routes),
-                                    preferred_device=view.get("preferred_uplink_device"), hotplug=hotplug,
-                                    hook_exists=routes.get("hotplug_hook_exists"))
+                                    preferred_device=view.get("preferred_uplink_device"), hotplug=hotplug, hook=routes,
+                                    preferred_uplink=role_setting(role_vars, "openwrt_mwan3_wg_preferred_uplink", FIX_DEFAULTS))
     except ParseError:
         return None
-    if hotplug and plan["hotplug_hook"]["stale"] is None:
-        return None   # a full tunnel's hook is wanted or kept: the facts do not read its content
-    if plan["hotplug_hook"]["remove"] and plan["hotplug_hook"]["exists"] is None:
-        return None   # a stale hook may be there: the facts cannot tell
+    hook = plan["hotplug_hook"]
+    if (hook["install"] or hook["remove"]) and hook["exists"] is None or hook["install"] and hook["content"] is None:
+        return None   # the hook is wanted or stale, and the facts cannot tell whether the router has it, or its text
+    if hook["old_exists"] is None:
+        return None   # the file an earlier version left may be there
     if plan["refused"]:
         return None
     if not plan["changed"] and any(entry["conflicts"] for entry in plan["interfaces"].values()):

@@ -7,7 +7,8 @@ The reading: ``endpoint_routes_reading`` (faults/readings.py builds ``ENDPOINT_R
 steps, in the host's one batch: ``ip [-j] route show table all``, ``ip [-j] route get`` of every endpoint address
 uci or the live state names (``UCI_AND_LIVE_ENDPOINT_LINES``, listed on the router: ``endpoint_lookup_steps``,
 which wg_endpoint_route's batch runs too), ``ip -s -j link show`` for the uplinks' byte counters
-(``link_counters.py``) and whether the role's full-tunnel hook exists (``hook.py``). ``gather_endpoint_routes`` turns their results into the facts.
+(``link_counters.py``) and the SHA-256 of the role's full-tunnel hook and of the file an earlier version left (``hook.py``).
+``gather_endpoint_routes`` turns their results into the facts.
 
 Which endpoints (``endpoint_targets``: a peer's live endpoint, else its uci IP literal), each one's route
 facts (``endpoint_route_facts``) and the uplinks are built one way for both sides, ``read_endpoint_routes``:
@@ -23,7 +24,7 @@ get ADDRESS``). The route logic is ``parse/endpoint_route.describe_endpoint_rout
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PROBE, hook_exists
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import HOOK_PATH, HOOK_PROBE, OLD_HOOK_PATH, hook_state
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.link_counters import LINK_COUNTERS, parse_link_counters
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
     find_pinned_routes, short_route, user_routes_to)
@@ -178,19 +179,25 @@ def read_endpoint_routes(action, network, interfaces, preferred_uplink, metered,
 
     ``network``: the parsed uci network config; ``interfaces``: ``merge_wireguard``'s; ``preferred_uplink``: a uci
     interface or device name (None: not given); ``metered``: the names of the metered uplinks. Returns
-    ``{"routes_source", "endpoints", "unresolved", "uplinks", "uplinks_note", "metered_unmatched", "hotplug_hook_exists"}`` and, when
+    ``{"routes_source", "endpoints", "unresolved", "uplinks", "uplinks_note", "metered_unmatched", "hotplug_hook_exists",
+    "hotplug_hook_sha256", "old_hotplug_hook_exists"}`` and, when
     ``preferred_uplink`` is given, ``preferred_uplink_device``. ``uplinks`` (``find_uplinks``: which are metered)
     is None when there is no endpoint to look up (then no route is read); ``uplinks_note`` says why the counters
     are unknown (no ``ip -s -j``); ``metered_unmatched`` the names in ``metered`` that are no uplink's;
     ``preferred_uplink_device`` the device of ``preferred_uplink`` (``uplink_device``); ``hotplug_hook_exists``
-    whether openwrt_mwan3_wg's full-tunnel hook is on the router (``hook.hook_exists``: None unknown), read always.
+    whether openwrt_mwan3_wg's full-tunnel hook is on the router (None: unknown, the probe failed),
+    ``hotplug_hook_sha256`` its SHA-256 (None when absent or unknown), ``old_hotplug_hook_exists`` whether the file an
+    earlier version left in /etc/hotplug.d/mwan3/ is there (None unknown): ``hook.hook_state``, read always.
     ``counters``: read the byte counters (``ip -s -j link show``), the finding's evidence; without them
     the uplinks carry no ``rx_bytes``/``tx_bytes`` (the fix does not need them and does not run the command).
     """
     preferred_device = uplink_device(network, preferred_uplink)
     wanted = endpoint_targets(interfaces)
     out = {"routes_source": None, "endpoints": [], "unresolved": wanted["unresolved"], "uplinks": None,
-           "uplinks_note": None, "metered_unmatched": [], "hotplug_hook_exists": hook_exists(action)}
+           "uplinks_note": None, "metered_unmatched": []}
+    hook = hook_state(action)
+    out.update(hotplug_hook_exists=hook[HOOK_PATH]["exists"], hotplug_hook_sha256=hook[HOOK_PATH]["sha256"],
+               old_hotplug_hook_exists=hook[OLD_HOOK_PATH]["exists"])
     if wanted["targets"]:
         routes, source = action.routes_table_all()
         out["routes_source"] = source
@@ -220,7 +227,7 @@ def gather_endpoint_routes(action, facts, args):
 
 
 def endpoint_routes_reading(network, wireguard) -> Reading:
-    """The ``endpoint_routes`` reading (OpenWrt only): ``endpoint_lookup_steps``, the byte counters and the hook probe, gathered by
+    """The ``endpoint_routes`` reading (OpenWrt only): ``endpoint_lookup_steps``, the byte counters and the hook probe (its SHA-256), gathered by
     ``gather_endpoint_routes``, which uses the ``network`` and ``wireguard`` readings given (faults/readings.py's
     NETWORK and WIREGUARD, shared with other faults). faults/readings.py builds ``ENDPOINT_ROUTES`` with it: this
     module importing readings.py would be a cycle (readings.py lists ENDPOINT_ROUTES in ORDER, and the udp_gro

@@ -5,7 +5,7 @@
 Pure functions, no I/O, on the parsed ``network`` config (``parse/uci.parse_uci_show``) and routes
 (``parse/route``). ``find_uplinks`` and ``metered_refusal`` say which uplinks there are and when every
 one is metered (no uplink to pick: the plan changes nothing). ``full_tunnel_uplink`` is the uplink a full tunnel's
-endpoint host route takes, the rule the role's hotplug hook (roles/openwrt_mwan3_wg/templates/mwan3-wg-endpoint.sh.j2)
+endpoint host route takes, the rule the role's hotplug hook (its text: ``hook.hook_content``)
 applies in awk on the router. ``uplink_option_errors`` is the one check of the
 options that name them (the preferred uplink, the metered ones): openwrt_facts, wg_endpoint_route and the role
 openwrt_mwan3_wg (``fix/role_options.py``) all call it.

@@ -12,8 +12,9 @@ setting, the clamp file, ``tcp_mtu_probing``), the assumption ``facts_reading`` 
 Follow it here, top to bottom, then the fixing role's task file roles/wireguard_mtu/tasks/mtu.yml:
 
 - ``fault.py``: ``PATH_MTU_BLACK_HOLE``, the registry's entry (faults/registry.py): texts, readings, rule, plan.
-- ``reads.py``: what it reads (the ``link_mtu`` reading: every device's MTU; the ``wireguard`` and route readings it
-  shares), each tunnel's ladder targets (the endpoint outside, the far tunnel address inside) and the record's entry.
+- ``reads.py``: what it reads (the ``link_mtu`` reading: every device's MTU; ``link_ipv6``: every device's live IPv6
+  addresses, whether IPv6 runs inside, ``carries_ipv6``, the one test the role's read takes too; the ``wireguard`` and
+  route readings it shares), each tunnel's ladder targets (the endpoint outside, the far tunnel address inside) and the record's entry.
 - ``ladder.py``: the don't-fragment ping ladder (a POSIX sh snippet) and the parse of its output.
 - ``tunnel_mtu.py``: the MTU that fits a measured outer path (60 / 80 bytes of overhead, the 1280 floor).
 - ``rule.py``: the finding (evidence and explanation, ``evidence.py``) and whether the host could be judged.
@@ -40,5 +41,6 @@ quick facts-only pass (tunnelfix_measure=false) would send traffic. As a measuri
 measurements run, after the facts (its targets and bounds come from them: ``reads.ladder_targets``), and verify runs
 it again on the fixed MTU ("verify re-runs the ladder and reports fixed": ``Fault.rechecked`` needs the record). The
 facts part of the fault stays cheap: ``link_mtu`` parses the ``ip -d -j link show`` listing the ``bridges`` reading
-already runs, so a converged host still costs one facts execution and no extra command.
+already runs, and ``link_ipv6`` adds one listing (``ip -j addr show``) to the same script, so a converged host still
+costs one facts execution.
 """

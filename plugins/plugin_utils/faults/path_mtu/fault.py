@@ -17,7 +17,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fi
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import RECORD, ROLE as MEASURE_ROLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import role_option_errors as measure_option_errors
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.plan import TUNNELS_VAR, pmtu_fix_vars, pmtu_plan
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_MTU
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import LINK_IPV6, LINK_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.rule import black_holes, pmtu_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import ENDPOINT_ROUTES, ROUTES, WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.role_specs import role_defaults
@@ -30,12 +30,12 @@ PATH_MTU_BLACK_HOLE = Fault(
     title="Small packets pass my tunnel, large ones vanish",
     severity="high",
     hosts="Linux host or OpenWrt router with WireGuard",
-    reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "openwrt.wireguard", "openwrt.endpoint_routes",
-           "openwrt.link_mtu", "openwrt.banip", "path_mtu"),
+    reads=("tunnelfix.wireguard", "tunnelfix.routes", "tunnelfix.link_mtu", "tunnelfix.link_ipv6", "openwrt.wireguard",
+           "openwrt.endpoint_routes", "openwrt.link_mtu", "openwrt.link_ipv6", "openwrt.banip", "path_mtu"),
     records=(RECORD,),
     measure_role=MEASURE_ROLE,
     # BANIP: measure.py paces the ladder's probes inside banIP's ICMP limit (banip_icmp.limiter.banip_limiter)
-    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU, BANIP),
+    facts=(WIREGUARD, ROUTES, ENDPOINT_ROUTES, LINK_MTU, LINK_IPV6, BANIP),
     rule=black_holes,
     coverage=pmtu_coverage,
     rechecked=needs_own("path_mtu"),
@@ -55,6 +55,7 @@ PATH_MTU_BLACK_HOLE = Fault(
         "to set), in the file that owns the tunnel and live with ip "
         "link set, so no tunnel is restarted: uci network.<wg>.mtu on OpenWrt (committed, no ifup), with an MSS clamp "
         "on the tunnel's forwarded TCP both ways as a fw4 include in /usr/share/nftables.d/chain-post/mangle_forward/, "
+        "named in /etc/sysupgrade.conf so a firmware upgrade keeps it as it keeps uci, "
         "loaded live into inet fw4 mangle_forward (fw4's mtu_fix uses the wrong MTU under mwan3); MTU = in wg-quick's "
         "/etc/wireguard/<wg>.conf; MTUBytes= in systemd-networkd's .netdev. The live change is rolled back (files, MTU, "
         "clamp) unless Ansible reaches the host again (docs/rollback.md). Optionally wireguard_mtu_tcp_mtu_probing "

@@ -8,11 +8,13 @@ remediate shows) calls ``fix_plan`` too, on the facts turned into ``parse_readin
 role calls it on its own fresh read. One decision, one input shape, so they cannot disagree:
 
 - OpenWrt: ``network.<wg>.mtu`` in uci (committed; the ``uci`` action), the clamp include ``mss_clamp_file`` with
-  ``mss_clamp_rules`` (``plain_file``), and live: ``ip link set dev <wg> mtu N`` and the include loaded into
-  ``inet fw4 mangle_forward`` (``clamp_sync_command``). No ifup: netifd's wireguard proto handler sets ``mtu`` only when
-  it sets the interface up (``ip link set mtu`` in ``proto_wireguard_setup``, openwrt/openwrt
-  package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and an ifup re-creates the tunnel; the
-  committed value is what the next ifup or boot sets, the live change is the same number now.
+  ``mss_clamp_rules`` (``plain_file``) and its path in ``SYSUPGRADE_CONF`` (a ``plain_file`` block: a firmware upgrade
+  keeps /etc/config, so the MTU, but a file under /usr/share only where that file or a keep.d list names it), and
+  live: ``ip link set dev <wg> mtu N`` and the include loaded into ``inet fw4 mangle_forward`` (``clamp_sync_command``).
+  No ifup: netifd's wireguard proto handler sets ``mtu`` only when it sets the interface up (``ip link set mtu`` in
+  ``proto_wireguard_setup``, openwrt/openwrt package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec74), and
+  an ifup re-creates the tunnel; the committed value is what the next ifup or boot sets, the live change is the same
+  number now.
 - Linux: ``MTU = N`` in the wg-quick file or ``MTUBytes=N`` in the .netdev (the ``wg_config_mtu`` module), live as above;
   with ``wireguard_mtu_tcp_mtu_probing``, ``net.ipv4.tcp_mtu_probing=1`` live (``sysctl_live``) and in
   ``TCP_MTU_PROBING_FILE`` (``plain_file``), each only where ``tcp_mtu_probing_plan`` says it differs.
@@ -52,11 +54,20 @@ TCP_MTU_PROBING_CONTENT = ("# tunnelfix.fleet wireguard_mtu (wireguard_mtu_tcp_m
 MSS_CLAMP_DIR = "/usr/share/nftables.d/chain-post/mangle_forward"
 # IP + TCP header bytes in front of a segment: MSS = MTU minus these
 TCP_IP_HEADER_BYTES = {4: 40, 6: 60}
+# sysupgrade keeps /etc/config (the uci mtu) but a file under /usr/share only when a line of this file (or of a
+# /lib/upgrade/keep.d file) names it: the role adds the clamp's path in a marked block (docs/openwrt-fidelity.md)
+SYSUPGRADE_CONF = "/etc/sysupgrade.conf"
 
 
 def mss_clamp_file(interface) -> str:
     """The fw4 include that clamps ``interface``'s MSS: ``MSS_CLAMP_DIR/tunnelfix-mss-<interface>.nft``."""
     return "%s/tunnelfix-mss-%s.nft" % (MSS_CLAMP_DIR, interface)
+
+
+def sysupgrade_marker(interface) -> str:
+    """The text of the ``# BEGIN``/``# END`` lines around ``interface``'s clamp path in ``SYSUPGRADE_CONF`` (``plain_file``'s
+    ``marker``; sysupgrade skips lines starting with ``#``)."""
+    return "tunnelfix.fleet wireguard_mtu %s" % interface
 
 
 def mss_clamp_comment(interface) -> str:
@@ -139,6 +150,11 @@ NETDEV_MTU_AWK = (r'{ l = $0; sub(/\r$/, "", l); c = l; gsub(/^[ \t]+|[ \t]+$/, 
                   r'sub(/[ \t]+$/, "", v); print "mtu " v } }')
 
 
+# The lines of SYSUPGRADE_CONF that are the path p, spaces and tabs around it (and a CR) dropped: sysupgrade reads the
+# file's lines as words of `find` (package/base-files/files/sbin/sysupgrade), so these name the file as p does.
+KEEP_LINES_AWK = r'{ sub(/^[ \t]+/, ""); sub(/[ \t\r]+$/, "") } $0 == p { n++ } END { print n + 0 }'
+
+
 def _ere(name):
     """``name`` (an interface name: letters, digits, ``_.@=+-``) as a literal in a POSIX ERE or BRE."""
     return re.sub(r"([.+])", r"\\\1", name)
@@ -150,12 +166,13 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
     per tunnel ``mtu`` (``/sys/class/net/IF/mtu``: the live MTU, nothing when the device is absent) and ``ipv6`` (its IPv6
     addresses, ``ip -o -6 addr show``, and its peers' AllowedIPs, ``wg show IF allowed-ips`` without the keys); OpenWrt:
     ``uci`` (``network.IF.proto``), ``ucimtu`` (``network.IF.mtu``), ``uciaddr`` (``network.IF.addresses``), ``clampfile``
-    (``sha256sum`` of ``mss_clamp_file``, nothing when absent) and once ``nft`` (``nft -a list chain inet fw4
-    mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for ``config_dir/IF.conf``, ``netdev PATH`` for
-    each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``, each followed by ``mtu VALUE`` for each MTU
-    setting the file has: ``WG_QUICK_MTU_AWK``, ``NETDEV_MTU_AWK``) and once ``probing`` (``net.ipv4.tcp_mtu_probing``) and
-    ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing when it is absent). Raises ValueError naming the
-    option for bad tunnels or platform.
+    (``sha256sum`` of ``mss_clamp_file``, nothing when absent), ``keep`` (how many lines of ``SYSUPGRADE_CONF``, blanks
+    around them dropped, are ``mss_clamp_file``'s path: ``KEEP_LINES_AWK``; nothing when the file is absent) and once
+    ``nft`` (``nft -a list chain inet fw4 mangle_forward``) with ``nft-rc``; Linux: ``config`` (``wg-quick PATH`` for
+    ``config_dir/IF.conf``, ``netdev PATH`` for each .netdev of ``networkd_dir`` with ``Name=IF`` and ``Kind=wireguard``,
+    each followed by ``mtu VALUE`` for each MTU setting the file has: ``WG_QUICK_MTU_AWK``, ``NETDEV_MTU_AWK``) and once
+    ``probing`` (``net.ipv4.tcp_mtu_probing``) and ``probing-file`` (``sha256sum`` of ``TCP_MTU_PROBING_FILE``, nothing
+    when it is absent). Raises ValueError naming the option for bad tunnels or platform.
     """
     if platform not in PLATFORMS:
         raise ValueError("platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
@@ -168,7 +185,9 @@ def read_command(tunnels, platform, config_dir="/etc/wireguard", networkd_dir="/
             for what, option in (("uci", "proto"), ("ucimtu", "mtu"), ("uciaddr", "addresses")):
                 parts += ["echo '%s %s %s'" % (MARK, what, name), "uci -q get %s" % shlex.quote("network.%s.%s" % (name, option))]
             clamp = shlex.quote(mss_clamp_file(name))
-            parts += ["echo '%s clampfile %s'" % (MARK, name), "if [ -f %s ]; then sha256sum < %s; fi" % (clamp, clamp)]
+            parts += ["echo '%s clampfile %s'" % (MARK, name), "if [ -f %s ]; then sha256sum < %s; fi" % (clamp, clamp),
+                      "echo '%s keep %s'" % (MARK, name),
+                      "if [ -f %s ]; then awk -v p=%s %s %s; fi" % (SYSUPGRADE_CONF, clamp, shlex.quote(KEEP_LINES_AWK), SYSUPGRADE_CONF)]
         else:
             conf = "%s/%s.conf" % (config_dir.rstrip("/"), name)
             netdevs = shlex.quote(networkd_dir.rstrip("/") + "/") + "*.netdev"   # "/" -> /*.netdev
@@ -192,10 +211,12 @@ def parse_reading(text) -> dict:
     "tcp_mtu_probing_file_sha256": str|None}`` (the sysctl's value and the SHA-256 of ``TCP_MTU_PROBING_FILE``; None: not
     read, or no such file).
 
-    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test:
-    an IPv6 address on it, other than link-local, or in uci ``addresses``, or an IPv6 prefix in a peer's AllowedIPs),
+    Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test
+    on what this read: an IPv6 prefix in a peer's AllowedIPs, else an IPv6 address other than link-local on the device
+    when it is there, else in uci ``addresses`` (OpenWrt); None: unknown, a Linux device that is not there),
     ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``clamp_file_sha256`` (OpenWrt: the SHA-256 of
-    ``mss_clamp_file``, None when absent), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path": str, "mtu":
+    ``mss_clamp_file``, None when absent), ``clamp_kept_lines`` (OpenWrt: how many lines of ``SYSUPGRADE_CONF`` name that
+    file, None when ``SYSUPGRADE_CONF`` is absent or was not read), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path": str, "mtu":
     "1420"|None}]``, ``mtu`` the value the file sets, None when it sets none; two settings joined with ", ").
     ``nft_rules``: the chain's rules as ``nft -a`` lists them, without the
     ``# handle N``. Raises ParseError for text that is not this command's output.
@@ -203,7 +224,7 @@ def parse_reading(text) -> dict:
     if not isinstance(text, str):
         raise ParseError("the wireguard_mtu read must be text, got %s" % type(text).__name__)
     out = {"interfaces": {}, "nft_rc": None, "nft_rules": [], "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
-    what, name, seen = None, None, {}   # seen: {IF: (AllowedIPs, addresses)} for reads.carries_ipv6
+    what, name, seen = None, None, {}   # seen: {IF: {"allowed", "live", "configured"}} for reads.carries_ipv6
     for line in text.splitlines():
         if line.startswith(MARK + " "):
             words = line[len(MARK) + 1:].split()
@@ -212,8 +233,10 @@ def parse_reading(text) -> dict:
                 out["nft_rc"] = int(name) if name and name.isdigit() else None
             elif name is not None:
                 out["interfaces"].setdefault(name, {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
-                                                    "configs": []})
-                seen.setdefault(name, ([], []))
+                                                    "clamp_kept_lines": None, "configs": []})
+                seen.setdefault(name, {"allowed": [], "live": [], "configured": None})
+                if what == "uciaddr" and seen[name]["configured"] is None:   # OpenWrt: read, even when unset
+                    seen[name]["configured"] = []
             continue
         text_line = line.strip()
         if not text_line:
@@ -228,15 +251,19 @@ def parse_reading(text) -> dict:
         elif what in ("ipv6", "uciaddr"):
             words = text_line.split()
             if what == "uciaddr":
-                seen[name][1].extend(words)
+                seen[name]["configured"].extend(words)
             elif "inet6" in words[:-1]:   # ip -o -6 addr show: "3: wg0    inet6 fd77::2/64 scope global ..."
-                seen[name][1].append(words[words.index("inet6") + 1])
+                seen[name]["live"].append(words[words.index("inet6") + 1])
             else:                         # wg show IF allowed-ips | cut -f2: the peers' prefixes
-                seen[name][0].extend(words)
+                seen[name]["allowed"].extend(words)
         elif what == "uci":
             info["uci_proto"] = text_line
         elif what == "ucimtu":
             info["uci_mtu"] = text_line
+        elif what == "keep":
+            if not text_line.isdigit() or not text_line.isascii():
+                raise ParseError("lines of %s naming %s: expected a number, got %r" % (SYSUPGRADE_CONF, mss_clamp_file(name), text_line[:80]))
+            info["clamp_kept_lines"] = int(text_line)
         elif what == "config":
             kind, _sep, path = text_line.partition(" ")
             if kind == "mtu" and info["configs"]:   # the awk of the file before: one line per MTU setting it has
@@ -260,8 +287,13 @@ def parse_reading(text) -> dict:
                 info["clamp_file_sha256"] = digest
             else:
                 out["tcp_mtu_probing_file_sha256"] = digest
-    for name, (allowed, addresses) in seen.items():
-        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(allowed, addresses)
+    for name, read in seen.items():
+        # the device is there (its MTU, or an address, was read): ip's listing of it is its live addresses, none too.
+        # This read does not tell a device that is down (its IPv6 addresses dropped) from one up without IPv6, as the
+        # facts' link_ipv6 does (it leaves a down device out): there the rule falls back to the configured addresses
+        # and names 1280 where they hold IPv6, which the role accepts all the same
+        there = out["interfaces"][name]["live_mtu_bytes"] is not None or bool(read["live"])
+        out["interfaces"][name]["ipv6_inside"] = carries_ipv6(read["allowed"], read["live"] if there else None, read["configured"])
     return out
 
 
@@ -304,7 +336,8 @@ def _in_use(entry, written):
 
 def _change_lines(entry):
     """The plan's lines for one tunnel of ``fix_plan``, one per change the role makes: OpenWrt the uci ``mtu`` (when uci's
-    value differs: ``uci_change``) and the clamp include (``write``: the file differs; ``load``: only the live rules do);
+    value differs: ``uci_change``) and the clamp include (``write``: the file differs; ``load``: only the live rules do) and its line in ``SYSUPGRADE_CONF``
+    (``keep``: no line there names the include);
     Linux the file's ``MTU =``/``MTUBytes=`` (when the file's value differs: ``file_change``); and ``live MTU`` when only
     the live MTU differs (with a uci or file line, that line names the MTU in use when it is not the value written,
     ``(1420 in use)``: it changes too). Nothing for a tunnel refused."""
@@ -326,6 +359,8 @@ def _change_lines(entry):
     if clamp is not None and (clamp["file_change"] or clamp["live_change"]):
         lines.append("%s %s: clamp TCP MSS of %s to %d (IPv4) / %d (IPv6) both ways" % (
             "write" if clamp["file_change"] else "load", clamp["path"], name, mtu - TCP_IP_HEADER_BYTES[4], mtu - TCP_IP_HEADER_BYTES[6]))
+    if clamp is not None and clamp["keep"]["change"]:
+        lines.append("%s: keep %s across sysupgrade (the clamp of %s)" % (clamp["keep"]["path"], clamp["path"], name))
     return lines
 
 
@@ -365,9 +400,11 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
                       "config": {"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None} | None,   # Linux
                       "file_change": True,                        # Linux: the file's MTU setting differs (wg_config_mtu)
                       "clamp": {"path": ..., "content": "rule\\n...", "live_rules": [...], "live_change": True,
-                                "file_change": True} | None}],    # OpenWrt: the include's content differs (plain_file)
+                                "file_change": True,              # OpenWrt: the include's content differs (plain_file)
+                                "keep": {"path": "/etc/sysupgrade.conf", "line": path, "marker": "tunnelfix.fleet wireguard_mtu wg0",
+                                         "change": True}} | None}],   # no line of it names the include: plain_file adds the block
          "live_change": True, "apply": "ip link set dev wg0 mtu 1340 && ...", "restore": "ip link set dev wg0 mtu 1420; ...",
-         "files": ["/etc/config/network", clamp path, ...] | [config paths],   # what guarded_apply snapshots
+         "files": ["/etc/config/network", "/etc/sysupgrade.conf", clamp path, ...] | [config paths],   # guarded_apply's snapshot
          "diff": {"before": "wg0: mtu 1420\\n...", "after": "wg0: mtu 1340\\n..."},   # the live state
          "tcp_mtu_probing": {"live_change": False, "file_change": False, ...}}   # tcp_mtu_probing_plan
 
@@ -385,7 +422,7 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
     errors, planned, apply, restore, before, after, changes = [], [], [], [], [], [], []
     if platform == "openwrt" and tunnels and reading.get("nft_rc") == 127:
         errors.append("%s: nft is not installed on this router: the MSS clamp cannot be loaded" % OPTION)
-    files = ["/etc/config/network"] if platform == "openwrt" and tunnels else []
+    files = ["/etc/config/network", SYSUPGRADE_CONF] if platform == "openwrt" and tunnels else []
     for name, mtu in _checked(tunnels).items():
         info = reading["interfaces"].get(name) or {}
         live = info.get("live_mtu_bytes")
@@ -403,8 +440,12 @@ def fix_plan(tunnels, platform, reading, config_dir="/etc/wireguard", networkd_d
             mine = [rule for rule in reading.get("nft_rules") or [] if rule.endswith('comment "%s"' % mss_clamp_comment(name))]
             content = "\n".join(wanted) + "\n"
             entry["uci_change"] = info.get("uci_proto") == "wireguard" and entry["uci_mtu"] != str(mtu)
+            kept = info.get("clamp_kept_lines")
             entry["clamp"] = {"path": mss_clamp_file(name), "content": content, "live_rules": mine, "live_change": mine != wanted,
-                              "file_change": info.get("clamp_file_sha256") != hashlib.sha256(content.encode()).hexdigest()}
+                              "file_change": info.get("clamp_file_sha256") != hashlib.sha256(content.encode()).hexdigest(),
+                              # sysupgrade keeps the include only where a line names it; one of the user's own will do
+                              "keep": {"path": SYSUPGRADE_CONF, "line": mss_clamp_file(name), "marker": sysupgrade_marker(name),
+                                       "change": not kept}}
             files.append(mss_clamp_file(name))
         else:
             entry["config"] = _config(name, info, errors, config_dir, networkd_dir)

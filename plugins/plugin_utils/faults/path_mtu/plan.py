@@ -51,6 +51,7 @@ def facts_reading(view) -> dict:
 
         {"interfaces": {"wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard"|None,
                                 "uci_mtu": "1420"|None, "clamp_file_sha256": None,   # not in the facts: to be written
+                                "clamp_kept_lines": None,   # /etc/sysupgrade.conf is not in the facts: its line to be added
                                 "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1420"}]}},
          "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}   # not in the facts: unknown
 
@@ -67,7 +68,7 @@ def facts_reading(view) -> dict:
     for name, info in wireguard_interfaces(facts).items():
         live = None if mtus.get(name) is None else str(mtus.get(name))
         entry = {"live_mtu_bytes": mtus.get(name), "ipv6_inside": (known.get(name) or {}).get("ipv6_inside"),
-                 "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None, "configs": []}
+                 "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None, "clamp_kept_lines": None, "configs": []}
         if platform == "openwrt":
             written = (info.get("options") or {}).get("mtu")
             entry["uci_proto"] = "wireguard" if info.get("in_uci") else None

@@ -1,17 +1,21 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the PMTU fault reads: every device's MTU (the one reading the facts lacked), each tunnel's ladder targets, and
-the measurement record the ladders make.
+"""What the PMTU fault reads: every device's MTU and live IPv6 addresses (the two readings the facts lacked), each
+tunnel's ladder targets, and the measurement record the ladders make.
 
-From the facts already gathered (one execution per host, nothing added to it but the parse of a listing the
-``bridges`` reading already runs):
+From the facts gathered in the host's one remote execution:
 
 - the tunnel device's MTU and the uplink's: ``link_mtu`` (``LINK_MTU``, this file): the MTU of every device of
   ``ip -d -j link show``, the step the ``bridges`` reading runs too (a step two readings list runs once);
+- every device's live IPv6 addresses: ``link_ipv6`` (``LINK_IPV6``, this file): ``ip -j addr show``, one command on
+  both platforms (all families: ``ip -6 addr show`` leaves out a device without IPv6, such as a kernel WireGuard
+  device holding only IPv4, which is the very answer wanted), devices that are up (``parse_ipv6_addresses``);
 - the endpoints: ``wireguard`` (Linux ``wg show all dump``; OpenWrt uci merged with the live state), and the device
   each endpoint is reached through: Linux ``routes.endpoints[address].dev``, OpenWrt ``endpoint_routes.endpoints``;
-- whether IPv6 runs inside (the 1280 floor, ``carries_ipv6``): an IPv6 prefix in a peer's AllowedIPs, or an IPv6 interface
-  address (OpenWrt: uci; Linux: the wg-quick file's ``Address =``; unknown for a tunnel no wg-quick file configures).
+- whether IPv6 runs inside (the 1280 floor, ``carries_ipv6``): an IPv6 prefix in a peer's AllowedIPs, or an IPv6
+  address other than link-local on the device as ``link_ipv6`` lists it; only for a device that listing lacks (absent,
+  down, or the listing failed) the configured addresses (OpenWrt: uci; Linux: the wg-quick file's ``Address =``;
+  unknown for a tunnel no wg-quick file configures: systemd-networkd, ``wg set``).
 
 ``tunnels(view)`` puts those together per tunnel and peer. ``ladder_targets(view, hub_address)`` turns them into
 what the measuring step probes: per peer with an endpoint, the outer ladder (to the endpoint, up to the uplink's MTU)
@@ -32,6 +36,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.la
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV, split_forward_and_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, step_of
 
@@ -68,6 +73,63 @@ _LINK_MTU = Read(steps=(step_of(FORWARD_AND_LINKS_ARGV),), gather=gather_link_mt
 LINK_MTU = Reading("link_mtu", {"linux": _LINK_MTU, "openwrt": _LINK_MTU})
 
 
+# every device's addresses, all families: a device without IPv6 is listed too (module doc)
+ADDR_ARGV = ["ip", "-j", "addr", "show"]
+
+
+def parse_ipv6_addresses(text) -> dict:
+    """``ip -j addr show`` -> ``{device: ["address/prefix", ...]}``: every device that is up (``UP`` in its ``flags``),
+    with its IPv6 (``inet6``) addresses as printed, link-local ones too; ``[]`` for one without any (IPv4 only, or IPv6
+    off on it)::
+
+        '[{"ifname": "wg0", "flags": ["POINTOPOINT", "NOARP", "UP", "LOWER_UP"],
+           "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]},
+          {"ifname": "wg1", "flags": ["POINTOPOINT", "NOARP", "UP", "LOWER_UP"],
+           "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]},
+          {"ifname": "wg2", "flags": ["POINTOPOINT", "NOARP"], "addr_info": []}]'
+        -> {"wg0": [], "wg1": ["fd77::2/64"]}
+
+    A device that is down is left out: the kernel drops a device's IPv6 addresses when it goes down
+    (``net.ipv6.conf.*.keep_addr_on_down`` 0, the default), so its listing says nothing of the IPv6 it runs once up.
+    Format: iproute2's JSON (``-j``, iproute2 >= 4.13), one object per device with ``ifname``, ``flags`` and
+    ``addr_info`` (a list; ``local`` and ``prefixlen`` per address; recorded: tests/unit/fixtures/ip_j_addr_show/).
+    Raises ParseError as ``parse/bridges.load_ip_links`` does (not a JSON list of link objects), and for a device without
+    an ``addr_info`` list of objects (``ip -j link show``'s listing, which says nothing about addresses).
+    """
+    out = {}
+    for link in load_ip_links(text, " ".join(ADDR_ARGV)):
+        infos = link.get("addr_info")
+        if not isinstance(infos, list) or not all(isinstance(info, dict) for info in infos):
+            raise ParseError("%s output must list each device's addresses ('addr_info'), %s has none" % (" ".join(ADDR_ARGV), link["ifname"]))
+        if "UP" not in (link.get("flags") if isinstance(link.get("flags"), list) else []):
+            continue
+        out[link["ifname"]] = ["%s/%d" % (info["local"], info["prefixlen"]) for info in infos
+                               if info.get("family") == "inet6" and isinstance(info.get("local"), str) and is_int(info.get("prefixlen"))]
+    return out
+
+
+def gather_link_ipv6(action, facts, args):
+    """The ``link_ipv6`` reading's gather: ``{"devices": {device: ["address/prefix", ...]}, "note": None}``, or
+    ``{"devices": None, "note": why}`` when ``ip -j addr show`` failed, printed nothing or no such JSON (BusyBox's
+    ``ip`` has no ``-j``): the live addresses are then unknown, never "no IPv6"."""
+    res = action.step(ADDR_ARGV, ok_rcs=ANY_EXIT_STATUS)
+    command = " ".join(ADDR_ARGV)
+    if res["rc"] != 0:
+        return {"devices": None, "note": "%s failed (rc=%s: %s): live IPv6 addresses unknown"
+                % (command, res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])}
+    if not (res["stdout"] or "").strip():
+        return {"devices": None, "note": "%s printed nothing: live IPv6 addresses unknown" % command}
+    try:
+        return {"devices": parse_ipv6_addresses(res["stdout"]), "note": None}
+    except ParseError as exc:
+        return {"devices": None, "note": "%s: live IPv6 addresses unknown" % str(exc)[:200]}
+
+
+_LINK_IPV6 = Read(steps=(step_of(ADDR_ARGV),), gather=gather_link_ipv6)
+# every device's live IPv6 addresses: whether IPv6 runs inside a tunnel (module doc, carries_ipv6)
+LINK_IPV6 = Reading("link_ipv6", {"linux": _LINK_IPV6, "openwrt": _LINK_IPV6})
+
+
 def host_facts(view):
     """``(facts, platform)``: openwrt_facts' facts on a router, else tunnel_facts' (``{}``, ``"linux"`` when neither)."""
     if isinstance(view.get("openwrt"), dict):
@@ -81,22 +143,36 @@ def link_mtus(facts):
     return devices if isinstance(devices, dict) else None
 
 
+def live_ipv6(facts):
+    """``link_ipv6.devices`` of ``facts`` (``{device: ["address/prefix", ...]}``), or None when the facts hold no listing."""
+    devices = (facts.get("link_ipv6") or {}).get("devices")
+    return devices if isinstance(devices, dict) else None
+
+
 def _family(value):
     address = ipnet.address(value) if isinstance(value, str) else None
     return None if address is None else address.version
 
 
-def carries_ipv6(allowed_ips, addresses):
-    """Whether IPv6 runs inside a tunnel, THE one test of the fault's rule and the fixing role (``fix.parse_reading``):
+def carries_ipv6(allowed_ips, live, configured=None):
+    """Whether IPv6 runs inside a tunnel, THE one test of the fault's rule (``tunnels``) and the fixing role
+    (``fix.parse_reading``), each on what it read:
 
-    True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too) or the tunnel has an IPv6 address other than
-    link-local (fe80::/10); False when neither and its addresses are known; None when the AllowedIPs hold no IPv6 and
-    ``addresses`` is None (not read: a Linux tunnel no wg-quick file configures): the rule then keeps the 1280 floor, as
-    the role would refuse less where it finds an IPv6 address (the kernel drops a device's IPv6 under 1280).
-    ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"])`` -> False; ``(["10.77.0.0/24"], None)`` -> None.
+    ``allowed_ips``: its peers' AllowedIPs; ``live``: the device's addresses as the host lists them now (``link_ipv6``;
+    the role's ``ip -o -6 addr show dev IF``), None when the device is not in that listing (absent, down, not read);
+    ``configured``: the addresses its configuration gives it (OpenWrt uci ``addresses``, a wg-quick file's
+    ``Address =``), None when none was read (systemd-networkd's ``.network``, ``wg set``: not read).
+
+    True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too); else, when ``live`` is a list, whether it holds an
+    IPv6 address other than link-local (fe80::/10): True or False, the device as it runs; else the same test on
+    ``configured``; None when both are None: the rule then keeps the 1280 floor (the kernel drops a device's IPv6
+    under 1280), and the role (which refuses an MTU under 1280 only where it finds IPv6) refuses nothing.
+    ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"])`` -> False (live wins);
+    ``(["10.77.0.0/24"], None, ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], None, None)`` -> None.
     """
     if any(_family(str(prefix).split("/", maxsplit=1)[0]) == 6 for prefix in allowed_ips or []):
         return True
+    addresses = configured if live is None else live
     if addresses is None:
         return None
     link_local = ipnet.network("fe80::/10")
@@ -105,8 +181,8 @@ def carries_ipv6(allowed_ips, addresses):
 
 
 def tunnel_addresses(facts, platform, name, info):
-    """The tunnel's own addresses in the facts (``info``: its ``wireguard`` interface): OpenWrt its uci ``addresses``;
-    Linux the ``Address =`` lines of the wg-quick file that configures it; None without one (not read)."""
+    """The tunnel's configured addresses in the facts (``info``: its ``wireguard`` interface): OpenWrt its uci
+    ``addresses``; Linux the ``Address =`` lines of the wg-quick file that configures it; None without one (not read)."""
     if platform == "openwrt":
         return list(info.get("addresses") or [])
     for config in (facts.get("wireguard") or {}).get("configs") or []:
@@ -131,15 +207,17 @@ def _endpoints(facts, platform, name, peer):
 def tunnels(view) -> dict:
     """The host's WireGuard tunnels as the PMTU fault sees them, by interface::
 
-        {"wg0": {"tunnel_mtu_bytes": 1420, "ipv6_inside": False,     # None: unknown (carries_ipv6)
+        {"wg0": {"tunnel_mtu_bytes": 1420, "ipv6_inside": False,     # carries_ipv6: None, unknown
                  "peers": [{"public_key": "BBBB…B=", "endpoint": "203.0.113.10", "endpoint_family": 4,
                             "uplink_device": "eth0", "uplink_mtu_bytes": 1500, "allowed_ips": ["10.77.0.0/24"]}]}}
 
     A peer without an endpoint (a hub's peer before its first handshake) is left out. Unknown values are None (no
     ``link_mtu`` facts, an endpoint whose route was not read, a hostname endpoint: ``endpoint_family`` None).
+    ``ipv6_inside``: ``carries_ipv6`` of its peers' AllowedIPs, the device's live addresses (``link_ipv6``, when it lists
+    the device: then True or False) and its configured ones (``tunnel_addresses``, only for a device it does not list).
     """
     facts, platform = host_facts(view)
-    mtus = link_mtus(facts) or {}
+    mtus, live = link_mtus(facts) or {}, live_ipv6(facts) or {}
     out = {}
     for name, info in sorted(wireguard_interfaces(facts).items()):
         peers = []
@@ -152,7 +230,8 @@ def tunnels(view) -> dict:
                           "allowed_ips": list(peer.get("allowed_ips") or [])})
         allowed = [prefix for peer in info.get("peers") or [] for prefix in peer.get("allowed_ips") or []]
         out[name] = {"tunnel_mtu_bytes": mtus.get(name),
-                     "ipv6_inside": carries_ipv6(allowed, tunnel_addresses(facts, platform, name, info)), "peers": peers}
+                     "ipv6_inside": carries_ipv6(allowed, live.get(name), tunnel_addresses(facts, platform, name, info)),
+                     "peers": peers}
     return out
 
 

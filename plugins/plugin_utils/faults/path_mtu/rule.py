@@ -206,8 +206,8 @@ def _explain(name, entry, verdict, mtu, inside_v6=True, clamp=False, larger=None
                      "that is not itself a tunnel) is the only fix." % (MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))
     if verdict["raised_to_ipv6_minimum"]:
         why = ("IPv6 runs inside the tunnel" if inside_v6 else
-               "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's "
-               "IPv6 under 1280 bytes)")
+               "IPv6 may run inside the tunnel (neither the host's address listing, ip -j addr show, nor a wg-quick file "
+               "of it shows its addresses, and the kernel drops a device's IPv6 under 1280 bytes)")
         parts.append("%s, which needs at least %d bytes: the MTU stays at %d although the path "
                      "is narrower, so full-size packets still leave fragmented; a wider path (or a tunnel without IPv6) "
                      "is the only full fix." % (why, IPV6_MIN_MTU_BYTES, IPV6_MIN_MTU_BYTES))

@@ -19,12 +19,21 @@ WG_DUMP = "wg show all dump"
 DATE = "date +%s"
 ROUTE_SHOW = "ip -j route show table all"
 IP_LINKS = "ip -d -j link show"
+IP_ADDRS = "ip -j addr show"   # the PMTU fault's link_ipv6
 IP_FORWARD = "cat /proc/sys/net/ipv4/ip_forward"
 LINK_COUNTERS = "ip -s -j link show"
 BANIP = "ls -1d /etc/init.d/banip"
 NO_BANIP = (1, "", "ls: /etc/init.d/banip: No such file or directory\n")
-HOOK_LS = "ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"   # openwrt_mwan3_wg's full-tunnel hook
-NO_HOOK = (1, "", "ls: /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint: No such file or directory\n")
+# openwrt_mwan3_wg's full-tunnel hook and the file an earlier version left (tests/unit/fixtures/README.md)
+HOOK_PROBE = "sha256sum /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint"
+
+
+def hook_probe(load_fixture, case, tool="busybox_openwrt24.10"):
+    """The probe's answer as recorded: ``none``, ``hook_only`` or ``both`` (rc 0 only when both files are there)."""
+    name = "%s_%s.txt" % (tool, case)
+    return (0 if case == "both" else 1, load_fixture("sha256sum_hotplug_hook", name), load_fixture("sha256sum_hotplug_hook_stderr", name))
+
+
 NO_TABLE = (1, "", "Error: No such file or directory\nlist table inet banIP\n                 ^^^^^\n")
 SECRETS = ("K" * 43 + "=", "P" * 43 + "=")
 # what the batch's bridge listing runs (any ls of /sys/class/net gets this answer from the fake)
@@ -113,6 +122,7 @@ def old_router(load_fixture):
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "openwrt_image_endpoint_pinned.txt"), ""),
         IP_FORWARD: (0, "1\n", ""),
         IP_LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
+        IP_ADDRS: (0, load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt"), ""),
         BRIDGE_LS: (0, load_fixture("ls_sys_class_net_bridges", "openwrt_image_bridge_two_veth.txt"), ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
         "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
@@ -296,7 +306,7 @@ def tunnel_router(load_fixture):
         ROUTE_SHOW: (0, load_fixture("ip_j_route_show", "endpoint_pinned_to_backup_table_all.txt"), ""),
         "ip -j route get 203.0.113.10": (0, load_fixture("ip_j_route_get", "endpoint_via_backup.txt"), ""),
         LINK_COUNTERS: (0, load_fixture("ip_s_j_link_show", "two_uplinks_after_traffic.txt"), ""),
-        HOOK_LS: NO_HOOK,
+        HOOK_PROBE: hook_probe(load_fixture, "none"),
         IP_FORWARD: (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt"), ""),
         IP_LINKS: (0, load_fixture("ip_d_j_link_show", "openwrt_image_bridge_two_veth.txt"), ""),
         BRIDGE_LS: (0, load_fixture("ls_sys_class_net_bridges", "openwrt_image_bridge_two_veth.txt"), ""),
@@ -330,7 +340,8 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     assert (endpoint["address"], endpoint["address_source"], endpoint["dev"], endpoint["static_host_route"]) == (
         "203.0.113.10", "live", "wwan0", True)
     assert facts["endpoint_routes"]["routes_source"] == ROUTE_SHOW
-    assert facts["endpoint_routes"]["hotplug_hook_exists"] is False
+    assert (facts["endpoint_routes"]["hotplug_hook_exists"], facts["endpoint_routes"]["hotplug_hook_sha256"],
+            facts["endpoint_routes"]["old_hotplug_hook_exists"]) == (False, None, False)
     assert "preferred_uplink_device" not in facts["endpoint_routes"]
     bridge = facts["bridges"]["bridges"]["br-lan"]
     assert list(bridge["ports"]) == ["lan1", "lan2"]
@@ -345,15 +356,36 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
 
 
 @pytest.mark.parametrize("subset", [["all"], ["banip"], ["mwan3"], ["wireguard"], ["endpoint_routes"], ["bridges"],
-                                    ["link_mtu"]])
+                                    ["link_mtu"], ["link_ipv6"]])
 def test_every_subset_is_one_remote_execution(fake, old_router, tunnel_router, subset):
     action = fake({"gather_subset": subset}, dict(old_router, **tunnel_router))
     facts = facts_of(action.run(task_vars={}))
-    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu"}
+    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu", "link_ipv6"}
                           if subset == ["all"] else set(subset))
     assert_one_execution(action)
     if "link_mtu" in facts:   # the PMTU fault's reading: the listing bridges reads, parsed for every device's MTU
         assert facts["link_mtu"]["note"] is None and facts["link_mtu"]["devices"]["br-lan"] == 1500
+    if "link_ipv6" in facts:  # the PMTU fault's reading: every device's live IPv6 addresses, one listing
+        assert facts["link_ipv6"]["note"] is None
+        assert (facts["link_ipv6"]["devices"]["wg1"][0], facts["link_ipv6"]["devices"]["wg2"]) == ("fd77::2/64", [])
+    assert (IP_ADDRS in action.router.calls()) is (subset in (["all"], ["link_ipv6"]))
+
+
+@pytest.mark.parametrize("answer, note", [
+    ((1, "", "busybox"), "ip -j addr show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): "
+                         "live IPv6 addresses unknown"),
+    ((0, "", ""), "ip -j addr show printed nothing: live IPv6 addresses unknown"),
+    (None, "ip -j addr show failed (rc=99: fake router: no answer for ip -j addr show): live IPv6 addresses unknown"),
+])
+def test_an_address_listing_that_fails_is_unknown_not_a_failure(fake, old_router, load_fixture, answer, note):
+    """BusyBox's ip has no -j (recorded stderr): the live addresses are unknown (the fault falls back to uci), the rest stands."""
+    if answer is not None and answer[2] == "busybox":
+        answer = (1, "", load_fixture("ip_j_addr_show_stderr", "busybox_1.35_no_json.txt"))
+    action = fake({"gather_subset": ["link_ipv6", "link_mtu"]}, dict(old_router, **{IP_ADDRS: answer}))
+    facts = facts_of(action.run(task_vars={}))
+    assert facts["link_ipv6"] == {"devices": None, "note": note}
+    assert facts["link_mtu"]["devices"]["br-lan"] == 1500
+    assert_one_execution(action)
 
 
 @pytest.mark.parametrize("uplink, device", [("wan", "eth1"), ("wanb", "wwan0"), ("eth9", "eth9")])
@@ -446,15 +478,23 @@ def test_ip_without_json_and_unreachable_endpoint(fake, tunnel_router, load_fixt
     assert_one_execution(action)
 
 
-def test_no_endpoint_to_look_up_runs_no_route_lookup(fake, load_fixture):
+@pytest.mark.parametrize("tool", ["busybox_openwrt24.10", "gnu_debian12"])
+@pytest.mark.parametrize("case, hook", [
+    ("hook_only", {"hotplug_hook_exists": True, "hotplug_hook_sha256": "97029a11afe0d1e22a84f892289068096897cb9c43e9184496888a2dc4ed62ae",
+                   "old_hotplug_hook_exists": False}),
+    ("both", {"hotplug_hook_exists": True, "hotplug_hook_sha256": "97029a11afe0d1e22a84f892289068096897cb9c43e9184496888a2dc4ed62ae",
+              "old_hotplug_hook_exists": True}),
+    ("none", {"hotplug_hook_exists": False, "hotplug_hook_sha256": None, "old_hotplug_hook_exists": False}),
+])
+def test_no_endpoint_to_look_up_runs_no_route_lookup(fake, load_fixture, tool, case, hook):
     answers = {"uci -q show network": (0, load_fixture("uci_show", "case11_network_wg.txt"), ""), DATE: (0, "1\n", ""),
-               ROUTE_SHOW: (0, "[]", ""), HOOK_LS: (0, "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint\n", "")}
+               ROUTE_SHOW: (0, "[]", ""), HOOK_PROBE: hook_probe(load_fixture, case, tool)}
     action = fake({"gather_subset": ["endpoint_routes"]}, answers)
     facts = facts_of(action.run(task_vars={}))
     assert facts["endpoint_routes"] == {"routes_source": None, "endpoints": [], "unresolved": [
         {"interface": "wg0", "public_key": "E" * 43 + "=", "section": "dc", "endpoint_host": "dc.example.net"}],
         "uplinks": None, "uplinks_note": None, "metered_unmatched": [],
-        "hotplug_hook_exists": True}   # read with no endpoint too: a hook left from a full tunnel that is gone
+        **hook}   # read with no endpoint too: a hook left from a full tunnel that is gone
     assert_one_execution(action)
     assert not [call for call in action.router.calls() if " route get " in call]  # a hostname is never looked up
 

@@ -66,6 +66,7 @@ def peer(load_fixture):
         "ip -j route show table all": (0, load_fixture("ip_j_route_show", "host_table_all.txt"), ""),
         "ip -j route get 10.199.0.1": (0, load_fixture("ip_j_route_get", "host_default.txt"), ""),
         "ip -d -j link show": (0, load_fixture("ip_d_j_link_show", "netns_bridge_veth_tun1280_owned_tap.txt"), ""),
+        "ip -j addr show": (0, load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt"), ""),
         "cat /proc/sys/net/ipv4/ip_forward": (0, load_fixture("proc_sys_net_ipv4_ip_forward", "netns_on.txt"), ""),
         BRIDGE_LS: (0, "/sys/class/net/br-lan/brif/lan1\n/sys/class/net/br-lan/bridge\n", ""),
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "netns_veth_port.txt"), ""),
@@ -106,6 +107,9 @@ def test_everything_in_one_execution(shell_router, peer):
     assert tunnel["gso_tso_gro"]["on"] == [GSO, GRO] and tunnel["mss_clamp"] == {"to_tunnel": None, "from_tunnel": None}
     assert bridges["bridges"]["br-lan"]["gso_tso_gro"]["on"] == [GSO, TSO, GRO]
     assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["gso_tso_gro"]["on"] == [GSO, TSO]
+    # the PMTU fault's live IPv6 addresses: every device, one without IPv6 too (an IPv4-only WireGuard device)
+    assert facts["link_ipv6"]["note"] is None and facts["link_ipv6"]["devices"]["wg2"] == []
+    assert facts["link_ipv6"]["devices"]["veth0"] == ["fd99:6::1/64", "fe80::482c:18ff:fe44:fa9e/64"]
 
 
 @pytest.mark.parametrize("dump", ["nat_peer_no_keepalive.txt", "ipv6_endpoint_psk_keepalive.txt"])
@@ -125,6 +129,7 @@ def test_no_key_crosses_the_connection(shell_router, peer, load_fixture, dump):
     (["netns"], {"systemd-detect-virt --container", PRESENT}),
     (["wireguard"], {"date +%s", "wg show all dump"}),
     (["bridges"], {"ip -d -j link show", "ethtool -k br-lan"}),
+    (["link_ipv6"], {"ip -j addr show"}),
 ])
 def test_a_subset_runs_its_commands_only_in_one_execution(shell_router, peer, subset, ran):
     host, result = run(shell_router, peer, gather_subset=subset)
@@ -132,7 +137,7 @@ def test_a_subset_runs_its_commands_only_in_one_execution(shell_router, peer, su
     assert len(host.ran) == 1
     calls = set(host.router.calls())
     assert ran <= calls
-    assert not ({"wg show all dump", "ip -d -j link show", "systemd-detect-virt --container"} - ran) & calls
+    assert not ({"wg show all dump", "ip -d -j link show", "systemd-detect-virt --container", "ip -j addr show"} - ran) & calls
 
 
 def test_routes_bring_the_peers(shell_router, peer):

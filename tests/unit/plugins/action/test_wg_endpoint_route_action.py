@@ -7,6 +7,7 @@ per command, so the on-router redaction and the endpoint listing (``sed`` of the
 for real. ``router.calls()`` lists the stub commands in the order they ran.
 """
 
+import hashlib
 import json
 
 import pytest
@@ -346,26 +347,69 @@ def test_a_live_endpoint_inside_the_routed_allowed_ips_is_a_full_tunnel_as_the_f
     assert "routing loop" in result["warnings"][0]
 
 
-HOOK_LS = "ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
-HOOK_THERE = (0, "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint\n", "")
-NO_HOOK = (2, "", "ls: cannot access '/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint': No such file or directory\n")
+HOOK_PROBE = "sha256sum /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint"
+HOOK_KEYS = ("exists", "endpoints", "install", "remove", "stale", "old_exists", "remove_old")
 
 
-@pytest.mark.parametrize("args, answer, hook", [
+def hook_probe(load_fixture, case, tool="busybox_openwrt24.10"):
+    """The probe's answer as recorded (tests/unit/fixtures/README.md): ``none``, ``hook_only``, ``both``."""
+    name = "%s_%s.txt" % (tool, case)
+    return (0 if case == "both" else 1, load_fixture("sha256sum_hotplug_hook", name), load_fixture("sha256sum_hotplug_hook_stderr", name))
+
+
+@pytest.mark.parametrize("args, case, tool, hook", [
     # a fixed split tunnel with the hook a full tunnel left: the plan says remove it, the action changes nothing
-    ({}, HOOK_THERE, {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "no full tunnel left"}),
-    ({"full_tunnel_hotplug": False}, HOOK_THERE,
-     {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "openwrt_mwan3_wg_full_tunnel_hotplug is false"}),
-    # converged: nothing to remove (GNU ls: rc 2)
-    ({}, NO_HOOK, {"exists": False, "endpoints": [], "install": False, "remove": False, "stale": "no full tunnel left"}),
+    ({}, "hook_only", "busybox_openwrt24.10",
+     {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "no full tunnel left", "old_exists": False,
+      "remove_old": False}),
+    ({"full_tunnel_hotplug": False}, "hook_only", "gnu_debian12",
+     {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "openwrt_mwan3_wg_full_tunnel_hotplug is false",
+      "old_exists": False, "remove_old": False}),
+    # the file an earlier version left: removed too
+    ({}, "both", "busybox_openwrt24.10",
+     {"exists": True, "endpoints": [], "install": False, "remove": True, "stale": "no full tunnel left", "old_exists": True,
+      "remove_old": True}),
+    # converged: nothing to remove
+    ({}, "none", "gnu_debian12",
+     {"exists": False, "endpoints": [], "install": False, "remove": False, "stale": "no full tunnel left", "old_exists": False,
+      "remove_old": False}),
 ])
-def test_the_hook_is_read_in_the_first_batch_and_planned(fake, case01, load_fixture, args, answer, hook):
+def test_the_hook_is_read_in_the_first_batch_and_planned(fake, case01, load_fixture, args, case, tool, hook):
     routes = [route for route in json.loads(case01[ROUTES][1]) if route.get("dst") != "203.0.113.10"]
     case01.update({SHOW: (0, load_fixture("uci_show", "case01_fixed_network.txt"), ""), ROUTES: (0, json.dumps(routes), ""),
-                   HOOK_LS: answer})
+                   HOOK_PROBE: hook_probe(load_fixture, case, tool)})
     action = fake(args, case01)
     result = action.run(task_vars={})
-    assert result["hotplug_hook"] == dict(hook, path="/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint")
+    assert {key: result["hotplug_hook"][key] for key in HOOK_KEYS} == hook
+    assert result["hotplug_hook"]["path"] == "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
+    assert result["hotplug_hook"]["content"] is None   # not wanted: no text to write
     assert result["changed"] is False and result["commands"] == []   # the role's plain_file removes it, not this action
-    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT, HOOK_LS]
+    assert action.router.calls() == [SHOW, CHANGES, ROUTES, ROUTES_TEXT, GET, GET_TEXT, HOOK_PROBE]
     assert len(action.ran) == 1
+
+
+@pytest.mark.parametrize("tool", ["busybox_openwrt24.10", "gnu_debian12"])
+@pytest.mark.parametrize("args, case, reason", [
+    # the router the recorded hook was written for (wg0 full, wan on eth1 preferred, wanb on wwan0 metered): converged
+    ({"preferred_uplink": "wan", "metered_uplinks": ["wanb"]}, "hook_only", None),
+    ({"preferred_uplink": "wan", "metered_uplinks": ["wanb"]}, "both", None),
+    # no hook, or the text of another router (wanb not metered here)
+    ({"preferred_uplink": "wan", "metered_uplinks": ["wanb"]}, "none", "hotplug hook missing"),
+    ({"preferred_uplink": "wan"}, "hook_only", "hotplug hook differs"),
+])
+def test_a_full_tunnel_s_hook_is_planned_for_writing_only_when_the_router_s_text_differs(
+        fake, by_hostname, load_fixture, tool, args, case, reason):
+    """The plan installs the hook when the router's SHA-256 is not its text's (the role's plain_file runs only then), and
+    gives that text; the action itself never writes it."""
+    case01 = by_hostname
+    case01[SHOW] = (0, case01[SHOW][1].replace("192.168.20.0/24", "203.0.113.0/24"), "")
+    case01.update({"date +%s": (0, "1767225600\n", ""),
+                   "wg show all dump": (0, load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt"), ""),
+                   HOOK_PROBE: hook_probe(load_fixture, case, tool)})
+    result = fake(args, case01, check_mode=True).run(task_vars={})
+    hook = result["hotplug_hook"]
+    assert (hook["endpoints"], hook["install"], hook["install_reason"], hook["remove"]) == (["203.0.113.10"], reason is not None, reason, False)
+    assert (hook["old_exists"], hook["remove_old"]) == ((True, True) if case == "both" else (False, False))
+    converged = hashlib.sha256(hook["content"].encode("utf-8")).hexdigest() == "97029a11afe0d1e22a84f892289068096897cb9c43e9184496888a2dc4ed62ae"
+    assert converged is (args.get("metered_uplinks") == ["wanb"])   # the text is the router's, whatever it has
+    assert result["changed"] is False and result["commands"] == []

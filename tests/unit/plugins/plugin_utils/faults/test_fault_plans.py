@@ -35,6 +35,7 @@ def lab(load_fixture):
     views = {phase: json.loads(load_fixture("host_views", "lab_%s.json" % phase)) for phase in ("before", "after")}
     for phase in views.values():
         phase["owrt"]["openwrt"]["endpoint_routes"].setdefault("hotplug_hook_exists", False)
+        phase["owrt"]["openwrt"]["endpoint_routes"].setdefault("old_hotplug_hook_exists", False)
     return views
 
 
@@ -144,7 +145,7 @@ def route_view(tunnel="split", nohostroute=False, pinned=None, in_uci=True, inte
         "wireguard": {"interfaces": {interface: {"in_uci": in_uci, "tunnel": tunnel, "nohostroute": nohostroute, "peers": [],
                                                  "options": options or {}}}},
         "endpoint_routes": {"endpoints": [{"interface": "wg0", "address": "203.0.113.10", "pinned_routes": pinned or []}],
-                            "hotplug_hook_exists": False}}}
+                            "hotplug_hook_exists": False, "old_hotplug_hook_exists": False}}}
 
 
 PINNED = [{"dst": "203.0.113.10", "gateway": "198.51.100.1", "dev": "wwan0"}]

@@ -6,6 +6,7 @@ user's, which one is netifd's pinned host route, the uplinks, and the whole plan
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import hook_content
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import (
     over_tunnel, plan_wg_endpoint_routes, route_delete_argv)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.routes import (
@@ -531,8 +532,12 @@ def test_the_whole_plan_of_a_split_and_a_full_tunnel():
         "route_commands": [["ip", "route", "del", "203.0.113.10/32", "via", "198.51.100.1", "dev", "wwan0"],
                            ["ip", "route", "del", "203.0.113.20/32", "via", "198.51.100.1", "dev", "wwan0", "table", "2"]],
         "full_tunnel_endpoints": [{"interface": "wg1", "endpoint": "198.51.100.77"}],
-        "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": None, "endpoints": ["198.51.100.77"],
-                         "install": True, "remove": False, "stale": None},
+        "hotplug_hook": {"path": "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint", "exists": None, "sha256": None,
+                         "endpoints": ["198.51.100.77"],
+                         # every uci WireGuard interface, the uplinks as planned, no preferred_uplink option given
+                         "content": hook_content(["198.51.100.77"], ["wg0", "wg1"], "eth1", UPLINKS, None),
+                         "install": True, "install_reason": "hotplug hook unknown", "remove": False, "stale": None,
+                         "old_path": "/etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint", "old_exists": None, "remove_old": True},
         "uplinks": UPLINKS,
         "refused": None,
         "changed": True,

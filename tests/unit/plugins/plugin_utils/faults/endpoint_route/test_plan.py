@@ -4,10 +4,12 @@ each decision, and the two callers: ``route_plan`` (Fault.plan, remediate's line
 (wg_endpoint_route's commands), on recorded routers."""
 
 import copy
+import hashlib
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import OLD_HOOK_PATH as OLD_HOOK, parse_hook_probe
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.plan import (
     plan_endpoint_routes, plan_wg_endpoint_routes, route_plan)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.reads import endpoint_route_facts, endpoint_targets
@@ -24,6 +26,8 @@ SET_LINE = "network.wg0.nohostroute: unset -> '1'"
 DEL_LINE = "delete the pinned route 203.0.113.10 via 198.51.100.1 dev wwan0 (endpoint of wg0)"
 UNSET_LINE = "network.wg0.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)"
 NO_HOTPLUG = {"openwrt_mwan3_wg_full_tunnel_hotplug": False}
+NO_HOOKS = {"hotplug_hook_exists": False, "old_hotplug_hook_exists": False}   # the probe: neither file there
+INSTALL_MISSING = "install the hook /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint (hotplug hook missing)"
 
 
 def _routes(load_fixture, command, case):
@@ -40,7 +44,7 @@ def recorded(load_fixture, uci, command, case, preferred="eth1", metered=()):
     view = {"preferred_uplink_device": preferred, "openwrt": {
         "wireguard": {"interfaces": interfaces},
         "endpoint_routes": {"endpoints": endpoints, "uplinks": find_uplinks(network, routes, preferred, metered),
-                            "hotplug_hook_exists": False}}}
+                            **NO_HOOKS}}}
     return network, routes, view
 
 
@@ -52,7 +56,8 @@ CASES = [
      [SET, ["ip", "route", "del", "203.0.113.10/32", "via", "192.168.10.1", "dev", "br-lan"]]),
     ("case01_fixed_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), {}, [], []),
     ("case04_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), NO_HOTPLUG, [UNSET_LINE], [UNSET]),
-    ("case04_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), {}, None, [UNSET]),   # hotplug: not in the facts
+    # hotplug on, no hook on the router (the facts' probe): installed with the text the plan gives
+    ("case04_network.txt", ("ip_j_route_show", "full_tunnel_split_default.txt"), {}, [UNSET_LINE, INSTALL_MISSING], [UNSET]),
     ("user_route_fibre_endpoint.txt", ("ip_j_route_show", "user_route_fibre_pinned_backup_table_all.txt"), {},
      [SET_LINE, DEL_LINE], [SET, DEL]),
     ("user_prefix_backup_endpoint.txt", ("ip_route_show", "user_prefix_backup_pinned_backup_table_all.txt"), {},
@@ -133,7 +138,7 @@ def test_nohostroute_is_set_unless_it_is_the_literal_1(info, uci):
 
 def test_a_list_nohostroute_is_shown_as_written_in_the_lines_and_unset_in_the_diff():
     info = iface(written=["1", "1"])
-    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": []}}}
+    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {**NO_HOOKS, "endpoints": []}}}
     assert route_plan(view, {}) == ["network.wg0.nohostroute: '1 1' (netifd honours only '1') -> '1'"]
     assert plan_endpoint_routes({"wg0": info}, [])["diff"]["before"] == "network.wg0.nohostroute=(unset)\n"
 
@@ -147,7 +152,7 @@ def test_a_named_interface_uci_does_not_have_is_refused(chosen, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
         plan_endpoint_routes(interfaces, [], chosen)
     assert list(plan_endpoint_routes(interfaces, [])["interfaces"]) == ["wg0"]
-    view = {"openwrt": {"wireguard": {"interfaces": interfaces}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": []}}}
+    view = {"openwrt": {"wireguard": {"interfaces": interfaces}, "endpoint_routes": {**NO_HOOKS, "endpoints": []}}}
     assert route_plan(view, {"openwrt_mwan3_wg_interfaces": chosen}) is None
 
 
@@ -218,7 +223,7 @@ def test_every_uplink_metered_refuses_a_change(info, uplinks, refused):
         assert plan["interfaces"]["wg0"]["delete_routes"] == [] and plan["interfaces"]["wg0"]["changed"] is False
         assert plan["diff"]["before"] == plan["diff"]["after"]
     view = {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": {
-        "endpoints": [endpoint(pinned=() if info["nohostroute"] else (PINNED,))], "uplinks": uplinks, "hotplug_hook_exists": False}}}
+        "endpoints": [endpoint(pinned=() if info["nohostroute"] else (PINNED,))], "uplinks": uplinks, **NO_HOOKS}}}
     assert (route_plan(view, {}) is None) is refused
 
 
@@ -244,7 +249,7 @@ def test_over_tunnel(connection, inside):
 def test_a_full_tunnel_with_the_hotplug_script_cannot_be_told_from_the_facts(hotplug, tells):
     """The option read as the role's bool (faults/fault.py is_true, Ansible's bool): "off", "n", "False" too (before: on)."""
     view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface(tunnel="full")}},
-                        "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint()]}}}
+                        "endpoint_routes": {**NO_HOOKS, "endpoints": [endpoint()]}}}
     role_vars = {} if hotplug is None else {"openwrt_mwan3_wg_full_tunnel_hotplug": hotplug}
     assert route_plan(view, role_vars) == ([] if tells else None)
 
@@ -252,7 +257,7 @@ def test_a_full_tunnel_with_the_hotplug_script_cannot_be_told_from_the_facts(hot
 def test_a_conflict_alone_is_none_a_conflict_with_a_change_is_the_change():
     users = [user("203.0.113.0/24", "wwan0")]
     view = {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": iface(nohostroute=True)}},
-                                                           "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint(pinned=(), users=users)]}}}
+                                                           "endpoint_routes": {**NO_HOOKS, "endpoints": [endpoint(pinned=(), users=users)]}}}
     assert route_plan(view, {}) is None
     changed = copy.deepcopy(view)
     changed["openwrt"]["wireguard"]["interfaces"]["wg0"]["nohostroute"] = False
@@ -260,7 +265,7 @@ def test_a_conflict_alone_is_none_a_conflict_with_a_change_is_the_change():
 
 
 def test_route_plan_needs_both_facts_and_leaves_the_view_alone():
-    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface()}}, "endpoint_routes": {"hotplug_hook_exists": False, "endpoints": [endpoint()]}}}
+    view = {"openwrt": {"wireguard": {"interfaces": {"wg0": iface()}}, "endpoint_routes": {**NO_HOOKS, "endpoints": [endpoint()]}}}
     before = copy.deepcopy(view)
     assert route_plan(view, {}) == [SET_LINE, DEL_LINE] and view == before
     assert route_plan({"openwrt": {"wireguard": view["openwrt"]["wireguard"]}}, {}) is None
@@ -273,6 +278,7 @@ HOOK = "/etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"
 STALE_SPLIT = "remove the stale hook %s (no full tunnel left)" % HOOK
 STALE_OFF = "remove the stale hook %s (openwrt_mwan3_wg_full_tunnel_hotplug is false)" % HOOK
 CONVERGED_SPLIT = iface(nohostroute=True, written="1")
+HOOK_KEYS = ("path", "exists", "endpoints", "install", "remove", "stale")
 
 
 @pytest.mark.parametrize("interfaces, endpoints, hotplug, exists, hook_endpoints, install, remove, stale", [
@@ -294,9 +300,9 @@ CONVERGED_SPLIT = iface(nohostroute=True, written="1")
 ])
 def test_the_hook_is_installed_for_a_full_tunnel_and_removed_when_stale(interfaces, endpoints, hotplug, exists, hook_endpoints,
                                                                         install, remove, stale):
-    plan = plan_endpoint_routes(interfaces, endpoints, hotplug=hotplug, hook_exists=exists)
-    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install,
-                                    "remove": remove, "stale": stale}
+    plan = plan_endpoint_routes(interfaces, endpoints, hotplug=hotplug, hook={"hotplug_hook_exists": exists})
+    assert {key: plan["hotplug_hook"][key] for key in HOOK_KEYS} == {
+        "path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install, "remove": remove, "stale": stale}
     assert plan["changed"] is any(entry["changed"] for entry in plan["interfaces"].values())   # the hook is the role's, not the action's
 
 
@@ -319,10 +325,10 @@ NO_IPV4 = "no full tunnel has an IPv4 endpoint"
     ([V6_PEER, HOSTNAME_PEER], [endpoint(address=V6)], True, [], False, False, None),
 ])
 def test_the_hook_re_points_the_ipv4_endpoints_only(peers, endpoints, exists, hook_endpoints, install, remove, stale):
-    """The plan lists the endpoints the hook re-points (the template renders that list) and installs it only for some."""
-    plan = plan_endpoint_routes({"wg0": iface(tunnel="full", peers=peers)}, endpoints, hook_exists=exists)
-    assert plan["hotplug_hook"] == {"path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install,
-                                    "remove": remove, "stale": stale}
+    """The plan lists the endpoints the hook re-points (its text names that list) and installs it only for some."""
+    plan = plan_endpoint_routes({"wg0": iface(tunnel="full", peers=peers)}, endpoints, hook={"hotplug_hook_exists": exists})
+    assert {key: plan["hotplug_hook"][key] for key in HOOK_KEYS} == {
+        "path": HOOK, "exists": exists, "endpoints": hook_endpoints, "install": install, "remove": remove, "stale": stale}
 
 
 def test_each_ipv4_endpoint_is_listed_once_for_the_hook():
@@ -336,7 +342,7 @@ def test_remediate_removes_the_hook_of_an_ipv6_only_full_tunnel():
     """With the hotplug option on, a full tunnel whose endpoints are all IPv6 gets no hook: the one there is a line."""
     view = {"preferred_uplink_device": "eth1", "openwrt": {
         "wireguard": {"interfaces": {"wg0": iface(tunnel="full", peers=[V6_PEER])}},
-        "endpoint_routes": {"endpoints": [endpoint(address=V6, pinned=())], "hotplug_hook_exists": True}}}
+        "endpoint_routes": {"endpoints": [endpoint(address=V6, pinned=())], "hotplug_hook_exists": True, "old_hotplug_hook_exists": False}}}
     assert route_plan(view, {}) == ["remove the stale hook %s (%s)" % (HOOK, NO_IPV4)]
     view["openwrt"]["endpoint_routes"]["hotplug_hook_exists"] = False
     assert route_plan(view, {}) == []
@@ -347,15 +353,88 @@ def test_remediate_removes_the_hook_of_an_ipv6_only_full_tunnel():
 def test_a_stale_hook_is_removed_for_the_chosen_interfaces_only():
     """The hook names the handled full tunnels' endpoints: with only the split wg0 handled, it is stale."""
     interfaces = {"wg0": CONVERGED_SPLIT, "wg1": iface(tunnel="full")}
-    plan = plan_endpoint_routes(interfaces, [endpoint(pinned=()), endpoint(interface="wg1")], ["wg0"], hook_exists=True)
+    plan = plan_endpoint_routes(interfaces, [endpoint(pinned=()), endpoint(interface="wg1")], ["wg0"], hook={"hotplug_hook_exists": True})
     assert (plan["hotplug_hook"]["install"], plan["hotplug_hook"]["remove"]) == (False, True)
 
 
 def hook_view(info, hook, pinned=(), uplinks=None):
-    routes = {"endpoints": [endpoint(pinned=pinned)], "hotplug_hook_exists": hook}
+    routes = {"endpoints": [endpoint(pinned=pinned)], "hotplug_hook_exists": hook, "old_hotplug_hook_exists": False}
     if uplinks is not None:
         routes["uplinks"] = uplinks
     return {"preferred_uplink_device": "eth1", "openwrt": {"wireguard": {"interfaces": {"wg0": info}}, "endpoint_routes": routes}}
+
+
+def full_view(load_fixture, case, tool="busybox_openwrt24.10", preferred="eth1", uplinks=(ETH1, WWAN0), rc=1):
+    """A full tunnel wg0 with the endpoint 203.0.113.10 and no nohostroute, its host route kept (not pinned: netifd's
+    route to a full tunnel's endpoint is required), the uplinks wan (eth1) and wanb (wwan0, metered), and the hook probe
+    as recorded on the router (``sha256sum_hotplug_hook/TOOL_CASE.txt``: ``hook_only`` holds the hook the role wrote for
+    exactly this router, ``both`` that hook and the old file, ``none`` neither), read by the facts' own parser."""
+    name = "%s_%s.txt" % (tool, case)
+    probe = parse_hook_probe(0 if case == "both" else rc, load_fixture("sha256sum_hotplug_hook", name),
+                             load_fixture("sha256sum_hotplug_hook_stderr", name))
+    routes = {"endpoints": [endpoint(pinned=())], "uplinks": [dict(uplink) for uplink in uplinks],
+              "hotplug_hook_exists": probe[HOOK]["exists"], "hotplug_hook_sha256": probe[HOOK]["sha256"],
+              "old_hotplug_hook_exists": probe[OLD_HOOK]["exists"]}
+    return {"preferred_uplink_device": preferred, "openwrt": {"wireguard": {"interfaces": {"wg0": iface(tunnel="full")}},
+                                                              "endpoint_routes": routes}}
+
+
+OLD_LINE = "remove the hook an earlier version left at %s (mwan3 never runs it)" % OLD_HOOK
+
+
+@pytest.mark.parametrize("tool", ["busybox_openwrt24.10", "gnu_debian12"])
+@pytest.mark.parametrize("case, role_vars, view_keys, lines", [
+    # converged: the router's hook is the text the role would write (the recorded digest): no role to run
+    ("hook_only", {}, {}, []),
+    ("hook_only", {"openwrt_mwan3_wg_full_tunnel_hotplug": True}, {}, []),
+    # the hook missing, or another text: installed, rewritten (the preferred uplink, its device, the metered ones are
+    # in the text)
+    ("none", {}, {}, ["install the hook %s (hotplug hook missing)" % HOOK]),
+    ("hook_only", {"openwrt_mwan3_wg_preferred_uplink": "wanb"}, {}, []),   # already among the uplinks: the same text
+    ("hook_only", {"openwrt_mwan3_wg_preferred_uplink": "lte"}, {}, ["rewrite the hook %s (hotplug hook differs)" % HOOK]),
+    ("hook_only", {}, {"preferred": "eth9"}, ["rewrite the hook %s (hotplug hook differs)" % HOOK]),
+    ("hook_only", {}, {"uplinks": (ETH1, dict(WWAN0, metered=False))}, ["rewrite the hook %s (hotplug hook differs)" % HOOK]),
+    # the file an earlier version left in /etc/hotplug.d/mwan3/: the role runs to remove it
+    ("both", {}, {}, [OLD_LINE]),
+    # the hook turned off: the one there is stale
+    ("hook_only", NO_HOTPLUG, {}, [STALE_OFF]),
+    ("none", NO_HOTPLUG, {}, []),
+])
+def test_a_full_tunnel_s_hook_is_planned_from_its_digest(load_fixture, tool, case, role_vars, view_keys, lines):
+    assert route_plan(full_view(load_fixture, case, tool, **view_keys), role_vars) == lines
+
+
+@pytest.mark.parametrize("facts, lines", [
+    # the probe failed (no sha256sum): the hook's state is unknown while the plan wants it
+    ({"hotplug_hook_exists": None, "hotplug_hook_sha256": None}, None),
+    # the old file's state unknown
+    ({"old_hotplug_hook_exists": None}, None),
+    # uplinks not read: the hook's text is unknown
+    ({"uplinks": None}, None),
+    # facts of a version that read no digest: a hook that exists with no digest is rewritten
+    ({"hotplug_hook_sha256": None}, ["rewrite the hook %s (hotplug hook differs)" % HOOK]),
+])
+def test_a_full_tunnel_s_hook_the_facts_cannot_tell(load_fixture, facts, lines):
+    view = full_view(load_fixture, "hook_only")
+    view["openwrt"]["endpoint_routes"].update(facts)
+    assert route_plan(view, {}) == lines
+
+
+def test_the_fix_writes_the_text_whose_digest_remediate_compares(load_fixture):
+    """The action's plan on the same router carries the text the role writes (hotplug_hook.content): its SHA-256 is
+    the one recorded on a router the role converged, and the plan installs nothing there."""
+    view = full_view(load_fixture, "hook_only")
+    facts = view["openwrt"]["endpoint_routes"]
+    plan = plan_endpoint_routes(view["openwrt"]["wireguard"]["interfaces"], facts["endpoints"], uplinks=facts["uplinks"],
+                                preferred_device="eth1", hook=facts, preferred_uplink="wan")
+    hook = plan["hotplug_hook"]
+    assert hashlib.sha256(hook["content"].encode()).hexdigest() == facts["hotplug_hook_sha256"]
+    assert (hook["install"], hook["install_reason"], hook["remove"], hook["remove_old"]) == (False, None, False, False)
+    assert hook["content"].startswith("#!/bin/sh\n") and 'ENDPOINTS="203.0.113.10"\n' in hook["content"]
+    missing = plan_endpoint_routes(view["openwrt"]["wireguard"]["interfaces"], facts["endpoints"], uplinks=facts["uplinks"],
+                                   preferred_device="eth1", hook=dict(facts, hotplug_hook_exists=False, hotplug_hook_sha256=None),
+                                   preferred_uplink="wan")["hotplug_hook"]
+    assert (missing["install"], missing["install_reason"], missing["content"]) == (True, "hotplug hook missing", hook["content"])
 
 
 @pytest.mark.parametrize("info, hook, pinned, role_vars, lines", [
@@ -371,7 +450,7 @@ def hook_view(info, hook, pinned=(), uplinks=None):
     (iface(tunnel="full", nohostroute=True, written="1"), True, (), NO_HOTPLUG, [UNSET_LINE, STALE_OFF]),
     (iface(tunnel="full"), False, (), NO_HOTPLUG, []),
     (iface(tunnel="full"), None, (), NO_HOTPLUG, None),
-    # with the hook on, a full tunnel's hook content is not in the facts: cannot tell, whether or not it exists
+    # with the hook on, a full tunnel's hook text needs the uplinks, which these facts lack: cannot tell
     (iface(tunnel="full"), True, (), {}, None),
     (iface(tunnel="full"), False, (), {}, None),
 ])

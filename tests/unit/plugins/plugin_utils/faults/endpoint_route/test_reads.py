@@ -189,7 +189,7 @@ def test_the_reading_on_openwrt_its_steps_and_the_readings_it_uses():
     assert (read.gather, read.uses, read.needs) == (gather_endpoint_routes, (NETWORK, WIREGUARD), ())
     assert [getattr(step, "name", None) for step in read.steps] == [
         "ip -j route show table all", "ip route show table all", None, "ip -s -j link show",
-        "ls -1d /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint"]
+        "sha256sum /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint /etc/hotplug.d/mwan3/60-tunnelfix-wg-endpoint"]
     assert read.steps[3].argv == ["ip", "-s", "-j", "link", "show"]
     assert read.steps[2] == ForEachLine(UCI_AND_LIVE_ENDPOINT_LINES, ("uci -q show network", "wg show all dump"),
                                         (["ip", "-j", "route", "get"], ["ip", "route", "get"]))

@@ -23,7 +23,7 @@ def view(dev="wwan0", tunnel="split", pinned=("203.0.113.7/32 dev wwan0",), pref
          uplinks=None):
     routes = {"endpoints": [{"interface": "wg0", "address": "203.0.113.7", "dev": dev, "gateway": "10.64.0.1",
                              "pinned_routes": list(pinned), "user_routes": list(user_routes or [])}],
-              "hotplug_hook_exists": False}
+              "hotplug_hook_exists": False, "old_hotplug_hook_exists": False}
     if uplinks is not None:
         routes["uplinks"] = uplinks
     return {"preferred_uplink_device": preferred, "openwrt": {
@@ -226,7 +226,7 @@ def test_pinned_coverage_both_sides(changes, answer):
 def plan_view(interfaces, endpoints=(), uplinks=None, preferred="eth1", hook=False):
     """openwrt_facts for route_plan: ``interfaces`` name -> (tunnel, nohostroute, written nohostroute); ``hook``: whether
     the full-tunnel hook exists (None unknown)."""
-    routes = {"endpoints": list(endpoints), "hotplug_hook_exists": hook}
+    routes = {"endpoints": list(endpoints), "hotplug_hook_exists": hook, "old_hotplug_hook_exists": False}
     if uplinks is not None:
         routes["uplinks"] = uplinks
     return {"preferred_uplink_device": preferred, "openwrt": {"endpoint_routes": routes, "wireguard": {"interfaces": {
@@ -255,16 +255,8 @@ def _endpoint(interface, pinned=(), user_routes=()):
     ({"wg0": SPLIT_SET, "wg1": SPLIT_SET}, [_endpoint("wg1", [PIN]), _endpoint("wg0")], {"openwrt_mwan3_wg_interfaces": "wg1"},
      ["delete the pinned route 203.0.113.7 via 198.51.100.1 dev wwan0 (endpoint of wg1)"]),
     ({"wg0": SPLIT_SET, "wg1": SPLIT_SET}, [_endpoint("wg1", [PIN])], {"openwrt_mwan3_wg_interfaces": "wg0"}, []),
-    # a full tunnel: the hotplug script is not in the facts, so the plan is known only with it off
-    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": True}, None),
-    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "true"}, None),
-    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "yes"}, None),
-    ({"wg0": FULL_SET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": False},
-     ["network.wg0.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)"]),
-    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "false"}, []),
-    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "no"}, []),
-    ({"wg0": FULL_UNSET}, [], {"openwrt_mwan3_wg_full_tunnel_hotplug": "0"}, []),
-    ({"wg0": FULL_UNSET, "wg1": SPLIT_UNSET}, [], {}, None),
+    # a full tunnel whose endpoint is unknown (none read): its hook, absent here, is neither installed nor removed
+    ({"wg0": FULL_UNSET, "wg1": SPLIT_UNSET}, [], {}, ["network.wg1.nohostroute: unset -> '1'"]),
     ({"wg0": ("unknown", False, None)}, [], {}, None),
     # a user's route in conflict: the changes when there are some, else unknown (the role's final check names it)
     ({"wg0": SPLIT_UNSET}, [_endpoint("wg0", user_routes=[PREFIX_ON_BACKUP])], {}, ["network.wg0.nohostroute: unset -> '1'"]),
@@ -275,6 +267,15 @@ def _endpoint(interface, pinned=(), user_routes=()):
 ])
 def test_route_plan_both_sides(interfaces, endpoints, role_vars, expected):
     assert route_plan(plan_view(interfaces, endpoints), role_vars) == expected
+
+
+@pytest.mark.parametrize("hotplug, on", [(True, True), ("true", True), ("yes", True), (False, False), ("false", False),
+                                         ("no", False), ("0", False)])
+def test_route_plan_reads_the_hotplug_option_as_a_boolean(hotplug, on):
+    """A full tunnel whose endpoint is unknown keeps the hook it has while the option is on; off, the hook is stale."""
+    lines = route_plan(plan_view({"wg0": FULL_SET}, [], hook=True), {"openwrt_mwan3_wg_full_tunnel_hotplug": hotplug})
+    assert lines == ["network.wg0.nohostroute: '1' -> unset (a full tunnel needs the endpoint's host route)"] + (
+        [] if on else ["remove the stale hook /etc/hotplug.d/iface/17-tunnelfix-wg-endpoint (openwrt_mwan3_wg_full_tunnel_hotplug is false)"])
 
 
 def test_route_plan_with_a_conflict_and_no_known_preferred_uplink_is_converged():

@@ -16,24 +16,32 @@ ENDPOINT = "10.198.2.2"
 HUB_ADDRESS = "10.77.0.1"
 
 
-def linux_view(tunnel_mtu=1420, uplink_mtu=1500, allowed_ips=("10.77.0.0/24",), endpoint=ENDPOINT, configs=None):
-    """A Linux peer: wg0 (wg-quick) with one peer, the hub, reached through eth0."""
+def _with_live_ipv6(view, key, live_ipv6):
+    """``view`` with the ``link_ipv6`` facts ``{"devices": live_ipv6, "note": None}`` (None: not read, the facts lack it)."""
+    if live_ipv6 is not None:
+        view[key]["link_ipv6"] = {"devices": live_ipv6, "note": None}
+    return view
+
+
+def linux_view(tunnel_mtu=1420, uplink_mtu=1500, allowed_ips=("10.77.0.0/24",), endpoint=ENDPOINT, configs=None, live_ipv6=None):
+    """A Linux peer: wg0 (wg-quick) with one peer, the hub, reached through eth0; ``live_ipv6``: the ``link_ipv6`` devices."""
     if configs is None:
         configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
                     "addresses": ["10.77.0.2/24"], "peers": []}]
-    return {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub", "openwrt": None, "path_mtu": None,
+    view = {"groups": ["tunnelfix_wireguard_peers"], "tunnel_hub": "hub", "openwrt": None, "path_mtu": None,
             "tunnelfix": {
                 "wireguard": {"available": True, "configs": configs,
                               "interfaces": {"wg0": {"peers": [{"public_key": HUB_KEY, "endpoint_host": endpoint,
                                                                 "allowed_ips": list(allowed_ips)}]}}},
                 "routes": {"default": [], "endpoints": {endpoint: {"dev": "eth0", "gateway": "192.0.2.1"}}},
                 "link_mtu": {"devices": {"lo": 65536, "eth0": uplink_mtu, "wg0": tunnel_mtu}, "note": None}}}
+    return _with_live_ipv6(view, "tunnelfix", live_ipv6)
 
 
-def openwrt_view(tunnel_mtu=1420, uplink_mtu=1500, in_uci=True, written_mtu=None, addresses=("10.77.0.2/24",)):
-    """An OpenWrt router: wg0 in uci with one peer, the hub, reached through eth1."""
+def openwrt_view(tunnel_mtu=1420, uplink_mtu=1500, in_uci=True, written_mtu=None, addresses=("10.77.0.2/24",), live_ipv6=None):
+    """An OpenWrt router: wg0 in uci with one peer, the hub, reached through eth1; ``live_ipv6``: the ``link_ipv6`` devices."""
     options = {} if written_mtu is None else {"mtu": written_mtu}
-    return {"groups": ["tunnelfix_openwrt"], "tunnel_hub": "hub", "tunnelfix": None, "path_mtu": None,
+    view = {"groups": ["tunnelfix_openwrt"], "tunnel_hub": "hub", "tunnelfix": None, "path_mtu": None,
             "openwrt": {
                 "wireguard": {"interfaces": {"wg0": {
                     "in_uci": in_uci, "addresses": list(addresses), "options": options, "tunnel": "split",
@@ -41,6 +49,7 @@ def openwrt_view(tunnel_mtu=1420, uplink_mtu=1500, in_uci=True, written_mtu=None
                                "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"], "live": {"endpoint_host": ENDPOINT}}]}}},
                 "endpoint_routes": {"endpoints": [{"interface": "wg0", "public_key": HUB_KEY, "address": ENDPOINT, "dev": "eth1"}]},
                 "link_mtu": {"devices": {"eth1": uplink_mtu, "wg0": tunnel_mtu}, "note": None}}}
+    return _with_live_ipv6(view, "openwrt", live_ipv6)
 
 
 def ladder(family, target, largest, high):

@@ -13,15 +13,23 @@ from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import Par
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.fix import (
     TCP_MTU_PROBING_CONTENT, TCP_MTU_PROBING_FILE, check_tunnels, clamp_sync_command, fix_plan, mss_clamp_file, mss_clamp_rules,
     parse_reading, read_command, role_option_errors, tcp_mtu_probing_plan)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.text_file import marked_block
 
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
+KEPT = {"path": "/etc/sysupgrade.conf", "line": CLAMP, "marker": "tunnelfix.fleet wireguard_mtu wg0", "change": False}
+KEEP_LINE = "/etc/sysupgrade.conf: keep %s across sysupgrade (the clamp of wg0)" % CLAMP
 
 
-def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1, clamp_file=None):
-    """The OpenWrt read of wg0 (``read_command``'s output shape; ``clamp_file``: the include's SHA-256, None: absent)."""
-    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0", "@@tunnelfix-mtu uci wg0"]
+def owrt(mtu=1420, proto="wireguard", addresses="10.77.0.2/24", rules=None, nft_rc=1, clamp_file=None, kept=1, live=()):
+    """The OpenWrt read of wg0 (``read_command``'s output shape; ``clamp_file``: the include's SHA-256, None: absent;
+    ``kept``: the lines of /etc/sysupgrade.conf naming the include, None: no such file; ``live``: the device's IPv6
+    addresses as ``ip -o -6 addr show dev wg0`` lists them)."""
+    lines = ["@@tunnelfix-mtu mtu wg0"] + ([str(mtu)] if mtu else []) + ["@@tunnelfix-mtu ipv6 wg0"]
+    lines += ["9: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address for address in live]
+    lines += ["@@tunnelfix-mtu uci wg0"]
     lines += ([proto] if proto else []) + ["@@tunnelfix-mtu ucimtu wg0", "@@tunnelfix-mtu uciaddr wg0", addresses]
     lines += ["@@tunnelfix-mtu clampfile wg0"] + (["%s  -" % clamp_file] if clamp_file else [])
+    lines += ["@@tunnelfix-mtu keep wg0"] + ([str(kept)] if kept is not None else [])
     lines.append("@@tunnelfix-mtu nft")
     if rules is not None:
         lines += ["table inet fw4 {", "\tchain mangle_forward { # handle 1",
@@ -36,7 +44,8 @@ def test_the_openwrt_read_asks_uci_and_the_fw4_chain_never_for_a_file():
     command = read_command({"wg0": 1340}, "openwrt")
     for part in ("cat /sys/class/net/wg0/mtu", "ip -o -6 addr show dev wg0", "wg show wg0 allowed-ips 2>/dev/null | cut -f2",
                  "uci -q get network.wg0.proto", "uci -q get network.wg0.mtu", "uci -q get network.wg0.addresses",
-                 "nft -a list chain inet fw4 mangle_forward"):
+                 "nft -a list chain inet fw4 mangle_forward", "echo '@@tunnelfix-mtu keep wg0'",
+                 "if [ -f /etc/sysupgrade.conf ]; then awk -v p=%s " % CLAMP):
         assert part in command
     assert "/etc/wireguard" not in command and "tcp_mtu_probing" not in command
     assert command.endswith("; true")
@@ -122,9 +131,9 @@ def test_parse_a_recorded_linux_read(load_fixture):
     reading = parse_reading(load_fixture("wireguard_mtu_read", "linux_wg_quick_and_netdev.txt"))
     assert reading == {"nft_rc": None, "nft_rules": [], "tcp_mtu_probing": 0, "tcp_mtu_probing_file_sha256": None, "interfaces": {
         "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
-                "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None}]},
+                "clamp_kept_lines": None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": None}]},
         "wg1": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
-                "configs": [{"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev", "mtu": "1420"}]}}}
+                "clamp_kept_lines": None, "configs": [{"kind": "netdev", "path": "/etc/systemd/network/50-wg1.netdev", "mtu": "1420"}]}}}
 
 
 def test_a_link_local_address_is_not_ipv6_inside_but_an_ipv6_allowed_ip_is(load_fixture):
@@ -146,12 +155,30 @@ def test_parse_the_exit_status_of_nft(rc_line, rc):
 @pytest.mark.parametrize("section, lines, ipv6", [
     ("uciaddr", ["10.77.0.2/24 fe80::1/64"], False),              # a link-local address of its own: not IPv6 inside
     ("uciaddr", ["10.77.0.2/24 fd77::2/64"], True),
+    ("uciaddr", [], False),                                        # uci read, no addresses: none configured
     ("ipv6", ["fe80::/64"], True),                                 # a peer's AllowedIPs: link-local routed inside
     ("ipv6", ["3: wg0    inet6 fe80::1/64 scope link \\       valid_lft forever preferred_lft forever"], False),
-    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], False),
+    ("ipv6", ["10.77.0.0/24 192.168.20.0/24"], None),              # Linux, no such device: its addresses are unknown
+    ("ipv6", [], None),
 ])
 def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
     text = "@@tunnelfix-mtu %s wg0\n%s\n" % (section, "\n".join(lines))
+    assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
+
+
+@pytest.mark.parametrize("mtu, lines, uci, ipv6", [
+    ("1420", [], None, False),                                     # Linux, the device there without IPv6 (a networkd tunnel)
+    ("1420", ["10.77.0.0/24"], None, False),                       # an IPv4 peer
+    ("1420", ["10.77.0.0/24", "3: wg0    inet6 fd77::2/64 scope global \\       valid_lft forever"], None, True),
+    ("1420", [], "10.77.0.2/24 fd77::2/64", False),                # OpenWrt: the device as it runs, not uci
+    ("", [], "10.77.0.2/24 fd77::2/64", True),                     # no device: uci's addresses
+    ("", [], "10.77.0.2/24", False),
+    ("1420", ["fd00::/64"], "10.77.0.2/24", True),                 # a peer's IPv6 AllowedIPs, whatever the addresses
+])
+def test_the_live_device_decides_uci_only_where_it_is_absent(mtu, lines, uci, ipv6):
+    text = "@@tunnelfix-mtu mtu wg0\n%s\n@@tunnelfix-mtu ipv6 wg0\n%s\n" % (mtu, "\n".join(lines))
+    if uci is not None:
+        text += "@@tunnelfix-mtu uciaddr wg0\n%s\n" % uci
     assert parse_reading(text)["interfaces"]["wg0"]["ipv6_inside"] is ipv6
 
 
@@ -212,6 +239,9 @@ def test_parse_messages_quote_at_most_a_line_of_the_output(text, message):
     ("@@tunnelfix-mtu probing-file\n%s  -\n" % ("a" * 63), "expected a SHA-256 digest"),
     (None, "must be text, got NoneType"),
     ("@@tunnelfix-mtu mtu wg0\n-1\n", "/sys/class/net/wg0/mtu: expected a number, got '-1'"),
+    ("@@tunnelfix-mtu keep wg0\nawk: /etc/sysupgrade.conf: Permission denied\n",
+     "lines of /etc/sysupgrade.conf naming %s: expected a number, got 'awk: /etc/sysupgrade.conf: Permission denied'" % CLAMP),
+    ("@@tunnelfix-mtu keep wg0\n\u0661\n", "lines of /etc/sysupgrade.conf naming %s: expected a number" % CLAMP),
 ])
 def test_parse_refuses_other_text(text, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -223,10 +253,10 @@ def test_parse_refuses_other_text(text, message):
 def test_openwrt_without_fw4_sets_the_mtu_and_loads_the_clamp_live():
     plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt()))
     assert plan["errors"] == [] and plan["live_change"] is True
-    assert plan["files"] == ["/etc/config/network", CLAMP]
+    assert plan["files"] == ["/etc/config/network", "/etc/sysupgrade.conf", CLAMP]
     tunnel = plan["tunnels"][0]
     assert tunnel["clamp"] == {"path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n", "live_rules": [],
-                               "live_change": True, "file_change": True}
+                               "live_change": True, "file_change": True, "keep": KEPT}
     assert (tunnel["uci_mtu"], tunnel["uci_change"], tunnel["file_change"]) == (None, True, False)
     assert plan["apply"] == "ip link set dev wg0 mtu 1340 && " + clamp_sync_command("wg0")
     assert plan["restore"] == "ip link set dev wg0 mtu 1420; " + clamp_sync_command("wg0")
@@ -243,10 +273,11 @@ def test_openwrt_converged_is_no_live_change(load_fixture):
                                   "live_change": False, "uci_mtu": "1340", "uci_change": False, "config": None,
                                   "file_change": False, "clamp": {
                                       "path": CLAMP, "content": "\n".join(mss_clamp_rules("wg0", 1340)) + "\n",
-                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False, "file_change": False}}
+                                      "live_rules": mss_clamp_rules("wg0", 1340), "live_change": False, "file_change": False,
+                                      "keep": KEPT}}
     assert plan["errors"] == [] and plan["live_change"] is False and plan["apply"] == "" and plan["restore"] == ""
     assert plan["tunnels"][0]["live_change"] is False and plan["tunnels"][0]["clamp"]["live_change"] is False
-    assert plan["files"] == ["/etc/config/network", CLAMP]   # snapshotted all the same; the role writes neither
+    assert plan["files"] == ["/etc/config/network", "/etc/sysupgrade.conf", CLAMP]   # snapshotted all the same; none written
 
 
 @pytest.mark.parametrize("rules, change", [
@@ -262,6 +293,54 @@ def test_the_live_clamp_is_converged_only_when_exactly_the_wanted_rules_are_ther
     assert plan["tunnels"][0]["live_change"] is False
     if change:
         assert plan["apply"] == plan["restore"] == clamp_sync_command("wg0")
+
+
+@pytest.mark.parametrize("kept, change", [(None, True), (0, True), (1, False), (2, False)])
+def test_the_clamp_is_kept_across_sysupgrade_where_no_line_of_sysupgrade_conf_names_it(kept, change):
+    """sysupgrade keeps /etc/config (the uci mtu) but the include under /usr/share only where a line of
+    /etc/sysupgrade.conf names it: the plan adds the line where none does (no file: None), and only there; a router
+    fixed before (uci, include and rules in place) gets that line alone, nothing live."""
+    text = owrt(mtu=1340, rules=mss_clamp_rules("wg0", 1340), nft_rc=0, clamp_file=CLAMP_1340_SHA256, kept=kept).replace(
+        "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n1340\n")
+    reading = parse_reading(text)
+    assert reading["interfaces"]["wg0"]["clamp_kept_lines"] == kept
+    plan = fix_plan({"wg0": 1340}, "openwrt", reading)
+    assert plan["tunnels"][0]["clamp"]["keep"] == dict(KEPT, change=change)
+    assert plan["changes"] == ([KEEP_LINE] if change else [])
+    assert plan["live_change"] is False and plan["apply"] == plan["restore"] == ""
+    assert "/etc/sysupgrade.conf" in plan["files"]   # the snapshot puts it back with the include on a rollback
+
+
+def test_a_new_clamp_is_written_then_kept_across_sysupgrade():
+    plan = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(kept=0)))
+    assert plan["changes"] == ["network.wg0.mtu: unset (1420 in use) -> '1340'",
+                               "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]
+    assert fix_plan({"wg0": 1340}, "linux", parse_reading("@@tunnelfix-mtu config wg0\nwg-quick /etc/wireguard/wg0.conf\n"))[
+        "tunnels"][0]["clamp"] is None   # Linux: no clamp, no sysupgrade
+
+
+def test_the_block_the_role_writes_is_read_back_as_one_line_and_keeps_the_users_lines(tmp_path):
+    """The role's step (plain_file's marked block with the plan's line and marker) on a sysupgrade.conf holding the user's
+    own lines, then the role's read of it (run in sh): the include is named once, the user's lines stay, the marker
+    lines are comments (sysupgrade skips them), and a second run plans nothing."""
+    users = "## This file contains files and directories that should\n/etc/example.conf\n  /etc/openvpn/  \n"
+    keep = fix_plan({"wg0": 1340}, "openwrt", parse_reading(owrt(kept=None)))["tunnels"][0]["clamp"]["keep"]
+    written = marked_block(users, keep["line"], keep["marker"])
+    assert written == users + "# BEGIN tunnelfix.fleet wireguard_mtu wg0\n%s\n# END tunnelfix.fleet wireguard_mtu wg0\n" % CLAMP
+    assert marked_block(written, keep["line"], keep["marker"]) == written
+    conf = tmp_path / "sysupgrade.conf"
+    for text, kept in ((None, None), (users, 0), (written, 1), (written + "\t%s \r\n" % CLAMP, 2),
+                       ("#%s\n%s.bak\n/usr/share/nftables.d/\n" % (CLAMP, CLAMP), 0)):   # a comment, another file, its directory
+        if text is not None:
+            conf.write_text(text)
+        command = read_command({"lo": 1340}, "openwrt").replace("tunnelfix-mss-lo.nft", "tunnelfix-mss-wg0.nft").replace(
+            "/etc/sysupgrade.conf", shlex.quote(str(conf)))
+        reading = run_read(tmp_path, command, FAKES)
+        assert reading["interfaces"]["lo"]["clamp_kept_lines"] == kept, text
+    conf.write_text(written)
+    read = owrt(mtu=1340, rules=mss_clamp_rules("wg0", 1340), nft_rc=0, clamp_file=CLAMP_1340_SHA256, kept=1).replace(
+        "@@tunnelfix-mtu ucimtu wg0\n", "@@tunnelfix-mtu ucimtu wg0\n1340\n")
+    assert fix_plan({"wg0": 1340}, "openwrt", parse_reading(read))["changes"] == []
 
 
 def test_a_device_that_is_down_gets_its_files_only_but_the_clamp_still_loads():
@@ -305,15 +384,25 @@ def test_the_clamp_line_writes_where_the_include_differs_and_loads_where_only_th
     assert plan["tunnels"][0]["clamp"]["live_change"] is (rules is None)
 
 
-@pytest.mark.parametrize("mtu, addresses, refused", [
-    (1279, "10.77.0.2/24 fd77::2/64", True), (1280, "10.77.0.2/24 fd77::2/64", False),
-    (1279, "10.77.0.2/24", False), (576, "10.77.0.2/24", False),
+@pytest.mark.parametrize("mtu, live, addresses, refused", [
+    (1279, ["fd77::2/64"], "10.77.0.2/24", True), (1280, ["fd77::2/64"], "10.77.0.2/24", False),
+    (1279, [], "10.77.0.2/24", False), (576, [], "10.77.0.2/24", False),
+    (1279, [], "10.77.0.2/24 fd77::2/64", False),                  # the device runs no IPv6, whatever uci says
+    (1279, ["fe80::1/64"], "10.77.0.2/24", False),                 # link-local only
 ])
-def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, addresses, refused):
-    plan = fix_plan({"wg0": mtu}, "openwrt", parse_reading(owrt(addresses=addresses)))
+def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, live, addresses, refused):
+    plan = fix_plan({"wg0": mtu}, "openwrt", parse_reading(owrt(addresses=addresses, live=live)))
     message = ("wireguard_mtu_tunnels: wg0=%d is below 1280 bytes, the least IPv6 takes, and IPv6 runs inside wg0 (an address "
                "or a peer's AllowedIPs): the kernel would drop IPv6 from it" % mtu)
     assert plan["errors"] == ([message] if refused else [])
+
+
+@pytest.mark.parametrize("addresses, refused", [("10.77.0.2/24 fd77::2/64", True), ("10.77.0.2/24", False)])
+def test_a_router_tunnel_not_up_is_judged_on_its_uci_addresses(addresses, refused):
+    """No device (down: no MTU, no address listed): uci's addresses say whether IPv6 will run inside it."""
+    reading = parse_reading(owrt(mtu=None, addresses=addresses, live=()))
+    assert reading["interfaces"]["wg0"]["live_mtu_bytes"] is None
+    assert bool(fix_plan({"wg0": 1279}, "openwrt", reading)["errors"]) is refused
 
 
 @pytest.mark.parametrize("proto, shown", [("static", "'static'"), (None, "unset")])
@@ -524,9 +613,9 @@ def test_the_linux_read_run_in_sh_finds_each_tunnels_file(tmp_path):
     reading = run_read(tmp_path, read_command({"lo": 1340, "lo2": 1340}, "linux", str(wg_dir), str(net_dir) + "/"), FAKES)
     assert reading["interfaces"] == {
         "lo": {"live_mtu_bytes": int(Path("/sys/class/net/lo/mtu").read_text()), "uci_proto": None, "uci_mtu": None,
-               "clamp_file_sha256": None, "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir, "mtu": None}],
+               "clamp_file_sha256": None, "clamp_kept_lines": None, "configs": [{"kind": "wg-quick", "path": "%s/lo.conf" % wg_dir, "mtu": None}],
                "ipv6_inside": True},
-        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True, "clamp_file_sha256": None,
+        "lo2": {"live_mtu_bytes": None, "uci_proto": None, "uci_mtu": None, "ipv6_inside": True, "clamp_file_sha256": None, "clamp_kept_lines": None,
                 "configs": [{"kind": "netdev", "path": "%s/50-lo2.netdev" % net_dir, "mtu": "1400"}]}}
     assert reading["tcp_mtu_probing"] == int(Path("/proc/sys/net/ipv4/tcp_mtu_probing").read_text())
     assert reading["nft_rc"] is None

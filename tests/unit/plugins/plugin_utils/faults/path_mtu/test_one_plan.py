@@ -24,6 +24,7 @@ WG_QUICK = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick"}
 NETDEV = {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev"}
 NETDEV_2 = {"path": "/etc/systemd/network/60-wg0.netdev", "kind": "netdev"}
 CLAMP = "/usr/share/nftables.d/chain-post/mangle_forward/tunnelfix-mss-wg0.nft"
+KEEP_LINE = "/etc/sysupgrade.conf: keep %s across sysupgrade (the clamp of wg0)" % CLAMP
 MARK = "@@tunnelfix-mtu"
 PROBING = {"wireguard_mtu_tcp_mtu_probing": True}
 LIVE_LINE = "net.ipv4.tcp_mtu_probing=1 live"
@@ -40,43 +41,49 @@ LIVE = "live"   # file_mtu: the file sets the MTU the tunnel has (the facts' ass
 
 def host(platform="linux", tunnel_mtu=1420, path_mtu=1400, configs=(WG_QUICK,), allowed_ips=("10.77.0.0/24",),
          addresses=(), written_mtu=None, in_uci=True, probing=0, probing_file=None, role_vars=None,
-         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None):
-    """One host state, read by both sides (``addresses``: the tunnel's own; on Linux the facts do not read them;
+         live_mtu=None, file_mtu=LIVE, clamp_file=None, clamp_live=None, live_addresses=None, listed=True, kept=0):
+    """One host state, read by both sides (``addresses``: the tunnel's configured ones; on Linux the facts read only a
+    wg-quick file's; ``live_addresses``: the device's as it runs, by default the configured ones, which both sides read
+    live, the facts with ``ip -j addr show`` (``listed``: False when that listing failed: the facts fall back to the
+    configured ones), the role with ``ip -o -6 addr show dev wg0``;
     ``probing``/``probing_file``: net.ipv4.tcp_mtu_probing and the SHA-256 of the role's sysctl.d file, None: absent).
     What only the role reads: ``live_mtu`` (its read's live MTU when it is not the facts' ``tunnel_mtu``: changed by hand
     since diagnose), ``file_mtu`` (each config file's MTU setting: ``LIVE``, None for none, or the text), ``clamp_file``
-    (the SHA-256 of the clamp include, None: absent) and ``clamp_live`` (the MTU whose clamp rules are live, None: none)."""
+    (the SHA-256 of the clamp include, None: absent), ``clamp_live`` (the MTU whose clamp rules are live, None: none)
+    and ``kept`` (the lines of /etc/sysupgrade.conf naming the include, None: no such file)."""
     return dict(platform=platform, tunnel_mtu=tunnel_mtu, path_mtu=path_mtu, configs=list(configs), allowed_ips=list(allowed_ips),
                 addresses=list(addresses), written_mtu=written_mtu, in_uci=in_uci, probing=probing, probing_file=probing_file,
                 role_vars=role_vars or {}, live_mtu=tunnel_mtu if live_mtu is None else live_mtu,
-                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live)
+                file_mtu=file_mtu, clamp_file=clamp_file, clamp_live=clamp_live, listed=listed, kept=kept,
+                live_addresses=[address for address in (addresses if live_addresses is None else live_addresses) if ":" in address])
 
 
 def facts_view(pmtu, state):
     """What diagnose holds for the host: its facts and the ladder record."""
+    live_ipv6 = {"lo": ["::1/128"], "wg0": state["live_addresses"]} if state["listed"] else None
     if state["platform"] == "openwrt":
         view = pmtu.openwrt_view(tunnel_mtu=state["tunnel_mtu"], in_uci=state["in_uci"], written_mtu=state["written_mtu"],
-                                 addresses=state["addresses"])
+                                 addresses=state["addresses"], live_ipv6=live_ipv6)
         view["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["allowed_ips"] = state["allowed_ips"]
     else:
         configs = [dict(config, interface="wg0", wireguard=True, peers=[],   # the facts read wg-quick's Address = lines only
                         addresses=state["addresses"] if config["kind"] == "wg-quick" else None) for config in state["configs"]]
-        view = pmtu.linux_view(tunnel_mtu=state["tunnel_mtu"], allowed_ips=state["allowed_ips"], configs=configs)
+        view = pmtu.linux_view(tunnel_mtu=state["tunnel_mtu"], allowed_ips=state["allowed_ips"], configs=configs, live_ipv6=live_ipv6)
     return pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, state["path_mtu"], 1500))
 
 
 def role_read(state):
     """The role's own read of the same host (``fix.read_command``'s output)."""
     lines = ["%s mtu wg0" % MARK, str(state["live_mtu"]), "%s ipv6 wg0" % MARK]
-    if state["platform"] == "linux":
-        lines += ["3: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address
-                  for address in state["addresses"] if ":" in address]
+    lines += ["3: wg0    inet6 %s scope global \\       valid_lft forever preferred_lft forever" % address
+              for address in state["live_addresses"]]
     lines += state["allowed_ips"]
     if state["platform"] == "openwrt":
         lines += ["%s uci wg0" % MARK] + (["wireguard"] if state["in_uci"] else [])
         lines += ["%s ucimtu wg0" % MARK] + ([state["written_mtu"]] if state["written_mtu"] else [])
         lines += ["%s uciaddr wg0" % MARK, " ".join(state["addresses"]), "%s clampfile wg0" % MARK]
         lines += ["%s  -" % state["clamp_file"]] if state["clamp_file"] else []
+        lines += ["%s keep wg0" % MARK] + ([str(state["kept"])] if state["kept"] is not None else [])
         lines += ["%s nft" % MARK] + ["%s # handle %d" % (rule, 10 + index)
                                       for index, rule in enumerate(mss_clamp_rules("wg0", state["clamp_live"]) if state["clamp_live"] else [])]
         lines += ["%s nft-rc %d" % (MARK, 0 if state["clamp_live"] else 1)]
@@ -135,7 +142,8 @@ WRITES = {"tunnelfix.fleet.uci": "uci", "tunnelfix.fleet.wg_config_mtu": "file"}
 
 def role_writes(view, state):
     """The write steps of tasks/mtu.yml that run, per item of their loop: ``[(step, interface)]`` (``uci``: network.IF.mtu,
-    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include), with the guarded live change as ``("live", None)``;
+    ``file``: the wg-quick/.netdev file, ``clamp``: the clamp include, ``keep``: its line in /etc/sysupgrade.conf), with
+    the guarded live change as ``("live", None)``;
     ``(plan, [])`` where mtu.yml is not included."""
     plan, _steps = role_run(view, state)
     if plan is None:
@@ -146,7 +154,7 @@ def role_writes(view, state):
     for task, whens in tasks("mtu.yml"):
         step = next((WRITES[key] for key in WRITES if key in task), None)
         if "tunnelfix.fleet.plain_file" in task and "clamp" in str(task["tunnelfix.fleet.plain_file"]):
-            step = "clamp"
+            step = "keep" if "keep" in str(task["tunnelfix.fleet.plain_file"]) else "clamp"
         if step is not None:
             assert task["loop"] == "{{ __wireguard_mtu_plan.tunnels }}"
             ran += [(step, item["interface"]) for item in plan["tunnels"] if holds(whens, dict(variables, item=item))]
@@ -175,32 +183,54 @@ STATES = {
     "linux converged": (host(tunnel_mtu=1340), []),
     "linux path 636, the floor fits": (host(path_mtu=636), ["/etc/wireguard/wg0.conf: [Interface] MTU = 576 (now 1420)"]),
     "linux path 600, under the floor": (host(path_mtu=600), []),       # found, no MTU: the role is not run
-    # IPv6 inside: the rule and the role ask reads.carries_ipv6; the facts read a wg-quick file's Address = lines
+    # IPv6 inside: the rule and the role ask reads.carries_ipv6, each on the live device (the facts' link_ipv6, the role's
+    # ip -o -6 addr show dev wg0); its configured addresses only where the facts' listing lacks it
     "linux wg-quick, IPv6 address, IPv4 AllowedIPs, path 1300": (
         host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1280 (now 1420)"]),
     "linux wg-quick, IPv4 only, path 1300": (
         host(path_mtu=1300, addresses=("10.77.0.2/24",)), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
-    "linux .netdev, IPv6 address, path 1300": (     # the facts cannot see the .network's Address=: the floor holds
+    "linux .netdev, IPv6 address, path 1300": (     # the device shows the .network's Address=
         host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",)),
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
-    "linux .netdev, IPv4 only, path 1300": (        # unknown: conservative, 1280 (the role accepts it all the same)
+    "linux .netdev, IPv4 only, path 1300": (        # the device shows no IPv6: the path's MTU, under the floor
         host(path_mtu=1300, configs=(NETDEV,), addresses=("10.77.0.2/24",)),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1240 (now 1420)"]),
+    "linux .netdev, IPv4 only, no address listing, path 1300": (   # unknown: conservative, 1280 (the role accepts it)
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("10.77.0.2/24",), listed=False),
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
+    "linux .netdev, IPv6 address, no address listing, path 1300": (
+        host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",), listed=False),
+        ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
+    "linux wg-quick, IPv6 address not on the device, path 1300": (   # both sides read the device, not the file
+        host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()),
+        ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt mtu written": (host("openwrt", written_mtu="1420", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: '1420' -> '1340'",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
+    # no /etc/sysupgrade.conf at all (the facts do not read it; the role's block makes the file)
+    "openwrt mtu unset, no sysupgrade.conf": (host("openwrt", addresses=("10.77.0.2/24",), kept=None), [
+        "network.wg0.mtu: unset (1420 in use) -> '1340'",
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt not in uci": (host("openwrt", in_uci=False), None),
+    "openwrt uci IPv6 address not on the device, path 1300": (
+        host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()), [
+            "network.wg0.mtu: unset (1420 in use) -> '1240'",
+            "write %s: clamp TCP MSS of wg0 to 1200 (IPv4) / 1180 (IPv6) both ways" % CLAMP, KEEP_LINE]),
+    "openwrt ipv6 address, no address listing, path 1300": (
+        host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), listed=False), [
+            "network.wg0.mtu: unset (1420 in use) -> '1280'",
+            "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt ipv6 address, path 1300": (host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64")), [
         "network.wg0.mtu: unset (1420 in use) -> '1280'",
-        "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt converged": (host("openwrt", tunnel_mtu=1340), []),
     # uci holds the MTU already, the live MTU not yet: no uci line (uci does not change), a live line
     "openwrt mtu written already, not live": (host("openwrt", written_mtu="1340", addresses=("10.77.0.2/24",)), [
         "wg0: live MTU 1420 -> 1340",
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     # wireguard_mtu_tcp_mtu_probing: tcp_mtu_probing_plan, on Linux only, whatever the tunnels (the facts do not read
     # the sysctl nor its file: where the role would find them set, the lines differ: the test below)
     "linux, tcp_mtu_probing on": (host(role_vars=PROBING), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)",
@@ -268,15 +298,24 @@ ROLE_STATES = {
     "linux no MTU = in the file, 1420 live": (host(file_mtu=None), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now unset, 1420 in use)"]),
     "linux converged since diagnose": (host(live_mtu=1340, file_mtu="1340"), []),
     "linux device down, the file sets 1420": (host(live_mtu="", file_mtu="1420"), ["/etc/wireguard/wg0.conf: [Interface] MTU = 1340 (now 1420)"]),
-    "openwrt converged since diagnose": (host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340), []),
+    "openwrt converged since diagnose": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=1), []),
+    # fixed before the clamp was kept across sysupgrade (0.6.0): only the line is added, nothing live
+    "openwrt converged, the clamp not in sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=0), [KEEP_LINE]),
+    "openwrt converged, no sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=None), [KEEP_LINE]),
+    # the user's own line (or ours and theirs) keeps the include: nothing is added
+    "openwrt converged, the include named twice in sysupgrade.conf": (
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=2), []),
     "openwrt uci and the clamp in place, not live": (
-        host("openwrt", written_mtu="1340", clamp_file=CLAMP_1340_SHA256),
+        host("openwrt", written_mtu="1340", clamp_file=CLAMP_1340_SHA256, kept=1),
         ["wg0: live MTU 1420 -> 1340", "load %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
     "openwrt live and the clamp in place, uci not": (
-        host("openwrt", live_mtu=1340, written_mtu="1420", clamp_file=CLAMP_1340_SHA256, clamp_live=1340),
+        host("openwrt", live_mtu=1340, written_mtu="1420", clamp_file=CLAMP_1340_SHA256, clamp_live=1340, kept=1),
         ["network.wg0.mtu: '1420' -> '1340'"]),
     "openwrt the clamp file of another MTU, live rules right": (
-        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file="0" * 64, clamp_live=1340),
+        host("openwrt", live_mtu=1340, written_mtu="1340", clamp_file="0" * 64, clamp_live=1340, kept=1),
         ["write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]),
 }
 
@@ -291,7 +330,8 @@ ALL_STATES = dict(STATES, **ROLE_STATES)
 
 @pytest.mark.parametrize("state", [state for state, _lines in ALL_STATES.values()], ids=list(ALL_STATES))
 def test_the_role_writes_exactly_what_its_plan_names(pmtu, state):
-    """uci, the clamp include and the wg-quick/.netdev file are written where the plan has their line, and nowhere else;
+    """uci, the clamp include, its line in /etc/sysupgrade.conf and the wg-quick/.netdev file are written where the plan
+    has their line, and nowhere else;
     the live change runs where a line names it (a live line, or a uci or file line naming another MTU in use, or a load)."""
     plan, ran = role_writes(facts_view(pmtu, state), state)
     if plan is None or plan["errors"]:
@@ -304,7 +344,9 @@ def test_the_role_writes_exactly_what_its_plan_names(pmtu, state):
             wanted.append(("file", "wg0"))
         elif line.startswith("write %s: " % CLAMP):
             wanted.append(("clamp", "wg0"))
-    order = {"uci": 0, "clamp": 1, "file": 2}
+        elif line == KEEP_LINE:
+            wanted.append(("keep", "wg0"))
+    order = {"uci": 0, "clamp": 1, "keep": 2, "file": 3}
     assert [step for step in ran if step[0] != "live"] == sorted(wanted, key=lambda step: order[step[0]])
     mtu = plan["tunnels"][0]["mtu_bytes"] if plan["tunnels"] else None
     live = plan["tunnels"] != [] and (str(state["live_mtu"]) not in ("", str(mtu))

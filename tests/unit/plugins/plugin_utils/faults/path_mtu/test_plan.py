@@ -20,7 +20,8 @@ def test_openwrt_sets_the_uci_mtu_and_clamps_the_mss(pmtu, written, before):
     view = _hole(pmtu, pmtu.openwrt_view(written_mtu=written))
     assert PMTU.plan(view, {}) == [
         "network.wg0.mtu: %s -> '1340'" % before,
-        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP]
+        "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP,
+        "/etc/sysupgrade.conf: keep %s across sysupgrade (the clamp of wg0)" % CLAMP]
 
 
 def test_the_clamp_names_the_tunnel_both_ways_and_both_families():
@@ -131,7 +132,7 @@ def test_linux_plans_only_where_the_facts_read_the_roles_directories(pmtu, liste
 
 def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
     """fix.fix_plan decides on this: the live MTU, IPv6 inside, the uci interface or the files that configure the tunnel;
-    what the facts do not read (the fw4 include's rules and file, tcp_mtu_probing) is None: unknown; a file's MTU setting is
+    what the facts do not read (the fw4 include's rules and file, its line in /etc/sysupgrade.conf, tcp_mtu_probing) is None: unknown; a file's MTU setting is
     taken as the live MTU (the facts do not read it either)."""
     configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": ["fd77::2/64"]},
                {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True},
@@ -140,10 +141,10 @@ def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
                {"path": "/etc/systemd/network/50-wg0.network", "kind": "network", "interface": "wg0", "wireguard": True}]
     assert facts_reading(pmtu.linux_view(tunnel_mtu=1400, configs=configs)) == {
         "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
-                               "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1400"},
+                               "clamp_kept_lines": None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1400"},
                                            {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev", "mtu": "1400"}]}},
         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     assert facts_reading(pmtu.openwrt_view(written_mtu=1420))["interfaces"] == {
         "wg0": {"live_mtu_bytes": 1420, "ipv6_inside": False, "uci_proto": "wireguard", "uci_mtu": "1420", "clamp_file_sha256": None,
-                "configs": []}}
+                "clamp_kept_lines": None, "configs": []}}
     assert facts_reading(pmtu.openwrt_view(in_uci=False))["interfaces"]["wg0"]["uci_proto"] is None

@@ -5,7 +5,8 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import (
-    LINK_MTU, carries_ipv6, far_address, gather_link_mtu, ladder_targets, parse_link_mtus, record_entry, tunnels)
+    ADDR_ARGV, LINK_IPV6, LINK_MTU, carries_ipv6, far_address, gather_link_ipv6, gather_link_mtu, ladder_targets, parse_ipv6_addresses,
+    parse_link_mtus, record_entry, tunnels)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.measure import measure_script
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.tunnel_links import FORWARD_AND_LINKS_ARGV
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_name
@@ -70,6 +71,90 @@ def test_the_reading_adds_no_command_to_the_batch():
         assert [step.name for step in LINK_MTU.on(platform).steps] == [step_name(FORWARD_AND_LINKS_ARGV)]
 
 
+# ---- link_ipv6: every device's live IPv6 addresses ------------------------------------------------------------------
+
+def test_ipv6_addresses_of_a_recorded_listing(load_fixture):
+    """Recorded in a network namespace: veth0 with a ULA, veth1 with only its link-local, two wireguard-go devices (wg0
+    IPv4 and the kernel's link-local, wg1 a ULA too), wg2 with IPv4 only and no link-local (as a kernel WireGuard device
+    comes up), and a down veth pair without any address: every device that is up, IPv4 addresses left out."""
+    assert parse_ipv6_addresses(load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt")) == {
+        "lo": ["::1/128"], "veth1": ["fe80::c49f:a8ff:fe1c:1520/64"], "veth0": ["fd99:6::1/64", "fe80::482c:18ff:fe44:fa9e/64"],
+        "wg1": ["fd77::2/64", "fe80::4f2c:8c14:1aa8:424c/64"], "wg0": ["fe80::4de0:d847:b76f:62b0/64"], "wg2": []}
+
+
+@pytest.mark.parametrize("text, devices", [
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": []}]', {"wg0": []}),
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]',
+     {"wg0": ["fd77::2/64"]}),
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet", "local": "10.77.0.2", "prefixlen": 24}]}]', {"wg0": []}),
+    # a point-to-point address: the device's own is "local"
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "address": "fd77::1", "prefixlen": 128}]}]',
+     {"wg0": ["fd77::2/128"]}),
+    # an entry without an address or a prefix length of its own is no address
+    ('[{"ifname": "wg0", "flags": ["UP"], "addr_info": [{"family": "inet6", "prefixlen": 64}, {"family": "inet6", "local": "fd77::3"},'
+     ' {"family": "inet6", "local": "fd77::4", "prefixlen": true}, {"family": "inet6", "local": "fd77::5", "prefixlen": "64"}]}]',
+     {"wg0": []}),
+    # down (its IPv6 addresses dropped), or no flags to say it is up: left out, the addresses it runs once up are unknown
+    ('[{"ifname": "wg0", "flags": ["POINTOPOINT", "NOARP"], "addr_info": []}]', {}),
+    ('[{"ifname": "wg0", "flags": ["POINTOPOINT", "LOWER_UP"], "addr_info": [{"family": "inet6", "local": "fd77::2", "prefixlen": 64}]}]', {}),
+    ('[{"ifname": "wg0", "addr_info": []}]', {}),
+    ('[{"ifname": "wg0", "flags": "UP", "addr_info": []}]', {}),
+    ("[]", {}),
+])
+def test_ipv6_addresses_are_the_inet6_entries_of_each_device_that_is_up(text, devices):
+    assert parse_ipv6_addresses(text) == devices
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1: lo    inet6 ::1/128 scope host", "is `-j` supported"),           # ip -o text
+    ('{"ifname": "wg0", "addr_info": []}', "a JSON list of links"),
+    ('[{"addr_info": []}]', "a JSON list of links"),
+    ('[{"ifname": "wg0", "flags": ["UP"], "mtu": 1420}]', "wg0 has none"),  # ip -j link show: says nothing of addresses
+    ('[{"ifname": "wg0", "addr_info": {}}]', "wg0 has none"),
+    ('[{"ifname": "wg0", "addr_info": ["fd77::2/64"]}]', "wg0 has none"),
+])
+def test_ipv6_addresses_refuse_what_is_no_address_listing(text, message):
+    with pytest.raises(ParseError, match=message):
+        parse_ipv6_addresses(text)
+
+
+class FakeAddrAction:
+    """The facts action as link_ipv6's gather sees it: one result for ``ip -j addr show``."""
+
+    def __init__(self, rc, stdout, stderr=""):
+        self.res = {"rc": rc, "stdout": stdout, "stderr": stderr, "cmd": step_name(ADDR_ARGV)}
+
+    def step(self, argv, ok_rcs=(0,), name=None):
+        assert argv == ADDR_ARGV and 1 in ok_rcs and 255 in ok_rcs
+        return self.res
+
+
+def test_the_ipv6_reading_of_a_recorded_listing(load_fixture):
+    got = gather_link_ipv6(FakeAddrAction(0, load_fixture("ip_j_addr_show", "netns_veth_ula_wireguard_go.txt")), {}, {})
+    assert got["note"] is None and got["devices"]["wg2"] == [] and got["devices"]["wg1"][0] == "fd77::2/64"
+
+
+@pytest.mark.parametrize("rc, stdout, stderr, note", [
+    # BusyBox's ip: no -j (recorded stderr)
+    (1, "", None, "ip -j addr show failed (rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.): live IPv6 addresses unknown"),
+    (127, "", "", "ip -j addr show failed (rc=127: no output): live IPv6 addresses unknown"),
+    (0, "", "", "ip -j addr show printed nothing: live IPv6 addresses unknown"),
+    (0, " \n", "", "ip -j addr show printed nothing: live IPv6 addresses unknown"),
+    (0, "1: lo    inet6 ::1/128 scope host\n", "",
+     "ip -j addr show output is not JSON (is `-j` supported by this ip?): '1: lo    inet6 ::1/128 scope host\\n': live IPv6 addresses unknown"),
+])
+def test_an_ipv6_listing_that_failed_leaves_the_addresses_unknown_never_empty(load_fixture, rc, stdout, stderr, note):
+    if stderr is None:
+        stderr = load_fixture("ip_j_addr_show_stderr", "busybox_1.35_no_json.txt")
+    assert gather_link_ipv6(FakeAddrAction(rc, stdout, stderr), {}, {}) == {"devices": None, "note": note}
+
+
+def test_the_ipv6_reading_is_one_command_on_both_platforms():
+    for platform in ("linux", "openwrt"):
+        assert [step.argv for step in LINK_IPV6.on(platform).steps] == [["ip", "-j", "addr", "show"]]
+        assert LINK_IPV6.on(platform).needs == () and LINK_IPV6.public
+
+
 @pytest.mark.parametrize("allowed, hub, got", [
     (["10.77.0.2/32", "192.168.50.0/24"], None, "10.77.0.2"),        # how a hub lists a peer
     (["192.168.50.0/24", "10.77.0.2/32", "10.77.0.9/32"], None, "10.77.0.2"),   # the first host address
@@ -98,18 +183,28 @@ def test_without_a_far_address_the_reason_names_the_allowed_ips_and_the_hub():
     assert "the hub's tunnelfix_tunnel_address 10.78.0.1 is not among them" in far_address(["10.77.0.0/24"], "10.78.0.1")[1]
 
 
-@pytest.mark.parametrize("allowed, addresses, inside", [
-    (["10.77.0.0/24"], [], False),
-    (["10.77.0.0/24", "::/0"], [], True),
-    (["fd77::2/128"], None, True),                        # AllowedIPs decide even when the addresses are unknown
-    ([], ["fd77::2/64"], True),                           # an IPv6 interface address
-    ([], ["10.77.0.2/24", "fe80::1/64"], False),          # link-local only: the kernel's own, not IPv6 traffic
-    ([], ["10.77.0.2/24"], False),
-    ([], [], False),
-    (["10.77.0.0/24"], None, None),                       # addresses not read: unknown, the rule keeps the 1280 floor
+@pytest.mark.parametrize("allowed, live, configured, inside", [
+    (["10.77.0.0/24"], [], None, False),
+    (["10.77.0.0/24", "::/0"], [], None, True),
+    (["fd77::2/128"], None, None, True),                  # AllowedIPs decide even when the addresses are unknown
+    (["fd77::2/128"], [], [], True),
+    ([], ["fd77::2/64"], None, True),                     # an IPv6 address on the device
+    ([], ["10.77.0.2/24", "fe80::1/64"], None, False),    # link-local only: the kernel's own, not IPv6 traffic
+    ([], ["fe80::1/64", "febf::1/64"], None, False),      # fe80::/10 all of it
+    ([], ["fec0::1/64"], None, True),                     # just past it
+    ([], ["10.77.0.2/24"], None, False),
+    ([], [], None, False),
+    (["10.77.0.0/24"], None, None, None),                 # neither read: unknown, the rule keeps the 1280 floor
+    # the live device decides; its configuration only where the device is not listed
+    (["10.77.0.0/24"], [], ["fd77::2/64"], False),
+    (["10.77.0.0/24"], ["fd77::2/64"], [], True),
+    (["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"], False),
+    (["10.77.0.0/24"], None, ["fd77::2/64"], True),
+    (["10.77.0.0/24"], None, ["10.77.0.2/24"], False),
+    (["10.77.0.0/24"], None, [], False),
 ])
-def test_carries_ipv6(allowed, addresses, inside):
-    assert carries_ipv6(allowed, addresses) is inside
+def test_carries_ipv6(allowed, live, configured, inside):
+    assert carries_ipv6(allowed, live, configured) is inside
 
 
 @pytest.mark.parametrize("configs, inside", [
@@ -122,7 +217,39 @@ def test_carries_ipv6(allowed, addresses, inside):
     ([], None),
 ])
 def test_a_linux_tunnels_addresses_come_from_its_wg_quick_file(pmtu, configs, inside):
+    """Without the live listing (link_ipv6 not read, or wg0 not in it) the configured addresses decide."""
     assert tunnels(pmtu.linux_view(configs=configs))["wg0"]["ipv6_inside"] is inside
+    assert tunnels(pmtu.linux_view(configs=configs, live_ipv6={"eth0": ["fd00::2/64"]}))["wg0"]["ipv6_inside"] is inside
+
+
+NETDEV_CONFIG = {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True,
+                 "addresses": None, "peers": []}
+WG_QUICK_V6 = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+               "addresses": ["10.77.0.2/24", "fd77::2/64"], "peers": []}
+
+
+@pytest.mark.parametrize("configs, live, inside", [
+    ([NETDEV_CONFIG], [], False),                          # networkd, IPv4 only inside: known, no longer unknown
+    ([NETDEV_CONFIG], ["fe80::4de0:d847:b76f:62b0/64"], False),
+    ([NETDEV_CONFIG], ["fd77::2/64", "fe80::1/64"], True),
+    ([], [], False),                                       # wg set alone: no file, the device says
+    ([], ["fd77::2/64"], True),
+    ([WG_QUICK_V6], [], False),                            # the file's Address = is not on the device (IPv6 off on it)
+])
+def test_a_listed_device_decides_with_its_live_addresses(pmtu, configs, live, inside):
+    view = pmtu.linux_view(configs=configs, live_ipv6={"lo": ["::1/128"], "eth0": ["fd00::2/64"], "wg0": live})
+    assert tunnels(view)["wg0"]["ipv6_inside"] is inside
+
+
+@pytest.mark.parametrize("addresses, live_ipv6, inside", [
+    (("10.77.0.2/24", "fd77::2/64"), {"wg0": []}, False),            # the device runs no IPv6, whatever uci says
+    (("10.77.0.2/24",), {"wg0": ["fd77::2/64"]}, True),
+    (("10.77.0.2/24", "fd77::2/64"), {"eth1": []}, True),            # wg0 not listed (down): uci's addresses
+    (("10.77.0.2/24",), {"eth1": []}, False),
+    (("10.77.0.2/24", "fd77::2/64"), None, True),                    # no listing at all: uci's
+])
+def test_an_openwrt_tunnel_falls_back_to_uci_only_where_the_device_is_not_listed(pmtu, addresses, live_ipv6, inside):
+    assert tunnels(pmtu.openwrt_view(addresses=addresses, live_ipv6=live_ipv6))["wg0"]["ipv6_inside"] is inside
 
 
 def test_a_linux_tunnel_from_the_shared_facts(pmtu):

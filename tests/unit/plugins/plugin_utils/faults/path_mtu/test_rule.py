@@ -140,14 +140,45 @@ def test_an_inner_edge_under_the_floor_names_no_mtu(pmtu):
     assert judge(view["path_mtu"]["tunnels"][0], 1420, False)["set_mtu_bytes"] is None
 
 
-def test_a_tunnel_whose_addresses_the_facts_do_not_show_keeps_the_ipv6_floor(pmtu):
-    """A Linux tunnel no wg-quick file configures: IPv6 may run inside (the role reads its addresses and refuses under
-    1280 where one is IPv6), so the rule never names less, and says why."""
-    view = pmtu.linux_view(configs=[{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0",
-                                     "wireguard": True, "addresses": None, "peers": []}])
+NETDEV = {"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True,
+          "addresses": None, "peers": []}
+
+
+@pytest.mark.parametrize("live_ipv6", [None, {"lo": ["::1/128"], "eth0": ["fd00::2/64"]}, {"wg0": ["fd77::2/64"]}])
+def test_a_tunnel_whose_addresses_the_facts_do_not_show_keeps_the_ipv6_floor(pmtu, live_ipv6):
+    """A Linux tunnel no wg-quick file configures (systemd-networkd), its device not in the facts' address listing
+    (link_ipv6 not read, or the device not listed): IPv6 may run inside (the role reads its addresses and refuses under
+    1280 where one is IPv6), so the rule never names less, and says why. Listed with a ULA: IPv6 runs inside."""
+    view = pmtu.linux_view(configs=[NETDEV], live_ipv6=live_ipv6)
     (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1300, 1500)))
-    assert (evidence["ipv6_inside"], evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (None, 1280, True)
-    assert "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses" in text
+    listed = live_ipv6 is not None and "wg0" in live_ipv6
+    assert (evidence["ipv6_inside"], evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (listed or None, 1280, True)
+    assert ("IPv6 may run inside the tunnel (neither the host's address listing, ip -j addr show, nor a wg-quick file" in text) is not listed
+    assert ("IPv6 runs inside the tunnel, which needs at least 1280 bytes" in text) is listed
+
+
+@pytest.mark.parametrize("configs", [[NETDEV], []], ids=["networkd", "wg set"])
+@pytest.mark.parametrize("live, path_mtu, set_mtu", [
+    ([], 1300, 1240),                                 # IPv4 only inside: the path's MTU, under 1280
+    (["fe80::4de0:d847:b76f:62b0/64"], 1300, 1240),   # the kernel's link-local is no IPv6 traffic
+    ([], 1340, 1280), ([], 1339, 1279),               # the old floor's edge: nothing holds the MTU there any more
+])
+def test_a_tunnel_the_live_listing_shows_without_ipv6_gets_the_paths_mtu(pmtu, configs, live, path_mtu, set_mtu):
+    """Issue 31's newcomer: a networkd (or ``wg set``) tunnel with IPv4 only inside, its device listed by link_ipv6: IPv6
+    is known absent, so a 1300-byte path gets 1240, not the 1280 floor that stays too big (still_present forever)."""
+    view = pmtu.linux_view(configs=configs, live_ipv6={"eth0": ["fd00::2/64"], "wg0": live})
+    (evidence, text), = _found(pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, path_mtu, 1500)))
+    assert (evidence["ipv6_inside"], evidence["set_mtu_bytes"], evidence["raised_to_ipv6_minimum"]) == (False, set_mtu, False)
+    assert "IPv6" not in text and "Setting the tunnel's MTU to %d bytes" % set_mtu in text
+    assert PMTU.fix_vars(evidence) == {"wireguard_mtu_tunnels": {"wg0": set_mtu}}
+
+
+def test_the_fixed_tunnel_is_fixed_on_verify(pmtu):
+    """After remediate set 1240 (the facts read again: wg0 at 1240), the same 1300-byte path carries every tunnel packet."""
+    view = pmtu.linux_view(tunnel_mtu=1240, configs=[NETDEV], live_ipv6={"wg0": []})
+    assert _found(pmtu.measured(view, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1300, 1500), phase="after")) == []
+    stuck = pmtu.linux_view(tunnel_mtu=1280, configs=[NETDEV])   # what the floor left: 1280 + 60 > 1300, found again
+    assert _found(pmtu.measured(stuck, outer=pmtu.path_ladder(4, pmtu.ENDPOINT, 1300, 1500), phase="after"))[0][0]["set_mtu_bytes"] == 1280
 
 
 def test_only_openwrt_names_the_mss_clamp(pmtu):
@@ -401,8 +432,8 @@ RAISED = (" which needs at least 1280 bytes: the MTU stays at 1280 although the 
     (None, "IPv6 runs inside the tunnel,"),
     ([{"path": "/etc/systemd/network/50-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "addresses": None,
        "peers": []}],
-     "IPv6 may run inside the tunnel (no wg-quick file of it shows its addresses, and the kernel drops a device's IPv6 under "
-     "1280 bytes),"),
+     "IPv6 may run inside the tunnel (neither the host's address listing, ip -j addr show, nor a wg-quick file of it shows "
+     "its addresses, and the kernel drops a device's IPv6 under 1280 bytes),"),
 ])
 def test_the_whole_explanation_of_an_mtu_kept_at_ipv6s_floor(pmtu, configs, why):
     allowed = ("10.77.0.0/24", "fd77::/64") if configs is None else ("10.77.0.0/24",)
