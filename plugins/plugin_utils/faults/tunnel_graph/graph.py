@@ -7,19 +7,25 @@ once per run (``graph_of``: the registry calls a rule once per host; the graph i
 the same ``views``)::
 
     {"nodes": {"hub/wg0": {"host": "hub", "interface": "wg0", "public_key": "HHHH…H=" | None, "listen_port": 51820 | None,
-                           "platform": "linux" | "openwrt", "addresses": ["10.77.0.1/24"] | None}},
+                           "platform": "linux" | "openwrt", "addresses": ["10.77.0.1/24"] | None,
+                           "listen_port_kept": 51820 | None | "unknown",   # uci listen_port (None: unset, random);
+                                                        # "unknown": not read (wg-quick's ListenPort is not in the facts)
+                           "config_ambiguous": False,   # several files name it and none is surely the running one
+                           "alias_of": None | "hub.example.com/wg0"}},   # the same machine listed twice: see _merge_aliases
      "edges": [{"id": "peer/wg0>HHHH…H=", "from": "peer/wg0", "public_key": "HHHH…H=",   # the key the entry lists
                 "to": ["hub/wg0"],                         # the nodes whose own key it is: [] none in the run, 2+ duplicate
                 "endpoint_host": "203.0.113.10" | None, "endpoint_port": 51820 | None, "allowed_ips": ["10.77.0.0/24"],
                 "configured_endpoint_host": "203.0.113.10" | None, "configured_endpoint_port": 51820 | None,
                 "persistent_keepalive_s": 25 | None, "handshake_age_s": 12 | None, "rx_bytes": int | None,
                 "tx_bytes": int | None, "owner": "wg-quick" | "networkd" | "uci" | "live only",
-                "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True}],
+                "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True,
+                "disabled": False}],                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
      "keys": {"HHHH…H=": ["hub/wg0"]},                     # own public key -> the nodes that have it
      "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one, None: none
      "by_id": {edge id: edge}, "by_host": {"peer": [edge, ...]}, "by_node": {"peer/wg0": [edge, ...]},
      "host_nodes": {"peer": ["peer/wg0"]},
-     "listed_by": {"HHHH…H=": ["peer/wg0"]}}               # public key -> the nodes whose entries list it
+     "listed_by": {"HHHH…H=": ["peer/wg0"]},               # public key -> the nodes whose entries list it
+     "unreadable": {"zz": "its WireGuard facts have an unexpected shape (…)"}}   # hosts left out
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
@@ -54,26 +60,64 @@ def edge_id(node, public_key) -> str:
     return "%s>%s" % (node, public_key)
 
 
+def _keepalive(value):
+    """A keepalive as the kernel shows it: None, 0 and "off" are all "none" (0)."""
+    return value if isinstance(value, int) else 0
+
+
+def _choose_config(running, candidates):
+    """(the config that runs ``running`` (the interface's live state, or None), ambiguous) among ``candidates``, the
+    configs naming one interface: the one whose peer keys are the running peers' (then: most keys in common, then most
+    keepalives equal to the running ones; a keepalive is never learned, so it tells two files with the same keys apart).
+    A tie: the first, and ambiguous True (the rules then judge nothing they would read from the file)."""
+    if len(candidates) == 1:
+        return candidates[0], False
+    live = {peer.get("public_key"): peer for peer in (running or {}).get("peers") or [] if peer.get("public_key")}
+
+    def score(config):
+        keys = {peer.get("public_key") for peer in config.get("peers") or [] if peer.get("public_key")}
+        same_ka = sum(1 for peer in config.get("peers") or [] if peer.get("public_key") in live
+                      and _keepalive(peer.get("persistent_keepalive_s")) == _keepalive(live[peer["public_key"]].get("persistent_keepalive_s")))
+        return (keys == set(live), len(keys & set(live)), same_ka)
+
+    scores = [score(config) for config in candidates]
+    best = max(scores)
+    if running is None or scores.count(best) > 1:
+        return candidates[0], True
+    return candidates[scores.index(best)], False
+
+
 def _linux(host, facts):
     """(nodes, edges) of one Linux host from tunnel_facts' ``wireguard``: running interfaces and peers, and the peers of
-    its wg-quick files and .netdevs (owner, and entries the kernel does not have)."""
+    its wg-quick files and .netdevs (owner, and entries the kernel does not have). Several files naming one interface
+    (a wg-quick file left behind after a move to networkd): ``_choose_config``."""
     wireguard = (facts or {}).get("wireguard") or {}
+    if not isinstance(wireguard, dict):
+        raise TypeError("wireguard is %s, not a mapping" % type(wireguard).__name__)
+    interfaces = wireguard_interfaces(facts)
     nodes, edges = {}, {}
-    configured = {}   # (interface, key) -> (owner, path, entry)
-    addresses = {}    # interface -> its wg-quick file's Address values
+    by_name = {}      # interface -> the configs naming it, in the facts' order
     for config in wireguard.get("configs") or []:
         name, owner = config.get("interface"), _CONFIG_OWNER.get(config.get("kind"))
-        if not name or owner is None or not config.get("wireguard", True):
-            continue
-        if owner == "wg-quick" and config.get("addresses") is not None:
-            addresses.setdefault(name, list(config["addresses"]))
+        if name and owner is not None and config.get("wireguard", True):
+            by_name.setdefault(name, []).append(config)
+    configured = {}   # (interface, key) -> (owner, path, entry)
+    addresses = {}    # interface -> its wg-quick file's Address values
+    ambiguous = set()
+    for name, candidates in by_name.items():
+        config, unsure = _choose_config(interfaces.get(name), candidates)
+        if unsure:
+            ambiguous.add(name)
+        owner = _CONFIG_OWNER[config["kind"]]
+        if owner == "wg-quick" and config.get("addresses") is not None and not unsure:
+            addresses[name] = list(config["addresses"])
         for peer in config.get("peers") or []:
             if peer.get("public_key"):
                 configured.setdefault((name, peer["public_key"]), (owner, config.get("path"), peer))
-    for name, iface in sorted(wireguard_interfaces(facts).items()):
+    for name, iface in sorted(interfaces.items()):
         node = node_id(host, name)
-        nodes[node] = {"host": host, "interface": name, "public_key": iface.get("public_key"),
-                       "listen_port": iface.get("listen_port"), "platform": "linux", "addresses": addresses.get(name)}
+        nodes[node] = _node(host, name, iface.get("public_key"), iface.get("listen_port"), "linux", addresses.get(name),
+                            name in ambiguous)
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:
@@ -84,8 +128,7 @@ def _linux(host, facts):
     for (name, key), (owner, path, entry) in sorted(configured.items()):
         node = node_id(host, name)
         if node not in nodes:   # configured, not running: the interface is down
-            nodes[node] = {"host": host, "interface": name, "public_key": None, "listen_port": None, "platform": "linux",
-                           "addresses": addresses.get(name)}
+            nodes[node] = _node(host, name, None, None, "linux", addresses.get(name), name in ambiguous)
         if edge_id(node, key) not in edges:
             host_part, port = _split_endpoint(entry.get("endpoint"))
             edges[edge_id(node, key)] = _edge(node, key, {"endpoint_host": host_part, "endpoint_port": port,
@@ -94,15 +137,32 @@ def _linux(host, facts):
     return nodes, edges
 
 
+def _node(host, interface, public_key, listen_port, platform, addresses, ambiguous=False, kept_port="unknown"):
+    return {"host": host, "interface": interface, "public_key": public_key, "listen_port": listen_port, "platform": platform,
+            "listen_port_kept": kept_port, "addresses": addresses, "config_ambiguous": ambiguous, "alias_of": None}
+
+
+def machine(nodes, node) -> str:
+    """The node that stands for ``node``'s machine: itself, or the node it is an alias of (``_merge_aliases``)."""
+    return nodes[node]["alias_of"] or node
+
+
+# netifd's wireguard.sh: a peer's endpoint_port defaults to 51820 ("config_get peer_port ... endpoint_port 51820",
+# then "${peer_port:-51820}"); a peer with disabled 1 is never given to the kernel. openwrt/openwrt
+# package/network/utils/wireguard-tools/files/wireguard.sh @0a576dec7468b9d1185b383ba17ee9c7b2151a5d.
+OPENWRT_DEFAULT_ENDPOINT_PORT = 51820
+
+
 def _openwrt(host, facts):
-    """(nodes, edges) of one OpenWrt router from openwrt_facts' ``wireguard`` (uci merged with the live state)."""
+    """(nodes, edges) of one OpenWrt router from openwrt_facts' ``wireguard`` (uci merged with the live state). A uci
+    peer's kept endpoint port is netifd's: 51820 when ``endpoint_host`` is set and ``endpoint_port`` is not."""
     nodes, edges = {}, {}
     for name, iface in sorted(wireguard_interfaces(facts).items()):
         node = node_id(host, name)
         live_state = iface.get("live_state") or {}
-        nodes[node] = {"host": host, "interface": name, "public_key": live_state.get("public_key"),
-                       "listen_port": live_state.get("listen_port") or iface.get("listen_port"), "platform": "openwrt",
-                       "addresses": list(iface["addresses"]) if isinstance(iface.get("addresses"), list) else None}
+        nodes[node] = _node(host, name, live_state.get("public_key"), live_state.get("listen_port") or iface.get("listen_port"),
+                            "openwrt", list(iface["addresses"]) if isinstance(iface.get("addresses"), list) else None,
+                            kept_port=iface.get("listen_port") if iface.get("in_uci") else "unknown")
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:
@@ -112,9 +172,13 @@ def _openwrt(host, facts):
                                             "allowed_ips": peer.get("allowed_ips"),
                                             "persistent_keepalive_s": peer.get("persistent_keepalive_s")}
             in_uci = bool(peer.get("in_uci"))
-            kept = (peer.get("endpoint_host"), peer.get("endpoint_port")) if in_uci else (seen.get("endpoint_host"), seen.get("endpoint_port"))
+            if in_uci:
+                port = peer.get("endpoint_port")
+                kept = (peer.get("endpoint_host"), OPENWRT_DEFAULT_ENDPOINT_PORT if port is None and peer.get("endpoint_host") else port)
+            else:
+                kept = (seen.get("endpoint_host"), seen.get("endpoint_port"))
             edges[edge_id(node, key)] = _edge(node, key, seen, "uci" if in_uci else "live only", None,
-                                              running=live is not None, configured=kept)
+                                              running=live is not None, configured=kept, disabled=bool(peer.get("disabled")))
     return nodes, edges
 
 
@@ -129,40 +193,72 @@ def _split_endpoint(endpoint):
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host, int(port)
 
 
-def _edge(node, key, peer, owner, path, running, configured):
+def _edge(node, key, peer, owner, path, running, configured, disabled=False):
     return {"id": edge_id(node, key), "from": node, "public_key": key, "to": [],
             "endpoint_host": peer.get("endpoint_host"), "endpoint_port": peer.get("endpoint_port"),
             "configured_endpoint_host": configured[0], "configured_endpoint_port": configured[1],
             "allowed_ips": list(peer.get("allowed_ips") or []), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
             "handshake_age_s": peer.get("handshake_age_s"), "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"),
-            "owner": owner, "owner_path": path, "running": running}
+            "owner": owner, "owner_path": path, "running": running, "disabled": disabled}
+
+
+def _merge_aliases(nodes, edges, keys):
+    """Mark as ``alias_of`` the first one every node that has another node's public key, listen port, platform, addresses
+    and set of peer keys: one machine listed twice in the inventory (``hub`` and ``hub.example.com``), not a clone (a
+    clone put to use has other peers, another port or other addresses; an untouched clone of a running host looks the
+    same and is merged too). Its key then names only the first node (``keys``), so entries for it join once."""
+    peer_keys = {}
+    for edge in edges.values():
+        peer_keys.setdefault(edge["from"], set()).add(edge["public_key"])
+    for key, named in keys.items():
+        if len(named) < 2:
+            continue
+        first_of = {}
+        kept = []
+        for node in named:
+            info = nodes[node]
+            signature = (info["listen_port"], info["platform"], tuple(info["addresses"] or ()), frozenset(peer_keys.get(node, ())))
+            if signature in first_of:
+                nodes[node]["alias_of"] = first_of[signature]
+            else:
+                first_of[signature] = node
+                kept.append(node)
+        keys[key] = kept
+
+
+def _live(edge):
+    return edge["running"] and not edge["disabled"]
 
 
 def build_graph(views) -> dict:
-    """The graph of ``views`` (``{host: view}``, faults/view.py; a host without WireGuard facts adds nothing): module doc."""
-    nodes, edges = {}, {}
+    """The graph of ``views`` (``{host: view}``, faults/view.py; a host without WireGuard facts adds nothing): module doc.
+    A host whose facts have an unexpected shape adds nothing and is listed in ``unreadable`` ({host: reason})."""
+    nodes, edges, unreadable = {}, {}, {}
     for host in sorted(views):
         view = views[host] or {}
-        if isinstance((view.get("openwrt") or {}).get("wireguard"), dict):
-            got = _openwrt(host, view["openwrt"])
-        else:
-            got = _linux(host, view.get("tunnelfix"))
+        try:
+            if isinstance((view.get("openwrt") or {}).get("wireguard"), dict):
+                got = _openwrt(host, view["openwrt"])
+            else:
+                got = _linux(host, view.get("tunnelfix"))
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:
+            unreadable[host] = "its WireGuard facts have an unexpected shape (%s: %s)" % (type(exc).__name__, exc)
+            continue
         nodes.update(got[0])
         edges.update(got[1])
     keys = {}
-    for node, info in nodes.items():
-        if info["public_key"]:
-            keys.setdefault(info["public_key"], []).append(node)
+    for node in sorted(nodes):
+        if nodes[node]["public_key"]:
+            keys.setdefault(nodes[node]["public_key"], []).append(node)
+    _merge_aliases(nodes, edges, keys)
     back = {}
     for edge in edges.values():
         edge["to"] = list(keys.get(edge["public_key"], []))
         own_key = nodes[edge["from"]]["public_key"]
         back[edge["id"]] = None
-        for other in edge["to"]:
-            reverse = edge_id(other, own_key) if own_key else None
-            if reverse in edges:
-                back[edge["id"]] = reverse
-                break
+        reverses = [edge_id(other, own_key) for other in edge["to"] if own_key and edge_id(other, own_key) in edges]
+        live = [reverse for reverse in reverses if _live(edges[reverse])]
+        back[edge["id"]] = (live or reverses or [None])[0]
     ordered = [edges[name] for name in sorted(edges)]
     by_host, by_node, listed_by = {}, {}, {}
     for edge in ordered:
@@ -173,7 +269,7 @@ def build_graph(views) -> dict:
     for node in sorted(nodes):
         host_nodes.setdefault(nodes[node]["host"], []).append(node)
     return {"nodes": nodes, "edges": ordered, "keys": keys, "back": back, "by_id": edges, "by_host": by_host,
-            "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes}
+            "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes, "unreadable": unreadable}
 
 
 _CACHE = {}
@@ -182,7 +278,11 @@ _CACHE = {}
 def graph_of(views) -> dict:
     """``build_graph(views)``, built once per ``views`` object (the registry calls each rule once per host with the
     same dict, never changed between the calls): the last one is kept. The rules read it through the indexes
-    (``by_host``, ``by_node``, ``listed_by``), so a run costs time linear in the entries."""
+    (``by_host``, ``by_node``, ``listed_by``), so a run costs time linear in the entries.
+
+    The cache is keyed by the object's identity, not its content: a caller that changes ``views`` in place and calls
+    again gets the old graph (build_graph gives a fresh one). The cache holds ``views`` itself, so its id cannot be
+    reused by another dict while it is cached."""
     if _CACHE.get("views") is not views:
         _CACHE.clear()
         _CACHE.update(views=views, graph=build_graph(views))

@@ -27,6 +27,6 @@ def test_unique_keys_and_interfaces_that_do_not_run_give_no_duplicate(tg):
 
 
 def test_duplicate_keys_through_the_registry(tg):
-    views = {"hub": tg.linux(tg.HUB, [tg.PEER]), "peer": tg.linux(tg.PEER, [tg.HUB]), "clone": tg.linux(tg.PEER, [tg.HUB])}
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER]), "peer": tg.linux(tg.PEER, [tg.HUB]), "clone": tg.linux(tg.PEER, [tg.HUB], listen_port=51821)}
     found = sorted((f["host"], f["evidence"]["kind"]) for f in find_findings(views) if f["id"] == "duplicate_public_key")
     assert found == [("clone", "duplicate"), ("peer", "duplicate")]

@@ -81,3 +81,71 @@ def test_the_graph_is_built_once_per_views():
     views = fleet()
     assert graph_of(views) is graph_of(views)
     assert graph_of(dict(views)) is not graph_of(views)
+
+
+def _netdev(peers, keepalive=25):
+    return {"path": "/etc/systemd/network/90-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True,
+            "addresses": None, "peers": [{"public_key": key, "endpoint": endpoint, "persistent_keepalive_s": keepalive}
+                                         for key, endpoint in peers]}
+
+
+def _wg_quick(peers, addresses=("10.77.0.2/24",)):
+    return {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+            "addresses": list(addresses), "peers": [{"public_key": key, "endpoint": endpoint, "persistent_keepalive_s": None}
+                                                    for key, endpoint in peers]}
+
+
+def test_of_two_files_for_one_interface_the_one_that_runs_is_its_owner():
+    # breaker s7: wg0 moved to networkd, the old wg0.conf (no Endpoint) left behind; the kernel runs the .netdev's
+    running = [{"public_key": HUB, "endpoint_host": "203.0.113.1", "endpoint_port": 51820, "persistent_keepalive_s": 25}]
+    for configs in ([_wg_quick([(HUB, None)]), _netdev([(HUB, "203.0.113.1:51820")])],
+                    [_netdev([(HUB, "203.0.113.1:51820")]), _wg_quick([(HUB, None)])]):
+        graph = build_graph({"peer": linux(PEER, running, configs=configs)})
+        edge = graph["by_id"]["peer/wg0>" + HUB]
+        assert (edge["owner"], edge["configured_endpoint_host"], edge["configured_endpoint_port"]) == ("networkd", "203.0.113.1", 51820)
+        assert (graph["nodes"]["peer/wg0"]["config_ambiguous"], graph["nodes"]["peer/wg0"]["addresses"]) == (False, None)
+    # the old file lists another key: the keys decide
+    graph = build_graph({"peer": linux(PEER, running, configs=[_wg_quick([(GONE, None)]), _netdev([(HUB, "203.0.113.1:51820")], 0)])})
+    assert graph["by_id"]["peer/wg0>" + HUB]["owner"] == "networkd" and not graph["nodes"]["peer/wg0"]["config_ambiguous"]
+
+
+def test_two_files_nothing_tells_apart_make_the_interface_ambiguous():
+    running = [{"public_key": HUB, "endpoint_host": "203.0.113.1", "endpoint_port": 51820}]
+    graph = build_graph({"peer": linux(PEER, running, configs=[_wg_quick([(HUB, None)]), _netdev([(HUB, "203.0.113.1:51820")], None)])})
+    assert (graph["nodes"]["peer/wg0"]["config_ambiguous"], graph["nodes"]["peer/wg0"]["addresses"]) == (True, None)
+
+
+def test_a_uci_endpoint_without_a_port_is_netifds_51820():
+    # netifd's wireguard.sh: endpoint_port defaults to 51820 (openwrt/openwrt @0a576dec74)
+    views = {"owrt": openwrt(OWRT, [{"public_key": HUB, "in_uci": True, "endpoint_host": "203.0.113.10", "endpoint_port": None,
+                                     "live": None},
+                                    {"public_key": PEER, "in_uci": True, "endpoint_host": None, "endpoint_port": None, "live": None}])}
+    edges = build_graph(views)["by_id"]
+    assert (edges["owrt/wg0>" + HUB]["configured_endpoint_host"], edges["owrt/wg0>" + HUB]["configured_endpoint_port"]) == (
+        "203.0.113.10", 51820)
+    assert edges["owrt/wg0>" + PEER]["configured_endpoint_port"] is None   # no host: no endpoint at all
+
+
+def test_a_disabled_uci_peer_is_an_edge_marked_disabled():
+    views = {"owrt": openwrt(OWRT, [{"public_key": HUB, "in_uci": True, "disabled": True, "live": None}])}
+    edge = build_graph(views)["by_id"]["owrt/wg0>" + HUB]
+    assert (edge["disabled"], edge["running"]) == (True, False)
+
+
+def test_a_host_whose_facts_have_the_wrong_shape_is_left_out_and_named():
+    # breaker s10: zz's peer list holds None; the graph is built while judging aa
+    views = fleet()
+    broken = {"live_state": {"public_key": GONE}, "peers": [None]}
+    views["zz"] = {"tunnelfix": None, "openwrt": {"wireguard": {"interfaces": {"wg0": broken}}}}
+    graph = build_graph(views)
+    assert list(graph["unreadable"]) == ["zz"] and "zz/wg0" not in graph["nodes"]
+    assert graph["keys"][HUB] == ["hub/wg0"]
+
+
+def test_one_machine_listed_twice_joins_once():
+    views = fleet()
+    views["hub.example.com"] = views["hub"]
+    graph = build_graph(views)
+    assert graph["keys"][HUB] == ["hub.example.com/wg0"]     # the first node in order stands for the machine
+    assert (graph["nodes"]["hub/wg0"]["alias_of"], graph["nodes"]["hub.example.com/wg0"]["alias_of"]) == ("hub.example.com/wg0", None)
+    assert graph["by_id"]["peer/wg0>" + HUB]["to"] == ["hub.example.com/wg0"]

@@ -38,7 +38,7 @@ def test_an_entry_missing_on_a_router_is_found_on_the_linux_end(tg):
 def test_what_one_sided_does_not_judge(tg, case):
     views, host = {
         "lists itself": ({"hub": tg.linux(tg.HUB, [tg.HUB])}, "hub"),                      # duplicate_public_key's
-        "duplicate key": ({"hub": tg.linux(tg.HUB, [tg.PEER]), "a": tg.linux(tg.PEER, []), "b": tg.linux(tg.PEER, [])}, "hub"),
+        "duplicate key": ({"hub": tg.linux(tg.HUB, [tg.PEER]), "a": tg.linux(tg.PEER, []), "b": tg.linux(tg.PEER, [], listen_port=51821)}, "hub"),
         "not running": ({"hub": tg.linux(tg.HUB, [tg.OWRT]), "owrt": tg.owrt(None, [tg.HUB])}, "owrt"),   # own key unknown
     }[case]
     assert one_sided(host, views[host], views) == []
