@@ -3,7 +3,10 @@
 """The fleet's tunnel graph (issue 32): faults between hosts, found by joining both ends of every tunnel by public key.
 
 - ``graph.py``: the graph, from the ``wireguard`` facts every host already has (no extra execution), built once per run.
-- ``one_sided.py``: ``one_sided_peer``, an entry whose other end has no entry back.
+- ``one_sided.py``: ``one_sided_peer``, an entry whose other end runs no entry back.
+- ``duplicate_key.py``: ``duplicate_public_key``, one key on two machines' interfaces.
+- ``endpoints.py``: ``no_endpoint_either_side`` and ``endpoint_port_mismatch``, who starts a tunnel and where it knocks.
+- ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.

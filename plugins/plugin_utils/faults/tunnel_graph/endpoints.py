@@ -10,20 +10,27 @@ A kept endpoint whose port is not the other end's listen port reaches nothing, u
 forwards that port to it. So the rule keeps to entries that sent and never got anything back: no handshake newer than
 ``STALE_HANDSHAKE_S``, ``tx_bytes`` above 0 and ``rx_bytes`` 0 (WireGuard counts its handshake messages in both: an
 answer of any kind, or an idle tunnel that worked before, shows in ``rx_bytes``; an entry that never sent proves nothing).
+An interface whose files are ambiguous (``config_ambiguous``: several name it, none surely runs) or a disabled entry
+is not judged: what its owner keeps is not known.
 """
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
 
 
 def _pairs(graph, host):
-    """(this host's entry, the other end's entry back, the other end's node) for every entry of ``host`` with a way back."""
+    """(this host's entry, the other end's entry back, the other end's node) for every enabled entry of ``host`` with an
+    enabled way back, both ends' kept configuration known (not ``config_ambiguous``), on two machines."""
+    nodes = graph["nodes"]
     for edge in graph["by_host"].get(host, []):
-        back = graph["back"].get(edge["id"])
-        if back:
-            yield edge, graph["by_id"][back], graph["nodes"][graph["by_id"][back]["from"]]
+        back = graph["by_id"].get(graph["back"].get(edge["id"]))
+        if not back or edge["disabled"] or back["disabled"] or machine(nodes, edge["from"]) == machine(nodes, back["from"]):
+            continue
+        if nodes[edge["from"]]["config_ambiguous"] or nodes[back["from"]]["config_ambiguous"]:
+            continue
+        yield edge, back, nodes[back["from"]]
 
 
 def _fresh(age):
@@ -41,12 +48,19 @@ def no_endpoint(host, view, views):
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "other_host": other["host"],
                     "other_interface": other["interface"], "handshake_age_s": edge["handshake_age_s"],
                     "owner": edge["owner"], "other_owner": back["owner"]}
+        if _fresh(edge["handshake_age_s"]) or _fresh(back["handshake_age_s"]):
+            now = ("The tunnel works now (a handshake %d s ago) only because one end learned the other's endpoint from its "
+                   "packets; after a restart of both, neither side starts it."
+                   % min(age for age in (edge["handshake_age_s"], back["handshake_age_s"]) if _fresh(age)))
+        else:
+            now = "WireGuard starts a handshake only toward an endpoint it knows, so neither side ever starts this tunnel."
         out.append((evidence, """
-            Neither end of the tunnel between %s's %s and %s's %s has an endpoint for the other: WireGuard starts a
-            handshake only toward an endpoint it knows, so neither side ever starts this tunnel. Give the end that can
-            reach the other (the one behind NAT, or the roaming one) Endpoint = the other's public address and listen
-            port (uci endpoint_host and endpoint_port on OpenWrt)."""
-                    % (host, node["interface"], other["host"], other["interface"])))
+            Neither end of the tunnel between %s's %s and %s's %s keeps an endpoint for the other (a file's Endpoint,
+            uci endpoint_host). %s Give the end that can reach the other (the one behind NAT, or the roaming one)
+            Endpoint = the other's public address and listen port (uci endpoint_host and endpoint_port on OpenWrt).
+            If a script sets it (PostUp = wg set ... endpoint ..., a portal), that owner is not read here: put the
+            endpoint in the file instead."""
+                    % (host, node["interface"], other["host"], other["interface"], now)))
     return out
 
 
@@ -55,6 +69,22 @@ def sent_into_nothing(edge) -> bool:
     than ``STALE_HANDSHAKE_S``: the signature of packets that reach nothing that answers."""
     return (edge["running"] and not _fresh(edge["handshake_age_s"]) and isinstance(edge["tx_bytes"], int)
             and edge["tx_bytes"] > 0 and edge["rx_bytes"] == 0)
+
+
+def _port_advice(edge, other, port, listen) -> str:
+    """What to change: the endpoint's port when the other end keeps its listen port; a fixed listen port there when
+    it has none (a random port, new at each start); both when it is not known (wg-quick's ListenPort is not read)."""
+    here = edge["owner_path"] or edge["owner"]
+    kept = other["listen_port_kept"]
+    if isinstance(kept, int):
+        return "set the endpoint's port to %d (%s)." % (listen, here)
+    fixed = ("give %s's %s a fixed listen port (uci listen_port '%d')" if other["platform"] == "openwrt"
+             else "give %s's %s a fixed listen port (ListenPort = %d)") % (other["host"], other["interface"], port)
+    if kept is None:
+        return ("%s: it has none, so %d is a random port chosen at its last start and changes at the next." % (fixed, listen))
+    return ("set the endpoint's port to %d (%s) if %s's %s keeps ListenPort = %d; if it has no ListenPort line, %d is "
+            "random and changes at each start: %s instead."
+            % (listen, here, other["host"], other["interface"], listen, listen, fixed))
 
 
 def port_mismatch(host, view, views):
@@ -73,11 +103,11 @@ def port_mismatch(host, view, views):
                     "rx_bytes": edge["rx_bytes"], "owner": edge["owner"],
                     "owner_path": edge["owner_path"]}
         out.append((evidence, """
-            %s's %s sends to %s's %s at %s port %d, but %s listens on port %d; the entry sent %d bytes, received none,
-            and has %s. Unless a NAT in front of %s forwards port %d to %d, set the endpoint's port to %d (%s)."""
+            %s's %s sends to %s's %s at %s port %d, but %s's %s listens on port %d; the entry sent %d bytes, received
+            none, and has %s. Unless a NAT in front of %s forwards port %d to %d, %s"""
                     % (host, node["interface"], other["host"], other["interface"], edge["configured_endpoint_host"], port,
-                       other["interface"], listen, edge["tx_bytes"],
+                       other["host"], other["interface"], listen, edge["tx_bytes"],
                        "never had a handshake" if edge["handshake_age_s"] is None else
                        "had no handshake for %d s" % edge["handshake_age_s"],
-                       other["host"], port, listen, listen, edge["owner_path"] or edge["owner"])))
+                       other["host"], port, listen, _port_advice(edge, other, port, listen))))
     return out

@@ -11,12 +11,13 @@ ONE_SIDED_EVIDENCE = (
     (("other_host", "other_interface"), "the inventory host and interface whose own key that is"),
     (("owner", "owner_path"), "who keeps the entry here: wg-quick, networkd, uci or live only (wg set, a portal), and the file"),
     ("other_unknown_keys", "the keys the other interface lists that no host of the run has (one may be this host's old key)"),
+    ("other_entry", "null: the other end has no entry for this key; `not running`: only in its file (no wg syncconf or "
+     "restart since); `disabled`: its uci peer has disabled '1'"),
 )
 
 DUPLICATE_KEY_EVIDENCE = (
     (("interface", "public_key"), "this host's WireGuard interface and its own public key"),
-    ("kind", "`duplicate`: another interface of the run has the key; `self`: the interface lists its own key as a peer"),
-    ("also_on", "the other interfaces with the key (`host/interface`); [] for `self`"),
+    ("also_on", "the other interfaces with the key (`host/interface`)"),
     ("listed_by", "the interfaces of the run whose peer entries list the key (`host/interface`)"),
 )
 
@@ -40,6 +41,7 @@ RETURN_PATH_EVIDENCE = (
     (("interface", "peer_public_key", "allowed_ips"), "this host's WireGuard interface, the entry's public key and the "
      "AllowedIPs the kernel holds for it"),
     (("other_host", "other_interface", "other_addresses"), "the other end and its tunnel addresses (wg-quick Address, uci addresses)"),
-    ("missing", "the other end's addresses no prefix of those AllowedIPs holds: what this host drops"),
+    ("judged", "the other end's addresses it sends from toward this host (the families its entry back routes)"),
+    ("missing", "those of them no prefix of those AllowedIPs holds: what this host drops"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )

@@ -11,7 +11,15 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
     DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
+
+
+def both_ends_read(host, evidence, views) -> bool:
+    """``Fault.rechecked`` of the graph's faults: verify read ``host`` again and every other end its finding names
+    (``other_host``; ``also_on``'s ``host/interface``): a run limited to one end cannot tell the finding is gone."""
+    others = [evidence.get("other_host")] + [str(node).rsplit("/", 1)[0] for node in evidence.get("also_on") or []]
+    return host in views and all(other in views for other in others if other)
+
 
 ONE_SIDED_PEER = Fault(
     id="one_sided_peer",
@@ -31,28 +39,30 @@ ONE_SIDED_PEER = Fault(
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    rechecked=both_ends_read,
     evidence=ONE_SIDED_EVIDENCE,
 )
 
 DUPLICATE_PUBLIC_KEY = Fault(
     id="duplicate_public_key",
     number=None,
-    title="Two of my hosts share a WireGuard key, or one lists itself",
+    title="Two of my hosts share a WireGuard key",
     severity="critical",
     hosts="any host with a running WireGuard interface (every host's facts: the tunnel graph)",
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
     facts=(WIREGUARD,),
     rule=duplicate_keys,
     coverage=one_sided_coverage,
-    fires_when="a running interface's own public key is also another running interface's of the run, or an interface "
-               "lists its own public key as a peer",
-    symptom="Two sites flap: each works until the other connects (a cloned VM or router image); or a peer entry that "
-            "never gets a handshake because it names the host itself.",
+    fires_when="a running interface's own public key is also another running interface's of the run (not the same "
+               "machine listed twice: same key, listen port and peer keys; an interface listing its own key is harmless: "
+               "the kernel skips it)",
+    symptom="Two sites flap: each works until the other connects (a cloned VM or router image).",
     fix="No role (a new key pair must reach every peer that lists the old key): the finding names the interfaces and "
         "the entries to update.",
-    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("kind")),
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("public_key")),
     proof=Proof(how="verify re-reads every host's WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    rechecked=both_ends_read,
     evidence=DUPLICATE_KEY_EVIDENCE,
 )
 
@@ -74,6 +84,7 @@ NO_ENDPOINT_EITHER_SIDE = Fault(
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    rechecked=both_ends_read,
     evidence=NO_ENDPOINT_EVIDENCE,
 )
 
@@ -96,6 +107,7 @@ ENDPOINT_PORT_MISMATCH = Fault(
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    rechecked=both_ends_read,
     evidence=PORT_MISMATCH_EVIDENCE,
 )
 
@@ -108,14 +120,16 @@ RETURN_PATH_NOT_ALLOWED = Fault(
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
     facts=(WIREGUARD,),
     rule=return_path,
-    coverage=one_sided_coverage,
-    fires_when="a running entry lists the key of another interface of the run whose tunnel addresses (wg-quick Address, "
-               "uci addresses) are not all inside the entry's AllowedIPs (link-local left out)",
+    coverage=return_path_coverage,
+    fires_when="a running entry lists the key of another interface of the run, and an address that interface sends from "
+               "toward it (wg-quick Address, uci addresses; only the families its entry back routes; link-local left out) "
+               "is not inside the entry's AllowedIPs",
     symptom="The tunnel shows a fresh handshake, but pings and traffic from one side never arrive.",
     fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the entry "
         "and the address to add.",
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
     proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
     files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
+    rechecked=both_ends_read,
     evidence=RETURN_PATH_EVIDENCE,
 )

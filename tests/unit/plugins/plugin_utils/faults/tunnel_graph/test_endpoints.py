@@ -75,3 +75,73 @@ def test_a_uci_endpoint_port_is_judged_against_the_hubs_listen_port(tg):
 def test_entries_without_a_way_back_are_left_to_one_sided(tg):
     views = {"hub": tg.linux(tg.HUB, [tg.OLD]), "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:1"})}
     assert [no_endpoint(h, views[h], views) + port_mismatch(h, views[h], views) for h in views] == [[], []]
+
+
+def test_a_port_mismatch_toward_an_end_without_a_fixed_listen_port_advises_one(tg):
+    # breaker s9b: the router keeps no listen_port (a random one live, 43512); the hub knocks at 51820
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], endpoints={tg.OWRT: "198.51.100.7:51820"}, counters={tg.OWRT: (8880, 0)}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], listen_port=43512, uci_port=False)}
+    (_evidence, text), = port_mismatch("hub", views["hub"], views)
+    text = " ".join(text.split())
+    assert "but owrt's wg0 listens on port 43512" in text
+    assert "give owrt's wg0 a fixed listen port (uci listen_port '51820')" in text
+    assert "set the endpoint's port" not in text
+    # a Linux end: its ListenPort is not read, so both ways are given
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], endpoints={tg.PEER: "198.51.100.7:51820"}, counters={tg.PEER: (8880, 0)}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], listen_port=43512)}
+    (_evidence, text), = port_mismatch("hub", views["hub"], views)
+    text = " ".join(text.split())
+    assert "set the endpoint's port to 43512 (/etc/wireguard/wg0.conf) if peer's wg0 keeps ListenPort = 43512" in text
+    assert "give peer's wg0 a fixed listen port (ListenPort = 51820) instead" in text
+
+
+def test_a_uci_endpoint_without_a_port_is_judged_as_51820(tg):
+    # breaker: netifd uses 51820 for a uci peer with endpoint_host and no endpoint_port; the hub listens on 51821
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], listen_port=51821),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10"}, counters={tg.HUB: (592, 0)})}
+    (evidence, _text), = port_mismatch("owrt", views["owrt"], views)
+    assert (evidence["endpoint_port"], evidence["other_listen_port"]) == (51820, 51821)
+
+
+def test_no_endpoint_while_the_tunnel_is_up_says_it_works_only_until_a_restart(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 5}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], learned={tg.HUB: "203.0.113.10:51820"}, ages={tg.HUB: 5})}
+    (_evidence, text), = no_endpoint("peer", views["peer"], views)
+    text = " ".join(text.split())
+    assert "works now (a handshake 5 s ago) only because one end learned the other's endpoint" in text
+    assert "after a restart of both, neither side starts it" in text
+    assert "PostUp = wg set" in text
+    assert "neither side ever starts this tunnel" not in text
+
+
+def test_an_interface_with_two_files_nothing_tells_apart_is_not_judged(tg):
+    # two files for the peer's wg0, one with the hub's Endpoint, one without, the same keys and keepalives
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], counters={tg.PEER: (0, 0)}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:1"}, counters={tg.HUB: (500, 0)})}
+    stale = dict(views["peer"]["tunnelfix"]["wireguard"]["configs"][0], path="/etc/systemd/network/90-wg0.netdev", kind="netdev",
+                 peers=[{"public_key": tg.HUB, "endpoint": None}])
+    views["peer"]["tunnelfix"]["wireguard"]["configs"].append(stale)
+    assert [no_endpoint(h, views[h], views) + port_mismatch(h, views[h], views) for h in views] == [[], []]
+
+
+def test_the_stale_wg_quick_file_does_not_hide_the_running_netdev():
+    # breaker s7 through the registry: no finding on a healthy tunnel
+    hub_key, spoke_key = "H" * 43 + "=", "S" * 43 + "="
+    netdev = {"path": "/etc/systemd/network/90-wg0.netdev", "kind": "netdev", "interface": "wg0", "wireguard": True, "addresses": None,
+              "peers": [{"public_key": hub_key, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25}]}
+    stale = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": ["10.77.0.2/24"],
+             "peers": [{"public_key": hub_key, "endpoint": None, "persistent_keepalive_s": None}]}
+
+    def peer(key, allowed, endpoint, keepalive=None):
+        host, port = endpoint.rsplit(":", 1)
+        return {"public_key": key, "allowed_ips": allowed, "endpoint_host": host, "endpoint_port": int(port), "handshake_age_s": 5,
+                "rx_bytes": 1000, "tx_bytes": 1000, "persistent_keepalive_s": keepalive}
+
+    hub_config = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                  "addresses": ["10.78.0.1/24"], "peers": [{"public_key": spoke_key, "endpoint": None}]}
+    hub_wg0 = {"public_key": hub_key, "listen_port": 51820, "peers": [peer(spoke_key, ["10.78.0.2/32"], "198.51.100.7:40000")]}
+    spoke_wg0 = {"public_key": spoke_key, "listen_port": None, "peers": [peer(hub_key, ["10.78.0.0/24"], "203.0.113.1:51820", 25)]}
+    views = {"hub": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": hub_wg0}, "configs": [hub_config]}}},
+             "spoke": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": spoke_wg0}, "configs": [stale, netdev]}}}}
+    graph_ids = {"one_sided_peer", "duplicate_public_key", "no_endpoint_either_side", "endpoint_port_mismatch", "return_path_not_allowed"}
+    assert [(f["host"], f["id"]) for f in find_findings(views) if f["id"] in graph_ids] == []

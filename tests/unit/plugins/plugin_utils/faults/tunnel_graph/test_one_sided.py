@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings, finding_outcomes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 
 
@@ -19,8 +19,8 @@ def test_a_key_rotated_on_one_side_is_found_on_the_side_whose_entry_has_no_way_b
     (evidence, text), = one_sided("peer", views["peer"], views)
     assert evidence == {"interface": "wg0", "peer_public_key": tg.HUB, "own_public_key": tg.PEER, "other_host": "hub",
                         "other_interface": "wg0", "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf",
-                        "other_unknown_keys": [tg.OLD]}
-    assert "hub's wg0 has no entry for peer's key %s" % tg.PEER in " ".join(text.split())
+                        "other_unknown_keys": [tg.OLD], "other_entry": None}
+    assert "hub's wg0 runs no entry for peer's key %s" % tg.PEER in " ".join(text.split())
     assert "if one is an older key of peer, replace it with %s" % tg.PEER in " ".join(text.split())
     # the hub's entry for the old key: no host of the run has it, so it is not judged there
     assert one_sided("hub", views["hub"], views) == []
@@ -60,3 +60,40 @@ def test_the_finding_through_the_registry(tg):
     checks = diagnosis(views)["checks"]
     assert checks["peer"]["one_sided_peer"]["status"] == "found"
     assert checks["hub"]["one_sided_peer"]["status"] == "clear"
+
+
+def test_an_entry_back_only_in_the_file_is_no_way_back(tg):
+    # breaker s8: the hub's wg0.conf lists the peer, but no wg syncconf since: the kernel drops the peer's handshakes
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], paper=[tg.PEER]),
+             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.1:51820"}, counters={tg.HUB: (14800, 0)})}
+    (evidence, text), = one_sided("peer", views["peer"], views)
+    assert evidence["other_entry"] == "not running"
+    assert "listed in /etc/wireguard/wg0.conf but not running" in " ".join(text.split())
+    assert "wg syncconf" in text
+
+
+def test_a_disabled_uci_entry_back_is_no_way_back(tg):
+    # breaker s8b: the router's uci peer for the peer has disabled '1': netifd never gives it to the kernel
+    views = {"owrt": tg.owrt(tg.OWRT, [tg.PEER], disabled=[tg.PEER]), "peer": tg.linux(tg.PEER, [tg.OWRT])}
+    (evidence, text), = one_sided("peer", views["peer"], views)
+    assert evidence["other_entry"] == "disabled"
+    assert "disabled '1'" in text
+
+
+def test_a_disabled_entry_here_is_not_judged(tg):
+    # breaker s4: a router keeps a disabled uci peer for a retired hub that no longer lists it
+    views = {"owrt": tg.owrt(tg.OWRT, [tg.HUB, tg.OLD], disabled=[tg.OLD]), "hub": tg.linux(tg.HUB, [tg.OWRT]),
+             "oldhub": tg.linux(tg.OLD, [])}
+    assert one_sided("owrt", views["owrt"], views) == []
+
+
+def test_a_run_limited_to_one_end_does_not_call_the_finding_fixed(tg):
+    # breaker s3: verify --limit peer re-reads the peer only; the hub (whose entry is missing) is not read again
+    views = {"hub": tg.linux(tg.HUB, []), "peer": tg.linux(tg.PEER, [tg.HUB])}
+    before = [f for f in find_findings(views) if f["id"] == "one_sided_peer"]
+    after_views = {"peer": views["peer"]}
+    outcomes = finding_outcomes(before, find_findings(after_views), after_views, hosts=["peer"])
+    assert [(o["id"], o["outcome"], o["rechecked"]) for o in outcomes if o["id"] == "one_sided_peer"] == [
+        ("one_sided_peer", "still_present", False)]
+    outcomes = finding_outcomes(before, [], views, hosts=["peer", "hub"])
+    assert [(o["outcome"], o["rechecked"]) for o in outcomes if o["id"] == "one_sided_peer"] == [("fixed", True)]
