@@ -21,7 +21,8 @@ the same ``views``)::
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True,
                 "disabled": False}],                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
      "keys": {"HHHH…H=": ["hub/wg0"]},                     # own public key -> the nodes that have it
-     "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one, None: none
+     "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one (a running,
+                                                           # enabled one first; it may be neither), None: none
      "by_id": {edge id: edge}, "by_host": {"peer": [edge, ...]}, "by_node": {"peer/wg0": [edge, ...]},
      "host_nodes": {"peer": ["peer/wg0"]},
      "listed_by": {"HHHH…H=": ["peer/wg0"]},               # public key -> the nodes whose entries list it
