@@ -149,3 +149,12 @@ def test_one_machine_listed_twice_joins_once():
     assert graph["keys"][HUB] == ["hub.example.com/wg0"]     # the first node in order stands for the machine
     assert (graph["nodes"]["hub/wg0"]["alias_of"], graph["nodes"]["hub.example.com/wg0"]["alias_of"]) == ("hub.example.com/wg0", None)
     assert graph["by_id"]["peer/wg0>" + HUB]["to"] == ["hub.example.com/wg0"]
+
+
+def test_the_entry_back_is_a_running_one_when_there_is_one():
+    # two interfaces with the peer's key: the clone lists the hub only in its file, the peer runs its entry
+    views = fleet()
+    views["clone"] = linux(PEER, [], configs=[_wg_quick([(HUB, None)])], listen_port=51821)
+    graph = build_graph(views)
+    assert graph["by_id"]["hub/wg0>" + PEER]["to"] == ["clone/wg0", "peer/wg0"]
+    assert graph["back"]["hub/wg0>" + PEER] == "peer/wg0>" + HUB
