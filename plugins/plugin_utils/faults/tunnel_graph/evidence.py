@@ -19,6 +19,8 @@ DUPLICATE_KEY_EVIDENCE = (
     (("interface", "public_key"), "this host's WireGuard interface and its own public key"),
     ("also_on", "the other interfaces with the key (`host/interface`)"),
     ("listed_by", "the interfaces of the run whose peer entries list the key (`host/interface`)"),
+    ("identical", "true when the other interface shows the same listen port, addresses and peers too: one machine listed "
+     "twice in the inventory, or an untouched clone (the facts cannot tell which)"),
 )
 
 NO_ENDPOINT_EVIDENCE = (

@@ -91,14 +91,13 @@ def return_path(host, view, views):
         else:
             dropped = ("so %s drops everything %s sends from %s (a handshake still completes, nothing else passes)"
                        % (host, other["host"], ", ".join(missing)))
+        to_add = ", ".join(value.split("/")[0] + ("/32" if ":" not in value else "/128") for value in missing)
+        words = (host, node["interface"], ", ".join(edge["allowed_ips"]) or "nothing", edge["public_key"], other["host"],
+                 other["interface"], ", ".join(judged), dropped, to_add, edge["owner_path"] or edge["owner"], node["interface"])
         out.append((evidence, """
             %s's %s allows %s for the peer %s (%s's %s), which sends from %s toward it: WireGuard drops every packet
             whose source is outside the sending peer's AllowedIPs, %s. Add %s to that entry's AllowedIPs (%s), unless
-            another peer of %s is meant to carry it.""" % (
-                host, node["interface"], ", ".join(edge["allowed_ips"]) or "nothing", edge["public_key"], other["host"],
-                other["interface"], ", ".join(judged), dropped,
-                ", ".join(value.split("/")[0] + ("/32" if ":" not in value else "/128") for value in missing),
-                edge["owner_path"] or edge["owner"], node["interface"])))
+            another peer of %s is meant to carry it.""" % words))
     return out
 
 
