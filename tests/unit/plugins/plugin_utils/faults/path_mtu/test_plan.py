@@ -141,7 +141,8 @@ def test_the_facts_in_the_shape_of_the_roles_read(pmtu):
                {"path": "/etc/systemd/network/50-wg0.network", "kind": "network", "interface": "wg0", "wireguard": True}]
     assert facts_reading(pmtu.linux_view(tunnel_mtu=1400, configs=configs)) == {
         "interfaces": {"wg0": {"live_mtu_bytes": 1400, "ipv6_inside": True, "uci_proto": None, "uci_mtu": None, "clamp_file_sha256": None,
-                               "clamp_kept_lines": None, "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1400"},
+                               "clamp_kept_lines": None,
+                               "configs": [{"kind": "wg-quick", "path": "/etc/wireguard/wg0.conf", "mtu": "1400"},
                                            {"kind": "netdev", "path": "/etc/systemd/network/50-wg0.netdev", "mtu": "1400"}]}},
         "nft_rc": None, "nft_rules": None, "tcp_mtu_probing": None, "tcp_mtu_probing_file_sha256": None}
     assert facts_reading(pmtu.openwrt_view(written_mtu=1420))["interfaces"] == {

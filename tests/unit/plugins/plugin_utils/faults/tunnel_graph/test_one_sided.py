@@ -30,7 +30,7 @@ def test_a_key_rotated_on_one_side_is_found_on_the_side_whose_entry_has_no_way_b
 def test_an_entry_missing_on_a_router_is_found_on_the_linux_end(tg):
     views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT]), "peer": tg.linux(tg.PEER, [tg.HUB]), "owrt": tg.owrt(tg.OWRT, [])}
     found = one_sided("hub", views["hub"], views)
-    assert [(e["peer_public_key"], e["other_host"], e["other_unknown_keys"]) for e, _ in found] == [(tg.OWRT, "owrt", [])]
+    assert [(e["peer_public_key"], e["other_host"], e["other_unknown_keys"]) for e, _text in found] == [(tg.OWRT, "owrt", [])]
     assert one_sided("owrt", views["owrt"], views) == []
 
 
