@@ -5,6 +5,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.cc_in_container.rule import bbr_not_allowed_in_container
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.kernel_without_bbr.rule import no_bbr
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensitive_cc.reads import tcp_stack_read
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sch_fq_missing.rule import no_fq
 
 
@@ -12,3 +13,15 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sch_fq_miss
 @pytest.mark.parametrize("tunnelfix", [None, {}, {"tcp": {}}, {"tcp": {"congestion_control_available": "bbr"}}])
 def test_unread_facts_are_no_finding(rule, tunnelfix):
     assert rule("h", {"tunnelfix": tunnelfix}, {}) == []
+
+
+@pytest.mark.parametrize("view, expected", [
+    ({"tunnelfix": {"tcp": {"congestion_control_available": ["reno", "cubic"]}}}, None),
+    ({"tunnelfix": {}}, ("not_checked", "the TCP stack was not read")),
+    ({"tunnelfix": {"tcp": {"congestion_control_available": "bbr"}}}, ("not_checked", "the TCP stack was not read")),
+    ({"groups": ["tunnelfix_openwrt"], "tunnelfix": {}},
+     ("not_checked", "the TCP stack was not read (openwrt_facts does not read it)")),
+    ({"openwrt": {}, "tunnelfix": {}}, ("not_checked", "the TCP stack was not read (openwrt_facts does not read it)")),
+], ids=["read", "linux_unread", "linux_junk", "router_group", "router_facts"])
+def test_tcp_stack_read_says_why_a_host_was_not_checked(view, expected):
+    assert tcp_stack_read(view) == expected
