@@ -32,13 +32,31 @@ def test_method(text, method, ready):
     assert (probe["method"], probe["units_ready"]) == (method, ready)
 
 
+EXPECTED = "expected 'ifupdown yes|no', 'networkd SUBSTATE' or 'unit NAME ENABLED ACTIVE', got "
+
+
 @pytest.mark.parametrize("text, message", [
     (None, "persist probe output must be text, got NoneType"),
-    ("ifupdown maybe\nnetworkd dead\n", "line 1: expected 'ifupdown yes|no'"),
-    ("ifupdown no\nnetworkd dead\nunit u enabled\n", "line 3: expected"),
-    ("ifupdown no\n", "persist probe: no 'networkd' line"),
-    ("", "no 'ifupdown' and no 'networkd' line"),
+    (b"ifupdown no\nnetworkd dead\n", "persist probe output must be text, got bytes"),
+    ("ifupdown maybe\nnetworkd dead\n", "persist probe line 1: " + EXPECTED + "'ifupdown maybe'"),
+    ("ifupdown no\nnetworkd dead\nunit u enabled\n", "persist probe line 3: " + EXPECTED + "'unit u enabled'"),
+    # raw under a tty ends lines with CRLF: the line is quoted without its \r
+    ("ifupdown no\r\nnetworkd dead\r\nunit u enabled\r\n", "persist probe line 3: " + EXPECTED + "'unit u enabled'"),
+    ("ifupdown no\nnetworkd running degraded\n", "persist probe line 2: " + EXPECTED + "'networkd running degraded'"),
+    # a line is quoted up to its 200th character
+    ("ifupdown no\nnetworkd dead\nunit u enabled active " + "x" * 300 + "\n",
+     "persist probe line 3: " + EXPECTED + repr("unit u enabled active " + "x" * 178)),
+    ("ifupdown no\n", "persist probe: no 'networkd' line (output cut short?)"),
+    ("networkd dead\n", "persist probe: no 'ifupdown' line (output cut short?)"),
+    ("", "persist probe: no 'ifupdown' and no 'networkd' line (output cut short?)"),
 ])
 def test_errors(text, message):
-    with pytest.raises(ParseError, match=message):
+    with pytest.raises(ParseError) as error:
         parse_persist_probe(text)
+    assert str(error.value) == message
+
+
+def test_blank_lines_are_skipped():
+    probe = parse_persist_probe("\nifupdown yes\n\n\nnetworkd dead\n\nunit u enabled active\n\n")
+    assert probe == {"ifupdown": True, "networkd_running": False, "method": "ifupdown",
+                     "units": {"u": {"enabled": "enabled", "active": "active"}}, "units_ready": True}
