@@ -533,6 +533,30 @@ def test_bridges_without_tools_are_reported(fake, tunnel_router, change, expecte
         assert bridges["bridges"]["br-lan"]["ports"]["lan1"]["features"]["generic-receive-offload"] == "off"
 
 
+@pytest.mark.parametrize("links, why", [
+    # BusyBox's ip (no -d, no -j) prints its usage and exits 1: the first 200 characters of it
+    ("busybox", "rc=1: BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n"
+                "Usage: ip [OPTIONS] address|route|link|tunnel|neigh|rule [ARGS]\n\n"
+                "OPTIONS := -f[amily] inet|inet6|link | -o[neline]\n\nip addr add|del I"),
+    ((255, "", ""), "rc=255: no output"),
+    # an ip that prints text: the parser's message, its first 200 characters
+    ("text", "ip -d -j link show output is not JSON (is `-j` supported by this ip?): '2: br-lan: <BROADCAST,MULTICAST,UP,"
+             "LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default qlen 1000\\n    link/ethe"),
+], ids=["busybox_ip", "silent_failure", "text_listing"])
+def test_a_failed_link_listing_is_a_note_saying_why(fake, tunnel_router, load_fixture, links, why):
+    """The exit status and the start of what ip said (or why its listing is unreadable), not a failure; forwarding is
+    still read."""
+    if links == "busybox":
+        links = (1, "", load_fixture("ip_d_j_link_show_stderr", "busybox_1.35_no_json.txt"))
+    elif links == "text":
+        links = (0, load_fixture("ip_link_show", "netns_bridge.txt"), "")
+    action = fake({"gather_subset": ["bridges"]}, dict(tunnel_router, **{IP_LINKS: links}))
+    assert facts_of(action.run(task_vars={}))["bridges"] == {
+        "ip_json": False, "ethtool_installed": None, "ip_forward": 1, "bridges": {}, "tunnels": {},
+        "note": "ip -d -j link show gave no link list (%s): bridges and tunnels unknown" % why}
+    assert_one_execution(action)
+
+
 @pytest.mark.parametrize("change, message", [
     (wg("Sun Nov 30\n"), "cannot read the output of wg show all dump: expected"),
     (wg("1796029496\n", dump="wg0\tonly-two\n"), "cannot read the output of wg show all dump"),

@@ -235,11 +235,34 @@ def test_missing_ethtool_and_ip_are_reported(shell_router, peer):
     assert (bridges["ethtool_installed"], bridges["note"]) == (False, "ethtool is not installed: offload features unknown")
 
 
-def test_missing_ip_is_reported(shell_router, peer):
+BUSYBOX_USAGE_200 = ("BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n"
+                     "Usage: ip [OPTIONS] address|route|link|tunnel|neigh|rule [ARGS]\n\n"
+                     "OPTIONS := -f[amily] inet|inet6|link | -o[neline]\n\nip addr add|del I")
+NOT_JSON_200 = ("ip -d -j link show output is not JSON (is `-j` supported by this ip?): '2: br-lan: <BROADCAST,MULTICAST,UP,"
+                "LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default qlen 1000\\n    link/ethe")
+
+
+@pytest.mark.parametrize("links, why", [
+    (None, "ip (iproute2) is not installed"),
+    # BusyBox's ip (no -d, no -j) prints its usage and exits 1: the first 200 characters of it
+    ("busybox", "rc=1: " + BUSYBOX_USAGE_200),
+    ((2, "", ""), "rc=2: no output"),
+    # an ip that prints text: the parser's message, its first 200 characters
+    ("text", NOT_JSON_200),
+], ids=["no_ip", "busybox_ip", "silent_failure", "text_listing"])
+def test_no_link_list_is_reported_not_failed(shell_router, peer, load_fixture, links, why):
+    """Bridges and tunnels unknown, said in the note with why; forwarding is still read."""
     answers = {k: v for k, v in peer.items() if not k.startswith(("ethtool", "ip "))}
+    if links == "busybox":
+        answers["ip -d -j link show"] = (1, "", load_fixture("ip_d_j_link_show_stderr", "busybox_1.35_no_json.txt"))
+    elif links == "text":
+        answers["ip -d -j link show"] = (0, load_fixture("ip_link_show", "netns_bridge.txt"), "")
+    elif links is not None:
+        answers["ip -d -j link show"] = links
     _host, result = run(shell_router, answers, gather_subset=["bridges"])
-    bridges = result["ansible_facts"]["tunnelfix"]["bridges"]
-    assert (bridges["ip_json"], bridges["bridges"], bridges["ip_forward"]) == (False, {}, 1)
+    assert result["ansible_facts"]["tunnelfix"]["bridges"] == {
+        "ip_json": False, "ethtool_installed": None, "ip_forward": 1, "bridges": {}, "tunnels": {},
+        "note": "ip -d -j link show gave no link list (%s): bridges and tunnels unknown" % why}
 
 
 @pytest.mark.parametrize("label", ["after", None])
