@@ -29,33 +29,44 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_read
 OFFLOAD_LOOP = (ETHTOOL_K,)
 
 
+def _no_link_list(ip_forward, why):
+    """The ``bridges`` subset when ``ip -d -j link show`` gave no link list (``why``, text): bridges, tunnels and
+    offloads unknown (``bridges_subset`` gives ``{}`` for both with an ``ip_error``), forwarding as read."""
+    return bridges_subset(None, None, ip_forward, None, why)
+
+
+def _ip_failed(res):
+    """Why a failed ip gave no list: ``rc=N: STDERR``, at most 200 characters of it, ``no output`` when empty."""
+    return "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])
+
+
+def _from_links(action, ip_forward, links):
+    """The ``bridges`` subset from the link listing ip printed with exit status 0: an unreadable one is reported."""
+    try:
+        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
+    except ParseError as exc:  # an ip without -j prints text or usage
+        return _no_link_list(ip_forward, str(exc)[:200])
+    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
+
+
 def _linux_bridges(action, facts, args):
     """The ``bridges`` subset (``_bridges.bridges_subset``): no ip or ethtool is reported, not a failure."""
     res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=ANY_EXIT_STATUS)
     ip_forward, links = action.parse_output(res, split_forward_and_links)
     if res["rc"] == NOT_FOUND:
-        return bridges_subset({}, {}, ip_forward, None, "ip (iproute2) is not installed")
+        return _no_link_list(ip_forward, "ip (iproute2) is not installed")
     if res["rc"] != 0:
-        return bridges_subset({}, {}, ip_forward, None, "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200]))
-    try:
-        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
-    except ParseError as exc:
-        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
+        return _no_link_list(ip_forward, _ip_failed(res))
+    return _from_links(action, ip_forward, links)
 
 
 def _openwrt_bridges(action, facts, args):
     """Bridges, ports, offloads, tunnels and ip_forward from the forwarding-and-links step and the ethtool steps."""
     res = action.step(FORWARD_AND_LINKS_ARGV, ok_rcs=(0, 1, 255, NOT_FOUND))
     ip_forward, links = action.parse_output(res, split_forward_and_links)
-    if res["rc"] != 0:  # 255: an ip without -d or -j; 127: no ip at all
-        error = "rc=%s: %s" % (res["rc"], (res["stderr"] or "no output").strip()[:200])
-        return bridges_subset({}, {}, ip_forward, None, error)
-    try:
-        bridges, tunnels = parse_ip_link_bridges(links), parse_ip_link_tunnels(links)
-    except ParseError as exc:  # an ip without -j prints text or usage
-        return bridges_subset({}, {}, ip_forward, None, str(exc)[:200])
-    return action.bridges_and_tunnels(bridges, tunnels, ip_forward)
+    if res["rc"] != 0:  # 1: BusyBox ip (no -d, no -j); 255: an ip without -d or -j; 127: no ip at all
+        return _no_link_list(ip_forward, _ip_failed(res))
+    return _from_links(action, ip_forward, links)
 
 
 _BRIDGE_STEPS = (step_of(FORWARD_AND_LINKS_ARGV), *mss_clamp_steps())
