@@ -1,0 +1,105 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tunnel graph findings' whole texts, one per rule and case (fake keys): what an operator reads, pinned."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
+
+
+def _cases(tg):
+    hub, peer, owrt, old = tg.HUB, tg.PEER, tg.OWRT, tg.OLD
+    return {
+        "one_sided rotated": (one_sided, "peer", {
+            "hub": tg.linux(hub, [old]), "peer": tg.linux(peer, [hub])}),
+        "one_sided router lacks": (one_sided, "hub", {
+            "hub": tg.linux(hub, [peer, owrt]), "peer": tg.linux(peer, [hub]), "owrt": tg.owrt(owrt, [])}),
+        "duplicate clone": (duplicate_keys, "peer", {
+            "hub": tg.linux(hub, [peer]), "peer": tg.linux(peer, [hub]), "clone": tg.linux(peer, [hub], listen_port=51821)}),
+        "duplicate identical": (duplicate_keys, "hub", {
+            "hub": tg.linux(hub, [owrt]), "hub.example.com": tg.linux(hub, [owrt]), "peer": tg.linux(peer, [hub])}),
+        "no_endpoint never": (no_endpoint, "hub", {
+            "hub": tg.linux(hub, [owrt]), "owrt": tg.owrt(owrt, [hub])}),
+        "no_endpoint fresh": (no_endpoint, "hub", {
+            "hub": tg.linux(hub, [owrt], learned={owrt: "198.51.100.7:51820"}, ages={owrt: 5}),
+            "owrt": tg.owrt(owrt, [hub], learned={hub: "203.0.113.10:51820"})}),
+        "port linux": (port_mismatch, "peer", {
+            "hub": tg.linux(hub, [peer], listen_port=51820),
+            "peer": tg.linux(peer, [hub], endpoints={hub: "203.0.113.10:51821"}, counters={hub: (1480, 0)})}),
+        "port owrt kept": (port_mismatch, "hub", {
+            "owrt": tg.owrt(owrt, [hub], listen_port=51820),
+            "hub": tg.linux(hub, [owrt], endpoints={owrt: "198.51.100.7:51000"}, counters={owrt: (592, 0)})}),
+        "return none": (return_path, "hub", {
+            "hub": tg.linux(hub, [peer], addresses=["10.77.0.1/24"], allowed={peer: ["10.77.0.3/32"]}),
+            "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
+    }
+
+
+TEXTS = {
+    'one_sided rotated': (
+        "peer's wg0 has a peer entry for hub's wg0 (public key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=), but hub's "
+        "wg0 runs no entry for peer's key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=: WireGuard drops a handshake "
+        'from a key it has no peer for, so this tunnel cannot come up. It lists 1 key(s) no host of this run has '
+        '(OLDPEEROLDPEEROLDPEEROLDPEEROLDPEEROLDPEERO=): if one is an older key of peer, replace it with '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=. Add a [Peer] (or uci wireguard_wg0 peer) with PublicKey = '
+        "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= to hub's wg0, or remove the entry here (/etc/wireguard/wg0.conf) "
+        'if the tunnel is gone.'),
+    'one_sided router lacks': (
+        "hub's wg0 has a peer entry for owrt's wg0 (public key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=), but "
+        "owrt's wg0 runs no entry for hub's key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=: WireGuard drops a "
+        'handshake from a key it has no peer for, so this tunnel cannot come up. Add a [Peer] (or uci wireguard_wg0 '
+        "peer) with PublicKey = HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= to owrt's wg0, or remove the entry here "
+        '(/etc/wireguard/wg0.conf) if the tunnel is gone.'),
+    'duplicate clone': (
+        "peer's wg0 has the public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=, and so does clone/wg0: the same "
+        'private key is on more than one interface (a cloned image or a copied config). Every peer that lists this key '
+        "(hub/wg0) sends to whichever of them spoke last, and each takes the other's session. Give peer its own key "
+        "pair (wg genkey) and put the new public key in those peers' entries. (An active/standby pair that shares the "
+        'key on purpose, e.g. with keepalived, is the one exception: then only one of them may run the interface at a '
+        'time.)'),
+    'duplicate identical': (
+        "hub's wg0 and hub.example.com's wg0 show the same public key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=, "
+        'listen port, addresses and peers. Either they are one machine listed twice in the inventory (then remove one '
+        'of the names: every run reads and changes it twice), or hub is a clone of hub.example.com nobody has changed '
+        "yet (then both answer for that key and take each other's sessions: give hub its own key pair with wg genkey "
+        "and put the new public key in the peers' entries)."),
+    'no_endpoint never': (
+        "Neither end of the tunnel between hub's wg0 and owrt's wg0 keeps an endpoint for the other (a file's Endpoint, "
+        'uci endpoint_host). WireGuard starts a handshake only toward an endpoint it knows, so neither side ever starts '
+        'this tunnel. Give the end that can reach the other (the one behind NAT, or the roaming one) Endpoint = the '
+        "other's public address and listen port (uci endpoint_host and endpoint_port on OpenWrt). If a script sets it "
+        '(PostUp = wg set ... endpoint ..., a portal), that owner is not read here: put the endpoint in the file '
+        'instead.'),
+    'no_endpoint fresh': (
+        "Neither end of the tunnel between hub's wg0 and owrt's wg0 keeps an endpoint for the other (a file's Endpoint, "
+        "uci endpoint_host). The tunnel works now (a handshake 5 s ago) only because one end learned the other's "
+        'endpoint from its packets; after a restart of both, neither side starts it. Give the end that can reach the '
+        "other (the one behind NAT, or the roaming one) Endpoint = the other's public address and listen port (uci "
+        'endpoint_host and endpoint_port on OpenWrt). If a script sets it (PostUp = wg set ... endpoint ..., a portal), '
+        'that owner is not read here: put the endpoint in the file instead.'),
+    'port linux': (
+        "peer's wg0 sends to hub's wg0 at 203.0.113.10 port 51821, but hub's wg0 listens on port 51820; the entry sent "
+        '1480 bytes, received none, and has never had a handshake. Unless a NAT in front of hub forwards port 51821 to '
+        "51820, set the endpoint's port to 51820 (/etc/wireguard/wg0.conf) if hub's wg0 keeps ListenPort = 51820; if it "
+        "has no ListenPort line, 51820 is random and changes at each start: give hub's wg0 a fixed listen port "
+        '(ListenPort = 51821) instead.'),
+    'port owrt kept': (
+        "hub's wg0 sends to owrt's wg0 at 198.51.100.7 port 51000, but owrt's wg0 listens on port 51820; the entry sent "
+        '592 bytes, received none, and has never had a handshake. Unless a NAT in front of owrt forwards port 51000 to '
+        "51820, set the endpoint's port to 51820 (/etc/wireguard/wg0.conf)."),
+    'return none': (
+        "hub's wg0 allows 10.77.0.3/32 for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), which "
+        "sends from 10.77.0.2/24 toward it: WireGuard drops every packet whose source is outside the sending peer's "
+        'AllowedIPs, so hub drops everything peer sends from 10.77.0.2/24 (a handshake still completes, nothing else '
+        "passes). Add 10.77.0.2/32 to that entry's AllowedIPs (/etc/wireguard/wg0.conf), unless another peer of wg0 is "
+        'meant to carry it.'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TEXTS))
+def test_the_whole_text_of_each_graph_finding(tg, case):
+    rule, host, views = _cases(tg)[case]
+    (_evidence, text), = rule(host, views[host], views)
+    assert " ".join(text.split()) == TEXTS[case]
