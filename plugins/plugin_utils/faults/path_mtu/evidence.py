@@ -18,9 +18,9 @@ EVIDENCE = (
     ("set_mtu_bytes", "the MTU the fix sets: outer path MTU minus the overhead, or the inner path MTU, the smaller; never below 1280 "
      "where IPv6 runs inside (or may), never below 576; null when the path is too narrow for that (nothing is set)"),
     (("ipv6_inside", "raised_to_ipv6_minimum"), "whether the tunnel carries IPv6 (an IPv6 prefix in a peer's AllowedIPs, or an "
-     "IPv6 address other than link-local on the device as ip -j addr show lists it; for a device not listed, its configured "
-     "addresses: uci, a wg-quick file's Address =; null: unknown, a device not listed that no wg-quick file configures, kept at "
-     "the 1280 floor), "
+     "IPv6 address other than link-local on the device as ip -j addr show lists it, or in its configuration: uci, a wg-quick "
+     "file's Address =, which the next start adds; null: unknown, a device not listed that no wg-quick file configures, "
+     "kept at the 1280 floor), "
      "and whether the MTU to set was raised to IPv6's 1280 although the path is narrower"),
     ("larger_packets", "how the probes above the largest size that passed failed, on the ladders that found the fault: "
      "\"lost silently\" (no reply, no ICMP: the black hole), \"refused with ICMP\" (a hop answered too big), \"refused by "

@@ -212,8 +212,9 @@ def parse_reading(text) -> dict:
     read, or no such file).
 
     Per interface: ``live_mtu_bytes`` (None: no such device), ``ipv6_inside`` (``reads.carries_ipv6``, the rule's own test
-    on what this read: an IPv6 prefix in a peer's AllowedIPs, else an IPv6 address other than link-local on the device
-    when it is there, else in uci ``addresses`` (OpenWrt); None: unknown, a Linux device that is not there),
+    on what this read: an IPv6 prefix in a peer's AllowedIPs, or an IPv6 address other than link-local on the device
+    when it is there or in uci ``addresses`` (OpenWrt: the next ifup adds them); None: unknown, a Linux device that is
+    not there),
     ``uci_proto``/``uci_mtu`` (OpenWrt; None when unset), ``clamp_file_sha256`` (OpenWrt: the SHA-256 of
     ``mss_clamp_file``, None when absent), ``clamp_kept_lines`` (OpenWrt: how many lines of ``SYSUPGRADE_CONF`` name that
     file, None when ``SYSUPGRADE_CONF`` is absent or was not read), ``configs`` (Linux: ``[{"kind": "wg-quick"|"netdev", "path": str, "mtu":

@@ -13,9 +13,9 @@ From the facts gathered in the host's one remote execution:
 - the endpoints: ``wireguard`` (Linux ``wg show all dump``; OpenWrt uci merged with the live state), and the device
   each endpoint is reached through: Linux ``routes.endpoints[address].dev``, OpenWrt ``endpoint_routes.endpoints``;
 - whether IPv6 runs inside (the 1280 floor, ``carries_ipv6``): an IPv6 prefix in a peer's AllowedIPs, or an IPv6
-  address other than link-local on the device as ``link_ipv6`` lists it; only for a device that listing lacks (absent,
-  down, or the listing failed) the configured addresses (OpenWrt: uci; Linux: the wg-quick file's ``Address =``;
-  unknown for a tunnel no wg-quick file configures: systemd-networkd, ``wg set``).
+  address other than link-local on the device as ``link_ipv6`` lists it or in its configuration (OpenWrt: uci; Linux:
+  the wg-quick file's ``Address =``: the next start adds it); known to be none when either was read and holds none (a
+  systemd-networkd or ``wg set`` tunnel whose device shows only IPv4), unknown when neither was.
 
 ``tunnels(view)`` puts those together per tunnel and peer. ``ladder_targets(view, hub_address)`` turns them into
 what the measuring step probes: per peer with an endpoint, the outer ladder (to the endpoint, up to the uplink's MTU)
@@ -155,28 +155,29 @@ def _family(value):
 
 
 def carries_ipv6(allowed_ips, live, configured=None):
-    """Whether IPv6 runs inside a tunnel, THE one test of the fault's rule (``tunnels``) and the fixing role
-    (``fix.parse_reading``), each on what it read:
+    """Whether IPv6 runs inside a tunnel, now or at its next start: THE one test of the fault's rule (``tunnels``) and
+    the fixing role (``fix.parse_reading``), each on what it read:
 
     ``allowed_ips``: its peers' AllowedIPs; ``live``: the device's addresses as the host lists them now (``link_ipv6``;
     the role's ``ip -o -6 addr show dev IF``), None when the device is not in that listing (absent, down, not read);
     ``configured``: the addresses its configuration gives it (OpenWrt uci ``addresses``, a wg-quick file's
     ``Address =``), None when none was read (systemd-networkd's ``.network``, ``wg set``: not read).
 
-    True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too); else, when ``live`` is a list, whether it holds an
-    IPv6 address other than link-local (fe80::/10): True or False, the device as it runs; else the same test on
-    ``configured``; None when both are None: the rule then keeps the 1280 floor (the kernel drops a device's IPv6
-    under 1280), and the role (which refuses an MTU under 1280 only where it finds IPv6) refuses nothing.
-    ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"])`` -> False (live wins);
-    ``(["10.77.0.0/24"], None, ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], None, None)`` -> None.
+    True when a peer's AllowedIPs hold an IPv6 prefix (``::/0`` too), or ``live`` or ``configured`` holds an IPv6 address
+    other than link-local (fe80::/10): the device runs IPv6 now, or its configuration gives it one at the next start
+    (an MTU the fix writes under 1280 would then cut it: the kernel drops a device's IPv6 under 1280). False when
+    neither does and at least one of them was read (a networkd tunnel with IPv4 only on the device is known to carry no
+    IPv6); None when both are None: the rule then keeps the 1280 floor, and the role (which refuses an MTU under 1280
+    only where it finds IPv6) refuses nothing.
+    ``(["10.77.0.0/24"], ["fd77::2/64"])`` -> True; ``(["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"])`` -> True (the
+    next start adds it); ``(["10.77.0.0/24"], ["fe80::1/64"], None)`` -> False; ``(["10.77.0.0/24"], None, None)`` -> None.
     """
     if any(_family(str(prefix).split("/", maxsplit=1)[0]) == 6 for prefix in allowed_ips or []):
         return True
-    addresses = configured if live is None else live
-    if addresses is None:
+    if live is None and configured is None:
         return None
     link_local = ipnet.network("fe80::/10")
-    nets = [ipnet.network(str(address)) for address in addresses]
+    nets = [ipnet.network(str(address)) for address in list(live or []) + list(configured or [])]
     return any(net is not None and net.version == 6 and net.ip not in link_local for net in nets)
 
 
@@ -214,7 +215,7 @@ def tunnels(view) -> dict:
     A peer without an endpoint (a hub's peer before its first handshake) is left out. Unknown values are None (no
     ``link_mtu`` facts, an endpoint whose route was not read, a hostname endpoint: ``endpoint_family`` None).
     ``ipv6_inside``: ``carries_ipv6`` of its peers' AllowedIPs, the device's live addresses (``link_ipv6``, when it lists
-    the device: then True or False) and its configured ones (``tunnel_addresses``, only for a device it does not list).
+    the device) and its configured ones (``tunnel_addresses``).
     """
     facts, platform = host_facts(view)
     mtus, live = link_mtus(facts) or {}, live_ipv6(facts) or {}

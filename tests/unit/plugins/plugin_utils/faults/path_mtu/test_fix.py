@@ -170,12 +170,12 @@ def test_where_ipv6_inside_is_read_from(section, lines, ipv6):
     ("1420", [], None, False),                                     # Linux, the device there without IPv6 (a networkd tunnel)
     ("1420", ["10.77.0.0/24"], None, False),                       # an IPv4 peer
     ("1420", ["10.77.0.0/24", "3: wg0    inet6 fd77::2/64 scope global \\       valid_lft forever"], None, True),
-    ("1420", [], "10.77.0.2/24 fd77::2/64", False),                # OpenWrt: the device as it runs, not uci
+    ("1420", [], "10.77.0.2/24 fd77::2/64", True),                 # OpenWrt: uci gives it IPv6 at its next ifup
     ("", [], "10.77.0.2/24 fd77::2/64", True),                     # no device: uci's addresses
     ("", [], "10.77.0.2/24", False),
     ("1420", ["fd00::/64"], "10.77.0.2/24", True),                 # a peer's IPv6 AllowedIPs, whatever the addresses
 ])
-def test_the_live_device_decides_uci_only_where_it_is_absent(mtu, lines, uci, ipv6):
+def test_the_live_device_or_uci_holding_ipv6_counts(mtu, lines, uci, ipv6):
     text = "@@tunnelfix-mtu mtu wg0\n%s\n@@tunnelfix-mtu ipv6 wg0\n%s\n" % (mtu, "\n".join(lines))
     if uci is not None:
         text += "@@tunnelfix-mtu uciaddr wg0\n%s\n" % uci
@@ -387,7 +387,7 @@ def test_the_clamp_line_writes_where_the_include_differs_and_loads_where_only_th
 @pytest.mark.parametrize("mtu, live, addresses, refused", [
     (1279, ["fd77::2/64"], "10.77.0.2/24", True), (1280, ["fd77::2/64"], "10.77.0.2/24", False),
     (1279, [], "10.77.0.2/24", False), (576, [], "10.77.0.2/24", False),
-    (1279, [], "10.77.0.2/24 fd77::2/64", False),                  # the device runs no IPv6, whatever uci says
+    (1279, [], "10.77.0.2/24 fd77::2/64", True),                   # uci adds IPv6 at the next ifup: 1279 would cut it
     (1279, ["fe80::1/64"], "10.77.0.2/24", False),                 # link-local only
 ])
 def test_the_ipv6_floor_where_ipv6_runs_inside(mtu, live, addresses, refused):

@@ -201,9 +201,9 @@ STATES = {
     "linux .netdev, IPv6 address, no address listing, path 1300": (
         host(path_mtu=1300, configs=(NETDEV,), addresses=("fd77::2/64",), listed=False),
         ["/etc/systemd/network/50-wg0.netdev: [NetDev] MTUBytes=1280 (now 1420)"]),
-    "linux wg-quick, IPv6 address not on the device, path 1300": (   # both sides read the device, not the file
+    "linux wg-quick, IPv6 address not on the device, path 1300": (   # the file adds it at the next start: the floor
         host(path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()),
-        ["/etc/wireguard/wg0.conf: [Interface] MTU = 1240 (now 1420)"]),
+        ["/etc/wireguard/wg0.conf: [Interface] MTU = 1280 (now 1420)"]),
     "openwrt mtu unset": (host("openwrt", addresses=("10.77.0.2/24",)), [
         "network.wg0.mtu: unset (1420 in use) -> '1340'",
         "write %s: clamp TCP MSS of wg0 to 1300 (IPv4) / 1280 (IPv6) both ways" % CLAMP, KEEP_LINE]),
@@ -217,8 +217,8 @@ STATES = {
     "openwrt not in uci": (host("openwrt", in_uci=False), None),
     "openwrt uci IPv6 address not on the device, path 1300": (
         host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), live_addresses=()), [
-            "network.wg0.mtu: unset (1420 in use) -> '1240'",
-            "write %s: clamp TCP MSS of wg0 to 1200 (IPv4) / 1180 (IPv6) both ways" % CLAMP, KEEP_LINE]),
+            "network.wg0.mtu: unset (1420 in use) -> '1280'",
+            "write %s: clamp TCP MSS of wg0 to 1240 (IPv4) / 1220 (IPv6) both ways" % CLAMP, KEEP_LINE]),
     "openwrt ipv6 address, no address listing, path 1300": (
         host("openwrt", path_mtu=1300, addresses=("10.77.0.2/24", "fd77::2/64"), listed=False), [
             "network.wg0.mtu: unset (1420 in use) -> '1280'",

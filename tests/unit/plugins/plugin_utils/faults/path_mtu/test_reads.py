@@ -195,10 +195,11 @@ def test_without_a_far_address_the_reason_names_the_allowed_ips_and_the_hub():
     ([], ["10.77.0.2/24"], None, False),
     ([], [], None, False),
     (["10.77.0.0/24"], None, None, None),                 # neither read: unknown, the rule keeps the 1280 floor
-    # the live device decides; its configuration only where the device is not listed
-    (["10.77.0.0/24"], [], ["fd77::2/64"], False),
+    # the live device or its configuration (the next start adds it: an MTU under 1280 would cut it then)
+    (["10.77.0.0/24"], [], ["fd77::2/64"], True),
     (["10.77.0.0/24"], ["fd77::2/64"], [], True),
-    (["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"], False),
+    (["10.77.0.0/24"], ["fe80::1/64"], ["fd77::2/64"], True),
+    (["10.77.0.0/24"], ["fe80::1/64"], ["10.77.0.2/24"], False),
     (["10.77.0.0/24"], None, ["fd77::2/64"], True),
     (["10.77.0.0/24"], None, ["10.77.0.2/24"], False),
     (["10.77.0.0/24"], None, [], False),
@@ -234,21 +235,21 @@ WG_QUICK_V6 = {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface
     ([NETDEV_CONFIG], ["fd77::2/64", "fe80::1/64"], True),
     ([], [], False),                                       # wg set alone: no file, the device says
     ([], ["fd77::2/64"], True),
-    ([WG_QUICK_V6], [], False),                            # the file's Address = is not on the device (IPv6 off on it)
+    ([WG_QUICK_V6], [], True),                             # the file's Address = comes back at the next start
 ])
-def test_a_listed_device_decides_with_its_live_addresses(pmtu, configs, live, inside):
+def test_a_listed_device_decides_with_its_live_addresses_and_its_file(pmtu, configs, live, inside):
     view = pmtu.linux_view(configs=configs, live_ipv6={"lo": ["::1/128"], "eth0": ["fd00::2/64"], "wg0": live})
     assert tunnels(view)["wg0"]["ipv6_inside"] is inside
 
 
 @pytest.mark.parametrize("addresses, live_ipv6, inside", [
-    (("10.77.0.2/24", "fd77::2/64"), {"wg0": []}, False),            # the device runs no IPv6, whatever uci says
+    (("10.77.0.2/24", "fd77::2/64"), {"wg0": []}, True),             # not live yet: uci adds it at the next ifup
     (("10.77.0.2/24",), {"wg0": ["fd77::2/64"]}, True),
     (("10.77.0.2/24", "fd77::2/64"), {"eth1": []}, True),            # wg0 not listed (down): uci's addresses
     (("10.77.0.2/24",), {"eth1": []}, False),
     (("10.77.0.2/24", "fd77::2/64"), None, True),                    # no listing at all: uci's
 ])
-def test_an_openwrt_tunnel_falls_back_to_uci_only_where_the_device_is_not_listed(pmtu, addresses, live_ipv6, inside):
+def test_an_openwrt_tunnel_counts_uci_and_the_device(pmtu, addresses, live_ipv6, inside):
     assert tunnels(pmtu.openwrt_view(addresses=addresses, live_ipv6=live_ipv6))["wg0"]["ipv6_inside"] is inside
 
 
