@@ -53,9 +53,9 @@ DUPLICATE_PUBLIC_KEY = Fault(
     facts=(WIREGUARD,),
     rule=duplicate_keys,
     coverage=one_sided_coverage,
-    fires_when="a running interface's own public key is also another running interface's of the run (not the same "
-               "machine listed twice: same key, listen port and peer keys; an interface listing its own key is harmless: "
-               "the kernel skips it)",
+    fires_when="a running interface's own public key is also another running interface's of the run (two hosts alike in "
+               "key, listen port, addresses and peer keys, listed twice or an untouched clone, give one finding with "
+               "identical: true; an interface listing its own key is harmless: the kernel skips it)",
     symptom="Two sites flap: each works until the other connects (a cloned VM or router image).",
     fix="No role (a new key pair must reach every peer that lists the old key): the finding names the interfaces and "
         "the entries to update.",
