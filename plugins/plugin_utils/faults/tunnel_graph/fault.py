@@ -21,38 +21,44 @@ def both_ends_read(host, evidence, views) -> bool:
     return host in views and all(other in views for other in others if other)
 
 
-ONE_SIDED_PEER = Fault(
+PAIR_HOSTS = "any host with WireGuard whose peer is in the run (both ends' facts)"
+PAIR_PROOF = Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires.")
+
+
+def _entry_subject(evidence):
+    """The finding's subject: the interface and the peer entry's key."""
+    return "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key"))
+
+
+def graph_fault(**fields) -> Fault:
+    """A Fault of the tunnel graph: what every one shares (no field fault number, the ``wireguard`` reading of every
+    host, both ends re-read by verify, no role, this folder's map; by default a pair's hosts, proof, coverage and an
+    entry's subject), with ``fields`` for the rest."""
+    shared = dict(number=None, reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
+                  facts=(WIREGUARD,), rechecked=both_ends_read, hosts=PAIR_HOSTS, proof=PAIR_PROOF, coverage=one_sided_coverage,
+                  subject=_entry_subject, files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"))
+    return Fault(**dict(shared, **fields))
+
+
+ONE_SIDED_PEER = graph_fault(
     id="one_sided_peer",
-    number=None,
     title="My side lists the peer, the peer does not list me",
     severity="critical",
-    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
-    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
-    facts=(WIREGUARD,),
     rule=one_sided,
-    coverage=one_sided_coverage,
     fires_when="an interface lists a peer whose public key is exactly one other interface of the run, and that interface "
                "has no peer entry for this interface's own public key",
     symptom="The tunnel never comes up (no handshake), or came up once and died after a key was changed on one side.",
     fix="No role (a wrong guess about keys cuts a tunnel): the finding names the entry to add on the other end, with "
         "this interface's public key, or the entry to remove here.",
-    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
-    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
-    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
-    rechecked=both_ends_read,
     evidence=ONE_SIDED_EVIDENCE,
 )
 
-DUPLICATE_PUBLIC_KEY = Fault(
+DUPLICATE_PUBLIC_KEY = graph_fault(
     id="duplicate_public_key",
-    number=None,
     title="Two of my hosts share a WireGuard key",
     severity="critical",
     hosts="any host with a running WireGuard interface (every host's facts: the tunnel graph)",
-    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
-    facts=(WIREGUARD,),
     rule=duplicate_keys,
-    coverage=one_sided_coverage,
     fires_when="a running interface's own public key is also another running interface's of the run (two hosts alike in "
                "key, listen port, addresses and peer keys, listed twice or an untouched clone, give one finding with "
                "identical: true; an interface listing its own key is harmless: the kernel skips it)",
@@ -61,64 +67,40 @@ DUPLICATE_PUBLIC_KEY = Fault(
         "the entries to update.",
     subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("public_key")),
     proof=Proof(how="verify re-reads every host's WireGuard facts and the rule no longer fires."),
-    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
-    rechecked=both_ends_read,
     evidence=DUPLICATE_KEY_EVIDENCE,
 )
 
-NO_ENDPOINT_EITHER_SIDE = Fault(
+NO_ENDPOINT_EITHER_SIDE = graph_fault(
     id="no_endpoint_either_side",
-    number=None,
     title="Neither end of my tunnel knows where the other is",
     severity="critical",
-    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
-    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
-    facts=(WIREGUARD,),
     rule=no_endpoint,
-    coverage=one_sided_coverage,
     fires_when="two interfaces list each other, and neither entry keeps an endpoint (a file's Endpoint, uci endpoint_host; "
                "a learned one is lost on the next restart)",
     symptom="The tunnel never comes up, with no error anywhere: both ends wait for the other to start.",
     fix="No role (which end can reach the other is the operator's knowledge): the finding names both entries; one "
         "end gets Endpoint = the other's address and listen port.",
-    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
-    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
-    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
-    rechecked=both_ends_read,
     evidence=NO_ENDPOINT_EVIDENCE,
 )
 
-ENDPOINT_PORT_MISMATCH = Fault(
+ENDPOINT_PORT_MISMATCH = graph_fault(
     id="endpoint_port_mismatch",
-    number=None,
     title="My peer sends to a port the other end does not listen on",
     severity="high",
-    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
-    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
-    facts=(WIREGUARD,),
     rule=port_mismatch,
-    coverage=one_sided_coverage,
     fires_when="an entry's kept endpoint port differs from the listen port of the interface whose key it lists, and the "
                "entry sent and never received a byte, with no handshake newer than 180 s (an answer, or a tunnel that "
                "worked before, proves a NAT forwards the port)",
     symptom="The tunnel does not come up after a port was changed on one side (a new ListenPort, a second tunnel).",
     fix="No role (a NAT may forward another port on purpose): the finding names the entry, its port and the port the "
         "other end listens on.",
-    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
-    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
-    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
-    rechecked=both_ends_read,
     evidence=PORT_MISMATCH_EVIDENCE,
 )
 
-RETURN_PATH_NOT_ALLOWED = Fault(
+RETURN_PATH_NOT_ALLOWED = graph_fault(
     id="return_path_not_allowed",
-    number=None,
     title="The handshake works, nothing passes: my peer's AllowedIPs leave out my address",
     severity="critical",
-    hosts="any host with WireGuard whose peer is in the run (both ends' facts)",
-    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)"),
-    facts=(WIREGUARD,),
     rule=return_path,
     coverage=return_path_coverage,
     fires_when="a running entry lists the key of another interface of the run, and an address that interface sends from "
@@ -127,9 +109,5 @@ RETURN_PATH_NOT_ALLOWED = Fault(
     symptom="The tunnel shows a fresh handshake, but pings and traffic from one side never arrive.",
     fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the entry "
         "and the address to add.",
-    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key")),
-    proof=Proof(how="verify re-reads both ends' WireGuard facts and the rule no longer fires."),
-    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "playbooks/verify.yml"),
-    rechecked=both_ends_read,
     evidence=RETURN_PATH_EVIDENCE,
 )
