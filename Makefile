@@ -22,7 +22,7 @@ SCENARIOS ?= $(OPENWRT_MOLECULE_SCENARIOS)
 PROFILE_MOLECULE_SCENARIOS := banip_icmp openwrt_mwan3_wg
 
 .PHONY: demo test deps images lab-up lab-fresh lab-down lint sanity unit bad-input-test openwrt-image-test \
-	report-browser-test molecule molecule-openwrt molecule-profiles molecule-early molecule-late e2e pmtu-e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke mutation user-pipeline rollout-test rollback-test role-docs role-specs findings-doc changelog release \
+	report-browser-test molecule molecule-openwrt molecule-profiles molecule-early molecule-late e2e pmtu-e2e release-e2e build ee clean bench bench-smoke bench-slots bench-slots-smoke bench-graph mutation user-pipeline rollout-test rollback-test role-docs role-specs findings-doc changelog release \
 	test-independent test-lab venv-2.20 venv-2.21 matrix-2.19 matrix-2.20 matrix-2.21 readme-2.19 matrix-newer \
 	changelog-check prometheus-rules-test
 
@@ -255,6 +255,11 @@ bench-slots: images
 # valid flow per peer and no hub took part in two flows at once (about 2 min).
 bench-slots-smoke: images
 	.venv/bin/python bench/slots.py --smoke
+
+# The tunnel graph's benchmark (bench/graph.py, issue 32; not part of make test, no lab): synthetic fleets of 250 to 2,000
+# hosts with 10 peers each, the graph built and every graph rule run on every host; fails if a seeded fault is not found.
+bench-graph: deps
+	.venv/bin/python bench/graph.py
 
 # Mutation testing (mutmut) of the faults, parsers, fix plans and measurement judges: a report like the benchmark, not part of
 # make test (over an hour on 2 cores since it also covers fix/ and the judges); .cache/mutation/report.md has the score per file and the survivors.

@@ -1,0 +1,200 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A synthetic fleet for the tunnel graph: hosts' WireGuard facts as diagnose's views hold them, with seeded faults.
+
+Used by bench/graph.py (the graph's benchmark: 1,000 hosts with 10 peers each) and by tests/unit/bench/test_graph_fleet.py
+(each seeded fault found on the right hosts, none without seeds). No Ansible, no network: pure data.
+
+The fleet is ``sites`` meshes of ``size`` hosts (every host lists the ``size - 1`` others: 10 peers each at the default
+11). Host ``s003-h04`` is host 4 of site 3; even hosts are Linux (a wg-quick file /etc/wireguard/wg0.conf, the running
+interface as ``wg show all dump`` gives it, tunnel_facts' shape), odd hosts OpenWrt routers (uci merged with the live
+state, openwrt_facts' shape). Every host listens on 51820 at 198.18.S.H (RFC 2544's benchmark range), has the tunnel
+address 10.X.Y.H/24 of its site, and allows each peer its /32; every entry keeps the other's endpoint and had a
+handshake 20 s ago. Keys are fake: 43 base64 characters of a SHA-256 of the host's name and "=", never a real key.
+
+``fleet(sites, size, seeds)`` returns ``(views, expected)``: ``expected`` is ``{(fault id, host, other end), ...}``, the
+graph findings the seeds should give, each with the host at the tunnel's other end (``other_end``); a seed changes
+hosts of its own site, so seeds never meet. SEEDS names each seed.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+
+PORT = 51820
+HANDSHAKE_AGE_S = 20
+
+
+def public_key(name) -> str:
+    """A fake WireGuard public key for ``name``: 44 characters, base64 of 32 bytes (the shape ``wg`` prints)."""
+    return base64.b64encode(hashlib.sha256(name.encode()).digest()).decode()
+
+
+def host_name(site, index) -> str:
+    return "s%03d-h%02d" % (site, index)
+
+
+def _public_address(site, index):
+    return "198.18.%d.%d" % (site % 256, index + 1)
+
+
+def _tunnel_address(site, index):
+    return "10.%d.%d.%d" % (site // 256, site % 256, index + 1)
+
+
+def _linux(name, site, index, members):
+    live, configured = [], []
+    for other in members:
+        if other == index:
+            continue
+        key = public_key(host_name(site, other))
+        live.append({"public_key": key, "allowed_ips": ["%s/32" % _tunnel_address(site, other)],
+                     "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
+                     "handshake_age_s": HANDSHAKE_AGE_S, "tx_bytes": 92000, "rx_bytes": 148000,
+                     "persistent_keepalive_s": None})
+        configured.append({"public_key": key, "endpoint": "%s:%d" % (_public_address(site, other), PORT)})
+    return {"tunnelfix": {"wireguard": {
+        "interfaces": {"wg0": {"public_key": public_key(name), "listen_port": PORT, "peers": live}},
+        "configs": [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
+                     "addresses": ["%s/24" % _tunnel_address(site, index)], "peers": configured}]}}}
+
+
+def _openwrt(name, site, index, members):
+    peers = []
+    for other in members:
+        if other == index:
+            continue
+        peers.append({"public_key": public_key(host_name(site, other)), "in_uci": True, "disabled": False,
+                      "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
+                      "live": {"allowed_ips": ["%s/32" % _tunnel_address(site, other)],
+                               "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
+                               "handshake_age_s": HANDSHAKE_AGE_S, "tx_bytes": 92000, "rx_bytes": 148000}})
+    return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
+        "in_uci": True, "live": True, "listen_port": PORT, "addresses": ["%s/24" % _tunnel_address(site, index)],
+        "live_state": {"public_key": public_key(name), "listen_port": PORT}, "peers": peers}}}}}
+
+
+def site_views(site, size) -> dict:
+    """``{host: view}`` of one healthy site: a mesh of ``size`` hosts."""
+    members = range(size)
+    return {host_name(site, index): (_linux if index % 2 == 0 else _openwrt)(host_name(site, index), site, index, members)
+            for index in members}
+
+
+def _entries(view):
+    """The peer entries of a view's wg0: [(live entry dict or None, kept entry dict)], kept being the config's or uci's."""
+    if "openwrt" in view:
+        return [(peer["live"], peer) for peer in view["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"]]
+    wireguard = view["tunnelfix"]["wireguard"]
+    live = {peer["public_key"]: peer for peer in wireguard["interfaces"]["wg0"]["peers"]}
+    return [(live.get(peer["public_key"]), peer) for peer in wireguard["configs"][0]["peers"]]
+
+
+def _entry(view, key):
+    """(live, kept) of the entry for ``key`` in ``view``."""
+    return next((live, kept) for live, kept in _entries(view) if kept["public_key"] == key)
+
+
+def _drop_entry(view, key):
+    if "openwrt" in view:
+        iface = view["openwrt"]["wireguard"]["interfaces"]["wg0"]
+        iface["peers"] = [peer for peer in iface["peers"] if peer["public_key"] != key]
+        return
+    wireguard = view["tunnelfix"]["wireguard"]
+    wireguard["interfaces"]["wg0"]["peers"] = [peer for peer in wireguard["interfaces"]["wg0"]["peers"] if peer["public_key"] != key]
+    wireguard["configs"][0]["peers"] = [peer for peer in wireguard["configs"][0]["peers"] if peer["public_key"] != key]
+
+
+def _never_answered(live, tx_bytes):
+    live.update(handshake_age_s=None, tx_bytes=tx_bytes, rx_bytes=0)
+
+
+def _forget_endpoint(view, key):
+    live, kept = _entry(view, key)
+    if "endpoint" in kept:
+        kept["endpoint"] = None
+    else:
+        kept.update(endpoint_host=None, endpoint_port=None)
+    live.update(endpoint_host=None, endpoint_port=None)
+    _never_answered(live, 0)
+
+
+def seed_one_sided(views, site):
+    """h01 (OpenWrt) lists h02; h02's entry for h01 was deleted (a key rotated on one side only)."""
+    one, two = host_name(site, 1), host_name(site, 2)
+    _drop_entry(views[two], public_key(one))
+    _never_answered(_entry(views[one], public_key(two))[0], 4440)
+    return {("one_sided_peer", one, two)}
+
+
+def seed_duplicate_key(views, site):
+    """h02 (Linux) was cloned from h04 and put to use at its own address: h04's key, h02's peers and address."""
+    two, four = host_name(site, 2), host_name(site, 4)
+    views[two]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["public_key"] = public_key(four)
+    return {("duplicate_public_key", two, four), ("duplicate_public_key", four, two)}
+
+
+def seed_no_endpoint(views, site):
+    """h03 (OpenWrt) and h06 (Linux) list each other, neither keeps an endpoint for the other (two road-warrior configs)."""
+    three, six = host_name(site, 3), host_name(site, 6)
+    _forget_endpoint(views[three], public_key(six))
+    _forget_endpoint(views[six], public_key(three))
+    return {("no_endpoint_either_side", three, six), ("no_endpoint_either_side", six, three)}
+
+
+def seed_port_mismatch(views, site):
+    """h04 (Linux, behind NAT: h05 keeps no endpoint for it) sends to h05 at port 51821; h05 listens on 51820."""
+    four, five = host_name(site, 4), host_name(site, 5)
+    live, kept = _entry(views[four], public_key(five))
+    kept["endpoint"] = "%s:%d" % (_public_address(site, 5), PORT + 1)
+    live["endpoint_port"] = PORT + 1
+    _never_answered(live, 1480)
+    _forget_endpoint(views[five], public_key(four))
+    return {("endpoint_port_mismatch", four, five)}
+
+
+def seed_return_path(views, site):
+    """h07 (OpenWrt)'s entry for h08 allows 10.X.Y.99/32, not h08's address: h07 drops every packet from h08."""
+    seven, eight = host_name(site, 7), host_name(site, 8)
+    live = _entry(views[seven], public_key(eight))[0]
+    live["allowed_ips"] = ["%s/32" % _tunnel_address(site, 98)]
+    return {("return_path_not_allowed", seven, eight)}
+
+
+SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
+         "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
+         "return_path_not_allowed": seed_return_path}
+
+
+def fleet(sites, size=11, seeds=()):
+    """``(views, expected)``: ``sites`` meshes of ``size`` hosts (module doc); ``seeds`` (names of SEEDS) each changes
+    one site of its own, the first seed site 0, the next site 1, ... (``sites`` must be at least ``len(seeds)``, ``size``
+    at least 9). Raises ValueError on an unknown seed or too few sites or hosts."""
+    unknown = [name for name in seeds if name not in SEEDS]
+    if unknown:
+        raise ValueError("unknown seed(s) %s; known: %s" % (", ".join(unknown), ", ".join(SEEDS)))
+    if sites < len(seeds) or size < 9:
+        raise ValueError("%d seeds need at least %d sites of at least 9 hosts, got %d of %d" % (len(seeds), len(seeds), sites, size))
+    views = {}
+    for site in range(sites):
+        views.update(site_views(site, size))
+    expected = set()
+    for site, name in enumerate(seeds):
+        expected |= SEEDS[name](views, site)
+    return views, expected
+
+
+def other_end(finding) -> str:
+    """The host at the other end of a graph finding: its evidence's ``other_host``, else the host of its first ``also_on``
+    node (``HOST/INTERFACE``), else None."""
+    evidence = finding.get("evidence") or {}
+    if evidence.get("other_host"):
+        return evidence["other_host"]
+    also = evidence.get("also_on") or []
+    return str(also[0]).rsplit("/", 1)[0] if also else None
+
+
+def copy_views(views):
+    """A deep copy (the graph is cached per views object: a benchmark repeat needs a new one)."""
+    return copy.deepcopy(views)

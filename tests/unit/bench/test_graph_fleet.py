@@ -1,0 +1,54 @@
+"""bench/graph_fleet.py's synthetic fleet through the whole registry: the fleet without seeds gives no finding at all,
+each seeded graph fault is found on the hosts at both ends of its tunnel and nothing else is (issue 32's done-when)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+
+import graph_fleet as gf  # noqa: E402
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults import registry  # noqa: E402
+
+# the tunnel graph's faults (the registry's entries from faults/tunnel_graph/): the seeds cover each
+GRAPH_IDS = {fault.id for fault in registry.FAULTS if "faults/tunnel_graph/" in " ".join(fault.files)}
+
+
+def _found(views):
+    return {(finding["id"], finding["host"], gf.other_end(finding)) for finding in registry.find_findings(views)}
+
+
+def test_every_graph_fault_has_a_seed():
+    assert GRAPH_IDS == set(gf.SEEDS)
+
+
+def test_a_fleet_without_seeds_gives_no_finding():
+    views, expected = gf.fleet(3)
+    assert len(views) == 33 and expected == set()
+    assert registry.find_findings(views) == []
+
+
+def test_every_seed_at_once_is_found_on_both_ends_and_nothing_else():
+    views, expected = gf.fleet(len(gf.SEEDS) + 1, seeds=list(gf.SEEDS))
+    assert len(views) >= 20
+    assert _found(views) == expected
+    assert {fault_id for fault_id, _host, _other in expected} == GRAPH_IDS
+
+
+@pytest.mark.parametrize("seed", sorted(gf.SEEDS))
+def test_each_seed_alone(seed):
+    views, expected = gf.fleet(2, seeds=[seed])
+    assert expected and _found(views) == expected
+
+
+def test_fake_keys_have_the_shape_of_wireguard_keys():
+    key = gf.public_key("s000-h00")
+    assert len(key) == 44 and key.endswith("=") and key != gf.public_key("s000-h01")
+
+
+def test_bad_seed_and_too_small_fleet_are_refused():
+    with pytest.raises(ValueError, match="unknown seed"):
+        gf.fleet(2, seeds=["no_such"])
+    with pytest.raises(ValueError, match="at least 9 hosts"):
+        gf.fleet(2, size=5)
