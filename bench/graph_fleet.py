@@ -162,20 +162,31 @@ def seed_return_path(views, site):
     return {("return_path_not_allowed", seven, eight)}
 
 
+def seed_keepalive_side(views, site):
+    """h10 (Linux, a hub: keeps no endpoint for h09) sends PersistentKeepalive 25 to h09 (OpenWrt, keeps h10's endpoint,
+    sends none): the keepalive is on the end that cannot start the tunnel."""
+    nine, ten = host_name(site, 9), host_name(site, 10)
+    _forget_endpoint(views[ten], public_key(nine))
+    live = _entry(views[ten], public_key(nine))[0]
+    live.update(endpoint_host=_public_address(site, 9), endpoint_port=1024, handshake_age_s=HANDSHAKE_AGE_S,
+                tx_bytes=92000, rx_bytes=148000, persistent_keepalive_s=25)   # learned from h09's packets
+    return {("keepalive_on_wrong_side", nine, ten)}
+
+
 SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
          "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
-         "return_path_not_allowed": seed_return_path}
+         "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side}
 
 
 def fleet(sites, size=11, seeds=()):
     """``(views, expected)``: ``sites`` meshes of ``size`` hosts (module doc); ``seeds`` (names of SEEDS) each changes
     one site of its own, the first seed site 0, the next site 1, ... (``sites`` must be at least ``len(seeds)``, ``size``
-    at least 9). Raises ValueError on an unknown seed or too few sites or hosts."""
+    at least 11). Raises ValueError on an unknown seed or too few sites or hosts."""
     unknown = [name for name in seeds if name not in SEEDS]
     if unknown:
         raise ValueError("unknown seed(s) %s; known: %s" % (", ".join(unknown), ", ".join(SEEDS)))
-    if sites < len(seeds) or size < 9:
-        raise ValueError("%d seeds need at least %d sites of at least 9 hosts, got %d of %d" % (len(seeds), len(seeds), sites, size))
+    if sites < len(seeds) or size < 11:
+        raise ValueError("%d seeds need at least %d sites of at least 11 hosts, got %d of %d" % (len(seeds), len(seeds), sites, size))
     views = {}
     for site in range(sites):
         views.update(site_views(site, size))

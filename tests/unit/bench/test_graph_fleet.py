@@ -50,5 +50,5 @@ def test_fake_keys_have_the_shape_of_wireguard_keys():
 def test_bad_seed_and_too_small_fleet_are_refused():
     with pytest.raises(ValueError, match="unknown seed"):
         gf.fleet(2, seeds=["no_such"])
-    with pytest.raises(ValueError, match="at least 9 hosts"):
+    with pytest.raises(ValueError, match="at least 11 hosts"):
         gf.fleet(2, size=5)

@@ -39,6 +39,16 @@ PORT_MISMATCH_EVIDENCE = (
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
 
+KEEPALIVE_SIDE_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
+    ("endpoint_host", "the endpoint this entry keeps (this end starts the tunnel)"),
+    ("persistent_keepalive_s", "null: this entry sends no PersistentKeepalive (the finding's cause)"),
+    (("other_host", "other_interface"), "the other end, which keeps no endpoint for this one"),
+    ("other_persistent_keepalive_s", "the keepalive the other end's entry sends, s"),
+    ("handshake_age_s", "this entry's newest handshake, s (null: never)"),
+    (("owner", "owner_path"), "who keeps the entry here (the line to add goes there), and the file"),
+)
+
 RETURN_PATH_EVIDENCE = (
     (("interface", "peer_public_key", "allowed_ips"), "this host's WireGuard interface, the entry's public key and the "
      "AllowedIPs the kernel holds for it"),

@@ -9,7 +9,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
-    DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
+    DUPLICATE_KEY_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
 
@@ -110,4 +111,18 @@ RETURN_PATH_NOT_ALLOWED = graph_fault(
     fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the entry "
         "and the address to add.",
     evidence=RETURN_PATH_EVIDENCE,
+)
+
+KEEPALIVE_ON_WRONG_SIDE = graph_fault(
+    id="keepalive_on_wrong_side",
+    title="The keepalive is on the end that cannot start the tunnel",
+    severity="medium",
+    rule=wrong_side,
+    fires_when="of two running entries that list each other, only this one keeps an endpoint (so only this end can start "
+               "the tunnel) and it sends no PersistentKeepalive, while the other end's entry sends one",
+    symptom="The tunnel dies after a quiet spell although keepalive is set (on the hub); traffic from the far end "
+            "brings it back.",
+    fix="No role from a graph finding (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers): the "
+        "finding names the entry and the PersistentKeepalive line to add on this end.",
+    evidence=KEEPALIVE_SIDE_EVIDENCE,
 )

@@ -21,12 +21,12 @@ def _split(endpoint):
 
 
 def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None, counters=None,
-          addresses=None, allowed=None, paper=()):
+          addresses=None, allowed=None, paper=(), keepalive=None):
     """A Linux host whose wg-quick file ``path`` lists ``peer_keys``; ``endpoints``: {key: "host:port"} in the file (and
     live); ``learned``: {key: "host:port"} live only (learned from the other end); ``ages``: {key: handshake age s};
     ``counters``: {key: (tx_bytes, rx_bytes)}, else (0, 0); ``addresses``: the file's Address values (None: no Address line
     read); ``allowed``: {key: [prefix, ...]} live, else ["10.77.0.0/24"]; ``paper``: keys of ``peer_keys`` only in the
-    file (the kernel does not have them: no wg syncconf since)."""
+    file (the kernel does not have them: no wg syncconf since); ``keepalive``: {key: PersistentKeepalive s} live."""
     allowed = allowed or {}
     endpoints, learned, ages, counters = endpoints or {}, learned or {}, ages or {}, counters or {}
     peers = []
@@ -36,7 +36,7 @@ def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, end
         host, port = _split(learned.get(k) or endpoints.get(k))
         peers.append({"public_key": k, "allowed_ips": allowed.get(k, ["10.77.0.0/24"]), "endpoint_host": host, "endpoint_port": port,
                       "handshake_age_s": ages.get(k), "tx_bytes": counters.get(k, (0, 0))[0],
-                      "rx_bytes": counters.get(k, (0, 0))[1]})
+                      "rx_bytes": counters.get(k, (0, 0))[1], "persistent_keepalive_s": (keepalive or {}).get(k)})
     return {"tunnelfix": {"wireguard": {
         "interfaces": {"wg0": {"public_key": key, "listen_port": listen_port, "peers": peers}} if key else {},
         "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": addresses,
@@ -44,11 +44,11 @@ def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, end
 
 
 def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None, addresses=None, allowed=None,
-         disabled=(), uci_port=True):
+         disabled=(), uci_port=True, keepalive=None):
     """An OpenWrt router whose uci lists ``peer_keys`` (running when ``key``); ``endpoints``: {key: "host:port"} in uci
     (and live; "host" alone: no endpoint_port in uci, netifd's 51820 live); ``learned``: {key: "host:port"} live only;
     ``allowed``: {key: [prefix, ...]} live, else []; ``disabled``: keys whose uci peer has disabled '1' (not live);
-    ``uci_port``: False when uci sets no listen_port (a random one live)."""
+    ``uci_port``: False when uci sets no listen_port (a random one live); ``keepalive``: {key: s} in uci and live."""
     endpoints, learned, counters, allowed = endpoints or {}, learned or {}, counters or {}, allowed or {}
     peers = []
     for k in peer_keys:
@@ -57,7 +57,8 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
         live_port = 51820 if live_host and live_port is None else live_port
         peers.append({"public_key": k, "in_uci": True, "endpoint_host": host, "endpoint_port": port, "disabled": k in disabled,
                       "live": {"allowed_ips": allowed.get(k, []), "endpoint_host": live_host, "endpoint_port": live_port,
-                               "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1]}
+                               "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1],
+                               "persistent_keepalive_s": (keepalive or {}).get(k)}
                       if key and k not in disabled else None})
     return {"openwrt": {"wireguard": {"interfaces": {"wg0": {
         "in_uci": True, "live": bool(key), "listen_port": listen_port if uci_port else None, "addresses": addresses,

@@ -5,6 +5,7 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
 
@@ -34,6 +35,12 @@ def _cases(tg):
         "return none": (return_path, "hub", {
             "hub": tg.linux(hub, [peer], addresses=["10.77.0.1/24"], allowed={peer: ["10.77.0.3/32"]}),
             "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
+        "keepalive owrt": (wrong_side, "owrt", {
+            "hub": tg.linux(hub, [owrt], learned={owrt: "198.51.100.7:1024"}, ages={owrt: 20}, keepalive={owrt: 25}),
+            "owrt": tg.owrt(owrt, [hub], endpoints={hub: "203.0.113.10:51820"})}),
+        "keepalive wg-quick": (wrong_side, "peer", {
+            "hub": tg.linux(hub, [peer], learned={peer: "198.51.100.9:1024"}, ages={peer: 20}, keepalive={peer: 15}),
+            "peer": tg.linux(peer, [hub], path="/etc/wireguard/other.conf", endpoints={hub: "203.0.113.10:51820"})}),
     }
 
 
@@ -95,6 +102,24 @@ TEXTS = {
         'AllowedIPs, so hub drops everything peer sends from 10.77.0.2/24 (a handshake still completes, nothing else '
         "passes). Add 10.77.0.2/32 to that entry's AllowedIPs (/etc/wireguard/wg0.conf), unless another peer of wg0 is "
         'meant to carry it.'),
+    'keepalive owrt': (
+        "owrt's wg0 keeps an endpoint for hub's wg0 (203.0.113.10) and sends no PersistentKeepalive, while hub's wg0 "
+        'keeps no endpoint for it and sends one every 25 s. Only owrt can start this tunnel: hub knows its address only '
+        'from its last packet, and a NAT in front of owrt keeps the mapping open for outbound packets, not for '
+        "hub's keepalives, which the NAT drops once the mapping has expired. Put the keepalive on this side: uci set "
+        "network.<the wireguard_wg0 peer with public_key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=>."
+        "persistent_keepalive='25' (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: "
+        "wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). hub's keepalive is harmless "
+        'and may stay.'),
+    'keepalive wg-quick': (
+        "peer's wg0 keeps an endpoint for hub's wg0 (203.0.113.10) and sends no PersistentKeepalive, while hub's wg0 "
+        'keeps no endpoint for it and sends one every 15 s. Only peer can start this tunnel: hub knows its address only '
+        'from its last packet, and a NAT in front of peer keeps the mapping open for outbound packets, not for '
+        "hub's keepalives, which the NAT drops once the mapping has expired. Put the keepalive on this side: "
+        'PersistentKeepalive = 25 in the [Peer] for HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= in '
+        '/etc/wireguard/other.conf (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: '
+        "wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). hub's keepalive is harmless "
+        'and may stay.'),
 }
 
 

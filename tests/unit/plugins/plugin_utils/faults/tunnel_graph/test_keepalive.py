@@ -1,0 +1,81 @@
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""keepalive_on_wrong_side: the end that cannot start the tunnel sends the keepalive, the end that starts it none."""
+
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
+
+
+def _pair(tg, peer_keepalive=None, hub_keepalive=25, hub_endpoint=False, peer_endpoint=True, owrt=False):
+    """A hub that keeps no endpoint for its peer (``hub_endpoint``: it does) and a peer (Linux, or OpenWrt with ``owrt``)
+    that keeps the hub's (``peer_endpoint``)."""
+    key = tg.OWRT if owrt else tg.PEER
+    hub = tg.linux(tg.HUB, [key], endpoints={key: "198.51.100.9:51820"} if hub_endpoint else None,
+                   learned=None if hub_endpoint else {key: "198.51.100.9:41862"}, ages={key: 20},
+                   keepalive={key: hub_keepalive} if hub_keepalive is not None else None)
+    endpoints = {tg.HUB: "203.0.113.10:51820"} if peer_endpoint else None
+    keepalive = {tg.HUB: peer_keepalive} if peer_keepalive is not None else None
+    peer = (tg.owrt(tg.OWRT, [tg.HUB], endpoints=endpoints, keepalive=keepalive) if owrt else
+            tg.linux(tg.PEER, [tg.HUB], listen_port=41000, endpoints=endpoints, ages={tg.HUB: 20}, keepalive=keepalive))
+    return {"hub": hub, "owrt" if owrt else "peer": peer}
+
+
+def test_the_keepalive_on_the_hub_alone_is_found_on_the_peer(tg):
+    views = _pair(tg)
+    (evidence, text), = wrong_side("peer", views["peer"], views)
+    assert evidence == {"interface": "wg0", "peer_public_key": tg.HUB, "endpoint_host": "203.0.113.10",
+                        "persistent_keepalive_s": None, "other_host": "hub", "other_interface": "wg0",
+                        "other_persistent_keepalive_s": 25, "handshake_age_s": 20, "owner": "wg-quick",
+                        "owner_path": "/etc/wireguard/wg0.conf"}
+    text = " ".join(text.split())
+    assert "Only peer can start this tunnel" in text
+    assert "PersistentKeepalive = 25 in the [Peer] for %s in /etc/wireguard/wg0.conf" % tg.HUB in text
+    assert wrong_side("hub", views["hub"], views) == []
+    assert [(f["host"], f["id"]) for f in find_findings(views) if f["id"] == "keepalive_on_wrong_side"] == [
+        ("peer", "keepalive_on_wrong_side")]
+
+
+def test_an_openwrt_peer_gets_the_uci_line(tg):
+    views = _pair(tg, owrt=True)
+    (evidence, text), = wrong_side("owrt", views["owrt"], views)
+    assert (evidence["owner"], evidence["other_persistent_keepalive_s"]) == ("uci", 25)
+    assert "uci set network.<the wireguard_wg0 peer with public_key %s>.persistent_keepalive='25'" % tg.HUB in " ".join(text.split())
+
+
+@pytest.mark.parametrize("case, changes", [
+    ("the peer sends one too", {"peer_keepalive": 25}),
+    ("nobody sends one (fault 4's case, judged by its idle ping)", {"hub_keepalive": None}),
+    ("the hub's keepalive is off (0)", {"hub_keepalive": 0}),
+    ("both keep an endpoint: either can start it", {"hub_endpoint": True}),
+    ("neither keeps one: no_endpoint_either_side's case", {"peer_endpoint": False}),
+])
+def test_no_finding(tg, case, changes):
+    views = _pair(tg, **changes)
+    assert [wrong_side(host, views[host], views) for host in views] == [[], []], case
+
+
+def test_an_entry_only_in_the_file_is_not_judged(tg):
+    # the peer's file lists the hub, the kernel does not have the entry: what runs sends nothing
+    views = _pair(tg)
+    views["peer"] = tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"}, paper=(tg.HUB,))
+    assert wrong_side("peer", views["peer"], views) == []
+
+
+def test_a_live_only_entry_gets_wg_set(tg):
+    # added with wg set (no file lists it): the kernel's endpoint is the only one there is
+    views = _pair(tg)
+    views["peer"]["tunnelfix"]["wireguard"]["configs"] = []
+    (evidence, text), = wrong_side("peer", views["peer"], views)
+    assert (evidence["owner"], evidence["owner_path"]) == ("live only", None)
+    assert ("wg set wg0 peer %s persistent-keepalive 25, and the same in whatever adds this entry (live only)" % tg.HUB
+            in " ".join(text.split()))
+
+
+def test_a_networkd_entry_gets_the_wireguardpeer_line(tg):
+    views = _pair(tg)
+    config = views["peer"]["tunnelfix"]["wireguard"]["configs"][0]
+    config.update(kind="netdev", path="/etc/systemd/network/wg0.netdev")
+    (evidence, text), = wrong_side("peer", views["peer"], views)
+    assert evidence["owner"] == "networkd"
+    assert "PersistentKeepalive=25 in the [WireGuardPeer] for %s in /etc/systemd/network/wg0.netdev" % tg.HUB in " ".join(text.split())
