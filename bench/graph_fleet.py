@@ -173,9 +173,21 @@ def seed_keepalive_side(views, site):
     return {("keepalive_on_wrong_side", nine, ten)}
 
 
+def seed_handshake(views, site):
+    """h01 (OpenWrt) sends handshake initiations to h02 (Linux), which accepts and answers them; only h02's entry has a
+    preshared key (as the facts show it: whether one is set), so the handshake never completes."""
+    one, two = host_name(site, 1), host_name(site, 2)
+    live_one, live_two = _entry(views[one], public_key(two))[0], _entry(views[two], public_key(one))[0]
+    _never_answered(live_one, 1480)
+    live_one["has_preshared_key"] = False
+    live_two.update(handshake_age_s=None, tx_bytes=920, rx_bytes=1480, has_preshared_key=True)
+    return {("handshake_never_completes", one, two), ("handshake_never_completes", two, one)}
+
+
 SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
          "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
-         "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side}
+         "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side,
+         "handshake_never_completes": seed_handshake}
 
 
 def fleet(sites, size=11, seeds=()):

@@ -7,6 +7,8 @@
 - ``duplicate_key.py``: ``duplicate_public_key``, one key on two machines' interfaces.
 - ``endpoints.py``: ``no_endpoint_either_side`` and ``endpoint_port_mismatch``, who starts a tunnel and where it knocks.
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
+- ``handshake.py``: ``handshake_never_completes``, both ends run and list each other, no handshake: the cause from
+  both ends' counters and preshared key presence (measured on wireguard-go; its docstring has the table).
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.

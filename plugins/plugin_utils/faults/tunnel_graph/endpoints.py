@@ -20,7 +20,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_ke
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
 
 
-def entry_pairs(graph, host):
+def pairs(graph, host):
     """(this host's entry, the other end's entry back, the other end's node) for every enabled entry of ``host`` with an
     enabled way back, both ends' kept configuration known (not ``config_ambiguous``), on two machines."""
     nodes = graph["nodes"]
@@ -41,7 +41,7 @@ def no_endpoint(host, view, views):
     """One (evidence, explanation) per entry of ``host`` whose other end's entry back has no endpoint either."""
     graph = graph_of(views)
     out = []
-    for edge, back, other in entry_pairs(graph, host):
+    for edge, back, other in pairs(graph, host):
         if edge["configured_endpoint_host"] or back["configured_endpoint_host"]:
             continue
         node = graph["nodes"][edge["from"]]
@@ -92,7 +92,7 @@ def port_mismatch(host, view, views):
     (known) and that sent into nothing (``sent_into_nothing``)."""
     graph = graph_of(views)
     out = []
-    for edge, _back, other in entry_pairs(graph, host):
+    for edge, _back, other in pairs(graph, host):
         port, listen = edge["configured_endpoint_port"], other["listen_port"]
         if port is None or listen is None or port == listen or not sent_into_nothing(edge):
             continue

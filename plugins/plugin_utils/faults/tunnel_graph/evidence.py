@@ -57,3 +57,19 @@ RETURN_PATH_EVIDENCE = (
     ("missing", "those of them no prefix of those AllowedIPs holds: what this host drops"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
+
+HANDSHAKE_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
+    (("other_host", "other_interface"), "the other end (its running entry lists this interface's key)"),
+    ("classification", "`looks like a key or PSK mismatch`, `looks like a path problem` or `cannot tell`"),
+    ("confidence", "`certain` (a preshared key on one end only), `medium` (one sample of counters fits that cause), "
+     "null (cannot tell)"),
+    ("candidates", "the causes the facts leave open, in words (two when the counters cannot tell them apart)"),
+    ("samples", "how many readings of the counters the classification rests on (1: one per run)"),
+    (("handshake_age_s", "other_handshake_age_s"), "each end's newest handshake, s (null: never)"),
+    (("tx_bytes", "rx_bytes", "other_tx_bytes", "other_rx_bytes"), "what each end's entry sent and received, bytes "
+     "(a handshake initiation is 148, a response 92)"),
+    (("has_preshared_key", "other_has_preshared_key"), "whether each end's entry has a preshared key (never the key; "
+     "null: not known)"),
+    (("owner", "owner_path"), "who keeps the entry here, and the file"),
+)

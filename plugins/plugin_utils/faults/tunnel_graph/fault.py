@@ -9,8 +9,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
-    DUPLICATE_KEY_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
+    DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import never_completes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
 
@@ -125,4 +126,19 @@ KEEPALIVE_ON_WRONG_SIDE = graph_fault(
     fix="No role from a graph finding (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers): the "
         "finding names the entry and the PersistentKeepalive line to add on this end.",
     evidence=KEEPALIVE_SIDE_EVIDENCE,
+)
+
+HANDSHAKE_NEVER_COMPLETES = graph_fault(
+    id="handshake_never_completes",
+    title="Both ends of my tunnel run and list each other, yet no handshake ever completes",
+    severity="critical",
+    rule=never_completes,
+    fires_when="two running entries list each other's running public key and either exactly one of them has a preshared "
+               "key (no handshake newer than 180 s), or neither ever had a handshake and one sent bytes; the finding "
+               "classifies the cause from both ends' counters (a key or PSK mismatch, a path problem, or cannot tell, "
+               "with a confidence; measured on wireguard-go) and leaves a port mismatch to endpoint_port_mismatch",
+    symptom="Both ends are configured with the right keys, one keeps sending, and wg show never shows a handshake.",
+    fix="No role (a preshared key or a firewall is the operator's to change): the finding says which end to look at "
+        "and what to compare.",
+    evidence=HANDSHAKE_EVIDENCE,
 )

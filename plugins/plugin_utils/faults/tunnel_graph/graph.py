@@ -19,6 +19,8 @@ the same ``views``)::
                 "persistent_keepalive_s": 25 | None, "handshake_age_s": 12 | None, "rx_bytes": int | None,
                 "tx_bytes": int | None, "owner": "wg-quick" | "networkd" | "uci" | "live only",
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True,
+                "has_preshared_key": True | False | None,  # the running entry's (wg dump); an OpenWrt uci peer not
+                                                           # running: uci's preshared_key set; None: not known
                 "disabled": False}],                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
      "keys": {"HHHH…H=": ["hub/wg0"]},                     # own public key -> the nodes that have it
      "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one (a running,
@@ -171,7 +173,8 @@ def _openwrt(host, facts):
             live = peer.get("live") if isinstance(peer.get("live"), dict) else None
             seen = dict(live) if live else {"endpoint_host": peer.get("endpoint_host"), "endpoint_port": peer.get("endpoint_port"),
                                             "allowed_ips": peer.get("allowed_ips"),
-                                            "persistent_keepalive_s": peer.get("persistent_keepalive_s")}
+                                            "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
+                                            "has_preshared_key": peer.get("preshared_key_set")}
             in_uci = bool(peer.get("in_uci"))
             if in_uci:
                 port = peer.get("endpoint_port")
@@ -200,7 +203,8 @@ def _edge(node, key, peer, owner, path, running, configured, disabled=False):
             "configured_endpoint_host": configured[0], "configured_endpoint_port": configured[1],
             "allowed_ips": list(peer.get("allowed_ips") or []), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
             "handshake_age_s": peer.get("handshake_age_s"), "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"),
-            "owner": owner, "owner_path": path, "running": running, "disabled": disabled}
+            "owner": owner, "owner_path": path, "running": running, "disabled": disabled,
+            "has_preshared_key": peer.get("has_preshared_key") if isinstance(peer.get("has_preshared_key"), bool) else None}
 
 
 def _merge_aliases(nodes, edges, keys):

@@ -18,7 +18,7 @@ not judged (no_endpoint_either_side covers neither); an entry of an interface wh
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import entry_pairs
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import pairs
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 
 
@@ -45,7 +45,7 @@ def wrong_side(host, view, views):
     end keeps no endpoint for it and sends a keepalive (module doc)."""
     graph = graph_of(views)
     out = []
-    for edge, back, other in entry_pairs(graph, host):
+    for edge, back, other in pairs(graph, host):
         if not (edge["running"] and back["running"]):
             continue
         if not edge["configured_endpoint_host"] or back["configured_endpoint_host"]:

@@ -1,0 +1,240 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The rule of handshake_never_completes: both ends list each other and run, one sends, no handshake ever completed.
+
+Read from the tunnel graph (``graph.graph_of``) on pairs of entries that list each other's running public key
+(``graph["back"]``), both running and enabled, on two machines. The keys are therefore right: each end lists the key
+the other's running interface reports (``wg`` derives it from the private key there), so "a wrong public key" is not a
+cause here (one_sided_peer and duplicate_public_key judge keys). What is left is a preshared key (PSK) that differs, or
+the path. The classification comes from the counters of both ends' entries (``rx_bytes``, ``tx_bytes``, bytes since
+the entry was created) and whether each end has a PSK (``has_preshared_key``: the facts carry no PSK nor any digest).
+
+Measured on wireguard-go v0.0.20220316 (wireguard-tools v1.0.20210914, Linux 6.18, 2026-12-05; the recorded
+``wg show all dump`` of both ends, redacted as the facts read it: tests/unit/fixtures/wg_dump_redacted/, README there).
+I initiates (Endpoint, ping through the tunnel), R answers (no Endpoint); each dump ~8 s and ~14 s after the start.
+Handshake initiation 148 bytes, response 92 bytes, an initiation every 5 s (REKEY_TIMEOUT)::
+
+    case                                        I rx/tx (8 s, 14 s)      R rx/tx (8 s, 14 s)      handshake  R endpoint
+    matching PSK (control)                      2140/2196, 3548/3604     2196/2140, 3604/3548     both       learned
+    PSK on I only / on R only / two PSKs        0/296, 0/444             296/184, 444/276         never      learned
+    I lists a wrong key for R                   0/296, 0/444             0/0, 0/0                 never      none
+    R lists a wrong key for I                   0/296, 0/444             0/0, 0/0 (its entry)     never      none
+    I->R dropped (nft on R) / both dropped      0/296, 0/444             0/0, 0/0                 never      none
+    R->I dropped (nft on I), PSKs or none       0/296, 0/444             296/184, 444/276         never      learned
+    both keep an endpoint and ping: two PSKs,
+      or R->I dropped                           0/296, 0/444             296/184, 444/276         never      kept
+    both keep an endpoint and ping, both
+      ways dropped                              0/296, 0/444             0/296, 0/444             never      kept
+
+So the counters tell apart only two things: whether the initiations reach the other end's WireGuard (its ``rx_bytes``
+grow: R accepted them, so path I->R and both keys are right; R's ``rx_bytes`` 0: they were lost, or a key is wrong,
+which the joined pair excludes), and whether the answers count at the initiator. A differing PSK and a path that drops
+only the answers give the same counters byte for byte (I's ``rx_bytes`` stay 0 although R's answers arrive: a
+response is counted only once it is accepted), so
+with a PSK on both ends the rule says ``cannot tell`` and names both; with a PSK on neither end it is the path back;
+with a PSK on exactly one end it is certain (WireGuard mixes the PSK into the handshake on both ends, or zeros when
+there is none: the two ends can never agree), whatever the counters say.
+
+Classification (``classification``, ``confidence``; evaluated in this order)::
+
+    a PSK on exactly one end (no fresh handshake)          "looks like a key or PSK mismatch"  "certain"
+    -- below: never a handshake on either end, at least one end sent (tx_bytes > 0); else no finding --
+    both ends sent, neither received a byte                "looks like a path problem"         "medium"  (both ways)
+    one end sent and received nothing, the other received
+    nothing                                                "looks like a path problem"         "medium"  (there)
+    ... the other received and answered, no PSK either end "looks like a path problem"         "medium"  (way back)
+    ... the other received and answered, PSK on both ends  "cannot tell"                       None
+    both ends received bytes (each accepted the other's
+    initiations; not reproduced: wireguard-go answering
+    one initiation sends none of its own)                  "looks like a key or PSK mismatch"  "medium"
+    anything else (one end received and never answered,
+    a PSK not known)                                       "cannot tell"                       None
+
+"medium", not "high": the facts give one sample per run, and the counters add up since each entry was created. One
+sample cannot tell "R sees nothing now" from "R's entry was recreated (a restart) after I's last attempt" (wireguard-go
+gives up after 90 s without traffic, REKEY_ATTEMPT_TIME). A second sample a few seconds later would: the sender's
+``tx_bytes`` growing in 148-byte steps shows it tries now, and the other end's ``rx_bytes`` growing with it or not
+shows where the packets stop. A tunnel that worked once (a handshake, now stale) is not judged: its counters hold
+the old session, and one sample cannot separate the new attempts from it; an idle tunnel is normal.
+
+Not measured: kernel WireGuard (its module was not loadable on the lab's kernel); the table is wireguard-go's. A pair
+where an endpoint's port is not the other end's listen port is left to endpoint_port_mismatch (a more exact finding
+for the same counters).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import pairs
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+
+INITIATION_BYTES = 148   # WireGuard handshake initiation, UDP payload (whitepaper 5.4.2; measured above)
+RESPONSE_BYTES = 92      # handshake response (5.4.3)
+
+KEY_OR_PSK = "looks like a key or PSK mismatch"
+PATH = "looks like a path problem"
+CANNOT_TELL = "cannot tell"
+
+
+def _fresh(age):
+    return age is not None and age <= STALE_HANDSHAKE_S
+
+
+def _port_left_to_other_rule(edge, listen) -> bool:
+    """Whether endpoint_port_mismatch judges this direction: a kept endpoint port that is not the listen port there."""
+    port = edge["configured_endpoint_port"]
+    return port is not None and listen is not None and port != listen
+
+
+def classify(mine, theirs):
+    """(classification, confidence, cause) of a pair of running entries that list each other, ``mine`` and ``theirs``
+    (graph edges), or None when the rule does not judge it (module doc). ``cause`` is a key of ``_CAUSES``."""
+    psk = (mine["has_preshared_key"], theirs["has_preshared_key"])
+    if _fresh(mine["handshake_age_s"]) or _fresh(theirs["handshake_age_s"]):
+        return None
+    if None not in psk and psk[0] != psk[1]:
+        return KEY_OR_PSK, "certain", "psk_one_side"
+    if mine["handshake_age_s"] is not None or theirs["handshake_age_s"] is not None:
+        return None
+    counters = (mine["tx_bytes"], mine["rx_bytes"], theirs["tx_bytes"], theirs["rx_bytes"])
+    if not all(isinstance(value, int) for value in counters) or not (counters[0] or counters[2]):
+        return None
+    my_tx, my_rx, their_tx, their_rx = counters
+    mine_unanswered, theirs_unanswered = my_tx > 0 and my_rx == 0, their_tx > 0 and their_rx == 0
+    if mine_unanswered and theirs_unanswered:
+        return PATH, "medium", "path_both_ways"
+    if mine_unanswered or theirs_unanswered:
+        other_rx, other_tx = (their_rx, their_tx) if mine_unanswered else (my_rx, my_tx)
+        direction = "out" if mine_unanswered else "in"
+        if other_rx == 0:
+            return PATH, "medium", "path_" + direction
+        if other_tx == 0:
+            return CANNOT_TELL, None, "not_answered_" + direction
+        if psk == (False, False):
+            return PATH, "medium", "path_back_" + direction
+        return CANNOT_TELL, None, "psk_or_path_back_" + direction
+    if my_rx > 0 and their_rx > 0:
+        return (KEY_OR_PSK, "medium", "psk_both_ways") if psk != (False, False) else (CANNOT_TELL, None, "unexplained")
+    return CANNOT_TELL, None, "unexplained"
+
+
+def _candidates(cause):
+    """The causes the counters leave open, in words (evidence ``candidates``)."""
+    if cause == "psk_one_side":
+        return ["a preshared key on one end only"]
+    if cause.startswith("path_both"):
+        return ["UDP lost both ways between the ends"]
+    if cause.startswith("path_back"):
+        return ["the answers lost on the way back"]
+    if cause.startswith("path_"):
+        return ["the initiations lost before the other end's WireGuard"]
+    if cause.startswith("psk_or_path_back"):
+        return ["the preshared keys differ", "the answers lost on the way back"]
+    if cause == "psk_both_ways":
+        return ["the preshared keys differ"]
+    return []
+
+
+def _psk_words(flag):
+    return {True: "a preshared key", False: "no preshared key", None: "an unknown preshared key state"}[flag]
+
+
+def _text(cause, here, there, mine, theirs):
+    """The finding's explanation: what the counters say and what to check. ``here``/``there``: "host's iface"."""
+    sent, got, their_sent, their_got = mine["tx_bytes"], mine["rx_bytes"], theirs["tx_bytes"], theirs["rx_bytes"]
+    # the end that sends into nothing, and the other, whatever side of the pair this finding is on
+    if cause.endswith("_in"):
+        knocker, other, k_sent, o_got, o_sent = there, here, their_sent, got, sent
+    else:
+        knocker, other, k_sent, o_got, o_sent = here, there, sent, their_got, their_sent
+    second = (" One sample of the counters cannot rule out that one end's entry was recreated after the other's last "
+              "attempt; a second sample a few seconds later would show whether %s still sends (its sent bytes grow by "
+              "%d every 5 s) and whether %s's received bytes grow with it." % (knocker, INITIATION_BYTES, other))
+    if cause == "psk_one_side":
+        holder, lacking = (here, there) if mine["has_preshared_key"] else (there, here)
+        return ("%s has a preshared key for %s, but %s has none for %s: WireGuard mixes the preshared key (or zeros "
+                "without one) into every handshake on both ends, so the two can never agree and the handshake never "
+                "completes, however the path behaves. Give %s the same PresharedKey (uci preshared_key) as %s, or "
+                "remove it from %s. The facts carry only whether a key is set, never the key."
+                % (holder, lacking, lacking, holder, lacking, holder, holder))
+    if cause == "path_both_ways":
+        return ("Both ends send handshake initiations (%s: %d bytes, %s: %d bytes) and neither counts a byte from the "
+                "other: UDP between them is lost both ways. The keys are right (each lists the other's running key), "
+                "and a preshared key that differs shows as received bytes on the answering end (measured), so check "
+                "the path: each endpoint's address and port against the other's address and listen port, the "
+                "firewalls on both (UDP to the listen ports), and any NAT between them.%s"
+                % (here, sent, there, their_sent, second))
+    if cause.startswith("path_back"):
+        return ("%s sent %d bytes of handshake initiations; %s received %d bytes from it and answered with %d, and %s "
+                "counts none of the answers. Neither end has a preshared key and the keys are right (each lists the "
+                "other's running key), so the answers are lost on the way back to %s: check its firewall for UDP "
+                "from %s's listen port, a NAT mapping that changed, and a reverse path filter (rp_filter) or an "
+                "asymmetric route on the way.%s" % (knocker, k_sent, other, o_got, o_sent, knocker, knocker, other, second))
+    if cause.startswith("path_"):
+        return ("%s sent %d bytes of handshake initiations (%d bytes each, one every 5 s while it has traffic) and "
+                "%s counts none from it: they never reach %s's WireGuard. The keys are right (each lists the other's "
+                "running key), and a preshared key that differs shows as received bytes there (measured), so check "
+                "the path: %s's endpoint for %s (address and port) against %s's address and listen port, a firewall "
+                "in front of %s (UDP to that port), and a NAT forward if %s is behind one.%s"
+                % (knocker, k_sent, INITIATION_BYTES, other, other, knocker, other, other, other, other, second))
+    if cause.startswith("psk_or_path_back"):
+        return ("%s sent %d bytes of handshake initiations; %s accepted them (%d bytes received: the keys and the path "
+                "there are right) and answered with %d bytes, and %s counts none of the answers (%s has %s, %s has %s). "
+                "Two different preshared keys give exactly these counters, and so does a path that "
+                "drops only the answers (measured on wireguard-go: byte for byte the same), so the counters cannot "
+                "tell which. Compare the keys without printing them: on each end, wg show INTERFACE preshared-keys "
+                "| awk -v k=PEER_KEY '$1 == k {print $2}' | sha256sum (PEER_KEY: the other end's public key there); equal "
+                "digests mean equal keys, and then the answers are lost on the way back to %s (its firewall for UDP from %s's listen port, a "
+                "NAT mapping, rp_filter).%s"
+                % (knocker, k_sent, other, o_got, o_sent, knocker, here, _psk_words(mine["has_preshared_key"]), there,
+                   _psk_words(theirs["has_preshared_key"]), knocker, other, second))
+    if cause.startswith("not_answered"):
+        return ("%s sent %d bytes and %s received %d bytes from it but never answered, and no handshake ever "
+                "completed: not a pattern measured on the lab (an answering end sends a %d-byte response to every "
+                "initiation it accepts), so the counters cannot tell the cause. Look at both ends' logs (wireguard-go "
+                "with LOG_LEVEL=debug, or dmesg with WireGuard dynamic debug) while %s sends.%s"
+                % (knocker, k_sent, other, o_got, RESPONSE_BYTES, knocker, second))
+    if cause == "psk_both_ways":
+        return ("Both ends received bytes from each other (%s: %d, %s: %d), so the path works both ways and each "
+                "accepted the other's handshake initiations, yet no handshake ever completed: each rejects the other's "
+                "answer, which is what two different preshared keys do (%s has %s, %s has %s). Not reproduced on the "
+                "lab (wireguard-go answering an initiation sends none of its own), hence medium. Compare the keys "
+                "without printing them: on each end, wg show INTERFACE preshared-keys | awk -v k=PEER_KEY '$1 == k {print $2}' | sha256sum."
+                % (here, got, there, their_got, here, _psk_words(mine["has_preshared_key"]), there,
+                   _psk_words(theirs["has_preshared_key"])))
+    return ("No handshake ever completed, and the counters (%s: sent %d, received %d; %s: sent %d, received %d) fit "
+            "none of the patterns measured on the lab, or a preshared key state is not known, so the rule cannot tell "
+            "a key or preshared key mismatch from a path problem.%s" % (here, sent, got, there, their_sent, their_got, second))
+
+
+def never_completes(host, view, views):
+    """One (evidence, explanation) per entry of ``host`` whose pair ``classify`` judges (module doc)."""
+    graph = graph_of(views)
+    nodes = graph["nodes"]
+    out = []
+    for edge, back, other in pairs(graph, host):
+        if not (edge["running"] and back["running"]) or len(edge["to"]) != 1 or len(back["to"]) != 1:
+            continue
+        node = nodes[edge["from"]]
+        got = classify(edge, back)
+        if got is None:
+            continue
+        classification, confidence, cause = got
+        if cause != "psk_one_side" and (_port_left_to_other_rule(edge, other["listen_port"])
+                                        or _port_left_to_other_rule(back, node["listen_port"])):
+            continue
+        here, there = "%s's %s" % (host, node["interface"]), "%s's %s" % (other["host"], other["interface"])
+        evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "other_host": other["host"],
+                    "other_interface": other["interface"], "classification": classification, "confidence": confidence,
+                    "candidates": _candidates(cause), "samples": 1,
+                    "handshake_age_s": edge["handshake_age_s"], "other_handshake_age_s": back["handshake_age_s"],
+                    "tx_bytes": edge["tx_bytes"], "rx_bytes": edge["rx_bytes"],
+                    "other_tx_bytes": back["tx_bytes"], "other_rx_bytes": back["rx_bytes"],
+                    "has_preshared_key": edge["has_preshared_key"], "other_has_preshared_key": back["has_preshared_key"],
+                    "owner": edge["owner"], "owner_path": edge["owner_path"]}
+        out.append((evidence, "The tunnel between %s and %s %s: %s (%s). %s"
+                    % (here, there, "never completed a handshake" if edge["handshake_age_s"] is None and back["handshake_age_s"] is None
+                       else "has no fresh handshake", classification,
+                       "certain" if confidence == "certain" else ("confidence %s" % confidence if confidence else "no classification"),
+                       _text(cause, here, there, edge, back))))
+    return out
