@@ -7,6 +7,7 @@
 - ``duplicate_key.py``: ``duplicate_public_key``, one key on two machines' interfaces.
 - ``endpoints.py``: ``no_endpoint_either_side`` and ``endpoint_port_mismatch``, who starts a tunnel and where it knocks.
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
+- ``allowed_ips.py``: ``allowed_ips_overlap``, two entries of one interface claiming the same addresses.
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.
