@@ -52,6 +52,13 @@ ALLOWED_IPS_OVERLAP_EVIDENCE = (
     (("holder_owner", "holder_owner_path", "holder_change"), "the same for the entry that gets them"),
 )
 
+SHADOW_LAN_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry whose AllowedIPs shadow a LAN"),
+    ("shadowed", "per prefix: `prefix` (as the kernel keeps it), the `device` and `connected` prefix it meets, this "
+     "host's `address` there, and `same` (true: the very prefix; false: inside it)"),
+    (("owner", "owner_path", "change"), "who keeps the entry, the file, and the line(s) to change"),
+)
+
 RETURN_PATH_EVIDENCE = (
     (("interface", "peer_public_key", "allowed_ips"), "this host's WireGuard interface, the entry's public key and the "
      "AllowedIPs the kernel holds for it"),

@@ -10,9 +10,12 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
-    ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
+    ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE,
+    SHADOW_LAN_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.reads import LINK_ADDRESSES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.shadow import allowed_ips_shadow_lan, shadow_coverage
 
 
 def both_ends_read(host, evidence, views) -> bool:
@@ -134,4 +137,28 @@ ALLOWED_IPS_OVERLAP = graph_fault(
     subject=lambda evidence: "%s %s>%s" % (evidence.get("interface"), evidence.get("peer_public_key"),
                                            evidence.get("holder_public_key")),
     evidence=ALLOWED_IPS_OVERLAP_EVIDENCE,
+)
+
+ALLOWED_IPS_SHADOW_LAN = graph_fault(
+    id="allowed_ips_shadow_lan",
+    title="My tunnel routes a prefix of my own LAN",
+    severity="high",
+    hosts="any host with WireGuard whose live addresses are read (link_addresses)",
+    reads=("tunnelfix.wireguard", "tunnelfix.link_addresses", "openwrt.wireguard", "openwrt.link_addresses",
+           "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD, LINK_ADDRESSES),
+    rule=allowed_ips_shadow_lan,
+    coverage=shadow_coverage,
+    fires_when="an enabled entry whose owner adds routes for its AllowedIPs (wg-quick; uci route_allowed_ips 1) lists "
+               "a prefix connected on another device of the host (ip -j addr show: its address and prefix), or a "
+               "narrower one inside it; not a wider one (a full tunnel keeps the LAN), not a single address (/32, "
+               "/128: a road warrior given a LAN address), not the interface's own subnet, link-local or loopback",
+    symptom="A remote site is unreachable (or wg-quick up fails with \"RTNETLINK answers: File exists\"), or some "
+            "hosts of the local LAN stop answering once the tunnel is up.",
+    fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the "
+        "entry, the prefixes and the device they meet; renumber or NAT one of two sites numbered alike, or correct the "
+        "prefix.",
+    proof=Proof(how="verify re-reads the host's WireGuard facts and live addresses and the rule no longer fires."),
+    subject=_entry_subject,
+    evidence=SHADOW_LAN_EVIDENCE,
 )

@@ -46,12 +46,13 @@ def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, end
 
 
 def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None, addresses=None, allowed=None,
-         disabled=(), uci_port=True, kept=None, sections=None):
+         disabled=(), uci_port=True, kept=None, sections=None, unrouted=()):
     """An OpenWrt router whose uci lists ``peer_keys`` (running when ``key``); ``endpoints``: {key: "host:port"} in uci
     (and live; "host" alone: no endpoint_port in uci, netifd's 51820 live); ``learned``: {key: "host:port"} live only;
     ``allowed``: {key: [prefix, ...]} live, else []; ``disabled``: keys whose uci peer has disabled '1' (not live);
     ``uci_port``: False when uci sets no listen_port (a random one live); ``kept``: {key: [prefix, ...]} uci's
-    allowed_ips, else the live ones; ``sections``: {key: uci section}, else ``@wireguard_wg0[N]``."""
+    allowed_ips, else the live ones; ``sections``: {key: uci section}, else ``@wireguard_wg0[N]``; ``unrouted``: keys
+    whose uci peer has route_allowed_ips 0 (else 1)."""
     endpoints, learned, counters, allowed = endpoints or {}, learned or {}, counters or {}, allowed or {}
     peers = []
     for k in peer_keys:
@@ -59,7 +60,7 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
         live_host, live_port = _split(learned.get(k) or endpoints.get(k))
         live_port = 51820 if live_host and live_port is None else live_port
         peers.append({"public_key": k, "in_uci": True, "endpoint_host": host, "endpoint_port": port, "disabled": k in disabled,
-                      "allowed_ips": (kept or {}).get(k, allowed.get(k, [])),
+                      "allowed_ips": (kept or {}).get(k, allowed.get(k, [])), "route_allowed_ips": k not in unrouted,
                       "section": (sections or {}).get(k, "@wireguard_wg0[%d]" % len(peers)),
                       "live": {"allowed_ips": allowed.get(k, []), "endpoint_host": live_host, "endpoint_port": live_port,
                                "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1]}
@@ -69,6 +70,13 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
         "live_state": {"public_key": key, "listen_port": listen_port} if key else None, "peers": peers}}}}}
 
 
+def with_lan(view, devices):
+    """``view`` with the link_addresses reading ``{"devices": devices}`` (``{device: ["address/prefix", ...]}``)."""
+    facts = view.get("openwrt") or view["tunnelfix"]
+    facts["link_addresses"] = {"devices": devices, "note": None}
+    return view
+
+
 @pytest.fixture(name="tg")
 def fixture_tg():
-    return SimpleNamespace(HUB=HUB, PEER=PEER, OLD=OLD, OWRT=OWRT, linux=linux, owrt=owrt)
+    return SimpleNamespace(HUB=HUB, PEER=PEER, OLD=OLD, OWRT=OWRT, linux=linux, owrt=owrt, with_lan=with_lan)

@@ -184,3 +184,15 @@ def test_an_ambiguous_interface_keeps_no_allowed_ips():
         config["peers"][0]["allowed_ips"] = ["10.77.0.0/24"]
     edge = build_graph({"peer": linux(PEER, running, configs=configs)})["by_id"]["peer/wg0>" + HUB]
     assert (edge["allowed_ips"], edge["configured_allowed_ips"]) == (["10.77.0.1/32"], None)
+
+
+def test_who_adds_routes_for_an_entry_and_the_hosts_connected_devices():
+    """routed: wg-quick yes; networkd unknown (RouteTable= not read); uci its route_allowed_ips; live only unknown."""
+    views = fleet()
+    views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["route_allowed_ips"] = False
+    views["hub"]["tunnelfix"]["link_addresses"] = {"devices": {"eth0": ["192.168.1.2/24"]}, "note": None}
+    graph = build_graph(views)
+    edges = graph["by_id"]
+    assert [edges[name]["routed"] for name in ("hub/wg0>" + PEER, "hub/wg0>" + OWRT, "peer/wg0>" + HUB, "owrt/wg0>" + HUB)] == [
+        True, None, None, False]
+    assert (graph["connected"]["hub"], graph["connected"]["peer"]) == ({"eth0": ["192.168.1.2/24"]}, None)

@@ -8,6 +8,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.shadow import allowed_ips_shadow_lan
 
 
 def _cases(tg):
@@ -48,6 +49,13 @@ def _cases(tg):
         "overlap own address": (allowed_ips_overlap, "hub", {
             "hub": tg.linux(hub, [peer, owrt], kept={peer: ["10.77.0.0/24"], owrt: ["10.77.0.2/32"]}),
             "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
+        "shadow same": (allowed_ips_shadow_lan, "hub", {
+            "hub": tg.with_lan(tg.linux(hub, [peer], kept={peer: ["10.77.0.2/32", "192.168.1.0/24"]}),
+                               {"eth0": ["192.168.1.2/24"], "wg0": ["10.77.0.1/24"]}),
+            "peer": tg.linux(peer, [hub])}),
+        "shadow inside uci": (allowed_ips_shadow_lan, "owrt", {
+            "owrt": tg.with_lan(tg.owrt(owrt, [hub], kept={hub: ["10.77.0.0/24", "192.168.1.128/25"]}, sections={hub: "hub"}),
+                                {"br-lan": ["192.168.1.1/24"], "wg0": ["10.77.0.3/24"]})}),
     }
 
 
@@ -156,6 +164,20 @@ TEXTS = {
         'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (AllowedIPs of the [Peer] with PublicKey = '
         'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= in /etc/wireguard/wg0.conf). No role changes AllowedIPs: a wrong '
         'guess moves traffic to another peer.'),
+    'shadow inside uci': (
+        "owrt's wg0 routes 192.168.1.128/25 to the peer HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=, inside the LAN "
+        'connected here (192.168.1.0/24 on br-lan): the longer prefix wins, so owrt reaches those LAN hosts through the '
+        "tunnel instead. If the site behind the peer really uses this LAN's addresses, renumber one of them or NAT it; "
+        'else correct the prefix in network.hub.allowed_ips. No role changes AllowedIPs: a wrong guess moves traffic to '
+        'another peer.'),
+    'shadow same': (
+        "hub's wg0 routes 192.168.1.0/24 to the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), and the "
+        'same prefix is connected here (192.168.1.2/24 on eth0): two routes for one prefix, and the connected one wins '
+        '(an IPv4 route of the tunnel cannot even be added, File exists: wg-quick up stops there; an IPv6 one loses on '
+        'metric), so what lies behind the peer in that prefix is unreachable from hub. If the site behind the peer really '
+        "uses this LAN's addresses, renumber one of them or NAT it; else correct the prefix in AllowedIPs of the [Peer] "
+        'with PublicKey = PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= in /etc/wireguard/wg0.conf. No role changes '
+        'AllowedIPs: a wrong guess moves traffic to another peer.'),
 }
 
 
