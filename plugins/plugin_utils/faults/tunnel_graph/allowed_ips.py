@@ -26,6 +26,8 @@ kernel skips it), an interface whose files are ambiguous (``configured_allowed_i
 
 from __future__ import annotations
 
+import functools
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
@@ -33,16 +35,37 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 # A wider prefix this short is a default route (or one of the two halves that stand for it): losing a part of it to
 # another peer is the design (an exit peer, and the others' prefixes inside).
 DEFAULT_ROUTE_MAX_PREFIXLEN = 1
+_LINK_LOCAL = ("fe80::/10", "169.254.0.0/16")
 
 
-def _nets(prefixes):
-    """The distinct readable prefixes of ``prefixes`` as (IPNetwork, the prefix as written), in their order."""
+@functools.lru_cache(maxsize=1 << 16)
+def network(text):
+    """``ipnet.network(text)``, remembered: a fleet's rules parse each prefix once (netaddr takes ~40 us a prefix).
+    The IPNetwork returned is shared: never change it."""
+    return ipnet.network(text)
+
+
+def link_local(ip) -> bool:
+    """Whether the IPAddress ``ip`` is link-local (fe80::/10, 169.254.0.0/16)."""
+    return any(ip.version == net.version and ip in net for net in (network(value) for value in _LINK_LOCAL))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def span(text):
+    """A prefix as plain numbers, remembered: ``(version, first, last, prefixlen, "10.0.0.0/8")`` (the prefix as the
+    kernel keeps it, host bits cleared), or None when ``text`` is not one."""
+    net = network(text)
+    return None if net is None else (net.version, net.first, net.last, net.prefixlen, str(net))
+
+
+def _spans(prefixes):
+    """The distinct readable prefixes of ``prefixes`` as ``span`` tuples, in their order."""
     seen, out = set(), []
     for prefix in prefixes or []:
-        net = ipnet.network(str(prefix))
-        if net is not None and net not in seen:
-            seen.add(net)
-            out.append((net, str(prefix)))
+        got = span(str(prefix))
+        if got is not None and got not in seen:
+            seen.add(got)
+            out.append(got)
     return out
 
 
@@ -54,17 +77,21 @@ def _other_addresses(graph, edge):
     out = []
     for value in graph["nodes"][edge["to"][0]]["addresses"] or []:
         ip = ipnet.address(str(value).split("/", maxsplit=1)[0])
-        if ip is not None and not (ip.version == 6 and ip in ipnet.network("fe80::/10")) and not (
-                ip.version == 4 and ip in ipnet.network("169.254.0.0/16")):
+        if ip is not None and not link_local(ip):
             out.append((ip, str(value)))
     return out
 
 
-def _holder(group, net):
-    """(the entry that gets ``net`` among ``group``'s entries, how that was decided): the one the kernel holds it for,
-    when exactly one of them runs with it ("live"); else the owner's last set ("order"; a live-only entry was added
-    after the owner's). Ties: the first entry by id."""
-    live = [edge for edge in group if edge["running"] and any(have == net for have, _written in _nets(edge["allowed_ips"]))]
+def _inside(ip, prefix) -> bool:
+    """Whether the IPAddress ``ip`` lies in the ``span`` ``prefix``."""
+    return ip.version == prefix[0] and prefix[1] <= int(ip) <= prefix[2]
+
+
+def _holder(group, prefix):
+    """(the entry that gets ``prefix`` (a ``span``) among ``group``'s entries, how that was decided): the one the kernel
+    holds it for, when exactly one of them runs with it ("live"); else the owner's last set ("order"; a live-only entry
+    was added after the owner's). Ties: the first entry by id."""
+    live = [edge for edge in group if edge["running"] and prefix in _spans(edge["allowed_ips"])]
     if len(live) == 1:
         return live[0], "live"
     return max(group, key=lambda edge: (edge["set_order"] is None, edge["set_order"] or 0)), "order"
@@ -76,30 +103,30 @@ def overlaps(graph, node_name) -> list:
     own_key = graph["nodes"][node_name]["public_key"]
     entries = [edge for edge in graph["by_node"].get(node_name, [])
                if not edge["disabled"] and edge["configured_allowed_ips"] is not None and edge["public_key"] != own_key]
-    items = sorted(((net, written, edge) for edge in entries for net, written in _nets(edge["configured_allowed_ips"])),
-                   key=lambda item: (item[0].version, item[0].first, item[0].prefixlen, item[2]["id"]))
+    items = sorted(((prefix, edge) for edge in entries for prefix in _spans(edge["configured_allowed_ips"])),
+                   key=lambda item: (item[0][0], item[0][1], item[0][3], item[1]["id"]))
     lost = {}
-    stack = []   # (net, holder entry): the prefixes that hold the current one, widest first
+    stack = []   # (span, holder entry): the prefixes that hold the current one, widest first
     index = 0
     while index < len(items):
-        net = items[index][0]
+        prefix = items[index][0]
         group = []
-        while index < len(items) and items[index][0] == net:
-            group.append(items[index][2])
+        while index < len(items) and items[index][0] == prefix:
+            group.append(items[index][1])
             index += 1
-        holder, decided_by = _holder(group, net) if len(group) > 1 else (group[0], None)
+        holder, decided_by = _holder(group, prefix) if len(group) > 1 else (group[0], None)
         for edge in group:
             if edge is not holder:
-                lost.setdefault((edge["id"], holder["id"]), []).append(("identical", str(net), decided_by))
-        while stack and (stack[-1][0].version != net.version or stack[-1][0].last < net.first):
+                lost.setdefault((edge["id"], holder["id"]), []).append(("identical", prefix[4], decided_by))
+        while stack and (stack[-1][0][0] != prefix[0] or stack[-1][0][2] < prefix[1]):
             stack.pop()
         if stack and stack[-1][1] is not holder:
             wider, owner = stack[-1]
-            own_lost = any(ip in net for ip, _written in _other_addresses(graph, owner))
-            single = net.prefixlen == ipnet.host_prefixlen(net)
-            if own_lost or (wider.prefixlen > DEFAULT_ROUTE_MAX_PREFIXLEN and not single):
-                lost.setdefault((owner["id"], holder["id"]), []).append(("contained", str(net), str(wider)))
-        stack.append((net, holder))
+            own_lost = any(_inside(ip, prefix) for ip, _written in _other_addresses(graph, owner))
+            single = prefix[3] == (32 if prefix[0] == 4 else 128)
+            if own_lost or (wider[3] > DEFAULT_ROUTE_MAX_PREFIXLEN and not single):
+                lost.setdefault((owner["id"], holder["id"]), []).append(("contained", prefix[4], wider[4]))
+        stack.append((prefix, holder))
     by_id = graph["by_id"]
     return [(by_id[loser], by_id[winner], found) for (loser, winner), found in sorted(lost.items())]
 
@@ -149,7 +176,7 @@ def allowed_ips_overlap(host, view, views):
             identical = [{"prefix": prefix, "decided_by": how} for kind, prefix, how in lost if kind == "identical"]
             contained = [{"prefix": prefix, "within": wider} for kind, prefix, wider in lost if kind == "contained"]
             mine = [written for ip, written in _other_addresses(graph, loser)
-                    if any(ip in ipnet.network(item[1]) for item in lost)]
+                    if any(_inside(ip, span(item[1])) for item in lost)]
             other = graph["nodes"][loser["to"][0]] if mine else None
             evidence = {"interface": node["interface"], "peer_public_key": loser["public_key"],
                         "holder_public_key": holder["public_key"], "identical": identical, "contained": contained,

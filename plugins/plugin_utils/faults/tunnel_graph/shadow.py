@@ -24,7 +24,7 @@ its prefixes against the host's few connected ones.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import where
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import network, where
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
@@ -34,13 +34,13 @@ _NOT_LAN = ("fe80::/10", "169.254.0.0/16", "127.0.0.0/8", "::1/128")
 def connected_prefixes(devices, interface) -> list:
     """(device, connected prefix, the address as listed) for every address of ``devices`` (``{device: ["address/prefix",
     ...]}``) on a device other than ``interface`` and ``lo``, left out: link-local, loopback and single-address ones."""
-    not_lan = [ipnet.network(value) for value in _NOT_LAN]
+    not_lan = [network(value) for value in _NOT_LAN]
     out = []
     for device in sorted(devices or {}):
         if device in (interface, "lo"):
             continue
         for value in devices[device] or []:
-            net = ipnet.network(str(value))
+            net = network(str(value))
             if net is None or net.prefixlen == ipnet.host_prefixlen(net) or any(
                     net.version == other.version and net in other for other in not_lan):
                 continue
@@ -52,8 +52,10 @@ def shadowed(prefixes, connected) -> list:
     """``{"prefix", "device", "connected", "address", "same"}`` for each prefix of ``prefixes`` (AllowedIPs as written)
     that is one of ``connected`` (``connected_prefixes``; ``same`` True) or lies inside one and is no single address."""
     out = []
+    if not connected:
+        return out
     for prefix in prefixes or []:
-        net = ipnet.network(str(prefix))
+        net = network(str(prefix))
         if net is None:
             continue
         for device, lan, address in connected:
@@ -79,11 +81,13 @@ def allowed_ips_shadow_lan(host, view, views):
     devices = graph["connected"].get(host)
     if devices is None:
         return []
-    out = []
+    out, lans = [], {}
     for node, edge in _entries(graph, host):
         if edge["routed"] is not True or edge["configured_allowed_ips"] is None:
             continue
-        found = shadowed(edge["configured_allowed_ips"], connected_prefixes(devices, node["interface"]))
+        if node["interface"] not in lans:
+            lans[node["interface"]] = connected_prefixes(devices, node["interface"])
+        found = shadowed(edge["configured_allowed_ips"], lans[node["interface"]])
         if not found:
             continue
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "shadowed": found,
