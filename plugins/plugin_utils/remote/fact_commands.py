@@ -93,7 +93,7 @@ _CONFIG_AWK = (
     "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n) } "
     "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" || n == \"address\" || n == \"allowedips\" "
     "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
-WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints and keepalives)"
+WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints, keepalives and AllowedIPs)"
 
 
 def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:
