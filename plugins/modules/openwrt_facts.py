@@ -61,6 +61,8 @@ description:
   - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
   - C(link_ipv6) - the live IPv6 addresses of every device that is up, from C(ip -j addr show) (all families, so a
     device without IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
+  - C(link_addresses) - every address of every device that is up, all families, from the same C(ip -j addr show)
+    listing (no command of its own); the tunnel graph compares the connected prefixes with the peers' AllowedIPs.
   - Each command runs at most once per call; C(uci -q show network) and C(wg) are shared by
     C(wireguard) and C(endpoint_routes). C(ethtool -k) runs once per bridge, port and tunnel.
     The text forms (C(nft list), C(ip route show)) are read only when the JSON ones do not work.
@@ -79,7 +81,8 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(banip), C(mwan3), C(wireguard), C(bridges),
-        C(endpoint_routes), C(udp_gro), C(link_mtu), C(link_ipv6).
+        C(endpoint_routes), C(udp_gro), C(link_mtu), C(link_ipv6),
+        C(link_addresses).
       - C(udp_gro) gathers C(endpoint_routes) too (a full tunnel's NIC is the one that carries its endpoint).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!mwan3']).
     type: list
@@ -506,6 +509,17 @@ ansible_facts:
           type: dict
           sample:
             devices: {lo: ["::1/128"], eth0: ["fd00::2/64", "fe80::fc:ff:fe00:1/64"], wg0: []}
+            note: null
+        link_addresses:
+          description:
+            - Every address of every device that is up, from the C(ip -j addr show) listing C(link_ipv6) reads (one run
+              for both) - C(devices) (device name to its C(inet) and C(inet6) addresses as C(address/prefix), link-local
+              ones too; a device that is down is left out; null when C(ip) failed or printed no JSON, then unknown) and
+              C(note) (why, else null).
+            - The tunnel graph's C(allowed_ips_shadow_lan) reads the connected prefixes from it.
+          type: dict
+          sample:
+            devices: {lo: ["127.0.0.1/8", "::1/128"], eth0: ["192.168.1.2/24", "fe80::fc:ff:fe00:1/64"], wg0: ["10.77.0.2/24"]}
             note: null
 cmd:
   description: >-

@@ -33,6 +33,8 @@ description:
   - C(link_mtu) - every device's MTU from the C(ip -d -j link show) listing C(bridges) reads (no command of its own).
   - C(link_ipv6) - the live IPv6 addresses of every device that is up, from C(ip -j addr show) (all families, so a
     device without IPv6 is listed too); the PMTU fault decides from it whether IPv6 runs inside a tunnel (the 1280 floor).
+  - C(link_addresses) - every address of every device that is up, all families, from the same C(ip -j addr show)
+    listing (no command of its own); the tunnel graph compares the connected prefixes with the peers' AllowedIPs.
   - C(tcp) also reads every sysctl file the boot applies (the C(*.conf) of the sysctl.d directories
     and C(/etc/sysctl.conf)) and works out, per key, the value and the file and line that win at boot.
     Lines the boot rejects (a C(#) after a value, which is not a comment there; a key this kernel or
@@ -52,7 +54,8 @@ options:
   gather_subset:
     description:
       - Which parts to gather. C(all) or any of C(wireguard), C(routes), C(tcp), C(netns),
-        C(bridges), C(udp_gro), C(link_mtu), C(link_ipv6).
+        C(bridges), C(udp_gro), C(link_mtu), C(link_ipv6),
+        C(link_addresses).
       - Prefix a name with C(!) to leave it out, for example C(['all', '!routes']).
       - C(routes) needs C(wireguard) to know the endpoints; asking for C(routes) gathers
         WireGuard peers too. C(udp_gro) needs C(routes) (a full tunnel's NIC is its endpoint's) and gathers it.
@@ -290,5 +293,16 @@ ansible_facts:
           type: dict
           sample:
             devices: {lo: ["::1/128"], eth0: ["fd00::2/64", "fe80::fc:ff:fe00:1/64"], wg0: []}
+            note: null
+        link_addresses:
+          description:
+            - Every address of every device that is up, from the C(ip -j addr show) listing C(link_ipv6) reads (one run
+              for both) - C(devices) (device name to its C(inet) and C(inet6) addresses as C(address/prefix), link-local
+              ones too; a device that is down is left out; null when C(ip) failed or printed no JSON, then unknown) and
+              C(note) (why, else null).
+            - The tunnel graph's C(allowed_ips_shadow_lan) reads the connected prefixes from it.
+          type: dict
+          sample:
+            devices: {lo: ["127.0.0.1/8", "::1/128"], eth0: ["192.168.1.2/24", "fe80::fc:ff:fe00:1/64"], wg0: ["10.77.0.2/24"]}
             note: null
 """

@@ -4,8 +4,8 @@
 
 Input: the output of remote/fact_commands.py's ``WG_CONFIG_PEERS``, one line per section header or
 setting, ``PATH<TAB>KIND<TAB>NAME<TAB>VALUE`` (KIND ``wg-quick`` or ``netdev``; NAME ``section`` or
-a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind, address; the target prints no
-other key, so no private or preshared key reaches the controller)::
+a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind, address, allowedips; the target prints
+no other key, so no private or preshared key reaches the controller)::
 
     /etc/wireguard/wg0.conf\twg-quick\tsection\tPeer
     /etc/wireguard/wg0.conf\twg-quick\tpublickey\tAAAA...A=
@@ -37,23 +37,35 @@ def keepalive_seconds(value):
     return int(text) if text.isdigit() else value
 
 
+def _allowed_ips(kept, kind, value) -> list:
+    """``kept`` (a peer's AllowedIPs so far) with one more ``AllowedIPs`` line's ``value`` added: comma-separated in a
+    wg-quick file (wg(8)); commas or blanks in a .netdev, where an empty value clears the list (systemd.netdev(5))."""
+    if kind == "netdev":
+        parts = value.replace(",", " ").split()
+        return kept + parts if parts else []
+    return kept + [part.strip() for part in value.split(",") if part.strip()]
+
+
 def parse_wg_config_peers(text: str) -> list:
     """``WG_CONFIG_PEERS`` output -> one entry per file, in input order::
 
         [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
           "addresses": ["10.77.0.2/24", "fd77::2/64"],
-          "peers": [{"public_key": "AAAA...A=", "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25}]}]
+          "peers": [{"public_key": "AAAA...A=", "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25,
+                     "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"]}]}]
 
     ``interface``: a wg-quick file's name without ``.conf``; a .netdev's ``Name=`` (None without
     one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``. ``addresses``: a wg-quick
     file's ``Address =`` values of ``[Interface]`` (comma-separated, several lines add up; wg-quick(8)); None for a
     .netdev (networkd sets the addresses from a .network file, which is not read).
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
-    off). A wg-quick value ends at ``#`` (wg(8): a comment runs from ``#`` to the end of the line; the target
-    already cuts it, this holds for any input); a .netdev value is taken whole (systemd: whole-line comments).
-    Settings outside a peer section count only for the .netdev's Name= and Kind= (in ``[NetDev]``). Empty input
-    -> ``[]``. Raises ParseError naming the line for one that is not four tab-separated fields, a relative path or
-    an unknown kind.
+    off). ``allowed_ips``: the peer's AllowedIPs values as written, in order (``[]``: none): wg(8) takes a
+    comma-separated list and adds up repeated lines; systemd.netdev(5) separates them by commas or spaces, adds up
+    repeated lines, and an empty ``AllowedIPs=`` clears what came before. A wg-quick value ends at ``#`` (wg(8): a
+    comment runs from ``#`` to the end of the line; the target already cuts it, this holds for any input); a .netdev
+    value is taken whole (systemd: whole-line comments). Settings outside a peer section count only for the .netdev's
+    Name= and Kind= (in ``[NetDev]``). Empty input -> ``[]``. Raises ParseError naming the line for one that is not
+    four tab-separated fields, a relative path or an unknown kind.
     """
     if not isinstance(text, str):
         raise ParseError("WireGuard configuration listing must be text, got %s" % type(text).__name__)
@@ -74,7 +86,9 @@ def parse_wg_config_peers(text: str) -> list:
         if name == "section":
             entry["section"] = value.strip().lower()
             if entry["section"] == PEER_SECTIONS[kind]:
-                entry["peers"].append({"public_key": None, "endpoint": None, "persistent_keepalive_s": None})
+                entry["peers"].append({"public_key": None, "endpoint": None, "persistent_keepalive_s": None, "allowed_ips": []})
+        elif entry["section"] == PEER_SECTIONS[kind] and name == "allowedips":
+            entry["peers"][-1]["allowed_ips"] = _allowed_ips(entry["peers"][-1]["allowed_ips"], kind, value)
         elif entry["section"] == PEER_SECTIONS[kind]:
             key = {"publickey": "public_key", "endpoint": "endpoint", "persistentkeepalive": "persistent_keepalive_s"}.get(name)
             if key:

@@ -79,7 +79,8 @@ def sysctl_path(key: str) -> str:
 # WG_QUICK_DIR (KIND wg-quick) and every .netdev of NETWORKD_DIR (KIND netdev); NAME is "section"
 # (the value: Interface, Peer, NetDev, WireGuardPeer, ...) or a lower-cased key among publickey,
 # endpoint, persistentkeepalive, name, kind, address (wg-quick's Address =: whether IPv6 runs inside,
-# the PMTU fault's floor). Only those keys are printed: a private or preshared key
+# the PMTU fault's floor), allowedips (a peer's AllowedIPs as kept: the tunnel graph's overlap rule; the
+# kernel shows a prefix two peers list on one of them only). Only those keys are printed: a private or preshared key
 # never leaves the target. In a wg-quick file a "#" starts a comment anywhere on a line, as wg(8) and
 # wg-quick(8) read it (a key pasted into "Endpoint = ... # psk KEY" must not leave the target either, and
 # "PersistentKeepalive = 5 # NAT" means 5); a .netdev has whole-line comments only (systemd.syntax(7)).
@@ -90,9 +91,9 @@ _CONFIG_AWK = (
     "k == \"wg-quick\" { sub(/#.*/, \"\") } "
     "/^[[:space:]]*\\[/ { s = $0; sub(/^[[:space:]]*\\[/, \"\", s); sub(/\\].*/, \"\", s); print f \"\\t\" k \"\\tsection\\t\" s; next } "
     "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n) } "
-    "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" || n == \"address\" "
+    "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" || n == \"address\" || n == \"allowedips\" "
     "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
-WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints and keepalives)"
+WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints, keepalives and AllowedIPs)"
 
 
 def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:

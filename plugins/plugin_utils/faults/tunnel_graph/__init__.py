@@ -9,6 +9,9 @@
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
 - ``handshake.py``: ``handshake_never_completes``, both ends run and list each other, no handshake: the cause from
   both ends' counters and preshared key presence (measured on wireguard-go; its docstring has the table).
+- ``allowed_ips.py``: ``allowed_ips_overlap``, two entries of one interface claiming the same addresses.
+- ``shadow.py``: ``allowed_ips_shadow_lan``, a tunnel prefix routed over a prefix connected on the host (its LAN);
+  ``reads.py``: the ``link_addresses`` reading it adds (every device's live addresses, from the PMTU fault's listing).
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.

@@ -49,6 +49,26 @@ KEEPALIVE_SIDE_EVIDENCE = (
     (("owner", "owner_path"), "who keeps the entry here (the line to add goes there), and the file"),
 )
 
+ALLOWED_IPS_OVERLAP_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry that loses addresses"),
+    ("holder_public_key", "the entry of the same interface that gets them"),
+    ("identical", "the prefixes both entries list: `prefix`, and `decided_by`: `live` (the kernel holds it for the holder "
+     "now) or `order` (the owner sets the holder last)"),
+    ("contained", "the prefixes of the holder inside a wider one of the losing entry: `prefix`, `within`"),
+    (("other_host", "lost_addresses"), "the losing entry's other end and its own tunnel addresses among what it loses "
+     "(null and [] when none, or that host is not in the run)"),
+    (("owner", "owner_path", "change"), "who keeps the losing entry, the file, and the line(s) to change: the file's "
+     "AllowedIPs of that peer section, or uci's `network.SECTION.allowed_ips`"),
+    (("holder_owner", "holder_owner_path", "holder_change"), "the same for the entry that gets them"),
+)
+
+SHADOW_LAN_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry whose AllowedIPs shadow a LAN"),
+    ("shadowed", "per prefix: `prefix` (as the kernel keeps it), the `device` and `connected` prefix it meets, this "
+     "host's `address` there, and `same` (true: the very prefix; false: inside it)"),
+    (("owner", "owner_path", "change"), "who keeps the entry, the file, and the line(s) to change"),
+)
+
 RETURN_PATH_EVIDENCE = (
     (("interface", "peer_public_key", "allowed_ips"), "this host's WireGuard interface, the entry's public key and the "
      "AllowedIPs the kernel holds for it"),

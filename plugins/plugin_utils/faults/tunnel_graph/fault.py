@@ -6,14 +6,18 @@ from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import allowed_ips_coverage, allowed_ips_overlap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
-    DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE, ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE)
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
+    ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE,
+    ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE, SHADOW_LAN_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import never_completes
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.reads import LINK_ADDRESSES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.shadow import allowed_ips_shadow_lan, shadow_coverage
 
 
 def both_ends_read(host, evidence, views) -> bool:
@@ -141,4 +145,51 @@ HANDSHAKE_NEVER_COMPLETES = graph_fault(
     fix="No role (a preshared key or a firewall is the operator's to change): the finding says which end to look at "
         "and what to compare.",
     evidence=HANDSHAKE_EVIDENCE,
+)
+
+ALLOWED_IPS_OVERLAP = graph_fault(
+    id="allowed_ips_overlap",
+    title="One peer of my tunnel takes addresses another peer lists",
+    severity="medium",
+    hosts="any host with WireGuard (its own interfaces; the other ends' facts name the peers and their addresses)",
+    rule=allowed_ips_overlap,
+    coverage=allowed_ips_coverage,
+    fires_when="two enabled entries of one interface list the same prefix as their owner keeps them (a file's "
+               "AllowedIPs, uci allowed_ips): one of them gets none of it; or a prefix of one lies inside a wider one "
+               "of the other, except when the wider one is a default route (/0, or a /1 half) or the narrower one a "
+               "single address (/32, /128): both are how a route is carved out on purpose; either exception is a "
+               "finding again when the part lost holds the tunnel address of the losing entry's own other end",
+    symptom="A site or a client is unreachable through the tunnel although its peer's handshake is fresh; wg show "
+            "lists one peer's prefix under another peer, or (none).",
+    fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names both "
+        "entries, the prefixes and the line of each to change.",
+    proof=Proof(how="verify re-reads the host's WireGuard facts (and the losing entry's other end's, when its tunnel "
+                    "address is what is lost) and the rule no longer fires."),
+    subject=lambda evidence: "%s %s>%s" % (evidence.get("interface"), evidence.get("peer_public_key"),
+                                           evidence.get("holder_public_key")),
+    evidence=ALLOWED_IPS_OVERLAP_EVIDENCE,
+)
+
+ALLOWED_IPS_SHADOW_LAN = graph_fault(
+    id="allowed_ips_shadow_lan",
+    title="My tunnel routes a prefix of my own LAN",
+    severity="high",
+    hosts="any host with WireGuard whose live addresses are read (link_addresses)",
+    reads=("tunnelfix.wireguard", "tunnelfix.link_addresses", "openwrt.wireguard", "openwrt.link_addresses",
+           "every host's wireguard (the tunnel graph)"),
+    facts=(WIREGUARD, LINK_ADDRESSES),
+    rule=allowed_ips_shadow_lan,
+    coverage=shadow_coverage,
+    fires_when="an enabled entry whose owner adds routes for its AllowedIPs (wg-quick; uci route_allowed_ips 1) lists "
+               "a prefix connected on another device of the host (ip -j addr show: its address and prefix), or a "
+               "narrower one inside it; not a wider one (a full tunnel keeps the LAN), not a single address (/32, "
+               "/128: a road warrior given a LAN address), not the interface's own subnet, link-local or loopback",
+    symptom="A remote site is unreachable (or wg-quick up fails with \"RTNETLINK answers: File exists\"), or some "
+            "hosts of the local LAN stop answering once the tunnel is up.",
+    fix="No role (AllowedIPs decide routing: a wrong guess moves traffic to another peer): the finding names the "
+        "entry, the prefixes and the device they meet; renumber or NAT one of two sites numbered alike, or correct the "
+        "prefix.",
+    proof=Proof(how="verify re-reads the host's WireGuard facts and live addresses and the rule no longer fires."),
+    subject=_entry_subject,
+    evidence=SHADOW_LAN_EVIDENCE,
 )

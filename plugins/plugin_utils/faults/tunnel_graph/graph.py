@@ -21,14 +21,19 @@ the same ``views``)::
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True,
                 "has_preshared_key": True | False | None,  # the running entry's (wg dump); an OpenWrt uci peer not
                                                            # running: uci's preshared_key set; None: not known
-                "disabled": False}],                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
+                "disabled": False,                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
+                "configured_allowed_ips": ["10.77.0.0/24"] | None,   # as the owner keeps them (None: not read)
+                "set_order": 0 | None,                     # when the owner gives it to the kernel among its entries
+                "uci_section": "@wireguard_wg0[0]" | None,
+                "routed": True | False | None}],           # whether the owner adds routes for its AllowedIPs
      "keys": {"HHHH…H=": ["hub/wg0"]},                     # own public key -> the nodes that have it
      "back": {"peer/wg0>HHHH…H=": "hub/wg0>PPPP…P=" | None},   # the other side's entry for this one (a running,
                                                            # enabled one first; it may be neither), None: none
      "by_id": {edge id: edge}, "by_host": {"peer": [edge, ...]}, "by_node": {"peer/wg0": [edge, ...]},
      "host_nodes": {"peer": ["peer/wg0"]},
      "listed_by": {"HHHH…H=": ["peer/wg0"]},               # public key -> the nodes whose entries list it
-     "unreadable": {"zz": "its WireGuard facts have an unexpected shape (…)"}}   # hosts left out
+     "unreadable": {"zz": "its WireGuard facts have an unexpected shape (…)"},   # hosts left out
+     "connected": {"peer": {"eth0": ["192.168.1.2/24"]} | None}}   # link_addresses: devices up, their addresses
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
@@ -40,7 +45,18 @@ uci peer not running): ``running`` says which. ``owner`` is who keeps the entry:
 lists its key for that interface, OpenWrt's uci, or nobody ("live only": added with ``wg set``, or by a portal).
 ``endpoint_*`` is the endpoint in use (the kernel's: configured, or learned from the other end's packets, and lost on
 a restart); ``configured_endpoint_*`` the one the owner keeps (the file's ``Endpoint``, uci ``endpoint_host`` and
-``endpoint_port``; for a "live only" entry the kernel's, the only one there is).
+``endpoint_port``; for a "live only" entry the kernel's, the only one there is). Likewise ``allowed_ips`` is what the
+kernel holds (a prefix two entries list is on one of them only) and ``configured_allowed_ips`` what the owner keeps (a
+file's ``AllowedIPs``, uci ``allowed_ips``; a "live only" entry's: the kernel's; None: not read, e.g. several files
+name the interface, or facts gathered before the listing printed AllowedIPs). ``set_order``: the entry's place among
+its owner's entries of the interface in the order the owner gives them to the kernel, which gives a prefix two of them
+list to the last (a wg-quick file: its [Peer] order, ``wg setconf``; OpenWrt: uci's section order, netifd's
+wireguard.sh; a .netdev: the reverse of its [WireGuardPeer] order, as networkd prepends each section it reads to its
+list, systemd src/network/netdev/wireguard.c ``wireguard_peer_new_static``); None for a "live only" entry.
+``uci_section``: the uci peer's section as ``uci show`` names it (None off OpenWrt or live only). ``routed``: whether
+the owner adds a route to the interface for each of its AllowedIPs: wg-quick does (unless ``Table = off``, not read),
+netifd when uci ``route_allowed_ips`` is 1; None for networkd (``RouteTable=``, not read) and a live-only entry
+(whoever added it may add routes). ``connected``: the host's ``link_addresses`` devices (None: not read).
 
 Cost: linear in the number of entries (dicts keyed by public key; no pair of hosts is compared).
 """
@@ -51,6 +67,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 
 OWNERS = ("wg-quick", "networkd", "uci", "live only")
 _CONFIG_OWNER = {"wg-quick": "wg-quick", "netdev": "networkd"}
+_LINUX_ROUTED = {"wg-quick": True}   # networkd adds routes only with RouteTable= (not read); a live-only entry: unknown
 
 
 def node_id(host, interface) -> str:
@@ -104,7 +121,7 @@ def _linux(host, facts):
         name, owner = config.get("interface"), _CONFIG_OWNER.get(config.get("kind"))
         if name and owner is not None and config.get("wireguard", True):
             by_name.setdefault(name, []).append(config)
-    configured = {}   # (interface, key) -> (owner, path, entry)
+    configured = {}   # (interface, key) -> (owner, path, entry, set_order)
     addresses = {}    # interface -> its wg-quick file's Address values
     ambiguous = set()
     for name, candidates in by_name.items():
@@ -114,9 +131,10 @@ def _linux(host, facts):
         owner = _CONFIG_OWNER[config["kind"]]
         if owner == "wg-quick" and config.get("addresses") is not None and not unsure:
             addresses[name] = list(config["addresses"])
-        for peer in config.get("peers") or []:
-            if peer.get("public_key"):
-                configured.setdefault((name, peer["public_key"]), (owner, config.get("path"), peer))
+        peers = [peer for peer in config.get("peers") or [] if peer.get("public_key")]
+        for index, peer in enumerate(peers):
+            order = len(peers) - 1 - index if owner == "networkd" else index
+            configured.setdefault((name, peer["public_key"]), (owner, config.get("path"), peer, order))
     for name, iface in sorted(interfaces.items()):
         node = node_id(host, name)
         nodes[node] = _node(host, name, iface.get("public_key"), iface.get("listen_port"), "linux", addresses.get(name),
@@ -125,10 +143,12 @@ def _linux(host, facts):
             key = peer.get("public_key")
             if not key:
                 continue
-            owner, path, entry = configured.get((name, key), ("live only", None, None))
+            owner, path, entry, order = configured.get((name, key), ("live only", None, None, None))
             kept = _split_endpoint(entry.get("endpoint")) if entry is not None else (peer.get("endpoint_host"), peer.get("endpoint_port"))
-            edges[edge_id(node, key)] = _edge(node, key, peer, owner, path, running=True, configured=kept)
-    for (name, key), (owner, path, entry) in sorted(configured.items()):
+            allowed = _kept_list(entry.get("allowed_ips"), name in ambiguous) if entry is not None else list(peer.get("allowed_ips") or [])
+            edges[edge_id(node, key)] = _edge(node, key, peer, owner, path, running=True, configured=kept,
+                                              allowed=allowed, order=order, routed=_LINUX_ROUTED.get(owner))
+    for (name, key), (owner, path, entry, order) in sorted(configured.items()):
         node = node_id(host, name)
         if node not in nodes:   # configured, not running: the interface is down
             nodes[node] = _node(host, name, None, None, "linux", addresses.get(name), name in ambiguous)
@@ -136,8 +156,16 @@ def _linux(host, facts):
             host_part, port = _split_endpoint(entry.get("endpoint"))
             edges[edge_id(node, key)] = _edge(node, key, {"endpoint_host": host_part, "endpoint_port": port,
                                                           "persistent_keepalive_s": entry.get("persistent_keepalive_s")},
-                                              owner, path, running=False, configured=(host_part, port))
+                                              owner, path, running=False, configured=(host_part, port),
+                                              allowed=_kept_list(entry.get("allowed_ips"), name in ambiguous), order=order,
+                                              routed=_LINUX_ROUTED.get(owner))
     return nodes, edges
+
+
+def _kept_list(value, ambiguous):
+    """A file's list as the graph keeps it: a copy, or None when not read (no such key) or the file is not surely
+    the running one."""
+    return None if ambiguous or not isinstance(value, list) else list(value)
 
 
 def _node(host, interface, public_key, listen_port, platform, addresses, ambiguous=False, kept_port="unknown"):
@@ -166,6 +194,7 @@ def _openwrt(host, facts):
         nodes[node] = _node(host, name, live_state.get("public_key"), live_state.get("listen_port") or iface.get("listen_port"),
                             "openwrt", list(iface["addresses"]) if isinstance(iface.get("addresses"), list) else None,
                             kept_port=iface.get("listen_port") if iface.get("in_uci") else "unknown")
+        uci_order = 0
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:
@@ -176,13 +205,19 @@ def _openwrt(host, facts):
                                             "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
                                             "has_preshared_key": peer.get("preshared_key_set")}
             in_uci = bool(peer.get("in_uci"))
+            order = None
             if in_uci:
                 port = peer.get("endpoint_port")
                 kept = (peer.get("endpoint_host"), OPENWRT_DEFAULT_ENDPOINT_PORT if port is None and peer.get("endpoint_host") else port)
+                allowed = _kept_list(peer.get("allowed_ips"), False)
+                order, uci_order = uci_order, uci_order + 1
             else:
                 kept = (seen.get("endpoint_host"), seen.get("endpoint_port"))
+                allowed = list(seen.get("allowed_ips") or [])
             edges[edge_id(node, key)] = _edge(node, key, seen, "uci" if in_uci else "live only", None,
-                                              running=live is not None, configured=kept, disabled=bool(peer.get("disabled")))
+                                              running=live is not None, configured=kept, disabled=bool(peer.get("disabled")),
+                                              allowed=allowed, order=order, section=peer.get("section") if in_uci else None,
+                                              routed=bool(peer.get("route_allowed_ips")) if in_uci else None)
     return nodes, edges
 
 
@@ -197,14 +232,16 @@ def _split_endpoint(endpoint):
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host, int(port)
 
 
-def _edge(node, key, peer, owner, path, running, configured, disabled=False):
+def _edge(node, key, peer, owner, path, running, configured, disabled=False, allowed=None, order=None, section=None,
+          routed=None):
     return {"id": edge_id(node, key), "from": node, "public_key": key, "to": [],
             "endpoint_host": peer.get("endpoint_host"), "endpoint_port": peer.get("endpoint_port"),
             "configured_endpoint_host": configured[0], "configured_endpoint_port": configured[1],
             "allowed_ips": list(peer.get("allowed_ips") or []), "persistent_keepalive_s": peer.get("persistent_keepalive_s"),
             "handshake_age_s": peer.get("handshake_age_s"), "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"),
             "owner": owner, "owner_path": path, "running": running, "disabled": disabled,
-            "has_preshared_key": peer.get("has_preshared_key") if isinstance(peer.get("has_preshared_key"), bool) else None}
+            "has_preshared_key": peer.get("has_preshared_key") if isinstance(peer.get("has_preshared_key"), bool) else None,
+            "configured_allowed_ips": allowed, "set_order": order, "uci_section": section, "routed": routed}
 
 
 def _merge_aliases(nodes, edges, keys):
@@ -238,9 +275,10 @@ def _live(edge):
 def build_graph(views) -> dict:
     """The graph of ``views`` (``{host: view}``, faults/view.py; a host without WireGuard facts adds nothing): module doc.
     A host whose facts have an unexpected shape adds nothing and is listed in ``unreadable`` ({host: reason})."""
-    nodes, edges, unreadable = {}, {}, {}
+    nodes, edges, unreadable, connected = {}, {}, {}, {}
     for host in sorted(views):
         view = views[host] or {}
+        connected[host] = _connected(view)
         try:
             if isinstance((view.get("openwrt") or {}).get("wireguard"), dict):
                 got = _openwrt(host, view["openwrt"])
@@ -274,7 +312,16 @@ def build_graph(views) -> dict:
     for node in sorted(nodes):
         host_nodes.setdefault(nodes[node]["host"], []).append(node)
     return {"nodes": nodes, "edges": ordered, "keys": keys, "back": back, "by_id": edges, "by_host": by_host,
-            "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes, "unreadable": unreadable}
+            "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes, "unreadable": unreadable,
+            "connected": connected}
+
+
+def _connected(view):
+    """The host's ``link_addresses`` devices (``{device: ["address/prefix", ...]}``), or None when not read."""
+    facts = view.get("openwrt") if isinstance(view.get("openwrt"), dict) else view.get("tunnelfix")
+    reading = (facts or {}).get("link_addresses") if isinstance(facts, dict) else None
+    devices = reading.get("devices") if isinstance(reading, dict) else None
+    return devices if isinstance(devices, dict) else None
 
 
 _CACHE = {}

@@ -356,19 +356,21 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
 
 
 @pytest.mark.parametrize("subset", [["all"], ["banip"], ["mwan3"], ["wireguard"], ["endpoint_routes"], ["bridges"],
-                                    ["link_mtu"], ["link_ipv6"]])
+                                    ["link_mtu"], ["link_ipv6"], ["link_addresses"]])
 def test_every_subset_is_one_remote_execution(fake, old_router, tunnel_router, subset):
     action = fake({"gather_subset": subset}, dict(old_router, **tunnel_router))
     facts = facts_of(action.run(task_vars={}))
-    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu", "link_ipv6"}
-                          if subset == ["all"] else set(subset))
+    assert set(facts) == ({"banip", "mwan3", "wireguard", "endpoint_routes", "bridges", "udp_gro", "link_mtu", "link_ipv6",
+                           "link_addresses"} if subset == ["all"] else set(subset))
     assert_one_execution(action)
     if "link_mtu" in facts:   # the PMTU fault's reading: the listing bridges reads, parsed for every device's MTU
         assert facts["link_mtu"]["note"] is None and facts["link_mtu"]["devices"]["br-lan"] == 1500
     if "link_ipv6" in facts:  # the PMTU fault's reading: every device's live IPv6 addresses, one listing
         assert facts["link_ipv6"]["note"] is None
         assert (facts["link_ipv6"]["devices"]["wg1"][0], facts["link_ipv6"]["devices"]["wg2"]) == ("fd77::2/64", [])
-    assert (IP_ADDRS in action.router.calls()) is (subset in (["all"], ["link_ipv6"]))
+    if "link_addresses" in facts:   # the tunnel graph's reading: the same listing, every family
+        assert facts["link_addresses"]["note"] is None and facts["link_addresses"]["devices"]["wg1"][:2] == ["10.78.0.2/24", "fd77::2/64"]
+    assert action.router.calls().count(IP_ADDRS) == (1 if subset in (["all"], ["link_ipv6"], ["link_addresses"]) else 0)
 
 
 @pytest.mark.parametrize("answer, note", [

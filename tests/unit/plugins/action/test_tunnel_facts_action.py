@@ -110,6 +110,8 @@ def test_everything_in_one_execution(shell_router, peer):
     # the PMTU fault's live IPv6 addresses: every device, one without IPv6 too (an IPv4-only WireGuard device)
     assert facts["link_ipv6"]["note"] is None and facts["link_ipv6"]["devices"]["wg2"] == []
     assert facts["link_ipv6"]["devices"]["veth0"] == ["fd99:6::1/64", "fe80::482c:18ff:fe44:fa9e/64"]
+    # the tunnel graph's connected prefixes: the same listing (run once), every family
+    assert facts["link_addresses"]["devices"]["veth0"] == ["192.0.2.20/24", "fd99:6::1/64", "fe80::482c:18ff:fe44:fa9e/64"]
 
 
 @pytest.mark.parametrize("dump", ["nat_peer_no_keepalive.txt", "ipv6_endpoint_psk_keepalive.txt"])
@@ -130,6 +132,7 @@ def test_no_key_crosses_the_connection(shell_router, peer, load_fixture, dump):
     (["wireguard"], {"date +%s", "wg show all dump"}),
     (["bridges"], {"ip -d -j link show", "ethtool -k br-lan"}),
     (["link_ipv6"], {"ip -j addr show"}),
+    (["link_addresses"], {"ip -j addr show"}),
 ])
 def test_a_subset_runs_its_commands_only_in_one_execution(shell_router, peer, subset, ran):
     host, result = run(shell_router, peer, gather_subset=subset)

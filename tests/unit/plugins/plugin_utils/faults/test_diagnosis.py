@@ -16,7 +16,8 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry im
     FAULTS, FINDINGS_FORMAT, STATUSES, diagnosis, findings_of, fix_roles_by_host)
 
 (BANIP, ROUTE, KEEPALIVE, DEAD, PMTU, CC, BDP, BRIDGE, TUNNEL, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE,
- ONE_SIDED, DUPLICATE_KEY, NO_ENDPOINT, PORT_MISMATCH, RETURN_PATH, KEEPALIVE_SIDE, HANDSHAKE) = (fault.id for fault in FAULTS)
+ ONE_SIDED, DUPLICATE_KEY, NO_ENDPOINT, PORT_MISMATCH, RETURN_PATH, KEEPALIVE_SIDE, HANDSHAKE, ALLOWED_IPS_OVERLAP,
+ SHADOW_LAN) = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")

@@ -42,9 +42,10 @@ def test_a_fault_that_reads_what_it_does_not_declare_is_caught():
 
 def test_the_subsets_are_the_ones_the_modules_document():
     """gather_subset's names are a public interface of tunnel_facts and openwrt_facts: the registry offers the same."""
-    assert public_names(readings("linux")) == ("wireguard", "routes", "tcp", "netns", "bridges", "udp_gro", "link_mtu", "link_ipv6")
+    assert public_names(readings("linux")) == ("wireguard", "routes", "tcp", "netns", "bridges", "udp_gro", "link_mtu", "link_ipv6",
+                                               "link_addresses")
     assert public_names(readings("openwrt")) == ("banip", "mwan3", "wireguard", "bridges", "endpoint_routes", "udp_gro",
-                                                 "link_mtu", "link_ipv6")
+                                                 "link_mtu", "link_ipv6", "link_addresses")
     assert set(PLATFORMS) == set(VIEW_KEYS.values())
 
 

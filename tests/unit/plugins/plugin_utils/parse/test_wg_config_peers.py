@@ -13,22 +13,43 @@ def test_lab_peer(load_fixture):
     assert parse_wg_config_peers(load_fixture("wg_config_peers", "lab_peer.txt")) == [
         {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
          "addresses": [],   # recorded before the listing printed Address = lines
-         "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]}]
+         "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5,
+                    "allowed_ips": []}]}]   # recorded before the listing printed AllowedIPs lines
 
 
 def test_lab_hub_peers_without_endpoint_or_keepalive(load_fixture):
     (hub,) = parse_wg_config_peers(load_fixture("wg_config_peers", "lab_hub.txt"))
-    assert hub["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": None},
-                            {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": None}]
+    assert hub["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": None, "allowed_ips": []},
+                            {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": None, "allowed_ips": []}]
 
 
 def test_wg_quick_and_netdev(load_fixture):
     wg_quick, netdev = parse_wg_config_peers(load_fixture("wg_config_peers", "wg_quick_and_netdev_busybox.txt"))
-    assert wg_quick["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
+    assert wg_quick["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5, "allowed_ips": []}]
     assert netdev == {"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": "wg1", "wireguard": True,
                       "addresses": None,
-                      "peers": [{"public_key": KEY_B, "endpoint": "[2001:db8::1]:51820", "persistent_keepalive_s": None},
-                                {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": 25}]}
+                      "peers": [{"public_key": KEY_B, "endpoint": "[2001:db8::1]:51820", "persistent_keepalive_s": None,
+                                 "allowed_ips": []},
+                                {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": 25, "allowed_ips": []}]}
+
+
+def test_allowed_ips_as_kept(load_fixture):
+    """Each peer's AllowedIPs as its file keeps them: wg-quick lines add up (comma-separated, a comment cut on the target);
+    a .netdev splits on commas and blanks, and an empty AllowedIPs= drops what came before (systemd's
+    config_parse_wireguard_allowed_ips). No private or preshared key is in the listing."""
+    wg_quick, netdev = parse_wg_config_peers(load_fixture("wg_config_peers", "allowed_ips_busybox.txt"))
+    assert [(peer["public_key"][0], peer["allowed_ips"]) for peer in wg_quick["peers"]] == [
+        ("A", ["10.77.0.2/32", "10.0.0.0/16", "192.168.20.0/24"]), ("B", ["10.77.0.3/32", "10.0.5.0/24"]),
+        ("C", ["10.77.0.4/32", "192.168.20.0/24"])]
+    assert [(peer["public_key"][0], peer["allowed_ips"]) for peer in netdev["peers"]] == [
+        ("D", ["10.88.0.2/32", "fd88::2/128"]), ("E", ["0.0.0.0/0", "::/0"])]
+    assert wg_quick["addresses"] == ["10.77.0.1/24"] and netdev["interface"] == "wg1"
+    assert "KKKK" not in load_fixture("wg_config_peers", "allowed_ips_busybox.txt")
+
+
+def test_a_peer_without_allowed_ips_has_none():
+    text = "/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n/etc/wireguard/wg0.conf\twg-quick\tpublickey\tX\n"
+    assert parse_wg_config_peers(text)[0]["peers"][0]["allowed_ips"] == []
 
 
 def test_a_netdev_of_another_kind_and_settings_outside_a_peer():
@@ -65,10 +86,12 @@ def test_a_wg_quick_value_ends_at_a_comment_a_netdev_value_does_not():
     text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n"
             "/etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t5 # NAT\n"
             "/etc/wireguard/wg0.conf\twg-quick\tendpoint\t203.0.113.1:51820 # psk not-a-real-key\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tallowedips\t10.77.0.0/24 # , 10.0.0.0/8\n"
             "/etc/systemd/network/wg1.netdev\tnetdev\tsection\tNetDev\n"
             "/etc/systemd/network/wg1.netdev\tnetdev\tname\twg#1\n")
     configs = parse_wg_config_peers(text)
-    assert configs[0]["peers"] == [{"public_key": None, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
+    assert configs[0]["peers"] == [{"public_key": None, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5,
+                                    "allowed_ips": ["10.77.0.0/24"]}]
     assert configs[1]["interface"] == "wg#1"
 
 
@@ -92,7 +115,8 @@ def test_the_exact_errors():
 
 def test_an_empty_line_is_skipped_not_the_end():
     text = "/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n\n  \n/etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t25\n"
-    assert parse_wg_config_peers(text)[0]["peers"] == [{"public_key": None, "endpoint": None, "persistent_keepalive_s": 25}]
+    assert parse_wg_config_peers(text)[0]["peers"] == [{"public_key": None, "endpoint": None, "persistent_keepalive_s": 25,
+                                                        "allowed_ips": []}]
 
 
 def test_tabs_and_blanks_inside_a_value_and_blanks_in_a_path():

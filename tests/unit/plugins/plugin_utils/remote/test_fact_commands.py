@@ -87,14 +87,16 @@ def test_wg_quick_comments_end_a_value_on_the_target_and_never_carry_a_key(shell
     (wireguard / "wg0.conf").write_text("[Interface] # hub side\nPrivateKey = %s\n[Peer] # the NATed site\n"
                                         "PublicKey = %s # from the site's admin\nEndpoint = 203.0.113.1:51820 # psk %s\n"
                                         "PersistentKeepalive = 5 # NAT forgets after 30 s\n# PersistentKeepalive = 25\n"
-                                        % (PRIVATE, KEY_A, PRIVATE), encoding="utf-8")
+                                        "AllowedIPs = 10.77.0.0/24 # psk %s\n"
+                                        % (PRIVATE, KEY_A, PRIVATE, PRIVATE), encoding="utf-8")
     (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuardPeer]\nPublicKey=%s\n"
                                            "# PersistentKeepalive=9\nPersistentKeepalive=7\n" % KEY_B, encoding="utf-8")
     done = run(shell, wg_config_peers_argv(str(wireguard), str(network))[2], tmp_path)
     assert done.returncode == 0 and PRIVATE not in done.stdout and "#" not in done.stdout
     configs = parse_wg_config_peers(done.stdout)
-    assert configs[0]["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5}]
-    assert configs[1]["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": 7}]
+    assert configs[0]["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5,
+                                    "allowed_ips": ["10.77.0.0/24"]}]
+    assert configs[1]["peers"] == [{"public_key": KEY_B, "endpoint": None, "persistent_keepalive_s": 7, "allowed_ips": []}]
 
 
 def test_the_configuration_listing_reads_the_system_directories():

@@ -21,12 +21,13 @@ def _split(endpoint):
 
 
 def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, endpoints=None, learned=None, ages=None, counters=None,
-          addresses=None, allowed=None, paper=(), keepalive=None):
+          addresses=None, allowed=None, paper=(), keepalive=None, kept=None):
     """A Linux host whose wg-quick file ``path`` lists ``peer_keys``; ``endpoints``: {key: "host:port"} in the file (and
     live); ``learned``: {key: "host:port"} live only (learned from the other end); ``ages``: {key: handshake age s};
     ``counters``: {key: (tx_bytes, rx_bytes)}, else (0, 0); ``addresses``: the file's Address values (None: no Address line
     read); ``allowed``: {key: [prefix, ...]} live, else ["10.77.0.0/24"]; ``paper``: keys of ``peer_keys`` only in the
-    file (the kernel does not have them: no wg syncconf since); ``keepalive``: {key: PersistentKeepalive s} live."""
+    file (the kernel does not have them: no wg syncconf since); ``keepalive``: {key: PersistentKeepalive s} live;
+    ``kept``: {key: [prefix, ...]} the file's AllowedIPs, else the live ones (``allowed``'s)."""
     allowed = allowed or {}
     endpoints, learned, ages, counters = endpoints or {}, learned or {}, ages or {}, counters or {}
     peers = []
@@ -40,15 +41,18 @@ def linux(key, peer_keys, path="/etc/wireguard/wg0.conf", listen_port=51820, end
     return {"tunnelfix": {"wireguard": {
         "interfaces": {"wg0": {"public_key": key, "listen_port": listen_port, "peers": peers}} if key else {},
         "configs": [{"path": path, "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": addresses,
-                     "peers": [{"public_key": k, "endpoint": endpoints.get(k)} for k in peer_keys]}]}}}
+                     "peers": [{"public_key": k, "endpoint": endpoints.get(k),
+                                "allowed_ips": (kept or {}).get(k, allowed.get(k, ["10.77.0.0/24"]))} for k in peer_keys]}]}}}
 
 
 def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counters=None, addresses=None, allowed=None,
-         disabled=(), uci_port=True, keepalive=None):
+         disabled=(), uci_port=True, kept=None, sections=None, unrouted=(), keepalive=None):
     """An OpenWrt router whose uci lists ``peer_keys`` (running when ``key``); ``endpoints``: {key: "host:port"} in uci
     (and live; "host" alone: no endpoint_port in uci, netifd's 51820 live); ``learned``: {key: "host:port"} live only;
     ``allowed``: {key: [prefix, ...]} live, else []; ``disabled``: keys whose uci peer has disabled '1' (not live);
-    ``uci_port``: False when uci sets no listen_port (a random one live); ``keepalive``: {key: s} in uci and live."""
+    ``uci_port``: False when uci sets no listen_port (a random one live); ``kept``: {key: [prefix, ...]} uci's
+    allowed_ips, else the live ones; ``sections``: {key: uci section}, else ``@wireguard_wg0[N]``; ``unrouted``: keys
+    whose uci peer has route_allowed_ips 0 (else 1); ``keepalive``: {key: s} live."""
     endpoints, learned, counters, allowed = endpoints or {}, learned or {}, counters or {}, allowed or {}
     peers = []
     for k in peer_keys:
@@ -56,6 +60,8 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
         live_host, live_port = _split(learned.get(k) or endpoints.get(k))
         live_port = 51820 if live_host and live_port is None else live_port
         peers.append({"public_key": k, "in_uci": True, "endpoint_host": host, "endpoint_port": port, "disabled": k in disabled,
+                      "allowed_ips": (kept or {}).get(k, allowed.get(k, [])), "route_allowed_ips": k not in unrouted,
+                      "section": (sections or {}).get(k, "@wireguard_wg0[%d]" % len(peers)),
                       "live": {"allowed_ips": allowed.get(k, []), "endpoint_host": live_host, "endpoint_port": live_port,
                                "tx_bytes": counters.get(k, (0, 0))[0], "rx_bytes": counters.get(k, (0, 0))[1],
                                "persistent_keepalive_s": (keepalive or {}).get(k)}
@@ -65,6 +71,13 @@ def owrt(key, peer_keys, listen_port=51820, endpoints=None, learned=None, counte
         "live_state": {"public_key": key, "listen_port": listen_port} if key else None, "peers": peers}}}}}
 
 
+def with_lan(view, devices):
+    """``view`` with the link_addresses reading ``{"devices": devices}`` (``{device: ["address/prefix", ...]}``)."""
+    facts = view.get("openwrt") or view["tunnelfix"]
+    facts["link_addresses"] = {"devices": devices, "note": None}
+    return view
+
+
 @pytest.fixture(name="tg")
 def fixture_tg():
-    return SimpleNamespace(HUB=HUB, PEER=PEER, OLD=OLD, OWRT=OWRT, linux=linux, owrt=owrt)
+    return SimpleNamespace(HUB=HUB, PEER=PEER, OLD=OLD, OWRT=OWRT, linux=linux, owrt=owrt, with_lan=with_lan)

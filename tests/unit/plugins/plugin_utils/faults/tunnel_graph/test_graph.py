@@ -158,3 +158,41 @@ def test_the_entry_back_is_a_running_one_when_there_is_one():
     graph = build_graph(views)
     assert graph["by_id"]["hub/wg0>" + PEER]["to"] == ["clone/wg0", "peer/wg0"]
     assert graph["back"]["hub/wg0>" + PEER] == "peer/wg0>" + HUB
+
+
+def test_allowed_ips_as_kept_and_the_order_the_owner_sets_them():
+    """configured_allowed_ips: the file's (None when the listing had none: older facts), uci's, a live-only entry's
+    kernel ones; set_order: a wg-quick file's [Peer] order, a .netdev's reversed, uci's; uci_section names uci's peer."""
+    views = fleet()
+    views["hub"]["tunnelfix"]["wireguard"]["configs"][0]["peers"] = [{"public_key": PEER, "allowed_ips": ["10.77.0.2/32", "10.0.0.0/8"]}]
+    views["peer"]["tunnelfix"]["wireguard"]["configs"][0]["peers"][0]["allowed_ips"] = ["10.77.0.0/24"]
+    views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["section"] = "hub"
+    edges = build_graph(views)["by_id"]
+    assert [(edges[name]["configured_allowed_ips"], edges[name]["set_order"], edges[name]["uci_section"]) for name in (
+        "hub/wg0>" + PEER, "hub/wg0>" + OWRT, "peer/wg0>" + HUB, "peer/wg0>" + GONE, "owrt/wg0>" + HUB)] == [
+        (["10.77.0.2/32", "10.0.0.0/8"], 0, None),       # the file's, not the kernel's 10.77.0.2/32
+        (["10.77.0.3/32"], None, None),                    # live only: the kernel's
+        (["10.77.0.0/24"], 1, None),                       # the .netdev's first [WireGuardPeer]: networkd sets it last
+        (None, 0, None),                                   # no AllowedIPs in the listing: not read
+        (["10.77.0.0/24"], 0, "hub")]
+
+
+def test_an_ambiguous_interface_keeps_no_allowed_ips():
+    running = [{"public_key": HUB, "endpoint_host": "203.0.113.1", "endpoint_port": 51820, "allowed_ips": ["10.77.0.1/32"]}]
+    configs = [_wg_quick([(HUB, None)]), _netdev([(HUB, "203.0.113.1:51820")], None)]
+    for config in configs:
+        config["peers"][0]["allowed_ips"] = ["10.77.0.0/24"]
+    edge = build_graph({"peer": linux(PEER, running, configs=configs)})["by_id"]["peer/wg0>" + HUB]
+    assert (edge["allowed_ips"], edge["configured_allowed_ips"]) == (["10.77.0.1/32"], None)
+
+
+def test_who_adds_routes_for_an_entry_and_the_hosts_connected_devices():
+    """routed: wg-quick yes; networkd unknown (RouteTable= not read); uci its route_allowed_ips; live only unknown."""
+    views = fleet()
+    views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["route_allowed_ips"] = False
+    views["hub"]["tunnelfix"]["link_addresses"] = {"devices": {"eth0": ["192.168.1.2/24"]}, "note": None}
+    graph = build_graph(views)
+    edges = graph["by_id"]
+    assert [edges[name]["routed"] for name in ("hub/wg0>" + PEER, "hub/wg0>" + OWRT, "peer/wg0>" + HUB, "owrt/wg0>" + HUB)] == [
+        True, None, None, False]
+    assert (graph["connected"]["hub"], graph["connected"]["peer"]) == ({"eth0": ["192.168.1.2/24"]}, None)

@@ -3,11 +3,13 @@
 
 import pytest
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import allowed_ips_overlap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.shadow import allowed_ips_shadow_lan
 
 
 def _cases(tg):
@@ -41,6 +43,26 @@ def _cases(tg):
         "keepalive wg-quick": (wrong_side, "peer", {
             "hub": tg.linux(hub, [peer], learned={peer: "198.51.100.9:1024"}, ages={peer: 20}, keepalive={peer: 15}),
             "peer": tg.linux(peer, [hub], path="/etc/wireguard/other.conf", endpoints={hub: "203.0.113.10:51820"})}),
+        "overlap identical live": (allowed_ips_overlap, "hub", {
+            "hub": tg.linux(hub, [owrt, peer], kept={peer: ["10.77.0.2/32", "192.168.20.0/24"], owrt: ["192.168.20.0/24"]},
+                            allowed={peer: ["10.77.0.2/32"], owrt: ["192.168.20.0/24"]}),
+            "peer": tg.linux(peer, [hub]), "owrt": tg.owrt(owrt, [hub])}),
+        "overlap identical order": (allowed_ips_overlap, "hub", {
+            "hub": tg.linux(None, [peer, owrt], kept={peer: ["0.0.0.0/0", "::/0"], owrt: ["0.0.0.0/0", "::/0"]})}),
+        "overlap identical uci": (allowed_ips_overlap, "owrt", {
+            "owrt": tg.owrt(None, [hub, peer], kept={hub: ["10.77.0.0/24"], peer: ["10.77.0.0/24"]}, sections={hub: "hub", peer: "peer"})}),
+        "overlap contained": (allowed_ips_overlap, "hub", {
+            "hub": tg.linux(hub, [peer, owrt], kept={peer: ["10.0.0.0/16"], owrt: ["10.0.5.0/24", "10.0.6.0/24"]})}),
+        "overlap own address": (allowed_ips_overlap, "hub", {
+            "hub": tg.linux(hub, [peer, owrt], kept={peer: ["10.77.0.0/24"], owrt: ["10.77.0.2/32"]}),
+            "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
+        "shadow same": (allowed_ips_shadow_lan, "hub", {
+            "hub": tg.with_lan(tg.linux(hub, [peer], kept={peer: ["10.77.0.2/32", "192.168.1.0/24"]}),
+                               {"eth0": ["192.168.1.2/24"], "wg0": ["10.77.0.1/24"]}),
+            "peer": tg.linux(peer, [hub])}),
+        "shadow inside uci": (allowed_ips_shadow_lan, "owrt", {
+            "owrt": tg.with_lan(tg.owrt(owrt, [hub], kept={hub: ["10.77.0.0/24", "192.168.1.128/25"]}, sections={hub: "hub"}),
+                                {"br-lan": ["192.168.1.1/24"], "wg0": ["10.77.0.3/24"]})}),
     }
 
 
@@ -120,6 +142,67 @@ TEXTS = {
         '/etc/wireguard/other.conf (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: '
         "wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). hub's keepalive is harmless "
         'and may stay.'),
+    'overlap contained': (
+        "hub's wg0 sends 10.0.5.0/24 (inside 10.0.0.0/16), 10.0.6.0/24 (inside 10.0.0.0/16) to "
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=, although PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= lists the '
+        'wider prefix: WireGuard sends a packet to the peer with the longest matching prefix, so '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= loses them to OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=. If '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= is meant to carry them (a route carved out on purpose), nothing is '
+        'wrong; else remove them from the entry for OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (AllowedIPs of the '
+        '[Peer] with PublicKey = OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= in /etc/wireguard/wg0.conf). No role '
+        'changes AllowedIPs: a wrong guess moves traffic to another peer.'),
+    'overlap identical live': (
+        "hub's wg0 lists 192.168.20.0/24 for two peers, PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0) and "
+        "OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (owrt's wg0). WireGuard gives a prefix to one peer of an interface "
+        "only, the one set last: owrt's wg0 (the kernel holds it for that entry now), so peer's wg0 gets none of it (wg "
+        "show lists it under owrt's wg0 only). Keep it in the one entry meant to carry it: remove it from the entry for "
+        "peer's wg0 (AllowedIPs of the [Peer] with PublicKey = PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= in "
+        "/etc/wireguard/wg0.conf) or from the one for owrt's wg0 (AllowedIPs of the [Peer] with PublicKey = "
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= in /etc/wireguard/wg0.conf). No role changes AllowedIPs: a wrong '
+        'guess moves traffic to another peer.'),
+    'overlap identical order': (
+        "hub's wg0 lists 0.0.0.0/0, ::/0 for two peers, PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= and "
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=. WireGuard gives a prefix to one peer of an interface only, the one '
+        'set last: OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (it comes later in /etc/wireguard/wg0.conf), so '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= gets none of them (wg show lists them under '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= only). Keep them in the one entry meant to carry them: remove them '
+        'from the entry for PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (AllowedIPs of the [Peer] with PublicKey = '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= in /etc/wireguard/wg0.conf) or from the one for '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (AllowedIPs of the [Peer] with PublicKey = '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= in /etc/wireguard/wg0.conf). No role changes AllowedIPs: a wrong '
+        'guess moves traffic to another peer.'),
+    'overlap identical uci': (
+        "owrt's wg0 lists 10.77.0.0/24 for two peers, HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= and "
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=. WireGuard gives a prefix to one peer of an interface only, the one '
+        "set last: PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (netifd sets the peer sections in uci's order, and its "
+        'section comes later), so HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= gets none of it (wg show lists it under '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= only). Keep it in the one entry meant to carry it: remove it from '
+        'the entry for HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= (network.hub.allowed_ips) or from the one for '
+        'PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (network.peer.allowed_ips). No role changes AllowedIPs: a wrong '
+        'guess moves traffic to another peer.'),
+    'overlap own address': (
+        "hub's wg0 sends 10.77.0.2/32 (inside 10.77.0.0/24) to OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=, although "
+        "PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0) lists the wider prefix: WireGuard sends a packet to "
+        "the peer with the longest matching prefix, so peer's wg0 loses it to "
+        "OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=. 10.77.0.2 is the tunnel address of peer's wg0 itself: what hub "
+        'sends to it goes to OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= instead. Remove it from the entry for '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (AllowedIPs of the [Peer] with PublicKey = '
+        'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= in /etc/wireguard/wg0.conf). No role changes AllowedIPs: a wrong '
+        'guess moves traffic to another peer.'),
+    'shadow inside uci': (
+        "owrt's wg0 routes 192.168.1.128/25 to the peer HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=, inside the LAN "
+        'connected here (192.168.1.0/24 on br-lan): the longer prefix wins, so owrt reaches those LAN hosts through the '
+        "tunnel instead. If the site behind the peer really uses this LAN's addresses, renumber one of them or NAT it; "
+        'else correct the prefix in network.hub.allowed_ips. No role changes AllowedIPs: a wrong guess moves traffic to '
+        'another peer.'),
+    'shadow same': (
+        "hub's wg0 routes 192.168.1.0/24 to the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), and the "
+        'same prefix is connected here (192.168.1.2/24 on eth0): two routes for one prefix, and the connected one wins '
+        '(an IPv4 route of the tunnel cannot even be added, File exists: wg-quick up stops there; an IPv6 one loses on '
+        'metric), so what lies behind the peer in that prefix is unreachable from hub. If the site behind the peer really '
+        "uses this LAN's addresses, renumber one of them or NAT it; else correct the prefix in AllowedIPs of the [Peer] "
+        'with PublicKey = PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= in /etc/wireguard/wg0.conf. No role changes '
+        'AllowedIPs: a wrong guess moves traffic to another peer.'),
 }
 
 
