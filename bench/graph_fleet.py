@@ -53,7 +53,8 @@ def _linux(name, site, index, members):
                      "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
                      "handshake_age_s": HANDSHAKE_AGE_S, "tx_bytes": 92000, "rx_bytes": 148000,
                      "persistent_keepalive_s": None})
-        configured.append({"public_key": key, "endpoint": "%s:%d" % (_public_address(site, other), PORT)})
+        configured.append({"public_key": key, "endpoint": "%s:%d" % (_public_address(site, other), PORT),
+                           "allowed_ips": ["%s/32" % _tunnel_address(site, other)]})
     return {"tunnelfix": {"wireguard": {
         "interfaces": {"wg0": {"public_key": public_key(name), "listen_port": PORT, "peers": live}},
         "configs": [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
@@ -67,6 +68,8 @@ def _openwrt(name, site, index, members):
             continue
         peers.append({"public_key": public_key(host_name(site, other)), "in_uci": True, "disabled": False,
                       "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
+                      "allowed_ips": ["%s/32" % _tunnel_address(site, other)], "route_allowed_ips": True,
+                      "section": "@wireguard_wg0[%d]" % len(peers),
                       "live": {"allowed_ips": ["%s/32" % _tunnel_address(site, other)],
                                "endpoint_host": _public_address(site, other), "endpoint_port": PORT,
                                "handshake_age_s": HANDSHAKE_AGE_S, "tx_bytes": 92000, "rx_bytes": 148000}})
@@ -184,10 +187,31 @@ def seed_handshake(views, site):
     return {("handshake_never_completes", one, two), ("handshake_never_completes", two, one)}
 
 
+def seed_overlap(views, site):
+    """h06 (Linux)'s file also lists h08's tunnel address for h07 (a copy-paste of a [Peer]): the kernel gives it to
+    h08's entry (set later), h07's entry gets none of it."""
+    six, seven, eight = host_name(site, 6), host_name(site, 7), host_name(site, 8)
+    kept = _entry(views[six], public_key(seven))[1]
+    kept["allowed_ips"] = ["%s/32" % _tunnel_address(site, 7), "%s/32" % _tunnel_address(site, 8)]
+    return {("allowed_ips_overlap", six, seven)}
+
+
+def seed_shadow_lan(views, site):
+    """h04 (Linux) routes 192.168.1.0/24 to h05 (the site behind h05 is numbered like h04's own LAN on eth0)."""
+    four, five = host_name(site, 4), host_name(site, 5)
+    live, kept = _entry(views[four], public_key(five))
+    for entry in (live, kept):
+        entry["allowed_ips"] = ["%s/32" % _tunnel_address(site, 5), "192.168.1.0/24"]
+    views[four]["tunnelfix"]["link_addresses"] = {"devices": {"eth0": ["192.168.1.2/24"], "wg0": ["%s/24" % _tunnel_address(site, 4)]},
+                                                  "note": None}
+    return {("allowed_ips_shadow_lan", four, five)}
+
+
 SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
          "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
          "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side,
-         "handshake_never_completes": seed_handshake}
+         "handshake_never_completes": seed_handshake, "allowed_ips_overlap": seed_overlap,
+         "allowed_ips_shadow_lan": seed_shadow_lan}
 
 
 def fleet(sites, size=11, seeds=()):
@@ -208,14 +232,16 @@ def fleet(sites, size=11, seeds=()):
     return views, expected
 
 
-def other_end(finding) -> str:
+def other_end(finding, views) -> str:
     """The host at the other end of a graph finding: its evidence's ``other_host``, else the host of its first ``also_on``
-    node (``HOST/INTERFACE``), else None."""
+    node (``HOST/INTERFACE``), else the host of ``views`` whose own key is the entry's ``peer_public_key``, else None."""
     evidence = finding.get("evidence") or {}
     if evidence.get("other_host"):
         return evidence["other_host"]
     also = evidence.get("also_on") or []
-    return str(also[0]).rsplit("/", 1)[0] if also else None
+    if also:
+        return str(also[0]).rsplit("/", 1)[0]
+    return next((host for host in sorted(views) if public_key(host) == evidence.get("peer_public_key")), None)
 
 
 def copy_views(views):

@@ -16,7 +16,7 @@ GRAPH_IDS = {fault.id for fault in registry.FAULTS if "faults/tunnel_graph/" in 
 
 
 def _found(views):
-    return {(finding["id"], finding["host"], gf.other_end(finding)) for finding in registry.find_findings(views)}
+    return {(finding["id"], finding["host"], gf.other_end(finding, views)) for finding in registry.find_findings(views)}
 
 
 def test_every_graph_fault_has_a_seed():
