@@ -133,8 +133,8 @@ def report(results) -> str:
     for path, entry in sorted(results.items()):
         judged = entry["killed"] + entry["survived"]
         score = "%.1f %%" % (100.0 * entry["killed"] / judged) if judged else "-"
-        lines.append("| `%s` | %d | %d | %d | %s | %s |" % (path, entry["killed"], entry["survived"], entry["other"], score,
-                                                           entry["group"]))
+        lines.append("| `%s` | %d | %d | %d | %s | %s |"
+                     % (path, entry["killed"], entry["survived"], entry["other"], score, entry["group"]))
     lines += ["", "Surviving mutants (`mutmut show NAME` in .cache/mutation/<group> shows the change):", ""]
     for path, entry in sorted(results.items()):
         lines += ["- `%s`" % name for name in entry["survivors"]]

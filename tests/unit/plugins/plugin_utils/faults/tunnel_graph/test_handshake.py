@@ -23,7 +23,8 @@ def _view(text, kept):
     ([(public key, Endpoint or None)])."""
     now, dump = split_dated_output(text)
     interfaces = parse_wg_dump(dump, now)["interfaces"]
-    name, = interfaces
+    name = next(iter(interfaces))
+    assert list(interfaces) == [name]
     return {"tunnelfix": {"wireguard": {"available": True, "interfaces": interfaces, "config_dirs": {}, "configs": [
         {"path": "/etc/wireguard/%s.conf" % name, "kind": "wg-quick", "interface": name, "wireguard": True, "addresses": None,
          "peers": [{"public_key": key, "endpoint": endpoint} for key, endpoint in kept]}]}}}
