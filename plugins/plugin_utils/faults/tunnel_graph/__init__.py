@@ -8,6 +8,8 @@
 - ``endpoints.py``: ``no_endpoint_either_side`` and ``endpoint_port_mismatch``, who starts a tunnel and where it knocks.
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
+- ``export.py``: the graph as reports/findings.json carries it (``tunnel_graph``), each entry's state (healthy, stale,
+  dead, one-sided, in conflict) for the report's picture (plugin_utils/report/tunnel_graph.py).
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.
 """
