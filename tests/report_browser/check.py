@@ -33,7 +33,7 @@ EXPECTED_TUNNELS = {("hub", "peer"): ("healthy", ""), ("hub", "site-stale"): ("s
 GRAPH_HOSTS = {"hub": "hub", "peer": "peer", "site-stale": "peer", "site-dead": "peer", "owrt": "peer", "clone-a": "peer",
                "clone-b": "peer"}
 # report/tunnel_graph.STATE_COLOURS; problem entries (one per direction that is not healthy) in the table
-STATE_RGB = {"healthy": (0x16, 0xA3, 0x4A), "stale": (0xD9, 0x77, 0x06), "dead": (0x57, 0x53, 0x4E),
+STATE_RGB = {"healthy": (0x16, 0xA3, 0x4A), "stale": (0xCA, 0x8A, 0x04), "dead": (0x57, 0x53, 0x4E),
              "one_sided": (0x93, 0x33, 0xEA), "conflict": (0xDC, 0x26, 0x26)}
 PROBLEM_ENTRIES = {"conflict": 1, "one_sided": 1, "dead": 2, "stale": 2}
 # _report_html.COLOURS; the screenshot must show these exact sRGB colours where the bars are.

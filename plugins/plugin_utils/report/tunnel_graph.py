@@ -29,7 +29,7 @@ from html import escape
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import md_cell
 
 STATES = ("conflict", "one_sided", "dead", "stale", "healthy")   # worst first, as the export lists them
-STATE_COLOURS = {"healthy": "#16a34a", "stale": "#d97706", "dead": "#57534e", "one_sided": "#9333ea", "conflict": "#dc2626"}
+STATE_COLOURS = {"healthy": "#16a34a", "stale": "#ca8a04", "dead": "#57534e", "one_sided": "#9333ea", "conflict": "#dc2626"}
 STATE_TEXT = {"healthy": "healthy (handshake within %d s)", "stale": "stale (last handshake over %d s ago)",
               "dead": "dead (no handshake, nothing received, or not running)",
               "one_sided": "one-sided (the other end runs no entry back)",
