@@ -62,7 +62,7 @@ def _check(graph):
 
 def problem_rows(graph) -> list:
     """The entries whose state is not healthy, worst first then by id: ``[{"from": "peer/wg0", "to": "hub/wg0" | "(no
-    host of this run)", "state": "one_sided", "findings": "one_sided_peer" | "-", "id": edge id}]``."""
+    host of this run)", "state": "one_sided", "findings": "the finding ids, comma-separated" | "-", "id": edge id}]``."""
     _check(graph)
     rows = []
     for edge in graph["edges"]:
@@ -315,7 +315,9 @@ def _host_marks(hosts, lay, geo):
 def _caption(graph, hosts, links, lay, geo, hidden):
     words = ["%d hosts, %d tunnels (a line per pair of hosts: the worse state of the entries between them)."
              % (len(hosts), len(links))]
-    if lay["hubs"]:
+    if len(lay["hubs"]) == 1:
+        words.append("The hub (tunnels to %d or more hosts) in the centre, the other hosts around it." % HUB_DEGREE)
+    elif lay["hubs"]:
         words.append("Hubs (tunnels to %d or more hosts) on the inner ring; each other host on the outer ring beside the hub "
                      "it is grouped under." % HUB_DEGREE)
     if lay["fold"]:

@@ -80,6 +80,7 @@ def test_hosts_hubs_and_order():
     # one hub: at the centre
     hub_circle = hosts["hub"].find(NS + "circle")
     assert (hub_circle.get("cx"), hub_circle.get("cy")) == ("0.0", "0.0")
+    assert "The hub (tunnels to 3 or more hosts) in the centre" in graph_svg(_export(SMALL))
 
 
 def test_the_same_input_draws_the_same_picture():
