@@ -329,8 +329,8 @@ def _caption(graph, hosts, links, lay, geo, hidden):
         words.append("Host names are in the tooltips (too many to print).")
     outside = sum(info["outside"] for info in hosts.values())
     if outside:
-        words.append("%d peer entr%s list a key no host of this run has (not drawn; in the host's tooltip)."
-                     % (outside, "y" if outside == 1 else "ies"))
+        words.append("%d peer entr%s a key no host of this run has (not drawn; in the host's tooltip)."
+                     % (outside, "y lists" if outside == 1 else "ies list"))
     if graph.get("unreadable"):
         words.append("Left out (facts of an unexpected shape): %s." % ", ".join(sorted(graph["unreadable"])))
     return '<p class="graph-caption">%s</p>' % _e(" ".join(words))

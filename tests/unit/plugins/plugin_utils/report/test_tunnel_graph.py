@@ -127,6 +127,20 @@ def test_a_mesh_has_no_hubs():
     assert {g.get("data-role") for g in _hosts(svg)} == {"peer"} and len(_lines(svg)) == 15
 
 
+def test_an_alias_an_entry_to_nobody_and_an_unreadable_host():
+    export = _export([("peer", "hub", "healthy", [])], hosts=["hub.example.com"])
+    export["nodes"][1]["alias_of"] = "hub/wg0"          # hub.example.com: the hub listed twice in the inventory
+    export["edges"].append({"id": "peer/wg0>GONE", "from": "peer/wg0", "to": [], "public_key": "GONE", "state": "dead",
+                            "findings": [], "handshake_age_s": None, "rx_bytes": 0})
+    export["unreadable"] = {"zz": "its WireGuard facts have an unexpected shape"}
+    html = graph_svg(export)
+    hosts = {g.get("data-host"): g for g in _hosts(_svg(html))}
+    assert sorted(hosts) == ["hub", "peer"] and "also listed as: hub.example.com" in hosts["hub"].find("title").text
+    assert "1 peer entry whose key no host of this run has" in hosts["peer"].find("title").text
+    assert "1 peer entry lists a key no host of this run has" in html and "Left out (facts of an unexpected shape): zz." in html
+    assert [row["to"] for row in problem_rows(export)] == ["(no host of this run)"]
+
+
 def test_only_public_keys_and_escaped_names():
     export = _export([("<b>x</b>", "hub", "dead", [])] + SMALL)
     html = graph_svg(export)
