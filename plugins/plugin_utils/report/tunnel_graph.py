@@ -14,7 +14,7 @@ names and degrees only):
   neighbours (ties: the name), or under none;
 - the hosts of each group sit side by side on an outer ring, sorted by name, their hub on an inner ring at the middle of
   their arc (one hub: the centre), so a hub's tunnels fan out to its own arc;
-- more than ``FOLD_AT`` hosts: in each group the hosts whose every tunnel is healthy (and that no finding names)
+- more than ``FOLD_AT`` hosts: in each group the hosts whose every tunnel and entry is healthy (and that no finding names)
   become one circle with their count and one line to their hub; healthy tunnels between two folded hosts of different
   groups are not drawn (the caption says how many). Every tunnel with a problem is still drawn, host by host.
 
@@ -90,6 +90,12 @@ def problem_table(graph) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _new_host():
+    """A host of the picture: its nodes, the findings naming them, its other inventory names, its entries whose key no
+    host of the run has (and how many of those are not healthy)."""
+    return {"nodes": [], "findings": set(), "aliases": set(), "outside": 0, "outside_problem": 0}
+
+
 def _links(graph):
     """(hosts {host: {"nodes": [...], "findings": set, "aliases": set, "outside": n}}, links {(a, b): {...}})."""
     nodes = {node["id"]: node for node in graph["nodes"] if isinstance(node, dict) and node.get("id")}
@@ -102,7 +108,7 @@ def _links(graph):
 
     hosts = {}
     for name, node in sorted(nodes.items()):
-        host = hosts.setdefault(host_of(name), {"nodes": [], "findings": set(), "aliases": set(), "outside": 0})
+        host = hosts.setdefault(host_of(name), _new_host())
         host["nodes"].append(name)
         host["findings"].update(node.get("findings") or [])
         if host_of(name) != node["host"]:
@@ -110,11 +116,12 @@ def _links(graph):
     links = {}
     for edge in graph["edges"]:
         start = host_of(edge.get("from"))
-        hosts.setdefault(start, {"nodes": [], "findings": set(), "aliases": set(), "outside": 0})
+        hosts.setdefault(start, _new_host())
         if not edge["to"]:
             hosts[start]["outside"] += 1
+            hosts[start]["outside_problem"] += edge["state"] != "healthy"
         for target in sorted({host_of(name) for name in edge["to"]} - {start}):
-            hosts.setdefault(target, {"nodes": [], "findings": set(), "aliases": set(), "outside": 0})
+            hosts.setdefault(target, _new_host())
             link = links.setdefault((min(start, target), max(start, target)), {"state": "healthy", "edges": [], "findings": set()})
             link["state"] = _worst([link["state"], edge["state"]])
             link["edges"].append(edge)
@@ -146,7 +153,7 @@ def _groups(hosts, links):
 def _layout(hosts, links, fold):
     """Slots on the outer ring, hub positions, folded hosts: {"slots": [(kind, name, members)], "hubs": [...], ...}."""
     hubs, group = _groups(hosts, links)
-    problem = {host for host, info in hosts.items() if info["findings"]}
+    problem = {host for host, info in hosts.items() if info["findings"] or info["outside_problem"]}
     for (first, second), link in links.items():
         if link["state"] != "healthy":
             problem.update((first, second))

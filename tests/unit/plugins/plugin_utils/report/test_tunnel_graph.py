@@ -139,6 +139,7 @@ def test_an_alias_an_entry_to_nobody_and_an_unreadable_host():
     assert "1 peer entry whose key no host of this run has" in hosts["peer"].find("title").text
     assert "1 peer entry lists a key no host of this run has" in html and "Left out (facts of an unexpected shape): zz." in html
     assert [row["to"] for row in problem_rows(export)] == ["(no host of this run)"]
+    assert hosts["peer"].get("data-problem") == "true"   # its own dead entry, though its one line is healthy
 
 
 def test_only_public_keys_and_escaped_names():
