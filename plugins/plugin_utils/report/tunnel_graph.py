@@ -159,7 +159,7 @@ def _layout(hosts, links, fold):
             problem.update((first, second))
     members = {hub: [] for hub in hubs + [None]}
     for host in sorted(hosts):
-        if host not in hubs:
+        if group[host] != host:   # a hub is its own group's
             members[group[host]].append(host)
     slots, sectors, folded = [], {}, {}
     for hub in hubs + [None]:
