@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter plugins: batch_progress, before_after_rows, coverage_table, diagnosis_summary, findings_table, health_check_rows, markdown_table,
 finding_lines, limit_with_localhost, outcome_lines, ping_summary, redact_command_words, remediate_summary, report_document, report_html, run_summary,
-terminal_text (docs in the .yml twins)."""
+terminal_text, tunnel_graph_table (docs in the .yml twins)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import coverage_lines, coverage_table, finding_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.remediate_summary import remediate_summary_lines
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.run_summary import batch_progress, limit_with_localhost, outcome_lines, stage_summary
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.tunnel_graph import problem_table
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.html import (
     render_report_html,
     report_document,
@@ -76,4 +77,5 @@ class FilterModule:
             "run_summary": _checked("run_summary", stage_summary, object),
             "batch_progress": _checked("batch_progress", batch_progress, list),
             "limit_with_localhost": _checked("limit_with_localhost", limit_with_localhost, str),
+            "tunnel_graph_table": _checked("tunnel_graph_table", problem_table, dict),
         }

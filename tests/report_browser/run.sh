@@ -14,9 +14,9 @@ ansible-playbook -i tests/report_browser/fixtures/inventory.yml playbooks/report
   || { cat "$out/ansible-playbook.log"; exit 1; }
 
 # --no-sandbox: runs as root; a profile of its own, not ~/.config/chromium; the screenshot shows
-# only the page (no scrollbars), 1200x2000 CSS pixels at scale 1.
-# shellcheck disable=SC2054 # 1200,2000 is one argument (chromium's width,height), not two elements
-flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2000
+# only the page (no scrollbars), 1200x3400 CSS pixels at scale 1 (the findings, the tunnel graph and the charts).
+# shellcheck disable=SC2054 # 1200,3400 is one argument (chromium's width,height), not two elements
+flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,3400
   --user-data-dir="$out/chromium-profile")
 timeout 120 chromium "${flags[@]}" --screenshot="$out/report.png" "file://$out/report.html" 2> "$out/chromium-screenshot.log" \
   || { cat "$out/chromium-screenshot.log"; exit 1; }

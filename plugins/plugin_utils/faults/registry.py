@@ -32,7 +32,8 @@ is its document, one status per host of the run and fault::
     {"format": "tunnelfix.findings/2", "hosts": ["owrt", "peer"],
      "checks": {"peer": {"nat_peer_without_keepalive": {"status": "found" | "clear" | "not_checked",
                                                         "reason": None | "its hub hub is not in this run"}, ...}},
-     "findings": [finding, ...]}
+     "findings": [finding, ...],
+     "tunnel_graph": {...}}   # every host's tunnels and their states: tunnel_graph/export.py (built once per run)
 
 Every function here that takes findings takes that document or the bare list (an older findings.json).
 """
@@ -56,9 +57,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings im
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.sch_fq_missing.fault import SCH_FQ_MISSING
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.stale_despite_keepalive.fault import STALE_DESPITE_KEEPALIVE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tcp_fix_undone_at_boot.fault import TCP_FIX_UNDONE_AT_BOOT
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.export import graph_export
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.fault import (
     ALLOWED_IPS_OVERLAP, ALLOWED_IPS_SHADOW_LAN, DUPLICATE_PUBLIC_KEY, ENDPOINT_PORT_MISMATCH, HANDSHAKE_NEVER_COMPLETES,
     KEEPALIVE_ON_WRONG_SIDE, NO_ENDPOINT_EITHER_SIDE, ONE_SIDED_PEER, RETURN_PATH_NOT_ALLOWED)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.fault import UDP_GRO_FORWARDING_OFF
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.view import host_view, records_of
@@ -168,13 +171,16 @@ def diagnosis(views: dict) -> dict:
 
     ``checks[host][fault id]``: ``found``; ``clear`` (reason None, or why the fault cannot occur
     there, or what the rule judged without); ``not_checked`` with the reason (no facts, no
-    measurement, no hub in the run). Raises ValueError as find_findings does.
+    measurement, no hub in the run). ``tunnel_graph``: the graph the graph's rules read (the same build:
+    ``graph_of`` keeps it for ``views``), exported with each entry's state (tunnel_graph/export.py). Raises ValueError
+    as find_findings does.
     """
     findings = find_findings(views)
     found = {(finding["host"], finding["id"]) for finding in findings}
     checks = {host: {fault.id: _status(fault, host, views[host], views, (host, fault.id) in found) for fault in FAULTS}
               for host in sorted(views)}
-    return {"format": FINDINGS_FORMAT, "hosts": sorted(views), "checks": checks, "findings": findings}
+    return {"format": FINDINGS_FORMAT, "hosts": sorted(views), "checks": checks, "findings": findings,
+            "tunnel_graph": graph_export(graph_of(views), findings)}
 
 
 def findings_of(document) -> list:

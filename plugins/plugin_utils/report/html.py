@@ -41,6 +41,7 @@ from html import escape
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bitrate import format_bits_per_second
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.coverage import check_checks, coverage_rows
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.markdown import measurement_note, outcome_text
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.tunnel_graph import GRAPH_CSS, graph_svg
 
 SCHEMA_VERSION = 1
 COLOURS = {"before": "#9ca3af", "after": "#2563eb", "reference": "#d97706"}
@@ -271,10 +272,18 @@ th{background:#f3f4f6}th.explanation{width:44%%}td code{font-size:12px}code{font
 .severity{padding:1px 7px;border-radius:9px;font-size:12px;font-weight:600;white-space:nowrap}
 .sev-critical{background:#fee2e2;color:#991b1b}.sev-high{background:#ffedd5;color:#9a3412}
 .sev-medium{background:#fef9c3;color:#854d0e}.sev-low,.sev-info,.sev-other{background:#e5e7eb;color:#374151}
-""" % COLOURS
+""" % COLOURS + GRAPH_CSS
 
 
-def render_report_html(rows, findings=None, meta=None, checks=None):
+def _check_graph(graph):
+    if graph is None:
+        return None
+    if not isinstance(graph, Mapping):
+        raise ValueError("graph must be reports/findings.json's tunnel_graph (a dict), got %s" % type(graph).__name__)
+    return _plain(graph)
+
+
+def render_report_html(rows, findings=None, meta=None, checks=None, graph=None):
     """Render the report as one self-contained HTML page (str).
 
     One section per host (in the order hosts first appear in ``rows``): for each row with a
@@ -282,7 +291,9 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
     and a blue after bar on one scale (value labels in human units: Mbit/s, %, ms) and the
     reference as a dashed line when it is > 0; other rows (jitter, verdicts) as a table. The
     findings (host, severity, id, fixing role, explanation, evidence folded) come first, after
-    ``meta``, then what diagnose judged per fault (``checks``), then ``measurement_note``'s sentence when there is no
+    ``meta``, then the fleet's tunnel graph (``graph``: reports/findings.json's ``tunnel_graph``; None leaves it out;
+    report/tunnel_graph.py ``graph_svg``), then what diagnose judged per fault (``checks``), then ``measurement_note``'s
+    sentence when there is no
     measurement or none after the fix yet. No script, no external resource (a
     Content-Security-Policy forbids both); every piece of input text is HTML-escaped.
 
@@ -291,7 +302,7 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
     proportional to the value). Raises ValueError for bad input (see the module docstring).
     """
     rows, findings, meta = check_rows(rows), _check_findings(findings), _check_meta(meta)
-    checks = None if checks is None else check_checks(checks)
+    checks, graph = None if checks is None else check_checks(checks), _check_graph(graph)
     hosts = {}
     for row in rows:
         hosts.setdefault(row["host"], []).append(row)
@@ -309,6 +320,8 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
            '<span><i class="dash"></i>bottleneck / target (for UDP loss: the 1 %% the sweep calls lossy)</span></p>' % (COLOURS["before"], COLOURS["after"])]
     # What was wrong first, then the measurements that show the fix.
     out += _findings_section(findings)
+    if graph is not None:
+        out.append(graph_svg(graph))
     out += _coverage_section(checks)
     note = measurement_note(rows)  # no row at all, or no after side yet: a sentence saying why, not an empty page
     if note:
@@ -319,20 +332,21 @@ def render_report_html(rows, findings=None, meta=None, checks=None):
     return "\n".join(out) + "\n"
 
 
-def report_document(rows, findings=None, meta=None, checks=None):
+def report_document(rows, findings=None, meta=None, checks=None, graph=None):
     """The report as a JSON-ready dict (reports/report.json)::
 
         {"schema_version": 1, "generated": meta["generated"] or None,
          "rows": [validated rows: strings filled in, values as float or None, unit],
          "findings": [...as given, None when there is no findings file...], "meta": {...as given...},
-         "checks": {host: {fault id: {status, reason}}} as given, or None}
+         "checks": {host: {fault id: {status, reason}}} as given, or None,
+         "tunnel_graph": reports/findings.json's tunnel_graph as given (faults/tunnel_graph/export.py), or None}
 
     Raises ValueError for bad input (see the module docstring).
     """
     rows, findings, meta = check_rows(rows), _check_findings(findings), _check_meta(meta)
-    checks = None if checks is None else check_checks(checks)
+    checks, graph = None if checks is None else check_checks(checks), _check_graph(graph)
     return {"schema_version": SCHEMA_VERSION, "generated": meta.get("generated"), "rows": rows,
-            "findings": _plain(findings), "meta": _plain(meta), "checks": _plain(checks)}
+            "findings": _plain(findings), "meta": _plain(meta), "checks": _plain(checks), "tunnel_graph": graph}
 
 
 def _plain(value):

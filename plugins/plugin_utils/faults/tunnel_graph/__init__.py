@@ -13,6 +13,8 @@
 - ``shadow.py``: ``allowed_ips_shadow_lan``, a tunnel prefix routed over a prefix connected on the host (its LAN);
   ``reads.py``: the ``link_addresses`` reading it adds (every device's live addresses, from the PMTU fault's listing).
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
+- ``export.py``: the graph as reports/findings.json carries it (``tunnel_graph``), each entry's state (healthy, stale,
+  dead, one-sided, in conflict) for the report's picture (plugin_utils/report/tunnel_graph.py).
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.
 """

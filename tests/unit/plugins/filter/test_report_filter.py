@@ -20,6 +20,10 @@ FILTERS = FilterModule().filters()
     ("report_document", [], ([], "now"), "meta must be a dict"),
     ("markdown_table", [None], (), "rows[0] must be a row (a dict with host, test, before, after, reference), got None"),
     ("markdown_table", [{"host": "h"}], (), "rows[0] must be a row (a dict with host, test, before, after, reference)"),
+    ("tunnel_graph_table", {"nodes": []}, (), "tunnel_graph must be reports/findings.json's tunnel_graph"),
+    ("tunnel_graph_table", {"nodes": [], "edges": [{"to": [], "state": "fine"}]}, (), "tunnel_graph.edges[0] must be an edge"),
+    ("report_html", [], ([], {}, None, {"nodes": []}), "tunnel_graph must be reports/findings.json's tunnel_graph"),
+    ("report_document", [], ([], {}, None, "graph"), "graph must be reports/findings.json's tunnel_graph (a dict)"),
 ])
 def test_garbage_is_a_filter_error(name, value, args, message):
     with pytest.raises(AnsibleFilterError, match="^%s: bad input: " % name) as err:
@@ -38,3 +42,13 @@ def test_report_filters_take_findings_and_meta_positionally():
     document = FILTERS["report_document"](rows, [], {"generated": "2026-11-30T14:00:00Z"})
     assert document["generated"] == "2026-11-30T14:00:00Z" and document["rows"][0]["after_value"] == 2.0
     assert 'class="bar after"' in FILTERS["report_html"](rows)
+
+
+def test_the_tunnel_graph_filters():
+    graph = {"nodes": [{"id": "a/wg0", "host": "a", "alias_of": None}, {"id": "b/wg0", "host": "b", "alias_of": None}],
+             "edges": [{"id": "a/wg0>KB", "from": "a/wg0", "to": ["b/wg0"], "state": "one_sided", "findings": ["one_sided_peer"]}]}
+    assert FILTERS["tunnel_graph_table"](graph).splitlines()[2] == "| a/wg0 | b/wg0 | one-sided | one_sided_peer |"
+    assert 'data-state="one_sided"' in FILTERS["report_html"]([], [], {}, None, graph)
+    assert FILTERS["report_document"]([], [], {}, None, graph)["tunnel_graph"] == graph
+    with pytest.raises(AnsibleFilterError, match="^tunnel_graph_table expects dict as input, got list$"):
+        FILTERS["tunnel_graph_table"]([])

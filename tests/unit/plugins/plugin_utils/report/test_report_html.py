@@ -156,7 +156,7 @@ def test_odd_but_harmless_keys_render(findings, meta, text):
 
 def test_report_document_shape():
     document = report_document(ROWS, FINDINGS, META)
-    assert list(document) == ["schema_version", "generated", "rows", "findings", "meta", "checks"]
+    assert list(document) == ["schema_version", "generated", "rows", "findings", "meta", "checks", "tunnel_graph"]
     assert document["checks"] is None
     assert document["schema_version"] == 1 and document["generated"] == META["generated"]
     assert document["rows"][1]["after_value"] == 36.6e6 and document["rows"][1]["unit"] == "bits_per_second"
