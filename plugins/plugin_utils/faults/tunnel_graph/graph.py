@@ -186,7 +186,9 @@ OPENWRT_DEFAULT_ENDPOINT_PORT = 51820
 
 def _openwrt(host, facts):
     """(nodes, edges) of one OpenWrt router from openwrt_facts' ``wireguard`` (uci merged with the live state). A uci
-    peer's kept endpoint port is netifd's: 51820 when ``endpoint_host`` is set and ``endpoint_port`` is not."""
+    peer's kept endpoint port is netifd's: 51820 when ``endpoint_host`` is set and ``endpoint_port`` is not. Two uci
+    sections with one key (a peer copied, the old one disabled): the enabled one is the entry, whatever their order
+    (openwrt_facts gives both the kernel's live entry, matched by key; netifd skips the disabled one)."""
     nodes, edges = {}, {}
     for name, iface in sorted(wireguard_interfaces(facts).items()):
         node = node_id(host, name)
@@ -214,6 +216,8 @@ def _openwrt(host, facts):
             else:
                 kept = (seen.get("endpoint_host"), seen.get("endpoint_port"))
                 allowed = list(seen.get("allowed_ips") or [])
+            if peer.get("disabled") and edge_id(node, key) in edges and not edges[edge_id(node, key)]["disabled"]:
+                continue   # a disabled copy of an enabled section (same key): netifd gives the kernel the enabled one
             edges[edge_id(node, key)] = _edge(node, key, seen, "uci" if in_uci else "live only", None,
                                               running=live is not None, configured=kept, disabled=bool(peer.get("disabled")),
                                               allowed=allowed, order=order, section=peer.get("section") if in_uci else None,
