@@ -110,7 +110,8 @@ def _choose_config(running, candidates):
 def _linux(host, facts):
     """(nodes, edges) of one Linux host from tunnel_facts' ``wireguard``: running interfaces and peers, and the peers of
     its wg-quick files and .netdevs (owner, and entries the kernel does not have). Several files naming one interface
-    (a wg-quick file left behind after a move to networkd): ``_choose_config``."""
+    (a wg-quick file left behind after a move to networkd): ``_choose_config``. One key in two peer sections of the
+    file (a [Peer] pasted twice): the one its owner sets last, ``_repeated_peer``."""
     wireguard = (facts or {}).get("wireguard") or {}
     if not isinstance(wireguard, dict):
         raise TypeError("wireguard is %s, not a mapping" % type(wireguard).__name__)
@@ -134,7 +135,11 @@ def _linux(host, facts):
         peers = [peer for peer in config.get("peers") or [] if peer.get("public_key")]
         for index, peer in enumerate(peers):
             order = len(peers) - 1 - index if owner == "networkd" else index
-            configured.setdefault((name, peer["public_key"]), (owner, config.get("path"), peer, order))
+            earlier = configured.get((name, peer["public_key"]))
+            if earlier is not None:   # one key in two sections of the file: the kernel holds the one set last
+                first, last = (earlier[2], peer) if order > earlier[3] else (peer, earlier[2])
+                peer, order = _repeated_peer(first, last), max(order, earlier[3])
+            configured[(name, peer["public_key"])] = (owner, config.get("path"), peer, order)
     for name, iface in sorted(interfaces.items()):
         node = node_id(host, name)
         nodes[node] = _node(host, name, iface.get("public_key"), iface.get("listen_port"), "linux", addresses.get(name),
@@ -160,6 +165,18 @@ def _linux(host, facts):
                                               allowed=_kept_list(entry.get("allowed_ips"), name in ambiguous), order=order,
                                               routed=_LINUX_ROUTED.get(owner))
     return nodes, edges
+
+
+def _repeated_peer(first, last):
+    """One peer key in two sections of a file, as the kernel holds it after its owner set ``first`` and then ``last``:
+    ``last``'s AllowedIPs (wg setconf sets every [Peer] with WGPEER_REPLACE_ALLOWEDIPS, in file order: wireguard-tools
+    src/config.c ``process_line``), and its Endpoint and PersistentKeepalive, or ``first``'s where ``last`` has none (a
+    set leaves what it does not name; a ``PersistentKeepalive = off`` line reads as none here)."""
+    merged = dict(last)
+    for field in ("endpoint", "persistent_keepalive_s"):
+        if merged.get(field) is None:
+            merged[field] = first.get(field)
+    return merged
 
 
 def _kept_list(value, ambiguous):
