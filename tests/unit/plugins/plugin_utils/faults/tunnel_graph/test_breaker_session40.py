@@ -7,6 +7,7 @@ import json
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import build_graph
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.report.tunnel_graph import graph_svg
 
 SPOKE = "SPOKESPOKESPOKESPOKESPOKESPOKESPOKESPOKESP="
 
@@ -78,8 +79,9 @@ def test_a_repeated_wg_quick_peer_section_keeps_the_last_allowed_ips(tg):
 
 
 # RFC 7748 section 6.1's published X25519 test vector (Alice's private and public key), in WireGuard's base64: a key
-# anyone can look up, standing for a private key an operator pasted where a public key belongs.
-_RFC7748_PRIVATE = base64.b64encode(bytes.fromhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")).decode()
+# anyone can look up, standing for a private key an operator pasted where a public key belongs. Clamped as wg genkey
+# prints keys (first byte 0x77 -> 0x70, last 0x2a -> 0x6a): X25519 clamps anyway, so the public key is the same.
+_RFC7748_PRIVATE = base64.b64encode(bytes.fromhex("70076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c6a")).decode()
 _RFC7748_PUBLIC = base64.b64encode(bytes.fromhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")).decode()
 
 
@@ -96,3 +98,22 @@ def test_a_private_key_pasted_as_a_peer_public_key_is_never_reported(tg):
     views = {"hub": hub, "spoke": spoke}
     document = json.dumps(diagnosis(views))
     assert _RFC7748_PRIVATE not in document
+    # the tunnel is still reported broken, with the placeholder where the key was
+    assert ("hub", "one_sided_peer") in _graph_ids(find_findings(views))
+    graph = build_graph(views)
+    shown = "(the private key of hub's wg0, not shown)"
+    assert graph["by_id"]["spoke/wg0>" + shown]["public_key"] == shown
+    assert _RFC7748_PRIVATE not in graph_svg(diagnosis(views)["tunnel_graph"])
+
+
+def test_the_x25519_public_key_is_rfc_7748s():
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import leaked, public_key_of
+
+    bob_private = base64.b64encode(bytes.fromhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")).decode()
+    bob_public = base64.b64encode(bytes.fromhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")).decode()
+    assert public_key_of(_RFC7748_PRIVATE) == _RFC7748_PUBLIC
+    assert public_key_of(bob_private) == bob_public
+    assert public_key_of("not a key") is None
+    # an unclamped key is derived only when asked: leaked() looks at generated (clamped) keys alone
+    assert leaked([bob_private], {bob_public: ["bob/wg0"]}) == {}
+    assert leaked([_RFC7748_PRIVATE, SPOKE], {_RFC7748_PUBLIC: ["hub/wg0"]}) == {_RFC7748_PRIVATE: "hub/wg0"}
