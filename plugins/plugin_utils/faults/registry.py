@@ -148,7 +148,24 @@ def find_findings(views: dict) -> list:
             except (AttributeError, TypeError, KeyError, IndexError) as exc:
                 raise ValueError("views[%r] has facts of the wrong shape for %s: %s" % (host, fault.id, exc)) from None
             found.extend(_finding(fault, host, evidence, explanation) for evidence, explanation in pairs)
+    hidden = graph_of(views)["hidden_keys"]
+    if hidden:
+        found = [_without_keys(finding, hidden) for finding in found]
     return sorted(found, key=lambda f: (f["host"], SEVERITIES.index(f["severity"]), f["id"]))
+
+
+def _without_keys(value, hidden):
+    """``value`` (a finding, or any part of one) with every private key of ``hidden`` (the tunnel graph's
+    ``hidden_keys``: a host's private key listed as another's peer key) replaced by its placeholder, in any string."""
+    if isinstance(value, str):
+        for key, shown in hidden.items():
+            value = value.replace(key, shown)
+        return value
+    if isinstance(value, dict):
+        return {_without_keys(name, hidden): _without_keys(item, hidden) for name, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_keys(item, hidden) for item in value]
+    return value
 
 
 def _status(fault, host, view, views, found):

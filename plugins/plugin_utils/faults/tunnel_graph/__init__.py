@@ -13,6 +13,8 @@
 - ``shadow.py``: ``allowed_ips_shadow_lan``, a tunnel prefix routed over a prefix connected on the host (its LAN);
   ``reads.py``: the ``link_addresses`` reading it adds (every device's live addresses, from the PMTU fault's listing).
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
+- ``keys.py``: a run host's private key listed as another's peer key (X25519 of it is that host's public key): the
+  graph shows a placeholder instead, the registry removes it from every finding.
 - ``export.py``: the graph as reports/findings.json carries it (``tunnel_graph``), each entry's state (healthy, stale,
   dead, one-sided, in conflict) for the report's picture (plugin_utils/report/tunnel_graph.py).
 

@@ -33,7 +33,8 @@ the same ``views``)::
      "host_nodes": {"peer": ["peer/wg0"]},
      "listed_by": {"HHHH…H=": ["peer/wg0"]},               # public key -> the nodes whose entries list it
      "unreadable": {"zz": "its WireGuard facts have an unexpected shape (…)"},   # hosts left out
-     "connected": {"peer": {"eth0": ["192.168.1.2/24"]} | None}}   # link_addresses: devices up, their addresses
+     "connected": {"peer": {"eth0": ["192.168.1.2/24"]} | None},   # link_addresses: devices up, their addresses
+     "hidden_keys": {"<a private key>": "(the private key of hub's wg0, not shown)"}}   # keys.py; never exported
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
@@ -56,7 +57,9 @@ list, systemd src/network/netdev/wireguard.c ``wireguard_peer_new_static``); Non
 ``uci_section``: the uci peer's section as ``uci show`` names it (None off OpenWrt or live only). ``routed``: whether
 the owner adds a route to the interface for each of its AllowedIPs: wg-quick does (unless ``Table = off``, not read),
 netifd when uci ``route_allowed_ips`` is 1; None for networkd (``RouteTable=``, not read) and a live-only entry
-(whoever added it may add routes). ``connected``: the host's ``link_addresses`` devices (None: not read).
+(whoever added it may add routes). ``connected``: the host's ``link_addresses`` devices (None: not read). An entry that lists the private key of an
+interface of the run as its peer key (keys.py) lists the placeholder of ``hidden_keys`` instead (its id too); the
+registry removes those keys from every finding.
 
 Cost: linear in the number of entries (dicts keyed by public key; no pair of hosts is compared).
 """
@@ -64,6 +67,7 @@ Cost: linear in the number of entries (dicts keyed by public key; no pair of hos
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import leaked, placeholder
 
 OWNERS = ("wg-quick", "networkd", "uci", "live only")
 _CONFIG_OWNER = {"wg-quick": "wg-quick", "netdev": "networkd"}
@@ -315,6 +319,10 @@ def build_graph(views) -> dict:
         if nodes[node]["public_key"]:
             keys.setdefault(nodes[node]["public_key"], []).append(node)
     _merge_aliases(nodes, edges, keys)
+    hidden = {key: placeholder(node) for key, node in
+              leaked([edge["public_key"] for edge in edges.values() if edge["public_key"] not in keys], keys).items()}
+    if hidden:
+        edges = _hide(edges, hidden)
     back = {}
     for edge in edges.values():
         edge["to"] = list(keys.get(edge["public_key"], []))
@@ -334,7 +342,18 @@ def build_graph(views) -> dict:
         host_nodes.setdefault(nodes[node]["host"], []).append(node)
     return {"nodes": nodes, "edges": ordered, "keys": keys, "back": back, "by_id": edges, "by_host": by_host,
             "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes, "unreadable": unreadable,
-            "connected": connected}
+            "connected": connected, "hidden_keys": hidden}
+
+
+def _hide(edges, hidden):
+    """``edges`` with every entry whose key is in ``hidden`` (a private key: keys.py) listing the placeholder instead."""
+    out = {}
+    for edge in edges.values():
+        if edge["public_key"] in hidden:
+            edge = dict(edge, public_key=hidden[edge["public_key"]])
+            edge["id"] = edge_id(edge["from"], edge["public_key"])
+        out[edge["id"]] = edge
+    return out
 
 
 def _connected(view):
