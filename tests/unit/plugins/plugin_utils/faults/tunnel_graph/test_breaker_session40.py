@@ -117,3 +117,24 @@ def test_the_x25519_public_key_is_rfc_7748s():
     # an unclamped key is derived only when asked: leaked() looks at generated (clamped) keys alone
     assert leaked([bob_private], {bob_public: ["bob/wg0"]}) == {}
     assert leaked([_RFC7748_PRIVATE, SPOKE], {_RFC7748_PUBLIC: ["hub/wg0"]}) == {_RFC7748_PRIVATE: "hub/wg0"}
+
+
+# The AllowedIPs the WireGuard apps (Android, Windows) write for a full tunnel with "Exclude private IPs": every IPv4
+# address but 10/8, 172.16/12 and 192.168/16, in 30 prefixes from /2 to /16, and ::/0.
+_EXCLUDE_PRIVATE_IPS = ["0.0.0.0/5", "8.0.0.0/7", "11.0.0.0/8", "12.0.0.0/6", "16.0.0.0/4", "32.0.0.0/3", "64.0.0.0/2",
+                        "128.0.0.0/3", "160.0.0.0/5", "168.0.0.0/6", "172.0.0.0/12", "172.32.0.0/11", "172.64.0.0/10",
+                        "172.128.0.0/9", "173.0.0.0/8", "174.0.0.0/7", "176.0.0.0/4", "192.0.0.0/9", "192.128.0.0/11",
+                        "192.160.0.0/13", "192.169.0.0/16", "192.170.0.0/15", "192.172.0.0/14", "192.176.0.0/12",
+                        "192.192.0.0/10", "193.0.0.0/8", "194.0.0.0/7", "196.0.0.0/6", "200.0.0.0/5", "208.0.0.0/4", "::/0"]
+
+
+def test_an_exit_written_as_the_apps_exclude_private_ips_list_is_an_exit(tg):
+    # An exit peer with that list and a site peer with a CGNAT prefix and a public /24: the site's prefixes lie inside
+    # the exit's /2 and /5, carved out on purpose exactly as inside 0.0.0.0/0 (which is no finding).
+    site = ["100.64.0.0/10", "203.0.113.0/24"]
+    for exit_prefixes in (["0.0.0.0/0", "::/0"], _EXCLUDE_PRIVATE_IPS):
+        views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT], kept={tg.PEER: exit_prefixes, tg.OWRT: site})}
+        assert _graph_ids(find_findings(views)) == [], exit_prefixes[0]
+    # a wide prefix that is no exit still loses what a narrower one takes
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT], kept={tg.PEER: ["64.0.0.0/2"], tg.OWRT: site})}
+    assert _graph_ids(find_findings(views)) == [("hub", "allowed_ips_overlap")]
