@@ -12,8 +12,9 @@ keeps one routing table per interface (the WireGuard paper, section 2, "Cryptoke
   .netdev's first [WireGuardPeer]). Two entries with ``0.0.0.0/0`` (two exits) is the usual case: always a finding.
 - a prefix inside a wider one of another entry goes to the narrower (the longest prefix matches): the wider entry
   loses it. That is how an operator carves a route out on purpose, so it is a finding only when it looks unmeant:
-  not when the wider prefix is a default route (``/0``, or the ``/1`` halves some clients use instead: an exit,
-  with the other peers' prefixes inside it), nor when the narrower one is a single address (``/32``, ``/128``: one
+  not when the wider entry is an exit (its prefixes of that family cover at least half of it: a default route
+  ``/0``, a ``/1`` half, or the apps' "Exclude private IPs" list of /2 to /16 prefixes; the other peers' prefixes
+  inside it), nor when the narrower one is a single address (``/32``, ``/128``: one
   peer's own tunnel address, or one host, carved out for a direct tunnel), unless it is the tunnel address of the
   wider entry's own other end (known when that host is in the run: wg-quick ``Address``, uci ``addresses``): then
   that host's own traffic goes to the other peer, which is never meant.
@@ -32,9 +33,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
-# A wider prefix this short is a default route (or one of the two halves that stand for it): losing a part of it to
-# another peer is the design (an exit peer, and the others' prefixes inside).
-DEFAULT_ROUTE_MAX_PREFIXLEN = 1
+# An entry whose prefixes of one family cover at least this share of it is an exit (a default route, one of the /1
+# halves that stand for it, the apps' "Exclude private IPs" list): losing a part of it to another peer is the design.
+EXIT_SHARE = 0.5
 _LINK_LOCAL = ("fe80::/10", "169.254.0.0/16")
 
 
@@ -87,6 +88,16 @@ def _inside(ip, prefix) -> bool:
     return ip.version == prefix[0] and prefix[1] <= int(ip) <= prefix[2]
 
 
+def is_exit(edge, version) -> bool:
+    """Whether ``edge``'s AllowedIPs as kept cover at least ``EXIT_SHARE`` of the addresses of IP ``version``."""
+    covered, end = 0, -1
+    for got in sorted((got for got in _spans(edge["configured_allowed_ips"]) if got[0] == version),
+                      key=lambda got: (got[1], -got[2])):
+        if got[1] > end:   # CIDR prefixes nest or are apart: one that starts past the last end is outermost
+            covered, end = covered + got[2] - got[1] + 1, got[2]
+    return covered >= EXIT_SHARE * (1 << (32 if version == 4 else 128))
+
+
 def _holder(group, prefix):
     """(the entry that gets ``prefix`` (a ``span``) among ``group``'s entries, how that was decided): the one the kernel
     holds it for, when exactly one of them runs with it ("live"); else the owner's last set ("order"; a live-only entry
@@ -107,6 +118,7 @@ def overlaps(graph, node_name) -> list:
                    key=lambda item: (item[0][0], item[0][1], item[0][3], item[1]["id"]))
     lost = {}
     stack = []   # (span, holder entry): the prefixes that hold the current one, widest first
+    exits = {}   # (entry id, IP version) -> is_exit, each computed once
     index = 0
     while index < len(items):
         prefix = items[index][0]
@@ -124,7 +136,9 @@ def overlaps(graph, node_name) -> list:
             wider, owner = stack[-1]
             own_lost = any(_inside(ip, prefix) for ip, _written in _other_addresses(graph, owner))
             single = prefix[3] == (32 if prefix[0] == 4 else 128)
-            if own_lost or (wider[3] > DEFAULT_ROUTE_MAX_PREFIXLEN and not single):
+            if not own_lost and not single and (owner["id"], prefix[0]) not in exits:
+                exits[(owner["id"], prefix[0])] = is_exit(owner, prefix[0])
+            if own_lost or not (single or exits[(owner["id"], prefix[0])]):
                 lost.setdefault((owner["id"], holder["id"]), []).append(("contained", prefix[4], wider[4]))
         stack.append((prefix, holder))
     by_id = graph["by_id"]

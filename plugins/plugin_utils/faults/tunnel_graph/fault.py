@@ -156,7 +156,8 @@ ALLOWED_IPS_OVERLAP = graph_fault(
     coverage=allowed_ips_coverage,
     fires_when="two enabled entries of one interface list the same prefix as their owner keeps them (a file's "
                "AllowedIPs, uci allowed_ips): one of them gets none of it; or a prefix of one lies inside a wider one "
-               "of the other, except when the wider one is a default route (/0, or a /1 half) or the narrower one a "
+               "of the other, except when the wider one's entry is an exit (its prefixes cover at least half of the "
+               "family: /0, a /1 half, the apps' Exclude private IPs list) or the narrower one a "
                "single address (/32, /128): both are how a route is carved out on purpose; either exception is a "
                "finding again when the part lost holds the tunnel address of the losing entry's own other end",
     symptom="A site or a client is unreachable through the tunnel although its peer's handshake is fresh; wg show "
