@@ -71,7 +71,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 INITIATION_BYTES = 148   # WireGuard handshake initiation, UDP payload (whitepaper 5.4.2; measured above)
 RESPONSE_BYTES = 92      # handshake response (5.4.3)
 
-KEY_OR_PSK = "looks like a key or PSK mismatch"
+MISMATCH = "looks like a key or PSK mismatch"
 PATH = "looks like a path problem"
 CANNOT_TELL = "cannot tell"
 
@@ -93,7 +93,7 @@ def classify(mine, theirs):
     if _fresh(mine["handshake_age_s"]) or _fresh(theirs["handshake_age_s"]):
         return None
     if None not in psk and psk[0] != psk[1]:
-        return KEY_OR_PSK, "certain", "psk_one_side"
+        return MISMATCH, "certain", "psk_one_side"
     if mine["handshake_age_s"] is not None or theirs["handshake_age_s"] is not None:
         return None
     counters = (mine["tx_bytes"], mine["rx_bytes"], theirs["tx_bytes"], theirs["rx_bytes"])
@@ -114,7 +114,7 @@ def classify(mine, theirs):
             return PATH, "medium", "path_back_" + direction
         return CANNOT_TELL, None, "psk_or_path_back_" + direction
     if my_rx > 0 and their_rx > 0:
-        return (KEY_OR_PSK, "medium", "psk_both_ways") if psk != (False, False) else (CANNOT_TELL, None, "unexplained")
+        return (MISMATCH, "medium", "psk_both_ways") if psk != (False, False) else (CANNOT_TELL, None, "unexplained")
     return CANNOT_TELL, None, "unexplained"
 
 

@@ -10,7 +10,7 @@ import pytest
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import (
-    CANNOT_TELL, KEY_OR_PSK, PATH, classify, never_completes)
+    CANNOT_TELL, MISMATCH, PATH, classify, never_completes)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import split_dated_output
 
 INITIATOR = "I" * 43 + "="
@@ -58,11 +58,11 @@ def test_a_working_tunnel_gives_nothing(load_fixture, sample):
 @pytest.mark.parametrize("case", ["2_psk_initiator_only", "2b_psk_responder_only"])
 def test_a_preshared_key_on_one_end_only_is_a_certain_mismatch(load_fixture, case):
     views = _lab(load_fixture, case)
-    assert _judged(views) == {"i": [(KEY_OR_PSK, "certain")], "r": [(KEY_OR_PSK, "certain")]}
+    assert _judged(views) == {"i": [(MISMATCH, "certain")], "r": [(MISMATCH, "certain")]}
     (evidence, text), = never_completes("i", views["i"], views)
     assert evidence == {
         "interface": "tfpska0", "peer_public_key": RESPONDER, "other_host": "r", "other_interface": "tfpskb0",
-        "classification": KEY_OR_PSK, "confidence": "certain", "candidates": ["a preshared key on one end only"], "samples": 1,
+        "classification": MISMATCH, "confidence": "certain", "candidates": ["a preshared key on one end only"], "samples": 1,
         "handshake_age_s": None, "other_handshake_age_s": None, "tx_bytes": 444, "rx_bytes": 0, "other_tx_bytes": 276,
         "other_rx_bytes": 444, "has_preshared_key": case == "2_psk_initiator_only",
         "other_has_preshared_key": case != "2_psk_initiator_only", "owner": "wg-quick", "owner_path": "/etc/wireguard/tfpska0.conf"}
@@ -149,13 +149,13 @@ def _edge(tx, rx, age=None, psk=True):
     (_edge(276, 444, psk=False), _edge(444, 0, psk=False), (PATH, "medium", "path_back_in")),
     (_edge(276, 444), _edge(444, 0), (CANNOT_TELL, None, "psk_or_path_back_in")),
     (_edge(444, 0), _edge(0, 444), (CANNOT_TELL, None, "not_answered_out")),
-    (_edge(720, 444), _edge(720, 444), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    (_edge(720, 444), _edge(720, 444), (MISMATCH, "medium", "psk_both_ways")),
     (_edge(720, 444, psk=False), _edge(720, 444, psk=False), (CANNOT_TELL, None, "unexplained")),
     (_edge(444, 0, psk=None), _edge(276, 444), (CANNOT_TELL, None, "psk_or_path_back_out")),
     (_edge(0, 0), _edge(0, 0), None),                          # idle: nobody sent
     (_edge(9000, 0, age=900), _edge(0, 0), None),              # worked once: one sample cannot judge it
     (_edge(9000, 0, age=100), _edge(0, 0, psk=False), None),   # fresh: works
-    (_edge(9000, 900, age=900), _edge(900, 9000, psk=False), (KEY_OR_PSK, "certain", "psk_one_side")),
+    (_edge(9000, 900, age=900), _edge(900, 9000, psk=False), (MISMATCH, "certain", "psk_one_side")),
     (_edge(None, None), _edge(444, 0), None),                  # counters not known
 ])
 def test_classify(mine, theirs, expected):
@@ -167,7 +167,7 @@ def test_an_openwrt_end_with_a_uci_preshared_key_and_a_linux_end_without(tg):
              "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"}, counters={tg.HUB: (444, 0)})}
     views["hub"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["has_preshared_key"] = False
     views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["live"]["has_preshared_key"] = True
-    assert _judged(views) == {"hub": [(KEY_OR_PSK, "certain")], "owrt": [(KEY_OR_PSK, "certain")]}
+    assert _judged(views) == {"hub": [(MISMATCH, "certain")], "owrt": [(MISMATCH, "certain")]}
     (evidence, text), = never_completes("owrt", views["owrt"], views)
     assert (evidence["has_preshared_key"], evidence["other_has_preshared_key"]) == (True, False)
     assert "Give hub's wg0 the same PresharedKey (uci preshared_key) as owrt's wg0" in _words(text)
