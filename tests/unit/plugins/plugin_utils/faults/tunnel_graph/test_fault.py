@@ -71,6 +71,9 @@ def test_verify_must_read_both_ends_again():
     assert both_ends_read("hub", evidence, {"hub": {}, "hub.example.com": {}}) is False
     assert both_ends_read("hub", evidence, {"hub": {}, "clone": {}}) is False
     assert both_ends_read("hub", {"interface": "wg0", "also_on": None}, {"hub": {}}) is True
+    # a node is HOST/INTERFACE, and a Linux interface name cannot hold a "/": the host is all before the last one
+    assert both_ends_read("hub", {"interface": "wg0", "also_on": ["dc1/hub/wg0"]}, {"hub": {}, "dc1/hub": {}}) is True
+    assert both_ends_read("hub", {"interface": "wg0", "also_on": ["dc1/hub/wg0"]}, {"hub": {}, "dc1": {}}) is False
     assert both_ends_read("hub", {"interface": "wg0", "other_host": None}, {"hub": {}}) is True
 
 

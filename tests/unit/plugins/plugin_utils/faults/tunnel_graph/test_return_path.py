@@ -33,6 +33,7 @@ BOTH = ["10.77.0.0/24", "fd77::/64"]
      ["10.1.0.1/24", "10.2.0.1/24"]),    # a prefix length no kernel takes: judged as the address alone
     (["10.77.0.2/33"], ["10.77.0.0/24"], BOTH, ["10.77.0.2/33"], []),
     (["10.77.0.2/33"], ["10.78.0.0/24"], BOTH, ["10.77.0.2/33"], ["10.77.0.2/33"]),
+    (["10.77.0.2/24/8"], ["10.78.0.0/24"], BOTH, ["10.77.0.2/24/8"], ["10.77.0.2/24/8"]),   # the address is what precedes the first "/"
 ])
 def test_missing_sources(addresses, allowed, back, judged, missing):
     assert missing_sources(addresses, allowed, back) == (judged, missing)
