@@ -108,3 +108,9 @@ def test_what_one_sided_coverage_says_of_each_host(tg):
     assert one_sided_coverage("zz", views["zz"], views) == (
         "not_checked", "its WireGuard facts have an unexpected shape (AttributeError: 'NoneType' object has no attribute 'get')")
     assert one_sided_coverage("bare", views["bare"], views) == ("clear", "does not apply: no WireGuard interface")
+
+
+def test_entries_not_judged_or_with_a_way_back_hide_no_finding_after_them(tg):
+    # p's entries in key order: HUB (no host of the run has it), OLD (a runs an entry back), OWRT (the router lists nobody)
+    views = {"p": tg.linux(tg.PEER, [tg.HUB, tg.OLD, tg.OWRT]), "a": tg.linux(tg.OLD, [tg.PEER]), "owrt": tg.owrt(tg.OWRT, [])}
+    assert [evidence["peer_public_key"] for evidence, _text in one_sided("p", views["p"], views)] == [tg.OWRT]

@@ -41,6 +41,13 @@ def _cases(tg):
         "port owrt random": (port_mismatch, "hub", {
             "hub": tg.linux(hub, [owrt], endpoints={owrt: "198.51.100.7:51820"}, counters={owrt: (8880, 0)}),
             "owrt": tg.owrt(owrt, [hub], listen_port=43512, uci_port=False)}),
+        "return some": (return_path, "hub", {
+            "hub": tg.linux(hub, [peer], allowed={peer: ["10.77.0.0/24", "10.78.0.0/24"]}),
+            "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24", "10.78.0.2/24", "fd77::2/64", "fd78::2/64"],
+                             allowed={hub: ["10.0.0.0/8", "fd00::/8"]})}),
+        "return nothing": (return_path, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]),
+            "peer": tg.linux(peer, [owrt], addresses=["10.77.0.2/24", "10.77.1.2/24"], allowed={owrt: ["10.77.0.0/16"]})}),
         "return none": (return_path, "hub", {
             "hub": tg.linux(hub, [peer], addresses=["10.77.0.1/24"], allowed={peer: ["10.77.0.3/32"]}),
             "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
@@ -122,6 +129,18 @@ TEXTS = {
         "8880 bytes, received none, and has never had a handshake. Unless a NAT in front of owrt forwards port 51820 to "
         "43512, give owrt's wg0 a fixed listen port (uci listen_port '51820'): it has none, so 43512 is a random port "
         "chosen at its last start and changes at the next."),
+    'return some': (
+        "hub's wg0 allows 10.77.0.0/24, 10.78.0.0/24 for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's "
+        "wg0), which sends from 10.77.0.2/24, 10.78.0.2/24, fd77::2/64, fd78::2/64 toward it: WireGuard drops every packet "
+        "whose source is outside the sending peer's AllowedIPs, so hub drops what peer sends from fd77::2/64, fd78::2/64; "
+        "what it sends from 10.77.0.2/24, 10.78.0.2/24 still passes. Add fd77::2/128, fd78::2/128 to that entry's "
+        "AllowedIPs (/etc/wireguard/wg0.conf), unless another peer of wg0 is meant to carry it."),
+    'return nothing': (
+        "owrt's wg0 allows nothing for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), which sends "
+        "from 10.77.0.2/24, 10.77.1.2/24 toward it: WireGuard drops every packet whose source is outside the sending "
+        "peer's AllowedIPs, so owrt drops everything peer sends from 10.77.0.2/24, 10.77.1.2/24 (a handshake still "
+        "completes, nothing else passes). Add 10.77.0.2/32, 10.77.1.2/32 to that entry's AllowedIPs (uci), unless "
+        "another peer of wg0 is meant to carry it."),
     'return none': (
         "hub's wg0 allows 10.77.0.3/32 for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), which "
         "sends from 10.77.0.2/24 toward it: WireGuard drops every packet whose source is outside the sending peer's "
