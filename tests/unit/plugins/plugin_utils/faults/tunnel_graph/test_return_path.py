@@ -102,9 +102,11 @@ def test_what_return_path_could_not_judge_is_not_called_clear(tg):
 
 
 def test_an_entry_not_judged_or_without_a_way_back_hides_no_finding_after_it(tg):
-    # the hub's entries in key order: OLD (the other end lists no entry back), OWRT (in uci, not running), PEER (found)
+    # the hub's entries in key order: OLD (the other end lists no entry back), OWRT (only in the hub's file, not running),
+    # PEER (found)
     router = tg.owrt(tg.OWRT, [tg.HUB], addresses=["10.77.0.3/24"], allowed={tg.HUB: ["10.77.0.0/24"]})
-    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT, tg.PEER], addresses=["10.77.0.1/24"], allowed={tg.PEER: ["10.77.0.9/32"]}),
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT, tg.PEER], addresses=["10.77.0.1/24"], allowed={tg.PEER: ["10.77.0.9/32"]},
+                             paper=[tg.OWRT]),
              "a": tg.linux(tg.OLD, [], addresses=["10.77.0.5/24"]), "owrt": router,
              "peer": tg.linux(tg.PEER, [tg.HUB], addresses=["10.77.0.2/24"])}
     assert [evidence["peer_public_key"] for evidence, _text in return_path("hub", views["hub"], views)] == [tg.PEER]

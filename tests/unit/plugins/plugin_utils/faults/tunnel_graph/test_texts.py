@@ -23,6 +23,10 @@ def _cases(tg):
         "one_sided uci not running": (one_sided, "peer", {"owrt": uci_only, "peer": tg.linux(peer, [owrt])}),
         "one_sided disabled": (one_sided, "peer", {
             "owrt": tg.owrt(owrt, [peer], disabled=[peer]), "peer": tg.linux(peer, [owrt])}),
+        "one_sided from a router": (one_sided, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]), "peer": tg.linux(peer, [old, "X" * 43 + "="])}),
+        "one_sided from a router, not running there": (one_sided, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]), "peer": tg.linux(peer, [owrt], paper=[owrt])}),
         "duplicate clone": (duplicate_keys, "peer", {
             "hub": tg.linux(hub, [peer]), "peer": tg.linux(peer, [hub]), "clone": tg.linux(peer, [hub], listen_port=51821)}),
         "duplicate identical": (duplicate_keys, "hub", {
@@ -87,6 +91,20 @@ TEXTS = {
         "has disabled '1': netifd never gives it to the kernel; enable it): WireGuard drops a handshake from a key it has "
         "no peer for, so this tunnel cannot come up. Make that entry run, or remove the entry here "
         "(/etc/wireguard/wg0.conf) if the tunnel is gone."),
+    'one_sided from a router': (
+        "owrt's wg0 has a peer entry for peer's wg0 (public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=), but "
+        "peer's wg0 runs no entry for owrt's key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=: WireGuard drops a handshake "
+        "from a key it has no peer for, so this tunnel cannot come up. It lists 2 key(s) no host of this run has "
+        "(OLDPEEROLDPEEROLDPEEROLDPEEROLDPEEROLDPEERO=, XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX=): if one is an older "
+        "key of owrt, replace it with OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=. Add a [Peer] (or uci wireguard_wg0 "
+        "peer) with PublicKey = OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= to peer's wg0, or remove the entry here (uci) "
+        "if the tunnel is gone."),
+    'one_sided from a router, not running there': (
+        "owrt's wg0 has a peer entry for peer's wg0 (public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=), but "
+        "peer's wg0 runs no entry for owrt's key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (it is listed in "
+        "/etc/wireguard/wg0.conf but not running: the kernel does not have it; run wg syncconf or restart the interface): "
+        "WireGuard drops a handshake from a key it has no peer for, so this tunnel cannot come up. Make that entry run, or "
+        "remove the entry here (uci) if the tunnel is gone."),
     'duplicate clone': (
         "peer's wg0 has the public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=, and so does clone/wg0: the same "
         'private key is on more than one interface (a cloned image or a copied config). Every peer that lists this key '
