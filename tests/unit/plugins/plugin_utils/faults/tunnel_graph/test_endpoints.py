@@ -169,3 +169,22 @@ def test_sent_into_nothing_is_one_byte_sent_and_none_received(tx_bytes, rx_bytes
     edge = {"running": True, "handshake_age_s": None, "tx_bytes": tx_bytes, "rx_bytes": rx_bytes}
     assert sent_into_nothing(edge) is sent
     assert sent_into_nothing(dict(edge, running=False)) is False
+
+
+def test_a_disabled_entry_on_either_end_is_not_judged_and_hides_nothing_after_it(tg):
+    views = {"owrt": tg.owrt(tg.OWRT, [tg.HUB], disabled=[tg.HUB]), "hub": tg.linux(tg.HUB, [tg.OWRT])}
+    assert [no_endpoint(h, views[h], views) for h in views] == [[], []]
+    # the hub's entries in key order: OLD (no host has it: no way back), OWRT (neither end keeps an endpoint)
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    assert [evidence["peer_public_key"] for evidence, _text in no_endpoint("hub", views["hub"], views)] == [tg.OWRT]
+
+
+def test_the_right_port_is_no_mismatch_and_hides_none_after_it(tg):
+    # the peer's entry for the hub knocks at the hub's listen port (sent into nothing: another cause); the one for the
+    # router at a port it does not listen on, with a handshake long ago
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], listen_port=51820), "owrt": tg.owrt(tg.OWRT, [tg.PEER], listen_port=51820),
+             "peer": tg.linux(tg.PEER, [tg.HUB, tg.OWRT], endpoints={tg.HUB: "203.0.113.10:51820", tg.OWRT: "198.51.100.7:51821"},
+                              ages={tg.OWRT: 400}, counters={tg.HUB: (1480, 0), tg.OWRT: (1480, 0)})}
+    (evidence, text), = port_mismatch("peer", views["peer"], views)
+    assert evidence["peer_public_key"] == tg.OWRT
+    assert "the entry sent 1480 bytes, received none, and has had no handshake for 400 s. Unless" in " ".join(text.split())

@@ -228,3 +228,17 @@ def test_of_two_files_nothing_tells_apart_the_first_is_named():
                            ([_wg_quick([(HUB, None)]), _netdev([(HUB, None)], None)], "wg-quick")):
         graph = build_graph({"peer": linux(PEER, running, configs=configs)})
         assert (graph["by_id"]["peer/wg0>" + HUB]["owner"], graph["nodes"]["peer/wg0"]["config_ambiguous"]) == (owner, True)
+
+
+def test_wireguard_facts_that_are_no_mapping_make_the_host_unreadable():
+    graph = build_graph({"zz": {"tunnelfix": {"wireguard": ["wg0"]}}, "hub": linux(HUB, [])})
+    assert graph["unreadable"] == {"zz": "its WireGuard facts have an unexpected shape (TypeError: wireguard is list, not a mapping)"}
+
+
+def test_only_wireguard_files_that_name_an_interface_are_read():
+    not_wg = dict(_wg_quick([(GONE, None)]), wireguard=False)          # a .netdev of another kind
+    unnamed = dict(_wg_quick([(OWRT, None)]), interface=None)
+    unsaid = {key: value for key, value in _netdev([(HUB, None)]).items() if key != "wireguard"}   # no "wireguard": one
+    graph = build_graph({"peer": linux(PEER, [], configs=[not_wg, unnamed, unsaid])})
+    assert sorted(graph["nodes"]) == ["peer/wg0"]
+    assert [(edge["id"], edge["owner"]) for edge in graph["edges"]] == [("peer/wg0>" + HUB, "networkd")]
