@@ -100,8 +100,8 @@ def _choose_config(running, candidates):
 
     def score(config):
         keys = {peer.get("public_key") for peer in config.get("peers") or [] if peer.get("public_key")}
-        same_ka = sum(1 for peer in config.get("peers") or [] if peer.get("public_key") in live
-                      and _keepalive(peer.get("persistent_keepalive_s")) == _keepalive(live[peer["public_key"]].get("persistent_keepalive_s")))
+        same_ka = len([peer for peer in config.get("peers") or [] if peer.get("public_key") in live
+                       and _keepalive(peer.get("persistent_keepalive_s")) == _keepalive(live[peer["public_key"]].get("persistent_keepalive_s"))])
         return (keys == set(live), len(keys & set(live)), same_ka)
 
     scores = [score(config) for config in candidates]

@@ -18,7 +18,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
 
 
-def _paper_back(graph, back):
+def _paper_back(back):
     """What to say about the other end's entry back that exists but does not run: "" when there is none."""
     if back is None:
         return ""
@@ -60,7 +60,7 @@ def one_sided(host, view, views):
             %s's %s has a peer entry for %s's %s (public key %s), but %s's %s runs no entry for %s's key %s%s: WireGuard
             drops a handshake from a key it has no peer for, so this tunnel cannot come up.%s %s"""
                     % (host, node["interface"], other["host"], other["interface"], edge["public_key"], other["host"],
-                       other["interface"], host, node["public_key"], _paper_back(graph, back), older, todo)))
+                       other["interface"], host, node["public_key"], _paper_back(back), older, todo)))
     return out
 
 

@@ -40,13 +40,12 @@ def missing_sources(addresses, allowed_ips, back_allowed) -> tuple:
     ``(["10.77.0.2/24", "fd77::2/64"], ["10.77.0.0/24"], ["10.77.0.0/24", "fd77::/64"])`` -> ``(both, ["fd77::2/64"])``;
     the same with ``back_allowed`` ``["10.77.0.1/32"]`` -> ``(["10.77.0.2/24"], [])``."""
     nets, back = _nets(allowed_ips), _nets(back_allowed)
-    link_local = [ipnet.network("fe80::/10"), ipnet.network("169.254.0.0/16")]
     judged, missing = [], []
     for version in sorted({net.version for net in back}):
         family = []
         for value in addresses or []:
-            ip = ipnet.address(str(value).split("/", maxsplit=1)[0])
-            if ip is None or ip.version != version or any(ip.version == net.version and ip in net for net in link_local):
+            ip = ipnet.address(str(value).partition("/")[0])
+            if ip is None or ip.version != version or ip.is_link_local():   # netaddr: fe80::/10, 169.254.0.0/16
                 continue
             family.append((value, ipnet.network(str(value)) or ipnet.network(str(ip)), ip))
         sources = [item for item in family if any(_overlap(item[1], net) for net in back if net.version == version)]

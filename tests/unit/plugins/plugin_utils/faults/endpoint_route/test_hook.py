@@ -6,7 +6,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.endpoint_route.hook import (
-    HOOK_PATH, HOOK_PROBE, OLD_HOOK_PATH, content_sha256, hook_content, hook_state, parse_hook_probe)
+    HOOK_PATH, HOOK_PROBE, OLD_HOOK_PATH, _tabs, content_sha256, hook_content, hook_state, parse_hook_probe)
 
 # the SHA-256 of the hook the role's template rendered for ONE_ENDPOINT (at 5e6c660), as sha256sum printed it on the router
 RECORDED_SHA256 = "97029a11afe0d1e22a84f892289068096897cb9c43e9184496888a2dc4ed62ae"
@@ -131,3 +131,8 @@ def test_content_sha256_is_what_sha256sum_prints():
     """What `sha256sum` prints for an empty file and for "café\\n" in UTF-8 (run on the dev host, GNU coreutils 9.1)."""
     assert content_sha256("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     assert content_sha256("caf\u00e9\n") == "7b49b9e063bd91a4f9252b413261f5557b9c570aa61516989499f64a62dbcdd6"
+
+
+def test_the_scripts_indentation_becomes_tabs():
+    """Each leading 4 spaces of a line is a tab; spaces inside a line, and a leading rest of fewer than 4, stay."""
+    assert _tabs("a\n    b  c\n        d\n      e\n  f\n") == "a\n\tb  c\n\t\td\n\t  e\n  f\n"

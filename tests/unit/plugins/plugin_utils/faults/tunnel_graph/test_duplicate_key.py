@@ -50,3 +50,49 @@ def test_duplicate_keys_through_the_registry(tg):
     assert {f["evidence"]["identical"] for f in find_findings(views) if f["id"] == "duplicate_public_key"} == {False}
     views["clone"] = tg.linux(tg.PEER, [tg.HUB, tg.OWRT])   # the same port, other peers: a clone put to use
     assert len([f for f in find_findings(views) if f["id"] == "duplicate_public_key"]) == 2
+
+
+def _two_interfaces(wg0, wg1):
+    """A Linux host running wg1 with key ``wg1`` and, when ``wg0``, wg0 with that key (else wg0 is only in its file, down)."""
+    interfaces = {"wg1": {"public_key": wg1, "listen_port": 51821, "peers": []}}
+    if wg0:
+        interfaces["wg0"] = {"public_key": wg0, "listen_port": 51820, "peers": []}
+    configs = [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True, "addresses": None,
+                "peers": [{"public_key": "GONEGONEGONEGONEGONEGONEGONEGONEGONEGONEGON=", "endpoint": None}]}]
+    return {"tunnelfix": {"wireguard": {"interfaces": interfaces, "configs": configs}}}
+
+
+def test_an_interface_that_does_not_run_hides_no_duplicate_on_the_next(tg):
+    views = {"hub": tg.linux(tg.HUB, []), "r": _two_interfaces(None, tg.HUB)}
+    (evidence, _text), = duplicate_keys("r", views["r"], views)
+    assert (evidence["interface"], evidence["also_on"]) == ("wg1", ["hub/wg0"])
+
+
+def test_a_name_listed_twice_hides_no_duplicate_on_its_next_interface(tg):
+    # r.example.com's wg0 and r's are alike (one machine, or a clone); r's wg1 has the key of another host's interface
+    views = {"r.example.com": _two_interfaces(tg.OWRT, tg.OLD), "r": _two_interfaces(tg.OWRT, tg.PEER), "peer": tg.linux(tg.PEER, [])}
+    found = duplicate_keys("r", views["r"], views)
+    assert [(evidence["interface"], evidence["identical"]) for evidence, _text in found] == [("wg0", True), ("wg1", False)]
+
+
+def test_the_evidence_of_one_machine_listed_twice(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT]), "hub.example.com": tg.linux(tg.HUB, [tg.OWRT])}
+    (evidence, _text), = duplicate_keys("hub", views["hub"], views)
+    assert evidence == {"interface": "wg0", "public_key": tg.HUB, "also_on": ["hub.example.com/wg0"], "listed_by": [], "identical": True}
+    views = dict(views, peer=tg.linux(tg.PEER, [tg.HUB]), owrt=tg.owrt(tg.OWRT, [tg.HUB]))   # a new dict: graph_of caches by identity
+    (evidence, _text), = duplicate_keys("hub", views["hub"], views)
+    assert evidence["listed_by"] == ["owrt/wg0", "peer/wg0"]
+
+
+def test_a_key_on_three_interfaces_nobody_lists(tg):
+    views = {"a": tg.linux(tg.PEER, [tg.HUB]), "b": tg.linux(tg.PEER, [tg.HUB], listen_port=51821),
+             "c": tg.linux(tg.PEER, [tg.HUB], listen_port=51822)}
+    (evidence, text), = duplicate_keys("a", views["a"], views)
+    assert evidence == {"interface": "wg0", "public_key": tg.PEER, "also_on": ["b/wg0", "c/wg0"], "listed_by": [], "identical": False}
+    assert " ".join(text.split()).startswith(
+        "a's wg0 has the public key %s, and so does b/wg0, c/wg0: the same private key is on more than one interface (a cloned image "
+        "or a copied config). Every peer that lists this key (none in this run) sends to whichever" % tg.PEER)
+    views = dict(views, hub=tg.linux(tg.HUB, [tg.PEER]), owrt=tg.owrt(tg.OWRT, [tg.PEER]))
+    (evidence, text), = duplicate_keys("a", views["a"], views)
+    assert evidence["listed_by"] == ["hub/wg0", "owrt/wg0"]
+    assert "Every peer that lists this key (hub/wg0, owrt/wg0) sends" in " ".join(text.split())

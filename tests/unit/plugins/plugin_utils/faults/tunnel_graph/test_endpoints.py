@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch, sent_into_nothing
 
 
 def test_a_hub_and_a_peer_that_knows_where_the_hub_is_are_fine(tg):
@@ -145,3 +145,46 @@ def test_the_stale_wg_quick_file_does_not_hide_the_running_netdev():
              "spoke": {"tunnelfix": {"wireguard": {"interfaces": {"wg0": spoke_wg0}, "configs": [stale, netdev]}}}}
     graph_ids = {"one_sided_peer", "duplicate_public_key", "no_endpoint_either_side", "endpoint_port_mismatch", "return_path_not_allowed"}
     assert [(f["host"], f["id"]) for f in find_findings(views) if f["id"] in graph_ids] == []
+
+
+def test_the_evidence_of_no_endpoint_and_an_entry_with_one_before_it(tg):
+    # the hub's entry for a (OLD's key, sorted first) has a kept endpoint on a's side; its entry for the router has none
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT]), "a": tg.linux(tg.OLD, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    (evidence, _text), = no_endpoint("hub", views["hub"], views)
+    assert evidence == {"interface": "wg0", "peer_public_key": tg.OWRT, "other_host": "owrt", "other_interface": "wg0",
+                        "handshake_age_s": None, "owner": "wg-quick", "other_owner": "uci"}
+
+
+def test_a_fresh_handshake_seen_on_the_other_end_only_counts(tg):
+    # the ends' facts are read at different times: here the handshake is stale, there fresh
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: 400}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], learned={tg.HUB: "203.0.113.10:51820"}, ages={tg.HUB: 7})}
+    (_evidence, text), = no_endpoint("hub", views["hub"], views)
+    assert "works now (a handshake 7 s ago)" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("tx_bytes, rx_bytes, sent", [(1, 0, True), (0, 0, False), (148, 92, False), (None, 0, False), (148, None, False)])
+def test_sent_into_nothing_is_one_byte_sent_and_none_received(tx_bytes, rx_bytes, sent):
+    edge = {"running": True, "handshake_age_s": None, "tx_bytes": tx_bytes, "rx_bytes": rx_bytes}
+    assert sent_into_nothing(edge) is sent
+    assert sent_into_nothing(dict(edge, running=False)) is False
+
+
+def test_a_disabled_entry_on_either_end_is_not_judged_and_hides_nothing_after_it(tg):
+    views = {"owrt": tg.owrt(tg.OWRT, [tg.HUB], disabled=[tg.HUB]), "hub": tg.linux(tg.HUB, [tg.OWRT])}
+    assert [no_endpoint(h, views[h], views) for h in views] == [[], []]
+    # the hub's entries in key order: OLD (no host has it: no way back), OWRT (neither end keeps an endpoint)
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    assert [evidence["peer_public_key"] for evidence, _text in no_endpoint("hub", views["hub"], views)] == [tg.OWRT]
+
+
+def test_the_right_port_is_no_mismatch_and_hides_none_after_it(tg):
+    # the peer's entry for the hub knocks at the hub's listen port (sent into nothing: another cause); the one for the
+    # router at a port it does not listen on, with a handshake long ago
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER], listen_port=51820), "owrt": tg.owrt(tg.OWRT, [tg.PEER], listen_port=51820),
+             "peer": tg.linux(tg.PEER, [tg.HUB, tg.OWRT], endpoints={tg.HUB: "203.0.113.10:51820", tg.OWRT: "198.51.100.7:51821"},
+                              ages={tg.OWRT: 400}, counters={tg.HUB: (1480, 0), tg.OWRT: (1480, 0)})}
+    (evidence, text), = port_mismatch("peer", views["peer"], views)
+    assert evidence["peer_public_key"] == tg.OWRT
+    assert "the entry sent 1480 bytes, received none, and has had no handshake for 400 s. Unless" in " ".join(text.split())

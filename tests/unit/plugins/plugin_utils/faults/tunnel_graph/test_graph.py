@@ -1,6 +1,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The tunnel graph: nodes and entries joined by public key across hosts, Linux and OpenWrt (fake keys)."""
 
+import pytest
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import build_graph, graph_of
 
 HUB = "HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH="
@@ -196,3 +198,86 @@ def test_who_adds_routes_for_an_entry_and_the_hosts_connected_devices():
     assert [edges[name]["routed"] for name in ("hub/wg0>" + PEER, "hub/wg0>" + OWRT, "peer/wg0>" + HUB, "owrt/wg0>" + HUB)] == [
         True, None, None, False]
     assert (graph["connected"]["hub"], graph["connected"]["peer"]) == ({"eth0": ["192.168.1.2/24"]}, None)
+
+
+def test_a_node_and_an_entry_hold_the_documented_fields():
+    graph = build_graph(fleet())
+    assert graph["nodes"]["hub/wg0"] == {"host": "hub", "interface": "wg0", "public_key": HUB, "listen_port": 51820, "platform": "linux",
+                                         "listen_port_kept": "unknown", "addresses": None, "config_ambiguous": False, "alias_of": None}
+    assert graph["nodes"]["owrt/wg0"]["listen_port_kept"] == 51820   # uci listen_port
+    assert graph["by_id"]["hub/wg0>" + PEER] == {
+        "id": "hub/wg0>" + PEER, "from": "hub/wg0", "public_key": PEER, "to": ["peer/wg0"], "endpoint_host": "198.51.100.9",
+        "endpoint_port": 41862, "configured_endpoint_host": None, "configured_endpoint_port": None, "allowed_ips": ["10.77.0.2/32"],
+        "persistent_keepalive_s": None, "handshake_age_s": 12, "rx_bytes": 10, "tx_bytes": 20, "owner": "wg-quick",
+        "owner_path": "/etc/wireguard/wg0.conf", "running": True, "disabled": False, "has_preshared_key": None,
+        "configured_allowed_ips": None, "set_order": 0, "uci_section": None, "routed": True}
+
+
+def test_a_router_whose_interface_is_down_keeps_its_uci_port_and_entries():
+    peers = [{"public_key": None, "in_uci": True, "live": None},       # a uci peer without a key: no entry
+             {"public_key": HUB, "in_uci": True, "endpoint_host": "203.0.113.10", "endpoint_port": 51821, "allowed_ips": ["10.77.0.0/24"],
+              "persistent_keepalive_s": 25, "live": None}]
+    graph = build_graph({"owrt": openwrt(None, peers, listen_port=51822)})
+    assert (graph["nodes"]["owrt/wg0"]["public_key"], graph["nodes"]["owrt/wg0"]["listen_port"]) == (None, 51822)
+    edge = graph["by_id"]["owrt/wg0>" + HUB]
+    assert (edge["endpoint_host"], edge["endpoint_port"], edge["allowed_ips"], edge["persistent_keepalive_s"], edge["running"]) == (
+        "203.0.113.10", 51821, ["10.77.0.0/24"], 25, False)
+
+
+def test_a_router_peer_and_interface_only_live_are_kept_by_nobody():
+    # an interface and a peer the kernel has but uci does not (wg set): owner "live only", no kept listen port
+    live = {"endpoint_host": "198.51.100.7", "endpoint_port": 41000, "allowed_ips": ["10.77.0.9/32"]}
+    views = {"owrt": {"openwrt": {"wireguard": {"interfaces": {"wg0": {
+        "in_uci": False, "live": True, "listen_port": None, "live_state": {"public_key": OWRT, "listen_port": 43512},
+        "peers": [{"public_key": HUB, "in_uci": False, "live": live}]}}}}}}
+    graph = build_graph(views)
+    assert (graph["nodes"]["owrt/wg0"]["listen_port"], graph["nodes"]["owrt/wg0"]["listen_port_kept"]) == (43512, "unknown")
+    edge = graph["by_id"]["owrt/wg0>" + HUB]
+    assert (edge["owner"], edge["configured_endpoint_host"], edge["configured_endpoint_port"], edge["running"]) == (
+        "live only", "198.51.100.7", 41000, True)
+    # a live value of another shape is no live entry
+    views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["live"] = False
+    assert build_graph(views)["by_id"]["owrt/wg0>" + HUB]["running"] is False
+
+
+@pytest.mark.parametrize("endpoint, kept", [
+    ("203.0.113.1:51820", ("203.0.113.1", 51820)),
+    ("[2001:db8::1]:51820", ("2001:db8::1", 51820)),
+    ("vpn.example.com", ("vpn.example.com", None)),            # no port: the host part as given
+    ("vpn.example.com:wg", ("vpn.example.com:wg", None)),      # not a port number
+    ("[2001:db8::1:51820", ("[2001:db8::1", 51820)),           # an unclosed bracket is kept as written
+    (None, (None, None)),
+])
+def test_a_files_endpoint_is_split_into_host_and_port(endpoint, kept):
+    graph = build_graph({"peer": linux(PEER, [], configs=[_wg_quick([(HUB, endpoint)])])})
+    edge = graph["by_id"]["peer/wg0>" + HUB]
+    assert (edge["configured_endpoint_host"], edge["configured_endpoint_port"]) == kept
+
+
+def test_a_keepalive_off_in_a_file_matches_a_running_keepalive_of_0():
+    # two files with the same keys: the one whose keepalive is the running one's runs it (None, 0 and off are all "none")
+    running = [{"public_key": HUB, "endpoint_host": "203.0.113.1", "endpoint_port": 51820, "persistent_keepalive_s": 0}]
+    graph = build_graph({"peer": linux(PEER, running, configs=[_netdev([(HUB, "203.0.113.1:51820")], 25), _wg_quick([(HUB, None)])])})
+    assert graph["by_id"]["peer/wg0>" + HUB]["owner"] == "wg-quick" and not graph["nodes"]["peer/wg0"]["config_ambiguous"]
+
+
+def test_of_two_files_nothing_tells_apart_the_first_is_named():
+    running = [{"public_key": HUB, "endpoint_host": "203.0.113.1", "endpoint_port": 51820}]
+    for configs, owner in (([_netdev([(HUB, None)], None), _wg_quick([(HUB, None)])], "networkd"),
+                           ([_wg_quick([(HUB, None)]), _netdev([(HUB, None)], None)], "wg-quick")):
+        graph = build_graph({"peer": linux(PEER, running, configs=configs)})
+        assert (graph["by_id"]["peer/wg0>" + HUB]["owner"], graph["nodes"]["peer/wg0"]["config_ambiguous"]) == (owner, True)
+
+
+def test_wireguard_facts_that_are_no_mapping_make_the_host_unreadable():
+    graph = build_graph({"zz": {"tunnelfix": {"wireguard": ["wg0"]}}, "hub": linux(HUB, [])})
+    assert graph["unreadable"] == {"zz": "its WireGuard facts have an unexpected shape (TypeError: wireguard is list, not a mapping)"}
+
+
+def test_only_wireguard_files_that_name_an_interface_are_read():
+    not_wg = dict(_wg_quick([(GONE, None)]), wireguard=False)          # a .netdev of another kind
+    unnamed = dict(_wg_quick([(OWRT, None)]), interface=None)
+    unsaid = {key: value for key, value in _netdev([(HUB, None)]).items() if key != "wireguard"}   # no "wireguard": one
+    graph = build_graph({"peer": linux(PEER, [], configs=[not_wg, unnamed, unsaid])})
+    assert sorted(graph["nodes"]) == ["peer/wg0"]
+    assert [(edge["id"], edge["owner"]) for edge in graph["edges"]] == [("peer/wg0>" + HUB, "networkd")]

@@ -97,3 +97,20 @@ def test_a_run_limited_to_one_end_does_not_call_the_finding_fixed(tg):
         ("one_sided_peer", "still_present", False)]
     outcomes = finding_outcomes(before, [], views, hosts=["peer", "hub"])
     assert [(o["outcome"], o["rechecked"]) for o in outcomes if o["id"] == "one_sided_peer"] == [("fixed", True)]
+
+
+def test_what_one_sided_coverage_says_of_each_host(tg):
+    broken = {"openwrt": {"wireguard": {"interfaces": {"wg0": {"live_state": {"public_key": tg.OLD}, "peers": [None]}}}}}
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OLD, "X" * 43 + "="]), "peer": tg.linux(tg.PEER, [tg.HUB]), "lone": tg.linux(tg.OWRT, []),
+             "zz": broken, "bare": {"openwrt": {"wireguard": {"interfaces": {}}}}}
+    assert one_sided_coverage("hub", views["hub"], views) == ("clear", "judged without 2 peer entries whose other end is not in this run")
+    assert one_sided_coverage("lone", views["lone"], views) is None      # runs, lists nobody: judged
+    assert one_sided_coverage("zz", views["zz"], views) == (
+        "not_checked", "its WireGuard facts have an unexpected shape (AttributeError: 'NoneType' object has no attribute 'get')")
+    assert one_sided_coverage("bare", views["bare"], views) == ("clear", "does not apply: no WireGuard interface")
+
+
+def test_entries_not_judged_or_with_a_way_back_hide_no_finding_after_them(tg):
+    # p's entries in key order: HUB (no host of the run has it), OLD (a runs an entry back), OWRT (the router lists nobody)
+    views = {"p": tg.linux(tg.PEER, [tg.HUB, tg.OLD, tg.OWRT]), "a": tg.linux(tg.OLD, [tg.PEER]), "owrt": tg.owrt(tg.OWRT, [])}
+    assert [evidence["peer_public_key"] for evidence, _text in one_sided("p", views["p"], views)] == [tg.OWRT]

@@ -30,7 +30,10 @@ BOTH = ["10.77.0.0/24", "fd77::/64"]
     # no address shares a subnet with the entry back: it sends from one of them, dropped only when none is allowed
     (["10.1.0.1/24", "10.2.0.1/24"], ["10.1.0.0/24"], ["192.168.9.0/24"], ["10.1.0.1/24", "10.2.0.1/24"], []),
     (["10.1.0.1/24", "10.2.0.1/24"], ["10.3.0.0/24"], ["192.168.9.0/24"], ["10.1.0.1/24", "10.2.0.1/24"],
-     ["10.1.0.1/24", "10.2.0.1/24"]),
+     ["10.1.0.1/24", "10.2.0.1/24"]),    # a prefix length no kernel takes: judged as the address alone
+    (["10.77.0.2/33"], ["10.77.0.0/24"], BOTH, ["10.77.0.2/33"], []),
+    (["10.77.0.2/33"], ["10.78.0.0/24"], BOTH, ["10.77.0.2/33"], ["10.77.0.2/33"]),
+    (["10.77.0.2/24/8"], ["10.78.0.0/24"], BOTH, ["10.77.0.2/24/8"], ["10.77.0.2/24/8"]),   # the address is what precedes the first "/"
 ])
 def test_missing_sources(addresses, allowed, back, judged, missing):
     assert missing_sources(addresses, allowed, back) == (judged, missing)
@@ -96,3 +99,38 @@ def test_what_return_path_could_not_judge_is_not_called_clear(tg):
     assert return_path_coverage("hub", views["hub"], views) is None
     status = diagnosis({"peer": views["peer"], "hub": tg.linux(tg.HUB, [tg.PEER])})["checks"]["peer"]["return_path_not_allowed"]
     assert status["status"] == "not_checked"
+
+
+def test_an_entry_not_judged_or_without_a_way_back_hides_no_finding_after_it(tg):
+    # the hub's entries in key order: OLD (the other end lists no entry back), OWRT (only in the hub's file, not running),
+    # PEER (found)
+    router = tg.owrt(tg.OWRT, [tg.HUB], addresses=["10.77.0.3/24"], allowed={tg.HUB: ["10.77.0.0/24"]})
+    views = {"hub": tg.linux(tg.HUB, [tg.OLD, tg.OWRT, tg.PEER], addresses=["10.77.0.1/24"], allowed={tg.PEER: ["10.77.0.9/32"]},
+                             paper=[tg.OWRT]),
+             "a": tg.linux(tg.OLD, [], addresses=["10.77.0.5/24"]), "owrt": router,
+             "peer": tg.linux(tg.PEER, [tg.HUB], addresses=["10.77.0.2/24"])}
+    assert [evidence["peer_public_key"] for evidence, _text in return_path("hub", views["hub"], views)] == [tg.PEER]
+
+
+def test_a_router_entry_only_in_uci_is_not_judged(tg):
+    # its AllowedIPs are uci's, not the kernel's: the kernel drops nothing for an entry it does not have
+    router = tg.owrt(tg.OWRT, [tg.HUB], addresses=["10.77.0.3/24"])
+    router["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["live"] = None
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], addresses=["10.77.0.1/24"]), "owrt": router}
+    assert return_path("owrt", views["owrt"], views) == []
+
+
+def test_return_path_coverage_after_one_sided_coverage(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT, tg.OLD, "X" * 43 + "="]), "peer": tg.linux(tg.PEER, [tg.HUB], addresses=None),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], addresses=["10.77.0.3/24"]), "a": tg.linux(tg.OLD, [tg.HUB]),
+             "down": tg.owrt(None, [tg.HUB])}
+    # one entry's other end is outside the run (one_sided_coverage's "judged without"), two other ends' addresses are not
+    # known: return_path's own count
+    assert return_path_coverage("hub", views["hub"], views) == (
+        "clear", "judged without 2 entries whose other end's tunnel addresses or entry back are not known")
+    assert return_path_coverage("peer", views["peer"], views) == (
+        "not_checked", "the other ends' tunnel addresses or entries back are not known (a .netdev's .network file is not read; "
+        "several files for one interface; no entry back)")
+    assert return_path_coverage("down", views["down"], views) == (
+        "not_checked", "no interface of it runs (its own public key is read from the running interface)")
+    assert return_path_coverage("none", {}, views) == ("not_checked", "no WireGuard facts were read")

@@ -14,11 +14,22 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 
 def _cases(tg):
     hub, peer, owrt, old = tg.HUB, tg.PEER, tg.OWRT, tg.OLD
+    uci_only = tg.owrt(owrt, [peer])
+    uci_only["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["live"] = None   # in uci, not in the kernel
     return {
         "one_sided rotated": (one_sided, "peer", {
             "hub": tg.linux(hub, [old]), "peer": tg.linux(peer, [hub])}),
         "one_sided router lacks": (one_sided, "hub", {
             "hub": tg.linux(hub, [peer, owrt]), "peer": tg.linux(peer, [hub]), "owrt": tg.owrt(owrt, [])}),
+        "one_sided not running": (one_sided, "peer", {
+            "hub": tg.linux(hub, [peer], paper=[peer]), "peer": tg.linux(peer, [hub])}),
+        "one_sided uci not running": (one_sided, "peer", {"owrt": uci_only, "peer": tg.linux(peer, [owrt])}),
+        "one_sided disabled": (one_sided, "peer", {
+            "owrt": tg.owrt(owrt, [peer], disabled=[peer]), "peer": tg.linux(peer, [owrt])}),
+        "one_sided from a router": (one_sided, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]), "peer": tg.linux(peer, [old, "X" * 43 + "="])}),
+        "one_sided from a router, not running there": (one_sided, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]), "peer": tg.linux(peer, [owrt], paper=[owrt])}),
         "duplicate clone": (duplicate_keys, "peer", {
             "hub": tg.linux(hub, [peer]), "peer": tg.linux(peer, [hub]), "clone": tg.linux(peer, [hub], listen_port=51821)}),
         "duplicate identical": (duplicate_keys, "hub", {
@@ -34,6 +45,16 @@ def _cases(tg):
         "port owrt kept": (port_mismatch, "hub", {
             "owrt": tg.owrt(owrt, [hub], listen_port=51820),
             "hub": tg.linux(hub, [owrt], endpoints={owrt: "198.51.100.7:51000"}, counters={owrt: (592, 0)})}),
+        "port owrt random": (port_mismatch, "hub", {
+            "hub": tg.linux(hub, [owrt], endpoints={owrt: "198.51.100.7:51820"}, counters={owrt: (8880, 0)}),
+            "owrt": tg.owrt(owrt, [hub], listen_port=43512, uci_port=False)}),
+        "return some": (return_path, "hub", {
+            "hub": tg.linux(hub, [peer], allowed={peer: ["10.77.0.0/24", "10.78.0.0/24"]}),
+            "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24", "10.78.0.2/24", "fd77::2/64", "fd78::2/64"],
+                             allowed={hub: ["10.0.0.0/8", "fd00::/8"]})}),
+        "return nothing": (return_path, "owrt", {
+            "owrt": tg.owrt(owrt, [peer]),
+            "peer": tg.linux(peer, [owrt], addresses=["10.77.0.2/24", "10.77.1.2/24"], allowed={owrt: ["10.77.0.0/16"]})}),
         "return none": (return_path, "hub", {
             "hub": tg.linux(hub, [peer], addresses=["10.77.0.1/24"], allowed={peer: ["10.77.0.3/32"]}),
             "peer": tg.linux(peer, [hub], addresses=["10.77.0.2/24"])}),
@@ -81,6 +102,38 @@ TEXTS = {
         'handshake from a key it has no peer for, so this tunnel cannot come up. Add a [Peer] (or uci wireguard_wg0 '
         "peer) with PublicKey = HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= to owrt's wg0, or remove the entry here "
         '(/etc/wireguard/wg0.conf) if the tunnel is gone.'),
+    'one_sided not running': (
+        "peer's wg0 has a peer entry for hub's wg0 (public key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=), but hub's "
+        "wg0 runs no entry for peer's key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (it is listed in "
+        "/etc/wireguard/wg0.conf but not running: the kernel does not have it; run wg syncconf or restart the interface): "
+        "WireGuard drops a handshake from a key it has no peer for, so this tunnel cannot come up. Make that entry run, or "
+        "remove the entry here (/etc/wireguard/wg0.conf) if the tunnel is gone."),
+    'one_sided uci not running': (
+        "peer's wg0 has a peer entry for owrt's wg0 (public key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=), but "
+        "owrt's wg0 runs no entry for peer's key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (it is listed in uci but "
+        "not running: the kernel does not have it; run wg syncconf or restart the interface): WireGuard drops a handshake "
+        "from a key it has no peer for, so this tunnel cannot come up. Make that entry run, or remove the entry here "
+        "(/etc/wireguard/wg0.conf) if the tunnel is gone."),
+    'one_sided disabled': (
+        "peer's wg0 has a peer entry for owrt's wg0 (public key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=), but "
+        "owrt's wg0 runs no entry for peer's key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (its uci peer for that key "
+        "has disabled '1': netifd never gives it to the kernel; enable it): WireGuard drops a handshake from a key it has "
+        "no peer for, so this tunnel cannot come up. Make that entry run, or remove the entry here "
+        "(/etc/wireguard/wg0.conf) if the tunnel is gone."),
+    'one_sided from a router': (
+        "owrt's wg0 has a peer entry for peer's wg0 (public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=), but "
+        "peer's wg0 runs no entry for owrt's key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=: WireGuard drops a handshake "
+        "from a key it has no peer for, so this tunnel cannot come up. It lists 2 key(s) no host of this run has "
+        "(OLDPEEROLDPEEROLDPEEROLDPEEROLDPEEROLDPEERO=, XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX=): if one is an older "
+        "key of owrt, replace it with OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=. Add a [Peer] (or uci wireguard_wg0 "
+        "peer) with PublicKey = OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= to peer's wg0, or remove the entry here (uci) "
+        "if the tunnel is gone."),
+    'one_sided from a router, not running there': (
+        "owrt's wg0 has a peer entry for peer's wg0 (public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=), but "
+        "peer's wg0 runs no entry for owrt's key OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR= (it is listed in "
+        "/etc/wireguard/wg0.conf but not running: the kernel does not have it; run wg syncconf or restart the interface): "
+        "WireGuard drops a handshake from a key it has no peer for, so this tunnel cannot come up. Make that entry run, or "
+        "remove the entry here (uci) if the tunnel is gone."),
     'duplicate clone': (
         "peer's wg0 has the public key PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE=, and so does clone/wg0: the same "
         'private key is on more than one interface (a cloned image or a copied config). Every peer that lists this key '
@@ -118,6 +171,23 @@ TEXTS = {
         "hub's wg0 sends to owrt's wg0 at 198.51.100.7 port 51000, but owrt's wg0 listens on port 51820; the entry sent "
         '592 bytes, received none, and has never had a handshake. Unless a NAT in front of owrt forwards port 51000 to '
         "51820, set the endpoint's port to 51820 (/etc/wireguard/wg0.conf)."),
+    'port owrt random': (
+        "hub's wg0 sends to owrt's wg0 at 198.51.100.7 port 51820, but owrt's wg0 listens on port 43512; the entry sent "
+        "8880 bytes, received none, and has never had a handshake. Unless a NAT in front of owrt forwards port 51820 to "
+        "43512, give owrt's wg0 a fixed listen port (uci listen_port '51820'): it has none, so 43512 is a random port "
+        "chosen at its last start and changes at the next."),
+    'return some': (
+        "hub's wg0 allows 10.77.0.0/24, 10.78.0.0/24 for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's "
+        "wg0), which sends from 10.77.0.2/24, 10.78.0.2/24, fd77::2/64, fd78::2/64 toward it: WireGuard drops every packet "
+        "whose source is outside the sending peer's AllowedIPs, so hub drops what peer sends from fd77::2/64, fd78::2/64; "
+        "what it sends from 10.77.0.2/24, 10.78.0.2/24 still passes. Add fd77::2/128, fd78::2/128 to that entry's "
+        "AllowedIPs (/etc/wireguard/wg0.conf), unless another peer of wg0 is meant to carry it."),
+    'return nothing': (
+        "owrt's wg0 allows nothing for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), which sends "
+        "from 10.77.0.2/24, 10.77.1.2/24 toward it: WireGuard drops every packet whose source is outside the sending "
+        "peer's AllowedIPs, so owrt drops everything peer sends from 10.77.0.2/24, 10.77.1.2/24 (a handshake still "
+        "completes, nothing else passes). Add 10.77.0.2/32, 10.77.1.2/32 to that entry's AllowedIPs (uci), unless "
+        "another peer of wg0 is meant to carry it."),
     'return none': (
         "hub's wg0 allows 10.77.0.3/32 for the peer PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= (peer's wg0), which "
         "sends from 10.77.0.2/24 toward it: WireGuard drops every packet whose source is outside the sending peer's "
