@@ -287,3 +287,17 @@ def test_a_key_on_two_machines_is_not_judged(tg):
     views = _pair(tg, psk=(False, True))
     views["clone"] = tg.linux(tg.PEER, [tg.HUB], listen_port=41001, endpoints={tg.HUB: "203.0.113.10:51820"}, counters={tg.HUB: (444, 0)})
     assert [never_completes(host, views[host], views) for host in views] == [[], [], []]
+
+
+def test_an_entry_only_kept_in_uci_is_not_judged(tg):
+    # owrt's uci peer for the hub has a preshared key but is not in the kernel (added without a reload): nothing runs
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], counters={tg.OWRT: (0, 444)}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"})}
+    views["hub"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["has_preshared_key"] = False
+    peer = views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]
+    peer.update(live=None, preshared_key_set=True)
+    assert [never_completes(host, views[host], views) for host in views] == [[], []]
+    peer.update(live={"endpoint_host": "203.0.113.10", "endpoint_port": 51820, "allowed_ips": [], "tx_bytes": 444, "rx_bytes": 0,
+                      "has_preshared_key": True})
+    views = dict(views)      # the graph is cached per views object
+    assert [len(never_completes(host, views[host], views)) for host in views] == [1, 1]

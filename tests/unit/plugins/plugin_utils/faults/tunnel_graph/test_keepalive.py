@@ -123,3 +123,15 @@ def test_a_keepalive_on_the_starting_end_of_1_s_is_one(tg):
     views = _pair(tg, peer_keepalive=True)       # not a number of seconds: none sent here, so the finding stands
     assert len(wrong_side("peer", views["peer"], views)) == 1
 
+
+
+def test_a_keepalive_only_kept_in_uci_is_not_sent(tg):
+    # owrt's uci peer for the hub is not in the kernel (added without a reload): its keepalive is not sent
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], endpoints={tg.OWRT: "198.51.100.7:51820"}, ages={tg.OWRT: 20}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    peer = views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]
+    peer.update(live=None, persistent_keepalive_s=25)
+    assert [wrong_side(host, views[host], views) for host in views] == [[], []]
+    peer.update(live={"endpoint_host": None, "endpoint_port": None, "allowed_ips": [], "persistent_keepalive_s": 25})
+    views = dict(views)      # the graph is cached per views object
+    assert [len(wrong_side(host, views[host], views)) for host in views] == [1, 0]
