@@ -320,3 +320,17 @@ def test_coverage_texts(tg):
     views = {"owrt": tg.owrt(tg.OWRT, [tg.HUB, tg.PEER], kept={tg.HUB: ["10.0.0.0/8"]}, disabled=(tg.PEER,))}
     views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][1]["allowed_ips"] = None
     assert allowed_ips_coverage("owrt", views["owrt"], views) is None
+
+
+def test_coverage_of_an_unreadable_host_an_openwrt_without_interfaces_and_one_without_peers(tg):
+    views = {"zz": {"tunnelfix": {"wireguard": "garbage"}}, "o": {"openwrt": {"wireguard": {"interfaces": {}}}},
+             "lonely": tg.linux(tg.HUB, [])}
+    assert allowed_ips_coverage("zz", views["zz"], views) == (
+        "not_checked", "its WireGuard facts have an unexpected shape (TypeError: wireguard is str, not a mapping)")
+    assert allowed_ips_coverage("o", views["o"], views) == ("clear", "does not apply: no WireGuard interface")
+    assert allowed_ips_coverage("lonely", views["lonely"], views) is None       # an interface without entries: nothing unknown
+
+
+def test_a_prefix_written_twice_in_one_entry_is_lost_once(tg):
+    views = {"hub": tg.linux(None, [tg.PEER, tg.OWRT], kept={tg.PEER: ["10.0.5.0/24", "10.0.5.7/24"], tg.OWRT: ["10.0.5.0/24"]})}
+    assert _found(views) == [(tg.PEER, tg.OWRT, [{"prefix": "10.0.5.0/24", "decided_by": "order"}], [])]

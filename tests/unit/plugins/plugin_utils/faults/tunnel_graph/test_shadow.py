@@ -171,3 +171,16 @@ def test_coverage_texts(tg):
     assert shadow_coverage("hub", views["hub"], views) == (
         "not_checked", "whether the owners add routes for the entries' AllowedIPs is not known (networkd's RouteTable= is not read; "
         "entries added with wg set)")
+
+
+def test_coverage_of_an_unreadable_host_an_openwrt_without_interfaces_and_ambiguous_files(tg):
+    views = {"zz": {"tunnelfix": {"wireguard": "garbage"}}, "o": {"openwrt": {"wireguard": {"interfaces": {}}}}}
+    assert shadow_coverage("zz", views["zz"], views) == (
+        "not_checked", "its WireGuard facts have an unexpected shape (TypeError: wireguard is str, not a mapping)")
+    assert shadow_coverage("o", views["o"], views) == ("clear", "does not apply: no WireGuard interface")
+    # two files name wg0: the AllowedIPs as kept are not known, though wg-quick routes them
+    hub = tg.with_lan(tg.linux(tg.HUB, [tg.PEER, tg.OWRT]), {"eth0": ["192.168.1.2/24"]})
+    configs = hub["tunnelfix"]["wireguard"]["configs"]
+    configs.append(dict(configs[0], path="/etc/wireguard/other.conf"))
+    views = {"hub": hub}
+    assert shadow_coverage("hub", views["hub"], views)[0] == "not_checked"
