@@ -208,6 +208,19 @@ def _edge(tx, rx, age=None, psk=True):
     (_edge(0, 0), _edge(444, 92), (CANNOT_TELL, None, "unexplained")),
     (_edge(720, 444, psk=None), _edge(720, 444, psk=None), (KEY_OR_PSK, "medium", "psk_both_ways")),
     (_edge(720, 444, psk=False), _edge(720, 444, psk=None), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    # one byte is a byte: the smallest counters that decide
+    (_edge(1, 0), _edge(0, 0), (PATH, "medium", "path_out")),
+    (_edge(0, 0), _edge(1, 0), (PATH, "medium", "path_in")),
+    (_edge(1, 0), _edge(1, 0), (PATH, "medium", "path_both_ways")),
+    (_edge(444, 0), _edge(0, 1), (CANNOT_TELL, None, "not_answered_out")),
+    (_edge(0, 1), _edge(444, 0), (CANNOT_TELL, None, "not_answered_in")),
+    (_edge(444, 0, psk=False), _edge(1, 444, psk=False), (PATH, "medium", "path_back_out")),
+    (_edge(1, 444, psk=False), _edge(444, 0, psk=False), (PATH, "medium", "path_back_in")),
+    (_edge(444, 1), _edge(0, 0), (CANNOT_TELL, None, "unexplained")),
+    (_edge(0, 0), _edge(444, 1), (CANNOT_TELL, None, "unexplained")),
+    (_edge(720, 1), _edge(720, 444), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    (_edge(720, 444), _edge(720, 1), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    (_edge(720, 1), _edge(720, 0), (CANNOT_TELL, None, "psk_or_path_back_in")),
 ])
 def test_classify_boundaries(mine, theirs, expected):
     assert classify(mine, theirs) == expected
