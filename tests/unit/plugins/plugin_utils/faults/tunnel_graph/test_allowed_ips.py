@@ -334,3 +334,15 @@ def test_coverage_of_an_unreadable_host_an_openwrt_without_interfaces_and_one_wi
 def test_a_prefix_written_twice_in_one_entry_is_lost_once(tg):
     views = {"hub": tg.linux(None, [tg.PEER, tg.OWRT], kept={tg.PEER: ["10.0.5.0/24", "10.0.5.7/24"], tg.OWRT: ["10.0.5.0/24"]})}
     assert _found(views) == [(tg.PEER, tg.OWRT, [{"prefix": "10.0.5.0/24", "decided_by": "order"}], [])]
+
+
+def test_the_other_ends_address_inside_a_subnet_carved_out_and_a_holder_in_the_run(tg):
+    views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT], kept={tg.PEER: ["10.77.0.0/16"], tg.OWRT: ["10.77.0.0/24"]}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], addresses=["10.77.0.2/24", "10.78.0.2/24"]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    (evidence, text), = allowed_ips_overlap("hub", views["hub"], views)
+    assert (evidence["contained"], evidence["other_host"], evidence["lost_addresses"]) == (
+        [{"prefix": "10.77.0.0/24", "within": "10.77.0.0/16"}], "peer", ["10.77.0.2/24"])
+    assert " ".join(text.split()).startswith(
+        "hub's wg0 sends 10.77.0.0/24 (inside 10.77.0.0/16) to {o} (owrt's wg0), although {p} (peer's wg0) lists the wider prefix: "
+        "WireGuard sends a packet to the peer with the longest matching prefix, so peer's wg0 loses it to owrt's wg0. 10.77.0.2 is the "
+        "tunnel address of peer's wg0 itself: what hub sends to it goes to owrt's wg0 instead.".format(o=tg.OWRT, p=tg.PEER))
