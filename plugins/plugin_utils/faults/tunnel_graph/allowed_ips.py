@@ -77,7 +77,7 @@ def _other_addresses(graph, edge):
         return []
     out = []
     for value in graph["nodes"][edge["to"][0]]["addresses"] or []:
-        ip = ipnet.address(str(value).split("/", maxsplit=1)[0])
+        ip = ipnet.address(str(value).split("/")[0])
         if ip is not None and not link_local(ip):
             out.append((ip, str(value)))
     return out
@@ -237,7 +237,7 @@ def allowed_ips_coverage(host, view, views):
     graph = graph_of(views)
     if host in graph["unreadable"]:
         return not_checked(graph["unreadable"][host])
-    names = graph["host_nodes"].get(host, [])
+    names = graph["host_nodes"].get(host)
     if not names:
         wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
         return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")

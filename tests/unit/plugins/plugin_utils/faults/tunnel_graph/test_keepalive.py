@@ -79,3 +79,59 @@ def test_a_networkd_entry_gets_the_wireguardpeer_line(tg):
     (evidence, text), = wrong_side("peer", views["peer"], views)
     assert evidence["owner"] == "networkd"
     assert "PersistentKeepalive=25 in the [WireGuardPeer] for %s in /etc/systemd/network/wg0.netdev" % tg.HUB in " ".join(text.split())
+
+
+def _fleet(tg, hub_keepalive=21):
+    return {"hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:1024"}, ages={tg.PEER: 20}, keepalive={tg.PEER: hub_keepalive}),
+            "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"}, ages={tg.HUB: 20})}
+
+
+_START = ("peer's wg0 keeps an endpoint for hub's wg0 (203.0.113.10) and sends no PersistentKeepalive, while hub's wg0 keeps no "
+          "endpoint for it and sends one every 21 s. Only peer can start this tunnel: hub knows its address only from its last "
+          "packet, and a NAT in front of peer keeps the mapping open for outbound packets, not for hub's keepalives, which the NAT "
+          "drops once the mapping has expired. Put the keepalive on this side: ")
+_END = (" (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: wireguard_keepalive_public_keys=[%s]). hub's "
+        "keepalive is harmless and may stay.")
+
+
+@pytest.mark.parametrize("owner, line", [
+    ("networkd", "PersistentKeepalive=25 in the [WireGuardPeer] for %s in /etc/systemd/network/wg0.netdev"),
+    ("live only", "wg set wg0 peer %s persistent-keepalive 25, and the same in whatever adds this entry (live only)"),
+])
+def test_the_whole_text_for_a_networkd_and_a_live_only_entry(tg, owner, line):
+    views = _fleet(tg)
+    if owner == "networkd":
+        views["peer"]["tunnelfix"]["wireguard"]["configs"][0].update(kind="netdev", path="/etc/systemd/network/wg0.netdev")
+    else:
+        views["peer"]["tunnelfix"]["wireguard"]["configs"] = []
+    (evidence, text), = wrong_side("peer", views["peer"], views)
+    assert (evidence["owner"], evidence["other_persistent_keepalive_s"], evidence["persistent_keepalive_s"]) == (owner, 21, None)
+    assert " ".join(text.split()) == _START + line % tg.HUB + _END % tg.HUB
+
+
+@pytest.mark.parametrize("value, seconds", [(25, 25), (1, 1), (0, 0), (-5, 0), (None, 0), (True, 0), ("25", 0), (25.0, 0)])
+def test_only_a_positive_whole_number_of_seconds_is_a_keepalive(tg, value, seconds):
+    # the hub's keepalive as the facts carry it: 1 s is one, a flag or text is none (the rule then does not judge)
+    views = _fleet(tg, hub_keepalive=value)
+    found = wrong_side("peer", views["peer"], views)
+    assert [evidence["other_persistent_keepalive_s"] for evidence, _text in found] == ([seconds] if seconds else [])
+
+
+def test_a_keepalive_on_the_starting_end_of_1_s_is_one(tg):
+    views = _pair(tg, peer_keepalive=1)
+    assert wrong_side("peer", views["peer"], views) == []
+    views = _pair(tg, peer_keepalive=True)       # not a number of seconds: none sent here, so the finding stands
+    assert len(wrong_side("peer", views["peer"], views)) == 1
+
+
+
+def test_a_keepalive_only_kept_in_uci_is_not_sent(tg):
+    # owrt's uci peer for the hub is not in the kernel (added without a reload): its keepalive is not sent
+    views = {"hub": tg.linux(tg.HUB, [tg.OWRT], endpoints={tg.OWRT: "198.51.100.7:51820"}, ages={tg.OWRT: 20}),
+             "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+    peer = views["owrt"]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]
+    peer.update(live=None, persistent_keepalive_s=25)
+    assert [wrong_side(host, views[host], views) for host in views] == [[], []]
+    peer.update(live={"endpoint_host": None, "endpoint_port": None, "allowed_ips": [], "persistent_keepalive_s": 25})
+    views = dict(views)      # the graph is cached per views object
+    assert [len(wrong_side(host, views[host], views)) for host in views] == [1, 0]
