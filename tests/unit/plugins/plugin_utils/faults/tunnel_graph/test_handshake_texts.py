@@ -4,7 +4,7 @@
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import (
-    CANNOT_TELL, KEY_OR_PSK, PATH, _candidates, _text, classify, never_completes)
+    CANNOT_TELL, MISMATCH, PATH, _candidates, _text, classify, never_completes)
 
 # (mine, theirs) of the texts below: every counter differs, so a swapped one shows
 _EDGES = {"A": ({"tx_bytes": 444, "rx_bytes": 92, "has_preshared_key": True}, {"tx_bytes": 276, "rx_bytes": 148, "has_preshared_key": None}),
@@ -182,9 +182,9 @@ def _edge(tx, rx, age=None, psk=True):
 @pytest.mark.parametrize("mine, theirs, expected", [
     # a handshake 180 s old is fresh (STALE_HANDSHAKE_S), 181 s is not: then a PSK on one end only is certain
     (_edge(9000, 900, age=180), _edge(900, 9000, psk=False), None),
-    (_edge(9000, 900, age=181), _edge(900, 9000, psk=False), (KEY_OR_PSK, "certain", "psk_one_side")),
+    (_edge(9000, 900, age=181), _edge(900, 9000, psk=False), (MISMATCH, "certain", "psk_one_side")),
     (_edge(900, 9000, psk=False), _edge(9000, 900, age=180), None),
-    (_edge(900, 9000, psk=False), _edge(9000, 900, age=181), (KEY_OR_PSK, "certain", "psk_one_side")),
+    (_edge(900, 9000, psk=False), _edge(9000, 900, age=181), (MISMATCH, "certain", "psk_one_side")),
     (_edge(444, 0, age=0), _edge(0, 0, psk=False), None),
     # a stale handshake and the PSKs alike: one sample cannot judge it, on either end
     (_edge(444, 0, age=181), _edge(0, 0), None),
@@ -192,7 +192,7 @@ def _edge(tx, rx, age=None, psk=True):
     # a PSK state not known is no mismatch
     (_edge(444, 0, psk=None), _edge(0, 0, psk=False), (PATH, "medium", "path_out")),
     (_edge(444, 0, psk=False), _edge(0, 0, psk=None), (PATH, "medium", "path_out")),
-    (_edge(444, 0, psk=False), _edge(0, 0, psk=True), (KEY_OR_PSK, "certain", "psk_one_side")),
+    (_edge(444, 0, psk=False), _edge(0, 0, psk=True), (MISMATCH, "certain", "psk_one_side")),
     # a counter not known, or not a number; only the other end sent
     (_edge(444, 0), _edge(0, None), None),
     (_edge(444, "0"), _edge(0, 0), None),
@@ -200,14 +200,14 @@ def _edge(tx, rx, age=None, psk=True):
     (_edge(444, 0), _edge(276, 0), (PATH, "medium", "path_both_ways")),
     # one end sent and received nothing; the other received it and never answered
     (_edge(0, 444), _edge(444, 0), (CANNOT_TELL, None, "not_answered_in")),
-    (_edge(276, 444, psk=False), _edge(444, 0, psk=True), (KEY_OR_PSK, "certain", "psk_one_side")),
+    (_edge(276, 444, psk=False), _edge(444, 0, psk=True), (MISMATCH, "certain", "psk_one_side")),
     (_edge(444, 0, psk=False), _edge(276, 444, psk=False), (PATH, "medium", "path_back_out")),
     (_edge(444, 0), _edge(276, 444), (CANNOT_TELL, None, "psk_or_path_back_out")),
     # one end received answers it never sent for, the other nothing: fits no pattern
     (_edge(444, 92), _edge(0, 0), (CANNOT_TELL, None, "unexplained")),
     (_edge(0, 0), _edge(444, 92), (CANNOT_TELL, None, "unexplained")),
-    (_edge(720, 444, psk=None), _edge(720, 444, psk=None), (KEY_OR_PSK, "medium", "psk_both_ways")),
-    (_edge(720, 444, psk=False), _edge(720, 444, psk=None), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    (_edge(720, 444, psk=None), _edge(720, 444, psk=None), (MISMATCH, "medium", "psk_both_ways")),
+    (_edge(720, 444, psk=False), _edge(720, 444, psk=None), (MISMATCH, "medium", "psk_both_ways")),
     # one byte is a byte: the smallest counters that decide
     (_edge(1, 0), _edge(0, 0), (PATH, "medium", "path_out")),
     (_edge(0, 0), _edge(1, 0), (PATH, "medium", "path_in")),
@@ -218,8 +218,8 @@ def _edge(tx, rx, age=None, psk=True):
     (_edge(1, 444, psk=False), _edge(444, 0, psk=False), (PATH, "medium", "path_back_in")),
     (_edge(444, 1), _edge(0, 0), (CANNOT_TELL, None, "unexplained")),
     (_edge(0, 0), _edge(444, 1), (CANNOT_TELL, None, "unexplained")),
-    (_edge(720, 1), _edge(720, 444), (KEY_OR_PSK, "medium", "psk_both_ways")),
-    (_edge(720, 444), _edge(720, 1), (KEY_OR_PSK, "medium", "psk_both_ways")),
+    (_edge(720, 1), _edge(720, 444), (MISMATCH, "medium", "psk_both_ways")),
+    (_edge(720, 444), _edge(720, 1), (MISMATCH, "medium", "psk_both_ways")),
     (_edge(720, 1), _edge(720, 0), (CANNOT_TELL, None, "psk_or_path_back_in")),
 ])
 def test_classify_boundaries(mine, theirs, expected):
