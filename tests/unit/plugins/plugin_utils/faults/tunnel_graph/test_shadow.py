@@ -79,13 +79,15 @@ def _plain(items):
 
 
 def test_connected_prefixes_of_other_devices_only_lans():
-    devices = {"wg0": ["10.77.0.1/24"], "lo": ["127.0.0.1/8"], "eth9": None, "dummy0": ["127.0.0.5/8", "::1/128"],
+    devices = {"wg0": ["10.77.0.1/24"], "lo": ["127.0.0.1/8", "10.10.0.1/24"], "eth9": None, "dummy0": ["127.0.0.5/8", "::1/128"],
+               "wlan0": ["192.168.3.1/24"], "wg1": ["10.78.0.1/24"],
                "eth1": ["192.168.2.1/24", "192.168.2.5/32", "fd00:2::1/128", "fe80::1/64", "169.254.1.1/16", "garbage", "10.0.0.1/8",
                         "fd00:2::1/64", "fe80::2/10", "169.254.0.0/15"],
                "br-lan": ["192.168.1.1/24"]}
     assert _plain(connected_prefixes(devices, "wg0")) == [
         ("br-lan", "192.168.1.0/24", "192.168.1.1/24"), ("eth1", "192.168.2.0/24", "192.168.2.1/24"), ("eth1", "10.0.0.0/8", "10.0.0.1/8"),
-        ("eth1", "fd00:2::/64", "fd00:2::1/64"), ("eth1", "169.254.0.0/15", "169.254.0.0/15")]
+        ("eth1", "fd00:2::/64", "fd00:2::1/64"), ("eth1", "169.254.0.0/15", "169.254.0.0/15"), ("wg1", "10.78.0.0/24", "10.78.0.1/24"),
+        ("wlan0", "192.168.3.0/24", "192.168.3.1/24")]
     # the interface's own tunnel subnet counts for another interface of the host
     assert _plain(connected_prefixes({"wg0": ["10.77.0.1/24"]}, "wg1")) == [("wg0", "10.77.0.0/24", "10.77.0.1/24")]
     assert connected_prefixes(None, "wg0") == [] and connected_prefixes({}, "wg0") == []
@@ -184,3 +186,11 @@ def test_coverage_of_an_unreadable_host_an_openwrt_without_interfaces_and_ambigu
     configs.append(dict(configs[0], path="/etc/wireguard/other.conf"))
     views = {"hub": hub}
     assert shadow_coverage("hub", views["hub"], views)[0] == "not_checked"
+
+
+def test_a_host_without_entries_or_interfaces_has_nothing_to_judge(tg):
+    lan = {"eth0": ["192.168.1.2/24"]}
+    views = {"bare": tg.with_lan({"tunnelfix": {"wireguard": {"interfaces": {}, "configs": []}}}, lan),
+             "lonely": tg.with_lan(tg.linux(tg.HUB, []), lan)}
+    assert [allowed_ips_shadow_lan(host, views[host], views) for host in views] == [[], []]
+    assert shadow_coverage("lonely", views["lonely"], views) is None
