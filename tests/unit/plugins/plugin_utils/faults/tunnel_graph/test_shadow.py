@@ -116,7 +116,8 @@ def test_an_ipv4_slash_32_lan_of_a_wide_ipv6_prefix_is_no_single_address():
 
 
 def test_the_whole_text_with_same_and_inside_prefixes_for_a_uci_peer_outside_the_run(tg):
-    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [X], kept={X: ["192.168.1.0/24", "fd00:1::/64", "192.168.2.0/25"]}, sections={X: "x"}),
+    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [X], kept={X: ["192.168.1.0/24", "fd00:1::/64", "192.168.2.0/25", "fd00:1::/80"]},
+                                         sections={X: "x"}),
                                  {"br-lan": ["192.168.1.1/24", "fd00:1::1/64"], "eth1": ["192.168.2.1/24"]})}
     (evidence, text), = allowed_ips_shadow_lan("owrt", views["owrt"], views)
     assert evidence == {"interface": "wg0", "peer_public_key": X, "owner": "uci", "owner_path": None, "change": "network.x.allowed_ips",
@@ -125,12 +126,14 @@ def test_the_whole_text_with_same_and_inside_prefixes_for_a_uci_peer_outside_the
                              "same": True},
                             {"prefix": "fd00:1::/64", "device": "br-lan", "connected": "fd00:1::/64", "address": "fd00:1::1/64", "same": True},
                             {"prefix": "192.168.2.0/25", "device": "eth1", "connected": "192.168.2.0/24", "address": "192.168.2.1/24",
-                             "same": False}]}
+                             "same": False},
+                            {"prefix": "fd00:1::/80", "device": "br-lan", "connected": "fd00:1::/64", "address": "fd00:1::1/64", "same": False}]}
     assert " ".join(text.split()) == (
         "owrt's wg0 routes 192.168.1.0/24, fd00:1::/64 to the peer %s, and the same prefix is connected here (192.168.1.1/24 on br-lan, "
         "fd00:1::1/64 on br-lan): two routes for one prefix, and the connected one wins (an IPv4 route of the tunnel cannot even be "
         "added, File exists; an IPv6 one loses on metric), so what lies behind the peer in that prefix is unreachable from owrt. "
-        "owrt's wg0 routes 192.168.2.0/25 to the peer %s, inside the LAN connected here (192.168.2.0/24 on eth1): the longer prefix "
+        "owrt's wg0 routes 192.168.2.0/25, fd00:1::/80 to the peer %s, inside the LAN connected here (192.168.2.0/24 on eth1, "
+        "fd00:1::/64 on br-lan): the longer prefix "
         "wins, so owrt reaches those LAN hosts through the tunnel instead. If the site behind the peer really uses this LAN's "
         "addresses, renumber one of them or NAT it; else correct the prefix in network.x.allowed_ips. No role changes AllowedIPs: a "
         "wrong guess moves traffic to another peer." % (X, X))
