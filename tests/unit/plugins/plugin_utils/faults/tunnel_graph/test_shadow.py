@@ -197,3 +197,11 @@ def test_a_host_without_entries_or_interfaces_has_nothing_to_judge(tg):
              "lonely": tg.with_lan(tg.linux(tg.HUB, []), lan)}
     assert [allowed_ips_shadow_lan(host, views[host], views) for host in views] == [[], []]
     assert shadow_coverage("lonely", views["lonely"], views) is None
+
+
+def test_every_entry_is_judged_after_one_that_is_not(tg):
+    # A adds no route, B routes no LAN prefix, C shadows the LAN: only C, though A and B come first
+    a, b = "A" * 43 + "=", "B" * 43 + "="
+    kept = {a: ["192.168.1.0/24"], b: ["10.9.0.0/16"], X: ["192.168.1.0/24"]}
+    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [a, b, X], kept=kept, unrouted=(a,)), {"br-lan": ["192.168.1.1/24"]})}
+    assert [evidence["peer_public_key"] for evidence, _text in allowed_ips_shadow_lan("owrt", views["owrt"], views)] == [X]
