@@ -24,7 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 
 def _keepalive_s(edge):
     value = edge["persistent_keepalive_s"]
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 0
 
 
 def _where(edge, node) -> str:

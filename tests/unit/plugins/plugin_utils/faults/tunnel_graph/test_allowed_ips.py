@@ -177,6 +177,8 @@ def _kept(tg, kept, **more):
     # prefixes of another family are apart, even where their numbers fall inside the wider one's
     (["10.0.0.0/8"], ["::a00:0/120"], []),
     (["::/96"], ["10.0.0.0/8"], []),
+    # one start, two lengths: the longer is inside the shorter
+    (["10.0.0.0/8"], ["10.0.0.0/16"], [("10.0.0.0/16", "10.0.0.0/8")]),
     # apart, right after the wider one's last address
     (["10.0.0.0/24"], ["10.0.1.0/24"], []),
     # the wider one's last address, carved out: still inside it
@@ -338,7 +340,7 @@ def test_a_prefix_written_twice_in_one_entry_is_lost_once(tg):
 
 def test_the_other_ends_address_inside_a_subnet_carved_out_and_a_holder_in_the_run(tg):
     views = {"hub": tg.linux(tg.HUB, [tg.PEER, tg.OWRT], kept={tg.PEER: ["10.77.0.0/16"], tg.OWRT: ["10.77.0.0/24"]}),
-             "peer": tg.linux(tg.PEER, [tg.HUB], addresses=["10.77.0.2/24", "10.78.0.2/24"]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
+             "peer": tg.linux(tg.PEER, [tg.HUB], addresses=["10.77.0.2/24", "10.77.9.2/24", "10.78.0.2/24"]), "owrt": tg.owrt(tg.OWRT, [tg.HUB])}
     (evidence, text), = allowed_ips_overlap("hub", views["hub"], views)
     assert (evidence["contained"], evidence["other_host"], evidence["lost_addresses"]) == (
         [{"prefix": "10.77.0.0/24", "within": "10.77.0.0/16"}], "peer", ["10.77.0.2/24"])

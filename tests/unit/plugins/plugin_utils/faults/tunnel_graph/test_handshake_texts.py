@@ -314,3 +314,15 @@ def test_an_entry_only_kept_in_uci_is_not_judged(tg):
                       "has_preshared_key": True})
     views = dict(views)      # the graph is cached per views object
     assert [len(never_completes(host, views[host], views)) for host in views] == [1, 1]
+
+
+def test_every_pair_is_judged_after_ones_that_are_not(tg):
+    # the peer's entries in order: one only in its file, one idle (nobody sent), one whose port is endpoint_port_mismatch's,
+    # and the hub's (initiations lost): only the hub's
+    k1, k2, k3 = "1" * 43 + "=", "2" * 43 + "=", "3" * 43 + "="
+    ep = {k1: "198.51.100.1:51820", k2: "198.51.100.2:51820", k3: "198.51.100.3:51821", tg.HUB: "203.0.113.10:51820"}
+    views = {"peer": tg.linux(tg.PEER, [k1, k2, k3, tg.HUB], listen_port=41000, endpoints=ep, paper=(k1,),
+                              counters={k3: (444, 0), tg.HUB: (444, 0)}),
+             "one": tg.linux(k1, [tg.PEER]), "two": tg.linux(k2, [tg.PEER]), "three": tg.linux(k3, [tg.PEER]),
+             "hub": tg.linux(tg.HUB, [tg.PEER])}
+    assert [evidence["peer_public_key"] for evidence, _text in never_completes("peer", views["peer"], views)] == [tg.HUB]

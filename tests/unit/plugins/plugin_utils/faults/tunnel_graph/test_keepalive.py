@@ -135,3 +135,16 @@ def test_a_keepalive_only_kept_in_uci_is_not_sent(tg):
     peer.update(live={"endpoint_host": None, "endpoint_port": None, "allowed_ips": [], "persistent_keepalive_s": 25})
     views = dict(views)      # the graph is cached per views object
     assert [len(wrong_side(host, views[host], views)) for host in views] == [1, 0]
+
+
+def test_every_entry_is_judged_after_ones_that_are_not(tg):
+    # the peer's entries, in its file's order: one only in the file, one both ends keep an endpoint for, one whose
+    # other end sends no keepalive, and the hub's (found)
+    k1, k2, k3 = "1" * 43 + "=", "2" * 43 + "=", "3" * 43 + "="
+    ep = {k1: "198.51.100.1:51820", k2: "198.51.100.2:51820", k3: "198.51.100.3:51820", tg.HUB: "203.0.113.10:51820"}
+    views = {"peer": tg.linux(tg.PEER, [k1, k2, k3, tg.HUB], listen_port=41000, endpoints=ep, paper=(k1,)),
+             "one": tg.linux(k1, [tg.PEER], keepalive={tg.PEER: 25}),
+             "two": tg.linux(k2, [tg.PEER], endpoints={tg.PEER: "192.0.2.9:41000"}, keepalive={tg.PEER: 25}),
+             "three": tg.linux(k3, [tg.PEER]),
+             "hub": tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "192.0.2.9:41000"}, keepalive={tg.PEER: 25})}
+    assert [evidence["peer_public_key"] for evidence, _text in wrong_side("peer", views["peer"], views)] == [tg.HUB]

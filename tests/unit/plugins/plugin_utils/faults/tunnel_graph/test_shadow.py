@@ -79,13 +79,15 @@ def _plain(items):
 
 
 def test_connected_prefixes_of_other_devices_only_lans():
-    devices = {"wg0": ["10.77.0.1/24"], "lo": ["127.0.0.1/8"], "eth9": None, "dummy0": ["127.0.0.5/8", "::1/128"],
+    devices = {"wg0": ["10.77.0.1/24"], "lo": ["127.0.0.1/8", "10.10.0.1/24"], "eth9": None, "dummy0": ["127.0.0.5/8", "::1/128"],
+               "wlan0": ["192.168.3.1/24"], "wg1": ["10.78.0.1/24"],
                "eth1": ["192.168.2.1/24", "192.168.2.5/32", "fd00:2::1/128", "fe80::1/64", "169.254.1.1/16", "garbage", "10.0.0.1/8",
                         "fd00:2::1/64", "fe80::2/10", "169.254.0.0/15"],
                "br-lan": ["192.168.1.1/24"]}
     assert _plain(connected_prefixes(devices, "wg0")) == [
         ("br-lan", "192.168.1.0/24", "192.168.1.1/24"), ("eth1", "192.168.2.0/24", "192.168.2.1/24"), ("eth1", "10.0.0.0/8", "10.0.0.1/8"),
-        ("eth1", "fd00:2::/64", "fd00:2::1/64"), ("eth1", "169.254.0.0/15", "169.254.0.0/15")]
+        ("eth1", "fd00:2::/64", "fd00:2::1/64"), ("eth1", "169.254.0.0/15", "169.254.0.0/15"), ("wg1", "10.78.0.0/24", "10.78.0.1/24"),
+        ("wlan0", "192.168.3.0/24", "192.168.3.1/24")]
     # the interface's own tunnel subnet counts for another interface of the host
     assert _plain(connected_prefixes({"wg0": ["10.77.0.1/24"]}, "wg1")) == [("wg0", "10.77.0.0/24", "10.77.0.1/24")]
     assert connected_prefixes(None, "wg0") == [] and connected_prefixes({}, "wg0") == []
@@ -114,7 +116,8 @@ def test_an_ipv4_slash_32_lan_of_a_wide_ipv6_prefix_is_no_single_address():
 
 
 def test_the_whole_text_with_same_and_inside_prefixes_for_a_uci_peer_outside_the_run(tg):
-    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [X], kept={X: ["192.168.1.0/24", "fd00:1::/64", "192.168.2.0/25"]}, sections={X: "x"}),
+    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [X], kept={X: ["192.168.1.0/24", "fd00:1::/64", "192.168.2.0/25", "fd00:1::/80"]},
+                                         sections={X: "x"}),
                                  {"br-lan": ["192.168.1.1/24", "fd00:1::1/64"], "eth1": ["192.168.2.1/24"]})}
     (evidence, text), = allowed_ips_shadow_lan("owrt", views["owrt"], views)
     assert evidence == {"interface": "wg0", "peer_public_key": X, "owner": "uci", "owner_path": None, "change": "network.x.allowed_ips",
@@ -123,12 +126,14 @@ def test_the_whole_text_with_same_and_inside_prefixes_for_a_uci_peer_outside_the
                              "same": True},
                             {"prefix": "fd00:1::/64", "device": "br-lan", "connected": "fd00:1::/64", "address": "fd00:1::1/64", "same": True},
                             {"prefix": "192.168.2.0/25", "device": "eth1", "connected": "192.168.2.0/24", "address": "192.168.2.1/24",
-                             "same": False}]}
+                             "same": False},
+                            {"prefix": "fd00:1::/80", "device": "br-lan", "connected": "fd00:1::/64", "address": "fd00:1::1/64", "same": False}]}
     assert " ".join(text.split()) == (
         "owrt's wg0 routes 192.168.1.0/24, fd00:1::/64 to the peer %s, and the same prefix is connected here (192.168.1.1/24 on br-lan, "
         "fd00:1::1/64 on br-lan): two routes for one prefix, and the connected one wins (an IPv4 route of the tunnel cannot even be "
         "added, File exists; an IPv6 one loses on metric), so what lies behind the peer in that prefix is unreachable from owrt. "
-        "owrt's wg0 routes 192.168.2.0/25 to the peer %s, inside the LAN connected here (192.168.2.0/24 on eth1): the longer prefix "
+        "owrt's wg0 routes 192.168.2.0/25, fd00:1::/80 to the peer %s, inside the LAN connected here (192.168.2.0/24 on eth1, "
+        "fd00:1::/64 on br-lan): the longer prefix "
         "wins, so owrt reaches those LAN hosts through the tunnel instead. If the site behind the peer really uses this LAN's "
         "addresses, renumber one of them or NAT it; else correct the prefix in network.x.allowed_ips. No role changes AllowedIPs: a "
         "wrong guess moves traffic to another peer." % (X, X))
@@ -184,3 +189,19 @@ def test_coverage_of_an_unreadable_host_an_openwrt_without_interfaces_and_ambigu
     configs.append(dict(configs[0], path="/etc/wireguard/other.conf"))
     views = {"hub": hub}
     assert shadow_coverage("hub", views["hub"], views)[0] == "not_checked"
+
+
+def test_a_host_without_entries_or_interfaces_has_nothing_to_judge(tg):
+    lan = {"eth0": ["192.168.1.2/24"]}
+    views = {"bare": tg.with_lan({"tunnelfix": {"wireguard": {"interfaces": {}, "configs": []}}}, lan),
+             "lonely": tg.with_lan(tg.linux(tg.HUB, []), lan)}
+    assert [allowed_ips_shadow_lan(host, views[host], views) for host in views] == [[], []]
+    assert shadow_coverage("lonely", views["lonely"], views) is None
+
+
+def test_every_entry_is_judged_after_one_that_is_not(tg):
+    # A adds no route, B routes no LAN prefix, C shadows the LAN: only C, though A and B come first
+    a, b = "A" * 43 + "=", "B" * 43 + "="
+    kept = {a: ["192.168.1.0/24"], b: ["10.9.0.0/16"], X: ["192.168.1.0/24"]}
+    views = {"owrt": tg.with_lan(tg.owrt(tg.OWRT, [a, b, X], kept=kept, unrouted=(a,)), {"br-lan": ["192.168.1.1/24"]})}
+    assert [evidence["peer_public_key"] for evidence, _text in allowed_ips_shadow_lan("owrt", views["owrt"], views)] == [X]
