@@ -108,21 +108,28 @@ def parse_ipv6_addresses(text) -> dict:
     return out
 
 
-def gather_link_ipv6(action, facts, args):
-    """The ``link_ipv6`` reading's gather: ``{"devices": {device: ["address/prefix", ...]}, "note": None}``, or
-    ``{"devices": None, "note": why}`` when ``ip -j addr show`` failed, printed nothing or no such JSON (BusyBox's
-    ``ip`` has no ``-j``): the live addresses are then unknown, never "no IPv6"."""
+def gather_addresses(action, parse, unknown):
+    """The ``ip -j addr show`` step (``ADDR_ARGV``) of a reading, parsed by ``parse``: ``{"devices": parse(output),
+    "note": None}``, or ``{"devices": None, "note": why}`` ending in ``unknown`` (": live IPv6 addresses unknown") when
+    the command failed, printed nothing or no such JSON (BusyBox's ``ip`` has no ``-j``): the addresses are then
+    unknown, never "none". Shared by ``link_ipv6`` here and the tunnel graph's ``link_addresses``."""
     res = action.step(ADDR_ARGV, ok_rcs=ANY_EXIT_STATUS)
     command = " ".join(ADDR_ARGV)
     if res["rc"] != 0:
-        return {"devices": None, "note": "%s failed (rc=%s: %s): live IPv6 addresses unknown"
-                % (command, res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])}
+        return {"devices": None, "note": "%s failed (rc=%s: %s): %s"
+                % (command, res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200], unknown)}
     if not (res["stdout"] or "").strip():
-        return {"devices": None, "note": "%s printed nothing: live IPv6 addresses unknown" % command}
+        return {"devices": None, "note": "%s printed nothing: %s" % (command, unknown)}
     try:
-        return {"devices": parse_ipv6_addresses(res["stdout"]), "note": None}
+        return {"devices": parse(res["stdout"]), "note": None}
     except ParseError as exc:
-        return {"devices": None, "note": "%s: live IPv6 addresses unknown" % str(exc)[:200]}
+        return {"devices": None, "note": "%s: %s" % (str(exc)[:200], unknown)}
+
+
+def gather_link_ipv6(action, facts, args):
+    """The ``link_ipv6`` reading's gather: ``{"devices": {device: ["address/prefix", ...]}, "note": None}``, or
+    ``{"devices": None, "note": why}`` (``gather_addresses``): the live addresses are then unknown, never "no IPv6"."""
+    return gather_addresses(action, parse_ipv6_addresses, "live IPv6 addresses unknown")
 
 
 _LINK_IPV6 = Read(steps=(step_of(ADDR_ARGV),), gather=gather_link_ipv6)

@@ -12,11 +12,11 @@ tunnel's AllowedIPs.
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ADDR_ARGV
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ADDR_ARGV, gather_addresses
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_of
 
 
 def parse_device_addresses(text) -> dict:
@@ -48,19 +48,9 @@ def parse_device_addresses(text) -> dict:
 
 def gather_link_addresses(action, facts, args):
     """The ``link_addresses`` reading's gather: ``{"devices": {device: ["address/prefix", ...]}, "note": None}``, or
-    ``{"devices": None, "note": why}`` when ``ip -j addr show`` failed, printed nothing or no such JSON (BusyBox's ``ip``
-    has no ``-j``): the connected prefixes are then unknown, never "none"."""
-    res = action.step(ADDR_ARGV, ok_rcs=ANY_EXIT_STATUS)
-    command = " ".join(ADDR_ARGV)
-    if res["rc"] != 0:
-        return {"devices": None, "note": "%s failed (rc=%s: %s): live addresses unknown"
-                % (command, res["rc"], ((res["stderr"] or "").strip() or "no output").splitlines()[0][:200])}
-    if not (res["stdout"] or "").strip():
-        return {"devices": None, "note": "%s printed nothing: live addresses unknown" % command}
-    try:
-        return {"devices": parse_device_addresses(res["stdout"]), "note": None}
-    except ParseError as exc:
-        return {"devices": None, "note": "%s: live addresses unknown" % str(exc)[:200]}
+    ``{"devices": None, "note": why}`` (path_mtu/reads.py's ``gather_addresses``): the connected prefixes are then
+    unknown, never "none"."""
+    return gather_addresses(action, parse_device_addresses, "live addresses unknown")
 
 
 _LINK_ADDRESSES = Read(steps=(step_of(ADDR_ARGV),), gather=gather_link_addresses)
