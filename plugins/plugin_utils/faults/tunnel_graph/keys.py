@@ -19,8 +19,11 @@ from __future__ import annotations
 import base64
 import binascii
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+try:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+except ImportError:  # ansible-core requires cryptography; only ansible-test's import sanity runs without it
+    X25519PrivateKey = None
 
 
 def _decoded(key):
@@ -41,9 +44,10 @@ def clamped(raw) -> bool:
 
 def public_key_of(private_key):
     """The base64 WireGuard public key of the base64 private key ``private_key`` (X25519 with the base point, RFC 7748
-    section 5, computed by the ``cryptography`` library ansible-core already requires), or None when it is no key."""
+    section 5, computed by the ``cryptography`` library ansible-core already requires), or None when it is no key (or,
+    only where ansible-core's own requirement is missing, when the library cannot be imported)."""
     raw = _decoded(private_key)
-    if raw is None:
+    if raw is None or X25519PrivateKey is None:
         return None
     public = X25519PrivateKey.from_private_bytes(raw).public_key()
     return base64.b64encode(public.public_bytes(encoding=Encoding.Raw, format=PublicFormat.Raw)).decode()
