@@ -77,7 +77,7 @@ def _other_addresses(graph, edge):
         return []
     out = []
     for value in graph["nodes"][edge["to"][0]]["addresses"] or []:
-        ip = ipnet.address(str(value).split("/")[0])
+        ip = ipnet.address(str(value).partition("/")[0])
         if ip is not None and not link_local(ip):
             out.append((ip, str(value)))
     return out

@@ -239,7 +239,7 @@ def _pair(tg, hub_counters=(0, 0), peer_counters=(444, 0), hub_age=None, peer_ag
 
 
 def _summary(views, host):
-    return [" ".join(text.split()).split(". ")[0] for _evidence, text in never_completes(host, views[host], views)]
+    return [" ".join(text.split()).partition(". ")[0] for _evidence, text in never_completes(host, views[host], views)]
 
 
 def test_the_first_sentence_names_the_tunnel_the_classification_and_its_confidence(tg):

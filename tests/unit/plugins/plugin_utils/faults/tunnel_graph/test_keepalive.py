@@ -124,7 +124,6 @@ def test_a_keepalive_on_the_starting_end_of_1_s_is_one(tg):
     assert len(wrong_side("peer", views["peer"], views)) == 1
 
 
-
 def test_a_keepalive_only_kept_in_uci_is_not_sent(tg):
     # owrt's uci peer for the hub is not in the kernel (added without a reload): its keepalive is not sent
     views = {"hub": tg.linux(tg.HUB, [tg.OWRT], endpoints={tg.OWRT: "198.51.100.7:51820"}, ages={tg.OWRT: 20}),
