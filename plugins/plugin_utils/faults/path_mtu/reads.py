@@ -96,6 +96,13 @@ def parse_ipv6_addresses(text) -> dict:
     Raises ParseError as ``parse/bridges.load_ip_links`` does (not a JSON list of link objects), and for a device without
     an ``addr_info`` list of objects (``ip -j link show``'s listing, which says nothing about addresses).
     """
+    return parse_addresses(text, ("inet6",))
+
+
+def parse_addresses(text, families) -> dict:
+    """``ip -j addr show`` -> ``{device: ["address/prefix", ...]}`` of every device that is up, with its addresses of
+    ``families`` (``"inet"``, ``"inet6"``) as printed, in order; the parse ``parse_ipv6_addresses`` and the tunnel
+    graph's ``parse_device_addresses`` share (their docstrings give the format and the errors)."""
     out = {}
     for link in load_ip_links(text, " ".join(ADDR_ARGV)):
         infos = link.get("addr_info")
@@ -104,7 +111,7 @@ def parse_ipv6_addresses(text) -> dict:
         if "UP" not in (link.get("flags") if isinstance(link.get("flags"), list) else []):
             continue
         out[link["ifname"]] = ["%s/%d" % (info["local"], info["prefixlen"]) for info in infos
-                               if info.get("family") == "inet6" and isinstance(info.get("local"), str) and is_int(info.get("prefixlen"))]
+                               if info.get("family") in families and isinstance(info.get("local"), str) and is_int(info.get("prefixlen"))]
     return out
 
 

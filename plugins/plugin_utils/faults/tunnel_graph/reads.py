@@ -11,11 +11,8 @@ tunnel's AllowedIPs.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ADDR_ARGV, gather_addresses
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.path_mtu.reads import ADDR_ARGV, gather_addresses, parse_addresses
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.bridges import load_ip_links
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.numbers import is_int
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import step_of
 
 
@@ -33,17 +30,7 @@ def parse_device_addresses(text) -> dict:
     >= 4.13; recorded: tests/unit/fixtures/ip_j_addr_show/). Raises ParseError as ``parse/bridges.load_ip_links`` does,
     and for a device without an ``addr_info`` list of objects.
     """
-    out = {}
-    for link in load_ip_links(text, " ".join(ADDR_ARGV)):
-        infos = link.get("addr_info")
-        if not isinstance(infos, list) or not all(isinstance(info, dict) for info in infos):
-            raise ParseError("%s output must list each device's addresses ('addr_info'), %s has none" % (" ".join(ADDR_ARGV), link["ifname"]))
-        if "UP" not in (link.get("flags") if isinstance(link.get("flags"), list) else []):
-            continue
-        out[link["ifname"]] = ["%s/%d" % (info["local"], info["prefixlen"]) for info in infos
-                               if info.get("family") in ("inet", "inet6") and isinstance(info.get("local"), str)
-                               and is_int(info.get("prefixlen"))]
-    return out
+    return parse_addresses(text, ("inet", "inet6"))
 
 
 def gather_link_addresses(action, facts, args):
