@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import functools
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, no_interface, unknown_entries
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
 # An entry whose prefixes of one family cover at least this share of it is an exit (a default route, one of the /1
@@ -239,13 +239,8 @@ def allowed_ips_coverage(host, view, views):
         return not_checked(graph["unreadable"][host])
     names = graph["host_nodes"].get(host)
     if not names:
-        wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
-        return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")
+        return no_interface(view)
     edges = [edge for name in names for edge in graph["by_node"].get(name, []) if not edge["disabled"]]
     unknown = sum(1 for edge in edges if edge["configured_allowed_ips"] is None)
-    if edges and unknown == len(edges):
-        return not_checked("the entries' AllowedIPs as kept are not known (several files name the interface, or "
-                           "facts gathered before AllowedIPs were read)")
-    if unknown:
-        return partly("%d entr%s whose AllowedIPs as kept are not known" % (unknown, "y" if unknown == 1 else "ies"))
-    return None
+    return unknown_entries(unknown, len(edges), "the entries' AllowedIPs as kept are not known (several files name the "
+                           "interface, or facts gathered before AllowedIPs were read)", "whose AllowedIPs as kept are not known")

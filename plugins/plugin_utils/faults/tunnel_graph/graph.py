@@ -66,12 +66,29 @@ Cost: linear in the number of entries (dicts keyed by public key; no pair of hos
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly, wireguard_interfaces
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import leaked, placeholder
 
 OWNERS = ("wg-quick", "networkd", "uci", "live only")
 _CONFIG_OWNER = {"wg-quick": "wg-quick", "netdev": "networkd"}
 _LINUX_ROUTED = {"wg-quick": True}   # networkd adds routes only with RouteTable= (not read); a live-only entry: unknown
+
+
+def no_interface(view):
+    """A coverage's answer for a host with no node in the graph: ``does_not_apply`` when its WireGuard facts were read
+    and list no interface, ``not_checked`` when none were read."""
+    wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
+    return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")
+
+
+def unknown_entries(unknown, total, none_known, whose):
+    """A coverage's answer from ``unknown`` of ``total`` entries a rule could not judge: ``not_checked(none_known)``
+    when that is all of them (and there is one), ``partly("N entr(y|ies) WHOSE")`` when some, None when none."""
+    if total and unknown == total:
+        return not_checked(none_known)
+    if unknown:
+        return partly("%d entr%s %s" % (unknown, "y" if unknown == 1 else "ies", whose))
+    return None
 
 
 def node_id(host, interface) -> str:

@@ -14,8 +14,8 @@ just the same. An entry of this host that is itself disabled is judged by nobody
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, no_interface
 
 
 def _paper_back(back):
@@ -73,8 +73,7 @@ def one_sided_coverage(host, view, views):
     if host in graph["unreadable"]:
         return not_checked(graph["unreadable"][host])
     if not nodes:
-        wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
-        return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")
+        return no_interface(view)
     if not any(node["public_key"] for node in nodes):
         return not_checked("no interface of it runs (its own public key is read from the running interface)")
     outside = sum(1 for edge in edges if not edge["to"])

@@ -19,8 +19,7 @@ from one of them that the facts do not tell, so the rule fires only when none of
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, unknown_entries
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
@@ -110,9 +109,6 @@ def return_path_coverage(host, view, views):
     graph = graph_of(views)
     pairs = list(_judged_pairs(graph, host))
     unknown = sum(1 for _edge, other, back in pairs if back is None or other["addresses"] is None or other["config_ambiguous"])
-    if pairs and unknown == len(pairs):
-        return not_checked("the other ends' tunnel addresses or entries back are not known (a .netdev's .network file "
-                           "is not read; several files for one interface; no entry back)")
-    if unknown:
-        return partly("%d entr%s whose other end's tunnel addresses or entry back are not known" % (unknown, "y" if unknown == 1 else "ies"))
-    return base
+    return unknown_entries(unknown, len(pairs), "the other ends' tunnel addresses or entries back are not known (a "
+                           ".netdev's .network file is not read; several files for one interface; no entry back)",
+                           "whose other end's tunnel addresses or entry back are not known") or base

@@ -23,9 +23,9 @@ its prefixes against the host's few connected ones.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import network, where
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, no_interface, unknown_entries
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
 _NOT_LAN = ("fe80::/10", "169.254.0.0/16", "127.0.0.0/8", "::1/128")
@@ -128,15 +128,10 @@ def shadow_coverage(host, view, views):
     if host in graph["unreadable"]:
         return not_checked(graph["unreadable"][host])
     if not graph["host_nodes"].get(host):
-        wireguard = ((view.get("openwrt") or view.get("tunnelfix") or {}) or {}).get("wireguard")
-        return does_not_apply("no WireGuard interface") if isinstance(wireguard, dict) else not_checked("no WireGuard facts were read")
+        return no_interface(view)
     if graph["connected"].get(host) is None:
         return not_checked("the host's live addresses were not read (link_addresses: ip -j addr show)")
     entries = [edge for _node, edge in _entries(graph, host) if edge["routed"] is not False]
     unknown = sum(1 for edge in entries if edge["routed"] is None or edge["configured_allowed_ips"] is None)
-    if entries and unknown == len(entries):
-        return not_checked("whether the owners add routes for the entries' AllowedIPs is not known (networkd's "
-                           "RouteTable= is not read; entries added with wg set)")
-    if unknown:
-        return partly("%d entr%s whose routes are not known" % (unknown, "y" if unknown == 1 else "ies"))
-    return None
+    return unknown_entries(unknown, len(entries), "whether the owners add routes for the entries' AllowedIPs is not known "
+                           "(networkd's RouteTable= is not read; entries added with wg set)", "whose routes are not known")
