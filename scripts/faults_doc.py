@@ -63,8 +63,8 @@ def render(registry) -> str:
                 "**%s.** %s" % (_cell(fault.title), _cell(fault.symptom)), "",
                 "- Field fault: %s; severity `%s`; host: %s." % (
                     fault.number if fault.number is not None
-                    else "none of the five, a tuning" if fault.fix_role
                     else "the tunnel graph (between hosts)" if any("faults/tunnel_graph/" in path for path in fault.files)
+                    else "none of the five, a tuning" if fault.fix_role
                     else "a kernel/container limit",
                     fault.severity, _cell(fault.hosts)),
                 "- Reads: %s." % ", ".join("`%s`" % key for key in fault.reads),

@@ -42,6 +42,11 @@ def _no_subject(evidence):
     return None
 
 
+def _always_fixable(evidence):
+    """The default ``Fault.fixable``: the fixing role (if any) can fix every finding of the fault."""
+    return True
+
+
 def _plan_unknown(view, role_vars):
     """The default ``Fault.plan``: the facts cannot tell whether the fix would change the host (the role runs)."""
     return None
@@ -166,6 +171,15 @@ class Fault:
     a role variable it does not set takes the value in ``fix_defaults`` (the role's defaults/main.yml,
     pinned by a test).
 
+    ``fixable(evidence)``: whether ``fix_role`` can fix this finding (default: every one). A finding it cannot fix
+    names no role (``fix_role`` None, no ``fix_vars``) and is reported, not failed, like a fault no role fixes: an entry
+    no configuration keeps (keepalive_on_wrong_side's "live only") gives the role nothing to write. ``fix_every_role``
+    (default true): whether remediate's every-role mode runs the role for this fault. False for a fix that only a
+    finding can aim (its ``fix_vars`` name the one entry to change): every-role mode has no findings and gives no
+    vars, so the role would run on its defaults, which change more than any finding named; such a fault's
+    ``fix_groups`` then widen only where remediate takes the role from one of its findings (``registry.remediate_plans``:
+    each finding is checked against its own fault's groups), never where every-role mode runs it.
+
     ``alert``: the fault's own Prometheus alert (``Alert``), or None: its finding then raises the generic
     "finding present" alert of the rules file.
 
@@ -221,6 +235,8 @@ class Fault:
     records: tuple = ()
     option_checks: dict = field(default_factory=dict)
     measure_role: Optional[str] = None
+    fixable: Callable[[dict], bool] = _always_fixable
+    fix_every_role: bool = True
 
 
 def is_true(value) -> bool:

@@ -78,8 +78,15 @@ FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_
 # Per fixing role, the inventory groups its faults let it run on.
 FIX_GROUPS = {role: frozenset(group for fault in FAULTS if fault.fix_role == role for group in fault.fix_groups)
               for role in FIX_ROLES}
+# Per fixing role, the groups remediate's every-role mode runs it on: those of its faults that every-role mode runs it for
+# (Fault.fix_every_role; a fault fixed only from a finding widens FIX_GROUPS, never these).
+EVERY_ROLE_GROUPS = {role: frozenset(group for fault in FAULTS if fault.fix_role == role and fault.fix_every_role
+                                     for group in fault.fix_groups) for role in FIX_ROLES}
 # The role variables a finding may carry (remediate sets them as host facts: nothing else from a file).
 FIX_VAR_NAMES = frozenset(name for fault in FAULTS for name in fault.fix_var_names)
+# Per fixing role, the variables its faults' findings may set (Fault.fix_var_names).
+ROLE_VAR_NAMES = {role: frozenset(name for fault in FAULTS if fault.fix_role == role for name in fault.fix_var_names)
+                  for role in FIX_ROLES}
 # Per opt-in fixing role, the variable the operator must set true before remediate runs it (Fault.fix_opt_in).
 FIX_OPT_IN = {fault.fix_role: fault.fix_opt_in for fault in FAULTS if fault.fix_role and fault.fix_opt_in}
 # Per fixing role, the variable that set false leaves its change runtime only, lost at reboot (Fault.fix_persist).
@@ -125,9 +132,11 @@ def _check_views(views):
 
 
 def _finding(fault, host, evidence, explanation):
-    finding = {"id": fault.id, "severity": fault.severity, "host": host, "fix_role": fault.fix_role,
+    """One finding; its role and vars only where the fault's role can fix it (``Fault.fixable``)."""
+    fixable = bool(fault.fix_role) and fault.fixable(evidence)
+    finding = {"id": fault.id, "severity": fault.severity, "host": host, "fix_role": fault.fix_role if fixable else None,
                "evidence": evidence, "explanation": one_paragraph(explanation)}
-    fix_vars = fault.fix_vars(evidence)
+    fix_vars = fault.fix_vars(evidence) if fixable else None
     if fix_vars is not None:
         finding["fix_vars"] = fix_vars
     return finding
@@ -247,7 +256,11 @@ def fix_vars_by_host(findings) -> dict:
     ``{"owrt": {"bridge_gso_off_bridges": ["br-guest", "br-lan"]}}``. Dict values are merged key by key (two
     ``path_mtu_black_hole`` findings for ``wg0`` and ``wg1`` give ``{"wireguard_mtu_tunnels": {"wg0": 1340, "wg1": 1380}}``;
     the same key twice: the smaller value, an MTU that fits both). Other values: the last one
-    wins. Hosts whose findings carry no ``fix_vars`` are left out.
+    wins. A finding that runs its role on the role's defaults (its fault declares no ``fix_var_names``:
+    nat_peer_without_keepalive, every peer with an endpoint) covers what another finding of that role on the host
+    names (keepalive_on_wrong_side's entry keeps an endpoint), so that host gets none of the role's variables: the
+    other's would narrow the role to its entry and leave the first finding unfixed. Hosts whose findings carry no
+    ``fix_vars`` are left out.
     Raises ValueError when ``findings`` is not a list of findings, a ``fix_vars`` is not a dict, or it
     names a variable no fault's role takes (``FIX_VAR_NAMES``: remediate sets these as host facts).
     """
@@ -276,7 +289,33 @@ def fix_vars_by_host(findings) -> dict:
                     merged[key] = item if key not in merged else min(merged[key], item, key=_order_key)
                 value = dict(sorted(merged.items()))
             host_vars[name] = value
+    for host, role in _on_defaults(findings):
+        if host in out and ROLE_VAR_NAMES[role] & set(out[host]):
+            out[host] = {name: value for name, value in out[host].items() if name not in ROLE_VAR_NAMES[role]}
+            if not out[host]:
+                del out[host]
     return dict(sorted(out.items()))
+
+
+def _on_defaults(findings):
+    """``{(host, role)}``: the findings that run their role on its defaults (no ``fix_vars``, and their fault, which
+    names that role, declares no ``fix_var_names``)."""
+    out = set()
+    for finding in findings:
+        fault = BY_ID.get(finding.get("id"))
+        if (fault is not None and finding.get("fix_role") and fault.fix_role == finding["fix_role"] and not fault.fix_var_names
+                and finding.get("fix_vars") is None):
+            out.add((finding["host"], finding["fix_role"]))
+    return out
+
+
+def _groups_of(finding):
+    """The groups a finding lets its role run on: its fault's ``fix_groups`` (the id names a fault of that role), else
+    (an older or edited file) the groups every-role mode runs the role on."""
+    fault = BY_ID.get(finding.get("id"))
+    if fault is not None and fault.fix_role == finding["fix_role"]:
+        return frozenset(fault.fix_groups)
+    return EVERY_ROLE_GROUPS[finding["fix_role"]]
 
 
 def role_plan(role, view, host_vars):
@@ -335,19 +374,20 @@ def every_role_plan(groups, host_vars, view=None) -> dict:
 
     ``groups``: the host's inventory groups; ``host_vars``: its variables (a fault's ``fix_needs``
     and ``fix_opt_in`` are looked up there); ``view``: its facts (``host_view``), or None. A role runs
-    where the host is in one of its faults' ``fix_groups``, its opt-in (if any) is set true and a
+    where the host is in one of its faults' ``fix_groups`` (``EVERY_ROLE_GROUPS``: a fault fixed only from a finding,
+    ``Fault.fix_every_role`` false, adds none and no ``fix_needs``), its opt-in (if any) is set true and a
     variable its faults need (``fix_needs``: bridge_gso_off takes bridges or tunnels) is non-empty,
     unless its plan (``role_plan``) says it would change nothing; ``changes`` holds the plans that list changes.
     """
     groups = set(groups or [])
     roles, skipped, changes = [], {}, {}
     for role in FIX_ROLES:
-        if not groups & FIX_GROUPS[role]:
+        if not groups & EVERY_ROLE_GROUPS[role]:
             continue
         if opt_in_missing(role, host_vars):
             skipped[role] = opt_in_missing(role, host_vars)
             continue
-        faults = [fault for fault in FAULTS if fault.fix_role == role]
+        faults = [fault for fault in FAULTS if fault.fix_role == role and fault.fix_every_role]
         needs = list(dict.fromkeys(fault.fix_needs for fault in faults if fault.fix_needs))
         if needs and not any((host_vars or {}).get(need) for need in needs):
             skipped[role] = "%s is not set for this host (the role needs %s; diagnose's findings would name it)" % (
@@ -368,9 +408,10 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
 
     ``hosts``: the fleet's inventory hosts, in order; ``host_vars``: ``hostvars`` (a mapping of host ->
     its variables: its groups, and with ``every_role`` the variables a role needs and the facts
-    playbooks/facts.yml registered). A role the findings name for a host outside that role's groups is
-    refused. With ``every_role`` each host gets the roles of its groups that its facts do not show
-    converged (``every_role_plan``; ``changes``: what the plans expect them to change) and no vars;
+    playbooks/facts.yml registered). A role a finding names for a host outside its fault's groups (``Fault.fix_groups``;
+    a finding whose id names no fault of that role: the groups every-role mode runs the role on) is refused: a findings
+    file from another inventory, where the host name meant another machine. With ``every_role`` each host gets the
+    roles of its groups that its facts do not show converged (``every_role_plan``; ``changes``: what the plans expect them to change) and no vars;
     otherwise the roles and vars ``findings`` name (``fix_roles_by_host``, ``fix_vars_by_host``; None
     is no findings), less an opt-in role whose variable the host does not set true (``skipped``, with
     the variable: the finding is left alone). Hosts outside ``hosts`` are
@@ -388,15 +429,20 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
                 plans[host] = dict(plan, vars={})
         return plans
     roles, fix_vars = fix_roles_by_host(findings or []), fix_vars_by_host(findings or [])
+    allowed = {}
+    for finding in findings_of(findings or []):
+        if finding.get("fix_role"):
+            allowed.setdefault((finding["host"], finding["fix_role"]), []).append(_groups_of(finding))
     for host in hosts:
         if not roles.get(host):
             continue
         groups = set(host_vars[host].get("group_names") or [])
         outside = {}
         for role in roles[host]:
-            if not groups & FIX_GROUPS[role]:
+            foreign = [named for named in allowed[(host, role)] if not groups & named]
+            if foreign:
                 reason = "the findings name %s for %s, which is in none of its groups (%s)" % (
-                    role, host, ", ".join(sorted(FIX_GROUPS[role])))
+                    role, host, ", ".join(sorted(foreign[0])))
                 if strict:
                     raise ValueError("%s: refusing a findings file from another inventory" % reason)
                 outside[role] = "%s: remediate refuses these findings" % reason

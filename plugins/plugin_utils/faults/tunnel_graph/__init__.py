@@ -19,4 +19,6 @@
   dead, one-sided, in conflict) for the report's picture (plugin_utils/report/tunnel_graph.py).
 
 No role fixes these: a wrong guess about keys or AllowedIPs would cut a tunnel, so the findings name the lines to change.
+One exception, safe and local: ``keepalive.py``'s ``keepalive_on_wrong_side`` is fixed by wireguard_keepalive on the end
+that keeps the endpoint, aimed by the finding's vars at its one entry (its plan is fault 4's, nat_peer_keepalive/plan.py).
 """

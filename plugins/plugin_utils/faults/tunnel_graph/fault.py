@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The tunnel graph's faults as the registry lists them: texts, the reading they read, their rules (no role fixes them)."""
+"""The tunnel graph's faults as the registry lists them: texts, the reading they read, their rules (no role fixes them,
+but keepalive_on_wrong_side: wireguard_keepalive on the one entry its finding names)."""
 
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import Fault, Proof
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.plan import FIX_DEFAULTS, keepalive_plan
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import allowed_ips_coverage, allowed_ips_overlap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
@@ -13,7 +15,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
     ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE,
     ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE, SHADOW_LAN_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import never_completes
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import wrong_side
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import keepalive_fix_vars, keepalive_fixable, wrong_side
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.reads import LINK_ADDRESSES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
@@ -127,8 +129,22 @@ KEEPALIVE_ON_WRONG_SIDE = graph_fault(
                "the tunnel) and it sends no PersistentKeepalive, while the other end's entry sends one",
     symptom="The tunnel dies after a quiet spell although keepalive is set (on the hub); traffic from the far end "
             "brings it back.",
-    fix="No role from a graph finding (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers): the "
-        "finding names the entry and the PersistentKeepalive line to add on this end.",
+    fix="PersistentKeepalive on this end's entry only (the finding's interface and peer key: wireguard_keepalive_interfaces, "
+        "wireguard_keepalive_public_keys), the role's value (25 s unless the inventory sets "
+        "wireguard_keepalive_persistent_keepalive_s), in its wg-quick file, .netdev or uci and live, on a hub, router or "
+        "peer alike; every-role mode never runs the role for it. An entry no configuration keeps (live only) names no "
+        "role: the finding gives the wg set line.",
+    # any fleet host can be the end that keeps the endpoint; the finding's vars aim the role at its one entry, so these
+    # groups count only for a finding's own host (registry.remediate_plans), never for every-role mode
+    fix_role="tunnelfix.fleet.wireguard_keepalive",
+    fix_groups=("tunnelfix_wireguard_peers", "tunnelfix_wireguard_hubs", "tunnelfix_openwrt"),
+    fix_vars=keepalive_fix_vars,
+    fix_var_names=("wireguard_keepalive_interfaces", "wireguard_keepalive_public_keys"),
+    fixable=keepalive_fixable,
+    fix_every_role=False,
+    plan=keepalive_plan,
+    fix_defaults=FIX_DEFAULTS,
+    files=("plugins/plugin_utils/faults/tunnel_graph/__init__.py", "roles/wireguard_keepalive/tasks/main.yml", "playbooks/verify.yml"),
     evidence=KEEPALIVE_SIDE_EVIDENCE,
 )
 

@@ -200,18 +200,18 @@ TEXTS = {
         'from its last packet, and a NAT in front of owrt keeps the mapping open for outbound packets, not for '
         "hub's keepalives, which the NAT drops once the mapping has expired. Put the keepalive on this side: uci set "
         "network.<the wireguard_wg0 peer with public_key HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=>."
-        "persistent_keepalive='25' (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: "
-        "wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). hub's keepalive is harmless "
-        'and may stay.'),
+        "persistent_keepalive='25' (remediate applies it with wireguard_keepalive on this entry only: "
+        "wireguard_keepalive_interfaces=[wg0], wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). "
+        "hub's keepalive is harmless and may stay."),
     'keepalive wg-quick': (
         "peer's wg0 keeps an endpoint for hub's wg0 (203.0.113.10) and sends no PersistentKeepalive, while hub's wg0 "
         'keeps no endpoint for it and sends one every 15 s. Only peer can start this tunnel: hub knows its address only '
         'from its last packet, and a NAT in front of peer keeps the mapping open for outbound packets, not for '
         "hub's keepalives, which the NAT drops once the mapping has expired. Put the keepalive on this side: "
         'PersistentKeepalive = 25 in the [Peer] for HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH= in '
-        '/etc/wireguard/other.conf (wireguard_keepalive applies it for a host in tunnelfix_wireguard_peers: '
-        "wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). hub's keepalive is harmless "
-        'and may stay.'),
+        '/etc/wireguard/other.conf (remediate applies it with wireguard_keepalive on this entry only: '
+        "wireguard_keepalive_interfaces=[wg0], wireguard_keepalive_public_keys=[HUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBHUBH=]). "
+        "hub's keepalive is harmless and may stay."),
     'overlap contained': (
         "hub's wg0 sends 10.0.5.0/24 (inside 10.0.0.0/16), 10.0.6.0/24 (inside 10.0.0.0/16) to "
         'OWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWRTOWR=, although PEERPEERPEERPEERPEERPEERPEERPEERPEERPEERPEE= lists the '
