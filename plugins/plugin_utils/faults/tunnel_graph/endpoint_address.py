@@ -131,10 +131,14 @@ def _index(graph) -> dict:
                 on_device.setdefault(address, set()).add(host)
     for name in nodes:
         hosts_of.setdefault(machine(nodes, name), set()).add(nodes[name]["host"])
+    parsed = {}   # endpoint text -> address: a host's address is in many entries
     for edge in graph["edges"]:
-        address = address_of(edge["endpoint_host"]) if edge["endpoint_host"] else None
-        if (len(edge["to"]) != 1 or not edge["running"] or edge["disabled"] or not _fresh(edge["handshake_age_s"])
-                or not _usable(address)):
+        if len(edge["to"]) != 1 or not edge["running"] or edge["disabled"] or not _fresh(edge["handshake_age_s"]) or not edge["endpoint_host"]:
+            continue
+        if edge["endpoint_host"] not in parsed:
+            parsed[edge["endpoint_host"]] = address_of(edge["endpoint_host"])
+        address = parsed[edge["endpoint_host"]]
+        if not _usable(address):
             continue
         target = machine(nodes, edge["to"][0])
         faces.setdefault(target, {}).setdefault(address, []).append((edge["endpoint_port"], edge["from"], edge["handshake_age_s"]))
@@ -199,17 +203,31 @@ def _reached_at(index, target, nodes):
     return out
 
 
-def _signs(edge, address, resolved, other, index, nodes):
+def _target(index, nodes, node):
+    """What the rule knows of the other end ``node`` (once per node and graph: a hub is many entries' other end):
+    (its hosts, the addresses of this tunnel's interface, its other device addresses, its faces, reached_at), or None
+    when its devices were not read."""
+    memo = index.setdefault("targets", {})
+    if node not in memo:
+        target, interface = machine(nodes, node), nodes[node]["interface"]
+        b_hosts = index["hosts_of"].get(target, {nodes[node]["host"]})
+        device_lists = [index["devices"].get(name) for name in sorted(b_hosts)]
+        if any(found is None for found in device_lists):
+            memo[node] = None
+        else:
+            tunnel = {found for listed in device_lists for found, device in listed.items() if device == interface}
+            own = {found for listed in device_lists for found, device in listed.items() if device != interface}
+            memo[node] = (b_hosts, tunnel, own, set(index["faces"].get(target) or {}), _reached_at(index, target, nodes))
+    return memo[node]
+
+
+def _signs(edge, address, resolved, index, nodes):
     """(signs, hosts the address is another host's of, B's device addresses, reached_at), or None when the address is
     one of B's (or B's devices were not read)."""
-    target = machine(nodes, edge["to"][0])
-    b_hosts = index["hosts_of"].get(target, {other["host"]})
-    device_lists = [index["devices"].get(name) for name in sorted(b_hosts)]
-    if any(found is None for found in device_lists):
+    known = _target(index, nodes, edge["to"][0])
+    if known is None:
         return None
-    tunnel = {found for listed in device_lists for found, device in listed.items() if device == other["interface"]}
-    own = {found for listed in device_lists for found, device in listed.items() if device != other["interface"]}
-    faces = set(index["faces"].get(target) or {})
+    b_hosts, tunnel, own, faces, reached = known
     if address in own or address in faces:
         return None
     signs = []
@@ -222,7 +240,6 @@ def _signs(edge, address, resolved, other, index, nodes):
     now = {found for found in (address_of(value) for value in (resolved or {}).get("addresses") or []) if found is not None}
     if now & (own | faces):
         signs.append(MOVED)
-    reached = _reached_at(index, target, nodes)
     if any(_same_scope(address, [face]) for face in faces):
         signs.append(ELSEWHERE)
     if sent_into_nothing(edge) and _same_scope(address, own):
@@ -257,16 +274,17 @@ def endpoint_address(host, view, views):
     """One (evidence, explanation) per entry of ``host`` whose endpoint address is not one its other end has, with a
     sign that it is wrong (module doc)."""
     graph = graph_of(views)
-    index, nodes = _index(graph), graph["nodes"]
+    nodes = graph["nodes"]
     out = []
     for edge, other in _candidates(graph, host):
+        index = _index(graph)   # built on the first entry to judge: a fleet of fresh handshakes never needs it
         address, resolved = _judged_address(graph, edge)
         if address is None:
             continue
         now = {address_of(value) for value in (resolved or {}).get("addresses") or []}
         if resolved is not None and address in now:
             continue
-        judged = _signs(edge, address, resolved, other, index, nodes)
+        judged = _signs(edge, address, resolved, index, nodes)
         if not judged or not judged[0]:
             continue
         signs, holders, own, reached = judged
@@ -279,7 +297,8 @@ def endpoint_address(host, view, views):
                     "configured_endpoint_port": edge["configured_endpoint_port"],
                     "resolved_now": dict(resolved, resolved_from="controller") if resolved is not None else None,
                     "other_host": other["host"], "other_interface": other["interface"],
-                    "other_addresses": [str(item) for item in own], "reached_at": reached, "address_of_hosts": holders,
+                    "other_addresses": [str(item) for item in own], "reached_at": [dict(item) for item in reached],
+                    "address_of_hosts": holders,
                     "signs": signs, "confidence": "high" if any(sign in _SURE for sign in signs) else "medium",
                     "handshake_age_s": edge["handshake_age_s"], "tx_bytes": edge["tx_bytes"], "rx_bytes": edge["rx_bytes"],
                     "other_handshake_age_s": back["handshake_age_s"] if back else None,
@@ -293,6 +312,10 @@ def _text(host, node, edge, other, evidence):
     parts = []
     where = ("%s's %s sends to %s's %s at %s" % (host, node["interface"], other["host"], other["interface"], address)
              + (" (what %s resolved to when the entry was set)" % name if name else ""))
+    live = edge["endpoint_host"] if edge["running"] else None
+    if not name and live and address_of(live) != address_of(address):
+        where = ("%s's %s keeps %s as %s's %s endpoint (the kernel holds %s now, learned from packets; a restart goes "
+                 "back to the kept one)" % (host, node["interface"], address, other["host"], other["interface"], live))
     if edge["handshake_age_s"] is None:
         state = "and never had a handshake"
     else:
@@ -345,12 +368,10 @@ def endpoint_address_coverage(host, view, views):
     if base is not None and not base[1].startswith("judged without"):
         return base
     graph = graph_of(views)
-    index = _index(graph)
     pending = list(_candidates(graph, host))
     unknown = 0
-    for edge, other in pending:
-        hosts = index["hosts_of"].get(machine(graph["nodes"], edge["to"][0]), {other["host"]})
-        if any(index["devices"].get(name) is None for name in hosts) or _judged_address(graph, edge)[0] is None:
+    for edge, _other in pending:
+        if _target(_index(graph), graph["nodes"], edge["to"][0]) is None or _judged_address(graph, edge)[0] is None:
             unknown += 1
     return unknown_entries(unknown, len(pending), "the other ends' live addresses were not read (link_addresses: ip -j addr "
                            "show), or the kernel holds no address for the endpoint's name",

@@ -23,9 +23,13 @@ RESOLVE_TIMEOUT_S = 2.0   # for all names together: each is resolved in a thread
 
 
 def address_of(text):
-    """``text`` as an ``ipaddress`` address (an IPv6 zone ``%eth0`` dropped), or None when it is no address (a hostname)."""
+    """``text`` as an ``ipaddress`` address (IPv6 brackets and a zone ``%eth0`` dropped), or None when it is no address
+    (a hostname)."""
+    text = str(text)
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
     try:
-        return ipaddress.ip_address(str(text).split("%", 1)[0])
+        return ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return None
 

@@ -300,3 +300,24 @@ def test_a_name_that_resolves_elsewhere_than_the_other_end_is_no_sign(tg, monkey
     (evidence, text), = _rule(views)
     assert evidence["signs"] == ["sent into nothing"]
     assert "hub.example.net resolves to 198.51.100.50 now (resolved from the Ansible controller, whose DNS may differ from peer's)." in " ".join(text.split())
+
+
+@pytest.mark.parametrize("text, address", [("203.0.113.7", "203.0.113.7"), ("[2001:db8::1]", "2001:db8::1"),
+                                           ("fe80::1%eth0", "fe80::1"), ("hub.example.net", None), ("", None)])
+def test_what_counts_as_an_address(text, address):
+    got = resolve_module.address_of(text)
+    assert (str(got) if got is not None else None) == address
+
+
+@pytest.mark.parametrize("age, found", [(180, False), (181, True)])
+def test_a_fresh_handshake_wins_over_every_sign(tg, age, found):
+    # 198.51.100.7 is owrt's (a copied [Peer]), yet a handshake 180 s ago proves the tunnel works: a forward on owrt,
+    # or (here) the kernel learned the hub's own address from the hub's packets
+    views = {"hub": _hub(tg), "peer": _peer(tg, "198.51.100.7:51820", age, (90000, 4400), learned="203.0.113.10:51820"),
+             "owrt": tg.with_lan(tg.owrt(tg.OWRT, [tg.HUB]), {"wan": ["198.51.100.7/24"]})}
+    got = _rule(views)
+    assert bool(got) is found
+    if found:
+        assert (got[0][0]["judged_address"], got[0][0]["endpoint_host"], got[0][0]["signs"]) == (
+            "198.51.100.7", "203.0.113.10", ["another host's address"])
+        assert "peer's wg0 keeps 198.51.100.7 as hub's wg0 endpoint (the kernel holds 203.0.113.10 now" in " ".join(got[0][1].split())
