@@ -207,11 +207,33 @@ def seed_shadow_lan(views, site):
     return {("allowed_ips_shadow_lan", four, five)}
 
 
+def with_addresses(view, name):
+    """``view`` of host ``name`` with its live addresses read (link_addresses): eth0 its public address/24, wg0 its
+    tunnel address/24, lo."""
+    site, index = int(name[1:4]), int(name[6:8])
+    facts = view.get("openwrt") or view["tunnelfix"]
+    facts["link_addresses"] = {"devices": {"eth0": ["%s/24" % _public_address(site, index)], "lo": ["127.0.0.1/8", "::1/128"],
+                                           "wg0": ["%s/24" % _tunnel_address(site, index)]}, "note": None}
+    return view
+
+
+def seed_endpoint_address(views, site):
+    """h02 (Linux)'s [Peer] for h03 (OpenWrt, its addresses read) was copied from h05's: Endpoint = h05's address, set
+    with wg syncconf after the last handshake (an hour ago, both ends quiet since); the others reach h03 at its own."""
+    two, three = host_name(site, 2), host_name(site, 3)
+    live, kept = _entry(views[two], public_key(three))
+    kept["endpoint"] = "%s:%d" % (_public_address(site, 5), PORT)
+    live.update(endpoint_host=_public_address(site, 5), handshake_age_s=3600)
+    _entry(views[three], public_key(two))[0]["handshake_age_s"] = 3600
+    with_addresses(views[three], three)
+    return {("endpoint_address_mismatch", two, three)}
+
+
 SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
          "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
          "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side,
          "handshake_never_completes": seed_handshake, "allowed_ips_overlap": seed_overlap,
-         "allowed_ips_shadow_lan": seed_shadow_lan}
+         "allowed_ips_shadow_lan": seed_shadow_lan, "endpoint_address_mismatch": seed_endpoint_address}
 
 
 def fleet(sites, size=11, seeds=()):

@@ -516,7 +516,8 @@ ansible_facts:
               for both) - C(devices) (device name to its C(inet) and C(inet6) addresses as C(address/prefix), link-local
               ones too; a device that is down is left out; null when C(ip) failed or printed no JSON, then unknown) and
               C(note) (why, else null).
-            - The tunnel graph's C(allowed_ips_shadow_lan) reads the connected prefixes from it.
+            - The tunnel graph's C(allowed_ips_shadow_lan) reads the connected prefixes from it, C(endpoint_address_mismatch) the addresses
+              a peer's endpoint should be one of.
           type: dict
           sample:
             devices: {lo: ["127.0.0.1/8", "::1/128"], eth0: ["192.168.1.2/24", "fe80::fc:ff:fe00:1/64"], wg0: ["10.77.0.2/24"]}

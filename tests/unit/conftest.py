@@ -52,3 +52,12 @@ def load_fixture():
         return (FIXTURES / command / case).read_text(encoding="utf-8")
 
     return read
+
+
+@pytest.fixture(autouse=True)
+def no_dns(monkeypatch):
+    """Unit tests never resolve a name: the tunnel graph's resolver (faults/tunnel_graph/resolve.py, which graph_of
+    uses) answers every name "not resolved (unit test)"; a test that needs answers patches ``graph.resolve_names``."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import graph
+
+    monkeypatch.setattr(graph, "resolve_names", lambda names: {name: {"addresses": [], "error": "not resolved (unit test)"} for name in names})

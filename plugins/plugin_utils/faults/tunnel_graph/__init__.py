@@ -6,6 +6,8 @@
 - ``one_sided.py``: ``one_sided_peer``, an entry whose other end runs no entry back.
 - ``duplicate_key.py``: ``duplicate_public_key``, one key on two machines' interfaces.
 - ``endpoints.py``: ``no_endpoint_either_side`` and ``endpoint_port_mismatch``, who starts a tunnel and where it knocks.
+- ``endpoint_address.py``: ``endpoint_address_mismatch``, an endpoint address the other end does not have (a copied
+  [Peer], a dynamic-DNS peer that moved: ``resolve.py`` resolves endpoint names once per run from the controller).
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
 - ``handshake.py``: ``handshake_never_completes``, both ends run and list each other, no handshake: the cause from
   both ends' counters and preshared key presence (measured on wireguard-go; its docstring has the table).

@@ -39,6 +39,29 @@ PORT_MISMATCH_EVIDENCE = (
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
 
+ENDPOINT_ADDRESS_EVIDENCE = (
+    (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
+    ("judged_address", "the address the entry sends to: the kept one, or for a hostname the kernel's (resolved when set)"),
+    (("endpoint_host", "endpoint_port"), "the endpoint the kernel holds (null: the entry does not run)"),
+    (("configured_endpoint_host", "configured_endpoint_port"), "the endpoint its owner keeps (an address or a hostname)"),
+    ("resolved_now", "for a hostname: `addresses` it resolves to now, `error` (null, or why not), `resolved_from`: "
+     "`controller` (the Ansible controller's DNS, not the host's); null for an address"),
+    (("other_host", "other_interface"), "the other end: the interface whose own key the entry lists"),
+    ("other_addresses", "the addresses on the other end's devices (link_addresses; loopback, link-local and this "
+     "tunnel's own interface left out)"),
+    ("reached_at", "how other entries reach the other end with a fresh handshake: `address`, `port`, `entries`, "
+     "`hosts` (the first three)"),
+    ("address_of_hosts", "the other hosts of the run the address is on (a device, or how others reach them); [] when none"),
+    ("signs", "why the address is wrong, not merely unknown: `inside the tunnel`, `another host's address`, `the name "
+     "resolves to the other end now`, `others reach it elsewhere`, `sent into nothing`"),
+    ("confidence", "`high` (inside the tunnel, another host's, or the name now resolves to the other end) or `medium`"),
+    (("handshake_age_s", "other_handshake_age_s"), "each end's newest handshake for the other, s (null: never or no entry)"),
+    (("tx_bytes", "rx_bytes"), "what the entry sent and received, bytes"),
+    (("owner", "owner_path", "change"), "who keeps the entry here, the file, and the line to change: the file's "
+     "`Endpoint =` (wg-quick) or `Endpoint=` (networkd) of its peer section, uci's `network.SECTION.endpoint_host`, or "
+     "a `wg set` command for a live-only entry"),
+)
+
 KEEPALIVE_SIDE_EVIDENCE = (
     (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
     ("endpoint_host", "the endpoint this entry keeps (this end starts the tunnel)"),

@@ -10,7 +10,9 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_ke
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.readings import WIREGUARD
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.allowed_ips import allowed_ips_coverage, allowed_ips_overlap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.duplicate_key import duplicate_keys
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import endpoint_address, endpoint_address_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import no_endpoint, port_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import ENDPOINT_ADDRESS_EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
     ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE,
     ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE, SHADOW_LAN_EVIDENCE)
@@ -103,6 +105,31 @@ ENDPOINT_PORT_MISMATCH = graph_fault(
     fix="No role (a NAT may forward another port on purpose): the finding names the entry, its port and the port the "
         "other end listens on.",
     evidence=PORT_MISMATCH_EVIDENCE,
+)
+
+ENDPOINT_ADDRESS_MISMATCH = graph_fault(
+    id="endpoint_address_mismatch",
+    title="My peer sends to an address the other end does not have",
+    severity="high",
+    hosts="any host with WireGuard whose peer is in the run with its live addresses read (both ends' facts)",
+    reads=("tunnelfix.wireguard", "tunnelfix.link_addresses", "openwrt.wireguard", "openwrt.link_addresses",
+           "every host's wireguard and link_addresses (the tunnel graph)"),
+    facts=(WIREGUARD, LINK_ADDRESSES),
+    rule=endpoint_address,
+    coverage=endpoint_address_coverage,
+    fires_when="an entry with no handshake newer than 180 s keeps an endpoint whose address (a hostname: the address "
+               "the kernel resolved when the entry was set, unless the name resolves to it now, from the controller) "
+               "is on none of the other end's devices and is not where other entries reach it with a fresh handshake, "
+               "and something shows it wrong: it is inside the tunnel itself, another host's address, the name now "
+               "resolves to the other end, others reach the other end elsewhere, or the entry sent into nothing while "
+               "the other end has addresses of that kind (no NAT explains it)",
+    symptom="A tunnel stays down after a peer got a new address (a dynamic-DNS hub that moved, a renumbered site), or "
+            "after a [Peer] was copied from another host's config.",
+    fix="No role (which address reaches the other end is the operator's knowledge): the finding names the entry, the "
+        "addresses the other end has and how others reach it, and the Endpoint line to change (or the command to have "
+        "WireGuard resolve the name again).",
+    proof=Proof(how="verify re-reads both ends' WireGuard facts and live addresses and the rule no longer fires."),
+    evidence=ENDPOINT_ADDRESS_EVIDENCE,
 )
 
 RETURN_PATH_NOT_ALLOWED = graph_fault(

@@ -34,6 +34,7 @@ the same ``views``)::
      "listed_by": {"HHHH…H=": ["peer/wg0"]},               # public key -> the nodes whose entries list it
      "unreadable": {"zz": "its WireGuard facts have an unexpected shape (…)"},   # hosts left out
      "connected": {"peer": {"eth0": ["192.168.1.2/24"]} | None},   # link_addresses: devices up, their addresses
+     "resolved": {"hub.example.net": {"addresses": ["203.0.113.7"], "error": None}},   # endpoint hostnames, now
      "hidden_keys": {"<a private key>": "(the private key of hub's wg0, not shown)"}}   # keys.py; never exported
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
@@ -57,7 +58,10 @@ list, systemd src/network/netdev/wireguard.c ``wireguard_peer_new_static``); Non
 ``uci_section``: the uci peer's section as ``uci show`` names it (None off OpenWrt or live only). ``routed``: whether
 the owner adds a route to the interface for each of its AllowedIPs: wg-quick does (unless ``Table = off``, not read),
 netifd when uci ``route_allowed_ips`` is 1; None for networkd (``RouteTable=``, not read) and a live-only entry
-(whoever added it may add routes). ``connected``: the host's ``link_addresses`` devices (None: not read). An entry that lists the private key of an
+(whoever added it may add routes). ``connected``: the host's ``link_addresses`` devices (None: not read).
+``resolved``: what each endpoint hostname an enabled entry keeps resolves to now (``resolve.py``; ``error`` when it does
+not), for the entries with no handshake newer than ``STALE_HANDSHAKE_S`` only (a working tunnel needs no lookup):
+resolved by the resolver ``build_graph`` is given, once per name, so the graph stays a function of its inputs. An entry that lists the private key of an
 interface of the run as its peer key (keys.py) lists the placeholder of ``hidden_keys`` instead (its id too); the
 registry removes those keys from every finding.
 
@@ -67,7 +71,9 @@ Cost: linear in the number of entries (dicts keyed by public key; no pair of hos
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import does_not_apply, not_checked, partly, wireguard_interfaces
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import leaked, placeholder
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.resolve import address_of, resolve_names
 
 OWNERS = ("wg-quick", "networkd", "uci", "live only")
 _CONFIG_OWNER = {"wg-quick": "wg-quick", "netdev": "networkd"}
@@ -314,9 +320,11 @@ def _live(edge):
     return edge["running"] and not edge["disabled"]
 
 
-def build_graph(views) -> dict:
+def build_graph(views, resolve=None) -> dict:
     """The graph of ``views`` (``{host: view}``, faults/view.py; a host without WireGuard facts adds nothing): module doc.
-    A host whose facts have an unexpected shape adds nothing and is listed in ``unreadable`` ({host: reason})."""
+    A host whose facts have an unexpected shape adds nothing and is listed in ``unreadable`` ({host: reason}).
+    ``resolve``: called once with the endpoint hostnames to look up (``_names_to_resolve``), returns ``{name:
+    {"addresses": [...], "error": None | str}}`` (``resolve.resolve_names``); None: none is resolved (``resolved`` {})."""
     nodes, edges, unreadable, connected = {}, {}, {}, {}
     for host in sorted(views):
         view = views[host] or {}
@@ -359,7 +367,32 @@ def build_graph(views) -> dict:
         host_nodes.setdefault(nodes[node]["host"], []).append(node)
     return {"nodes": nodes, "edges": ordered, "keys": keys, "back": back, "by_id": edges, "by_host": by_host,
             "by_node": by_node, "listed_by": listed_by, "host_nodes": host_nodes, "unreadable": unreadable,
-            "connected": connected, "hidden_keys": hidden}
+            "connected": connected, "hidden_keys": hidden, "resolved": _resolved(ordered, resolve)}
+
+
+def _names_to_resolve(edges) -> list:
+    """The endpoint hostnames (not addresses) enabled entries keep that had no handshake within STALE_HANDSHAKE_S."""
+    names = set()
+    for edge in edges:
+        name, age = edge["configured_endpoint_host"], edge["handshake_age_s"]
+        if name and not edge["disabled"] and address_of(name) is None and (age is None or age > STALE_HANDSHAKE_S):
+            names.add(str(name))
+    return sorted(names)
+
+
+def _resolved(edges, resolve):
+    """``graph["resolved"]``: ``resolve``'s answer for ``_names_to_resolve`` (a name it leaves out, or an answer of
+    another shape, is ``{"addresses": [], "error": "not resolved"}``)."""
+    names = _names_to_resolve(edges) if resolve is not None else []
+    got = resolve(names) if names else {}
+    out = {}
+    for name in names:
+        answer = got.get(name) if isinstance(got, dict) else None
+        if isinstance(answer, dict) and isinstance(answer.get("addresses"), list):
+            out[name] = {"addresses": [str(value) for value in answer["addresses"]], "error": answer.get("error")}
+        else:
+            out[name] = {"addresses": [], "error": "not resolved"}
+    return out
 
 
 def _hide(edges, hidden):
@@ -391,8 +424,9 @@ def graph_of(views) -> dict:
 
     The cache is keyed by the object's identity, not its content: a caller that changes ``views`` in place and calls
     again gets the old graph (build_graph gives a fresh one). The cache holds ``views`` itself, so its id cannot be
-    reused by another dict while it is cached."""
+    reused by another dict while it is cached. Endpoint hostnames are resolved from the controller here
+    (``resolve.resolve_names``, looked up at each build: unit tests replace it with a fake)."""
     if _CACHE.get("views") is not views:
         _CACHE.clear()
-        _CACHE.update(views=views, graph=build_graph(views))
+        _CACHE.update(views=views, graph=build_graph(views, resolve=resolve_names))
     return _CACHE["graph"]

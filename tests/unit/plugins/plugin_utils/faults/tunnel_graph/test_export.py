@@ -60,7 +60,7 @@ def test_built_once_for_the_rules_and_the_export(tg, monkeypatch):
     views = _fleet(tg)
     calls = []
     real = graph_module.build_graph
-    monkeypatch.setattr(graph_module, "build_graph", lambda v: calls.append(1) or real(v))
+    monkeypatch.setattr(graph_module, "build_graph", lambda v, **kw: calls.append(1) or real(v, **kw))
     graph_module._CACHE.clear()
     diagnosis(views)
     assert len(calls) == 1
