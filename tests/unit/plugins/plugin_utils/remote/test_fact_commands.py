@@ -101,4 +101,33 @@ def test_wg_quick_comments_end_a_value_on_the_target_and_never_carry_a_key(shell
 
 def test_the_configuration_listing_reads_the_system_directories():
     assert WG_CONFIG_PEERS == wg_config_peers_argv("/etc/wireguard", "/etc/systemd/network")
-    assert WG_CONFIG_PEERS[2].count("awk ") == 1
+    assert WG_CONFIG_PEERS[2].count("awk ") == 1 and WG_CONFIG_PEERS[2].count("wg pubkey") == 1
+
+
+@pytest.mark.skipif(shutil.which("wg") is None, reason="needs wg (wireguard-tools) for wg pubkey")
+@pytest.mark.parametrize("shell", SHELLS)
+def test_each_file_s_own_public_key_is_derived_on_the_target_and_no_private_key_is_printed(shell, tmp_path):
+    """wg pubkey (the host's) derives each file's public key from its private key (generated here, thrown away with
+    tmp_path): wg-quick's PrivateKey, a .netdev's PrivateKeyFile over its PrivateKey; the private key reaches wg
+    through a pipe, never the output or stderr. Without wg on PATH the value is empty (unknown)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import public_key_of
+    made = [subprocess.run(["wg", "genkey"], capture_output=True, text=True, check=True).stdout.strip() for _n in range(3)]
+    wireguard, network = tmp_path / "wireguard", tmp_path / "network"
+    wireguard.mkdir()
+    network.mkdir()
+    (wireguard / "wg0.conf").write_text("[Interface]\nPrivateKey = %s # mine\n[Peer]\nPublicKey = %s\n" % (made[0], KEY_A),
+                                        encoding="utf-8")
+    (tmp_path / "wg1.key").write_text(made[1] + "\n", encoding="utf-8")
+    (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKeyFile=%s\nPrivateKey=%s\n"
+                                           % (tmp_path / "wg1.key", made[2]), encoding="utf-8")
+    (tools := tmp_path / ("bin-" + shell)).mkdir()
+    (tools / "wg").symlink_to(shutil.which("wg"))
+    script = wg_config_peers_argv(str(wireguard), str(network))[2]
+    done = run(shell, script, tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    assert not any(key in done.stdout for key in made) and all(key not in script for key in made)
+    assert [c["configured_public_key"] for c in parse_wg_config_peers(done.stdout)] == [public_key_of(made[0]), public_key_of(made[1])]
+    (tools / "wg").unlink()
+    done = run(shell, script, tmp_path)
+    assert (done.returncode, done.stderr) == (0, "") and not any(key in done.stdout for key in made)
+    assert [c["configured_public_key"] for c in parse_wg_config_peers(done.stdout)] == [None, None]
