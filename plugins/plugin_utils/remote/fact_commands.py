@@ -118,6 +118,15 @@ def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:
 
 WG_CONFIG_PEERS = wg_config_peers_argv(WG_QUICK_DIR, NETWORKD_DIR)
 
+# OpenWrt: the public key of each uci WireGuard interface's private_key (the tunnel graph's public_key_mismatch): every
+# interface section with proto 'wireguard' of "$1" (the redacted ``uci -q show network``, which prints values in single
+# quotes), one name per line, and for each ``UCI_OWN_PUBLIC_KEY NAME``: what ``wg pubkey`` (wg(8)) prints for
+# ``uci -q get network.NAME.private_key`` (nothing when wg is missing, the option unset or wg rejects it). uci get
+# writes the private key into wg's stdin through a pipe only: never a command line, the output or a log (wg's error,
+# which names no key, goes to /dev/null). Parsed by parse/openwrt_wireguard.py ``parse_derived_public_key``.
+UCI_WIREGUARD_INTERFACE_LINES = "sed -n \"s/^network\\.\\([^.=]*\\)\\.proto='wireguard'\\$/\\1/p\" \"$1\""
+UCI_OWN_PUBLIC_KEY = ["sh", "-c", "uci -q get \"network.$1.private_key\" | wg pubkey 2>/dev/null", "sh"]
+
 # Every layer-3 tunnel device, one name per line, for ethtool -k: the links of "$1" (the stdout of
 # FORWARD_AND_LINKS_ARGV: ip_forward, then ip -d -j link show on one line) that carry no Ethernet
 # header, by iproute2's link_type: "none" (TUN in tun mode, WireGuard, xfrm), "gre", "sit", "ipip",
