@@ -11,8 +11,9 @@ never leaves it). Two cases of one fault, judged together because each decides w
   or the inventory name; several interfaces there: the one listening on the endpoint's port) or else A's tunnel
   address (wg-quick ``Address``, uci ``addresses``) lies in the entry's AllowedIPs (those of a /24 or narrower, IPv6
   /64: a wider one names no single interface), A being the only interface of the run it could be (an interface whose
-  key B already lists is not, nor one whose running key another interface has too: duplicate_public_key's finding). Indexed once per graph: linear in the entries. A's key P: the running one, else the one its
-  private key gives. B's interface drops A's handshakes (no peer with that key) and A's go unanswered: replace K by P.
+  key B already lists is not, nor one whose running key another interface has too: duplicate_public_key's finding).
+  Indexed once per graph: linear in the entries. A's key P: the running one, else the one its private key gives.
+  B's interface drops A's handshakes (no peer with that key) and A's go unanswered: replace K by P.
   Not when K is the key A's private key gives while A runs another: B already has A's next key, and the second case
   says so on A (restart A, do not change B).
 - ``running_key_not_configured`` (on the host itself): A runs with P, but the private key its file or uci keeps gives

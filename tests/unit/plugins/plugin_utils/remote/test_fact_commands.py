@@ -12,7 +12,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
 
 SHELLS = ("dash", "busybox")
 # The host programs this file runs by name (scripts/check_host_packages.py).
-HOST_COMMANDS = ("dash", "busybox", "awk", "cat", "wg")
+HOST_COMMANDS = ("dash", "busybox", "awk", "cat", "sed", "wg")
 KEY_A, KEY_B, PRIVATE = "A" * 43 + "=", "B" * 43 + "=", "K" * 43 + "="
 
 
@@ -120,7 +120,8 @@ def test_each_file_s_own_public_key_is_derived_on_the_target_and_no_private_key_
     (tmp_path / "wg1.key").write_text(made[1] + "\n", encoding="utf-8")
     (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKeyFile=%s\nPrivateKey=%s\n"
                                            % (tmp_path / "wg1.key", made[2]), encoding="utf-8")
-    (tools := tmp_path / ("bin-" + shell)).mkdir()
+    tools = tmp_path / ("bin-" + shell)
+    tools.mkdir()
     (tools / "wg").symlink_to(shutil.which("wg"))
     script = wg_config_peers_argv(str(wireguard), str(network))[2]
     done = run(shell, script, tmp_path)
