@@ -205,7 +205,7 @@ PUBLIC_KEY_MISMATCH = graph_fault(
     rule=key_mismatch,
     coverage=key_mismatch_coverage,
     fires_when="an entry lists a key that is no interface's of the run, and it is meant for one interface of another host "
-               "(its endpoint is that host's address or name, else that interface's tunnel address is in its AllowedIPs, "
+               "(its endpoint is that host's address or name, at its listen port when known, else that interface's tunnel address is in its AllowedIPs, "
                "/24 or /64 at widest, and no other's) whose key (running, else the public key of its private key) differs; "
                "or an interface runs with another key than the private key its file or uci keeps gives (wg pubkey on the "
                "host: the next restart changes its key)",

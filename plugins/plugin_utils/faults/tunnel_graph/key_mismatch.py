@@ -8,7 +8,8 @@ never leaves it). Two cases of one fault, judged together because each decides w
 
 - ``peer_lists_another_key`` (on the host with the wrong line): an entry of host B whose key K is no interface's of
   the run, meant for interface A of another host: B's endpoint for it is one of A's host addresses (``link_addresses``,
-  or the inventory name; several interfaces there: the one listening on the endpoint's port) or else A's tunnel
+  or the inventory name, and A listens on the endpoint's port when both are known: another port there is a port
+  forwarded elsewhere, or another tunnel) or else A's tunnel
   address (wg-quick ``Address``, uci ``addresses``) lies in the entry's AllowedIPs (those of a /24 or narrower, IPv6
   /64: a wider one names no single interface), A being the only interface of the run it could be (an interface whose
   key B already lists is not, nor one whose running key another interface has too: duplicate_public_key's finding).
@@ -96,10 +97,9 @@ def meant_for(graph, edge):
 
     endpoints = [value for value in (edge["configured_endpoint_host"], edge["endpoint_host"]) if value]
     named = {host for value in endpoints for host in [value] + addresses.get(ipnet.endpoint_address(str(value)), [])}
-    by_endpoint = [name for host in sorted(named) for name in hosts.get(host, []) if fits(name)]
-    if len(by_endpoint) > 1:
-        ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
-        by_endpoint = [name for name in by_endpoint if nodes[name]["listen_port"] in ports] or by_endpoint
+    ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
+    by_endpoint = [name for host in sorted(named) for name in hosts.get(host, []) if fits(name)
+                   and (not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports)]
     if len(by_endpoint) == 1:
         return by_endpoint[0], "endpoint"
     allowed = edge["configured_allowed_ips"] if edge["configured_allowed_ips"] is not None else edge["allowed_ips"]

@@ -70,6 +70,12 @@ def test_a_router_s_endpoint_names_the_host_and_the_line_is_uci_s(tg):
         "endpoint", "hub", "uci", "uci set network.@wireguard_wg0[0].public_key='%s' (then uci commit network and ifup the "
         "interface)" % tg.HUB)
     assert "its endpoint 203.0.113.1 is hub's address" in " ".join(text.split())
+    # the same address at another port (a port forwarded to a machine behind the hub): not the hub's by its endpoint,
+    # and 0.0.0.0/0 names nobody
+    entry = owrt["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"][0]
+    entry["endpoint_port"] = entry["live"]["endpoint_port"] = 51999
+    views = {"hub": hub, "owrt": owrt}
+    assert key_mismatch("owrt", owrt, views) == []
 
 
 def test_a_wide_allowed_ips_or_two_interfaces_that_fit_name_nobody(tg):
