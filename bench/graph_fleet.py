@@ -229,11 +229,28 @@ def seed_endpoint_address(views, site):
     return {("endpoint_address_mismatch", two, three)}
 
 
+def seed_key_mismatch(views, site):
+    """h03 (OpenWrt)'s entry for h02 (Linux) lists h02's old key (h02 made a new key pair; h03's uci was not updated):
+    public_key_mismatch on h03 (the line to change), one_sided_peer on h02 (h03 runs no entry for h02's key). And h05
+    (OpenWrt)'s uci private_key gives another key than wg0 runs with (changed in uci, no ifup since): public_key_mismatch
+    on h05 alone (its peers list the running key; the other end of none is named)."""
+    two, three, five = host_name(site, 2), host_name(site, 3), host_name(site, 5)
+    old = public_key(two + "-old")
+    for peer in views[three]["openwrt"]["wireguard"]["interfaces"]["wg0"]["peers"]:
+        if peer["public_key"] == public_key(two):
+            peer["public_key"] = old
+    _never_answered(_entry(views[two], public_key(three))[0], 1480)
+    _never_answered(_entry(views[three], old)[0], 1480)
+    views[five]["openwrt"]["wireguard"]["interfaces"]["wg0"]["configured_public_key"] = public_key(five + "-next")
+    return {("public_key_mismatch", three, two), ("one_sided_peer", two, three), ("public_key_mismatch", five, None)}
+
+
 SEEDS = {"one_sided_peer": seed_one_sided, "duplicate_public_key": seed_duplicate_key,
          "no_endpoint_either_side": seed_no_endpoint, "endpoint_port_mismatch": seed_port_mismatch,
          "return_path_not_allowed": seed_return_path, "keepalive_on_wrong_side": seed_keepalive_side,
          "handshake_never_completes": seed_handshake, "allowed_ips_overlap": seed_overlap,
-         "allowed_ips_shadow_lan": seed_shadow_lan, "endpoint_address_mismatch": seed_endpoint_address}
+         "allowed_ips_shadow_lan": seed_shadow_lan, "endpoint_address_mismatch": seed_endpoint_address,
+         "public_key_mismatch": seed_key_mismatch}
 
 
 def fleet(sites, size=11, seeds=()):

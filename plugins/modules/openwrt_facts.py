@@ -257,7 +257,9 @@ ansible_facts:
               C(mtu) (int or null), C(addresses) (list), C(nohostroute) (bool), C(options) (every
               uci option except secret ones, as strings), C(tunnel) (C(full) or C(split)),
               C(tunnel_reason), C(live_state) (C(public_key), C(has_private_key), C(listen_port),
-              C(fwmark); null when not live), C(peers).
+              C(fwmark); null when not live), C(configured_public_key) (the public key of the uci
+              private_key as C(wg pubkey) derives it on the router; null when not known - no C(wg), unset; the
+              private key never leaves the router), C(peers).
             - Each peer - C(public_key), C(section) (as uci show prints it), C(description),
               C(disabled), C(preshared_key_set), C(endpoint_host), C(endpoint_port),
               C(allowed_ips), C(route_allowed_ips), C(persistent_keepalive_s) (uci; null when unset
@@ -278,6 +280,7 @@ ansible_facts:
                 proto: wireguard
                 disabled: false
                 private_key_set: true
+                configured_public_key: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
                 listen_port: 51820
                 mtu: null
                 addresses: [10.77.0.2/24]

@@ -28,14 +28,14 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.loss_sensit
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.reading import Read, Reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.udp_gro_forwarding.reads import udp_gro_reading
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.endpoint_route import describe_endpoint_route
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, split_dated_output
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.openwrt_wireguard import merge_wireguard, parse_derived_public_key, split_dated_output
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.route import default_routes, parse_ip_route_get, parse_ip_route_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import parse_uci_show
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ForEachLine, Step, foreach_name, step_name, step_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, ForEachLine, Step, foreach_name, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP,
-    WG_DUMP_NAME, WG_QUICK_DIR)
+    LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, UCI_OWN_PUBLIC_KEY, UCI_WIREGUARD_INTERFACE_LINES,
+    WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
 
 
@@ -61,10 +61,17 @@ def _openwrt_network(action, facts, args):
 
 def _openwrt_wireguard(action, facts, args):
     """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``), each
-    tunnel split or full (fault 1's ``add_tunnels``)."""
+    tunnel split or full (fault 1's ``add_tunnels``), each interface with ``configured_public_key``: the public key of
+    its uci private_key, derived on the router (None: not known; UCI_OWN_PUBLIC_KEY, one step per interface)."""
     installed, live, note = action.wg_live()
-    return {"wg_installed": installed, "live": bool(live), "note": note,
-            "interfaces": add_tunnels(merge_wireguard(facts["network"], live))}
+    interfaces = add_tunnels(merge_wireguard(facts["network"], live))
+    for name, interface in interfaces.items():
+        interface["configured_public_key"] = None
+        if interface.get("in_uci") and interface.get("proto") == "wireguard":
+            res = action.batch_step(action.batch, foreach_name(UCI_OWN_PUBLIC_KEY, name), UCI_OWN_PUBLIC_KEY + [name],
+                                    ok_rcs=ANY_EXIT_STATUS, shown=step_name(UCI_OWN_PUBLIC_KEY + [name]))
+            interface["configured_public_key"] = action.parse_output(res, parse_derived_public_key)
+    return {"wg_installed": installed, "live": bool(live), "note": note, "interfaces": interfaces}
 
 
 # OpenWrt: the parsed uci network (not a subset: the peers' and the routes' input)
@@ -72,7 +79,9 @@ NETWORK = Reading("network", {"openwrt": Read(steps=(uci_step("network"),), gath
 
 WIREGUARD = Reading("wireguard", {
     "linux": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP), Step(WG_CONFIG_PEERS_NAME, WG_CONFIG_PEERS)), gather=_linux_wireguard),
-    "openwrt": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP),), gather=_openwrt_wireguard, uses=(NETWORK,)),
+    "openwrt": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP),
+                           ForEachLine(UCI_WIREGUARD_INTERFACE_LINES, (uci_step("network").name,), (UCI_OWN_PUBLIC_KEY,))),
+                    gather=_openwrt_wireguard, uses=(NETWORK,)),
 })
 
 

@@ -60,7 +60,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tcp_fix_und
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.export import graph_export
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.fault import (
     ALLOWED_IPS_OVERLAP, ALLOWED_IPS_SHADOW_LAN, DUPLICATE_PUBLIC_KEY, ENDPOINT_PORT_MISMATCH, HANDSHAKE_NEVER_COMPLETES,
-    KEEPALIVE_ON_WRONG_SIDE, NO_ENDPOINT_EITHER_SIDE, ONE_SIDED_PEER, RETURN_PATH_NOT_ALLOWED)
+    KEEPALIVE_ON_WRONG_SIDE, NO_ENDPOINT_EITHER_SIDE, ONE_SIDED_PEER, PUBLIC_KEY_MISMATCH, RETURN_PATH_NOT_ALLOWED)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.fault import ENDPOINT_ADDRESS_MISMATCH
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_offload.fault import TUNNEL_OFFLOAD_SMALL_MTU
@@ -73,7 +73,7 @@ FAULTS = (BANIP_ICMP_LIMIT, ENDPOINT_ROUTE_PINNED, NAT_PEER_WITHOUT_KEEPALIVE, S
           KERNEL_WITHOUT_BBR, CONGESTION_CONTROL_RESTRICTED_IN_CONTAINER, SCH_FQ_MISSING, TCP_FIX_UNDONE_AT_BOOT, ONE_SIDED_PEER,
           DUPLICATE_PUBLIC_KEY, NO_ENDPOINT_EITHER_SIDE, ENDPOINT_PORT_MISMATCH, RETURN_PATH_NOT_ALLOWED,
           KEEPALIVE_ON_WRONG_SIDE, HANDSHAKE_NEVER_COMPLETES, ALLOWED_IPS_OVERLAP, ALLOWED_IPS_SHADOW_LAN,
-          ENDPOINT_ADDRESS_MISMATCH)
+          ENDPOINT_ADDRESS_MISMATCH, PUBLIC_KEY_MISMATCH)
 BY_ID = {fault.id: fault for fault in FAULTS}
 # The fixing roles in the order remediate runs them (a role's place: its first fault in FAULTS).
 FIX_ROLES = tuple(dict.fromkeys(fault.fix_role for fault in FAULTS if fault.fix_role))

@@ -13,6 +13,9 @@ The uci side alone is ``uci_wireguard_interfaces``. Split or full tunnel is faul
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import (
@@ -153,6 +156,24 @@ def _uci_interface(name, section, info):
 
 _EMPTY_UCI_INTERFACE = {"in_uci": False, "proto": None, "disabled": None, "private_key_set": None,
                         "listen_port": None, "addresses": [], "nohostroute": None, "mtu": None, "options": {}}
+
+
+def parse_derived_public_key(text: str):
+    """What ``wg pubkey`` printed (remote/fact_commands.py ``UCI_OWN_PUBLIC_KEY``: the public key of a uci
+    private_key) -> the key (44 characters of base64, 32 bytes: wg(8)'s format), or None for nothing (wg missing, no private key,
+    one wg rejects). Raises ParseError for any other output (never echoed: it might be a key)."""
+    if not isinstance(text, str):
+        raise ParseError("wg pubkey's output must be text, got %s" % type(text).__name__)
+    key = text.strip()
+    if not key:
+        return None
+    try:
+        raw = base64.b64decode(key, validate=True) if len(key) == 44 else b""
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise ParseError("wg pubkey printed %d characters that are not one public key" % len(key))
+    return key
 
 
 def merge_wireguard(network: dict, live_interfaces=None) -> dict:

@@ -5,11 +5,13 @@
 Input: the output of remote/fact_commands.py's ``WG_CONFIG_PEERS``, one line per section header or
 setting, ``PATH<TAB>KIND<TAB>NAME<TAB>VALUE`` (KIND ``wg-quick`` or ``netdev``; NAME ``section`` or
 a lower-cased key among publickey, endpoint, persistentkeepalive, name, kind, address, allowedips; the target prints
-no other key, so no private or preshared key reaches the controller)::
+no other key, so no private or preshared key reaches the controller), and per file at most one
+``pubkey`` line: the public key ``wg pubkey`` derived on the target from the file's private key::
 
     /etc/wireguard/wg0.conf\twg-quick\tsection\tPeer
     /etc/wireguard/wg0.conf\twg-quick\tpublickey\tAAAA...A=
     /etc/wireguard/wg0.conf\twg-quick\tpersistentkeepalive\t25
+    /etc/wireguard/wg0.conf\twg-quick\tpubkey\tHHHH...H=
 
 Formats: wg(8) (wg-quick files: ``[Peer]`` sections, keys case-insensitive, PersistentKeepalive
 a number of seconds or ``off``) and systemd.netdev(5) (``[NetDev]`` Name= and Kind=,
@@ -23,6 +25,7 @@ import posixpath
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 
 KINDS = ("wg-quick", "netdev")
+DERIVED_PUBLIC_KEY = "pubkey"   # remote/fact_commands.py's NAME of the line of wg pubkey's output
 PEER_SECTIONS = {"wg-quick": "peer", "netdev": "wireguardpeer"}
 
 
@@ -50,14 +53,16 @@ def parse_wg_config_peers(text: str) -> list:
     """``WG_CONFIG_PEERS`` output -> one entry per file, in input order::
 
         [{"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
-          "addresses": ["10.77.0.2/24", "fd77::2/64"],
+          "addresses": ["10.77.0.2/24", "fd77::2/64"], "configured_public_key": "HHHH...H=" | None,
           "peers": [{"public_key": "AAAA...A=", "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 25,
                      "allowed_ips": ["10.77.0.0/24", "192.168.20.0/24"]}]}]
 
     ``interface``: a wg-quick file's name without ``.conf``; a .netdev's ``Name=`` (None without
     one). ``wireguard``: always True for wg-quick; for a .netdev whether ``Kind=wireguard``. ``addresses``: a wg-quick
     file's ``Address =`` values of ``[Interface]`` (comma-separated, several lines add up; wg-quick(8)); None for a
-    .netdev (networkd sets the addresses from a .network file, which is not read).
+    .netdev (networkd sets the addresses from a .network file, which is not read). ``configured_public_key``: the
+    interface's own public key as the file's private key gives it (its ``pubkey`` line); None when not known
+    (no ``wg`` on the target, no private key in the file, one ``wg pubkey`` rejects, or a listing from before).
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
     off). ``allowed_ips``: the peer's AllowedIPs values as written, in order (``[]``: none): wg(8) takes a
     comma-separated list and adds up repeated lines; systemd.netdev(5) separates them by commas or spaces, adds up
@@ -82,8 +87,11 @@ def parse_wg_config_peers(text: str) -> list:
             value = value.partition("#")[0]
         entry = files.setdefault(path, {"path": path, "kind": kind, "section": None, "peers": [],
                                         "interface": posixpath.basename(path)[:-len(".conf")] if kind == "wg-quick" else None,
-                                        "wireguard": kind == "wg-quick", "addresses": [] if kind == "wg-quick" else None})
-        if name == "section":
+                                        "wireguard": kind == "wg-quick", "addresses": [] if kind == "wg-quick" else None,
+                                        "configured_public_key": None})
+        if name == DERIVED_PUBLIC_KEY:
+            entry["configured_public_key"] = value.strip() or None
+        elif name == "section":
             entry["section"] = value.strip().lower()
             if entry["section"] == PEER_SECTIONS[kind]:
                 entry["peers"].append({"public_key": None, "endpoint": None, "persistent_keepalive_s": None, "allowed_ips": []})

@@ -84,15 +84,29 @@ def sysctl_path(key: str) -> str:
 # never leaves the target. In a wg-quick file a "#" starts a comment anywhere on a line, as wg(8) and
 # wg-quick(8) read it (a key pasted into "Endpoint = ... # psk KEY" must not leave the target either, and
 # "PersistentKeepalive = 5 # NAT" means 5); a .netdev has whole-line comments only (systemd.syntax(7)).
+# Last, per file, NAME "pubkey": the public key of the file's own private key (the tunnel graph's public_key_mismatch),
+# as ``wg pubkey`` derives it (wg(8): the private key on stdin, its public key on stdout): the file's last PrivateKey
+# (only [Interface] of wg-quick, [WireGuard] of a .netdev have one: the section is not checked, to keep the batch
+# within dropbear's command line), where a .netdev's PrivateKeyFile= (the first line of that file) takes precedence
+# (systemd.netdev(5)). awk writes the private key into wg pubkey's stdin through a pipe only (never
+# a command line, a variable of the shell, a file or the output; wg's error, which names no key, goes to
+# /dev/null), after printing the line's start, and ends the line after wg: its VALUE is empty when wg is missing or
+# rejects the key (then one empty line follows a derived key: the parser skips it). No private key: no such line.
+# Without wg, cat takes the key (to /dev/null): a pipe nobody reads would kill awk (SIGPIPE; BusyBox awk did) before
+# it ends the line.
 # Parsed by parse/wg_config_peers.py.
 WG_QUICK_DIR = "/etc/wireguard"
 NETWORKD_DIR = "/etc/systemd/network"
+DERIVED_PUBLIC_KEY = "pubkey"
 _CONFIG_AWK = (
     "k == \"wg-quick\" { sub(/#.*/, \"\") } "
     "/^[[:space:]]*\\[/ { s = $0; sub(/^[[:space:]]*\\[/, \"\", s); sub(/\\].*/, \"\", s); print f \"\\t\" k \"\\tsection\\t\" s; next } "
-    "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n) } "
-    "n == \"publickey\" || n == \"endpoint\" || n == \"persistentkeepalive\" || n == \"name\" || n == \"kind\" || n == \"address\" || n == \"allowedips\" "
-    "{ v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v); print f \"\\t\" k \"\\t\" n \"\\t\" v }")
+    "{ i = index($0, \"=\"); if (i == 0) next; n = tolower(substr($0, 1, i - 1)); gsub(/[[:space:]]/, \"\", n); "
+    "v = substr($0, i + 1); sub(/^[[:space:]]+/, \"\", v); sub(/[[:space:]]+$/, \"\", v) } "
+    "n ~ /^(publickey|endpoint|persistentkeepalive|name|kind|address|allowedips)$/ { print f \"\\t\" k \"\\t\" n \"\\t\" v } "
+    "n == \"privatekey\" { p = v } n == \"privatekeyfile\" { q = v } "
+    "END { if (q != \"\") { p = \"\"; getline p < q } if (p != \"\") { printf \"%%s\\t%%s\\t%s\\t\", f, k; fflush(); "
+    "c = \"wg pubkey 2>/dev/null || cat >/dev/null\"; print p | c; close(c); print \"\" } }" % DERIVED_PUBLIC_KEY)
 WG_CONFIG_PEERS_NAME = "WireGuard configuration files (peers' keys, endpoints, keepalives and AllowedIPs)"
 
 
@@ -103,6 +117,15 @@ def wg_config_peers_argv(wg_quick_dir: str, networkd_dir: str) -> list:
 
 
 WG_CONFIG_PEERS = wg_config_peers_argv(WG_QUICK_DIR, NETWORKD_DIR)
+
+# OpenWrt: the public key of each uci WireGuard interface's private_key (the tunnel graph's public_key_mismatch): every
+# interface section with proto 'wireguard' of "$1" (the redacted ``uci -q show network``, which prints values in single
+# quotes), one name per line, and for each ``UCI_OWN_PUBLIC_KEY NAME``: what ``wg pubkey`` (wg(8)) prints for
+# ``uci -q get network.NAME.private_key`` (nothing when wg is missing, the option unset or wg rejects it). uci get
+# writes the private key into wg's stdin through a pipe only: never a command line, the output or a log (wg's error,
+# which names no key, goes to /dev/null). Parsed by parse/openwrt_wireguard.py ``parse_derived_public_key``.
+UCI_WIREGUARD_INTERFACE_LINES = "sed -n \"s/^network\\.\\([^.=]*\\)\\.proto='wireguard'\\$/\\1/p\" \"$1\""
+UCI_OWN_PUBLIC_KEY = ["sh", "-c", "uci -q get \"network.$1.private_key\" | wg pubkey 2>/dev/null", "sh"]
 
 # Every layer-3 tunnel device, one name per line, for ethtool -k: the links of "$1" (the stdout of
 # FORWARD_AND_LINKS_ARGV: ip_forward, then ip -d -j link show on one line) that carry no Ethernet

@@ -14,6 +14,8 @@
 - ``allowed_ips.py``: ``allowed_ips_overlap``, two entries of one interface claiming the same addresses.
 - ``shadow.py``: ``allowed_ips_shadow_lan``, a tunnel prefix routed over a prefix connected on the host (its LAN);
   ``reads.py``: the ``link_addresses`` reading it adds (every device's live addresses, from the PMTU fault's listing).
+- ``key_mismatch.py``: ``public_key_mismatch``, an entry listing another key for an interface of the run, or an
+  interface running another key than its private key gives (``wg pubkey`` on the host: the facts' configured_public_key).
 - ``fault.py``: the registry's entries; ``evidence.py``: what their findings hold.
 - ``keys.py``: a run host's private key listed as another's peer key (X25519 of it is that host's public key): the
   graph shows a placeholder instead, the registry removes it from every finding.

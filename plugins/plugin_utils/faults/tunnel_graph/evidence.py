@@ -116,3 +116,22 @@ HANDSHAKE_EVIDENCE = (
      "null: not known)"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
+
+PUBLIC_KEY_MISMATCH_EVIDENCE = (
+    ("case", "`peer_lists_another_key`: this host's entry lists another key for an interface of the run; "
+     "`running_key_not_configured`: this host's interface runs another key than its private key gives"),
+    ("interface", "this host's WireGuard interface"),
+    (("peer_public_key", "change"), "peer_lists_another_key: the key the entry lists, and the line to change (the file's "
+     "PublicKey line of that peer section, uci's `network.SECTION.public_key`, or the live entry)"),
+    (("other_host", "other_interface", "other_public_key", "other_key_source"), "peer_lists_another_key: the interface "
+     "the entry is meant for and its key: `running` (the key it runs with) or `private key` (not up: the public key of "
+     "the private key it keeps, derived on that host by wg pubkey)"),
+    ("matched_by", "peer_lists_another_key: `endpoint` (the entry's endpoint is that host's address or name) or "
+     "`allowed_ips` (its tunnel address is in the entry's AllowedIPs, and no other interface's is)"),
+    (("public_key", "configured_public_key"), "running_key_not_configured: the key the interface runs with, and the one "
+     "the private key its owner keeps gives (derived on the host by wg pubkey; the private key never leaves it)"),
+    (("owner", "owner_path"), "who keeps the entry (peer_lists_another_key) or the private key (running_key_not_configured): "
+     "wg-quick, networkd, uci or live only, and the file (uci: `network.IFACE.private_key`)"),
+    (("listed_by", "configured_listed_by"), "running_key_not_configured: the interfaces of the run whose entries list the "
+     "running key (they lose the tunnel at the next restart), and those that list the other one already (`host/interface`)"),
+)

@@ -21,8 +21,9 @@
 An edge is one peer entry (one direction of a tunnel). Its ``state``, the first that holds:
 
 - ``conflict``: a finding of the graph names it (``duplicate_public_key``: every entry listing the shared key;
-  ``endpoint_port_mismatch``, ``no_endpoint_either_side``, ``return_path_not_allowed``: the finding's entry;
-  ``endpoint_address_mismatch``: the entry that sends to the wrong address);
+  ``endpoint_port_mismatch``, ``no_endpoint_either_side``, ``return_path_not_allowed``, ``public_key_mismatch``: the
+  finding's entry (its running_key_not_configured case names no entry); ``endpoint_address_mismatch``: the entry that
+  sends to the wrong address);
 - ``one_sided``: a ``one_sided_peer`` finding names it (the other end runs no entry back);
 - ``dead`` when ``handshake_never_completes`` names it (both ends run and list each other, no handshake);
   ``allowed_ips_overlap`` (the entry that loses addresses) and ``allowed_ips_shadow_lan`` name an entry ``conflict``;
@@ -41,7 +42,7 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.fault import (
     ALLOWED_IPS_OVERLAP, ALLOWED_IPS_SHADOW_LAN, DUPLICATE_PUBLIC_KEY, ENDPOINT_PORT_MISMATCH, HANDSHAKE_NEVER_COMPLETES,
-    KEEPALIVE_ON_WRONG_SIDE, NO_ENDPOINT_EITHER_SIDE, ONE_SIDED_PEER, RETURN_PATH_NOT_ALLOWED)
+    KEEPALIVE_ON_WRONG_SIDE, NO_ENDPOINT_EITHER_SIDE, ONE_SIDED_PEER, PUBLIC_KEY_MISMATCH, RETURN_PATH_NOT_ALLOWED)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.fault import ENDPOINT_ADDRESS_MISMATCH
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import edge_id, node_id
 
@@ -51,7 +52,7 @@ STATES = ("conflict", "one_sided", "dead", "stale", "healthy")   # worst first
 FINDING_STATES = {ONE_SIDED_PEER.id: "one_sided", DUPLICATE_PUBLIC_KEY.id: "conflict", ENDPOINT_PORT_MISMATCH.id: "conflict",
                   NO_ENDPOINT_EITHER_SIDE.id: "conflict", RETURN_PATH_NOT_ALLOWED.id: "conflict",
                   HANDSHAKE_NEVER_COMPLETES.id: "dead", ALLOWED_IPS_OVERLAP.id: "conflict", ALLOWED_IPS_SHADOW_LAN.id: "conflict",
-                  KEEPALIVE_ON_WRONG_SIDE.id: None}
+                  KEEPALIVE_ON_WRONG_SIDE.id: None, PUBLIC_KEY_MISMATCH.id: "conflict"}
 FINDING_STATES[ENDPOINT_ADDRESS_MISMATCH.id] = "conflict"
 _NODE_FIELDS = ("host", "interface", "public_key", "listen_port", "platform", "addresses", "alias_of")
 _EDGE_FIELDS = ("id", "from", "to", "public_key", "running", "disabled", "owner", "owner_path", "endpoint_host", "endpoint_port",

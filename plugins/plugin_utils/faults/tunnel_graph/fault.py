@@ -15,9 +15,10 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import ENDPOINT_ADDRESS_EVIDENCE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.evidence import (
     ALLOWED_IPS_OVERLAP_EVIDENCE, DUPLICATE_KEY_EVIDENCE, HANDSHAKE_EVIDENCE, KEEPALIVE_SIDE_EVIDENCE, NO_ENDPOINT_EVIDENCE,
-    ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE, SHADOW_LAN_EVIDENCE)
+    ONE_SIDED_EVIDENCE, PORT_MISMATCH_EVIDENCE, PUBLIC_KEY_MISMATCH_EVIDENCE, RETURN_PATH_EVIDENCE, SHADOW_LAN_EVIDENCE)
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import never_completes
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keepalive import keepalive_fix_vars, keepalive_fixable, wrong_side
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch, key_mismatch_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.reads import LINK_ADDRESSES
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
@@ -236,4 +237,25 @@ ALLOWED_IPS_SHADOW_LAN = graph_fault(
     proof=Proof(how="verify re-reads the host's WireGuard facts and live addresses and the rule no longer fires."),
     subject=_entry_subject,
     evidence=SHADOW_LAN_EVIDENCE,
+)
+
+PUBLIC_KEY_MISMATCH = graph_fault(
+    id="public_key_mismatch",
+    title="A public key in my tunnels does not match the host's own private key",
+    severity="critical",
+    hosts="any host with WireGuard (its entries, judged against the keys of the run's other hosts; its own interfaces, "
+          "against the public key of their private key, derived on the host)",
+    rule=key_mismatch,
+    coverage=key_mismatch_coverage,
+    fires_when="an entry lists a key that is no interface's of the run, and it is meant for one interface of another host "
+               "(its endpoint is that host's address or name, at its listen port when known, else that interface's tunnel address is in its AllowedIPs, "
+               "/24 or /64 at widest, and no other's) whose key (running, else the public key of its private key) differs; "
+               "or an interface runs with another key than the private key its file or uci keeps gives (wg pubkey on the "
+               "host: the next restart changes its key)",
+    symptom="A tunnel never comes up after a key was regenerated or pasted on one side; or a tunnel that works now dies "
+            "at the next restart or reboot of one end.",
+    fix="No role (a wrong guess about keys cuts a tunnel): the finding names the line to change and the key to put "
+        "there, or the private key to put back (read on the host; never in the report).",
+    subject=lambda evidence: "%s %s" % (evidence.get("interface"), evidence.get("peer_public_key") or "own key"),
+    evidence=PUBLIC_KEY_MISMATCH_EVIDENCE,
 )

@@ -7,6 +7,7 @@ once per run (``graph_of``: the registry calls a rule once per host; the graph i
 the same ``views``)::
 
     {"nodes": {"hub/wg0": {"host": "hub", "interface": "wg0", "public_key": "HHHH…H=" | None, "listen_port": 51820 | None,
+                           "configured_public_key": "GGGG…G=" | None,   # what its owner's private key gives
                            "platform": "linux" | "openwrt", "addresses": ["10.77.0.1/24"] | None,
                            "listen_port_kept": 51820 | None | "unknown",   # uci listen_port (None: unset, random);
                                                         # "unknown": not read (wg-quick's ListenPort is not in the facts)
@@ -39,7 +40,10 @@ the same ``views``)::
 
 A node is ``HOST/INTERFACE`` (an inventory host name has no "/", a Linux interface name neither). A node's own public
 key is what the running interface reports (``wg show all dump``; OpenWrt: the live state, None while the interface is
-not up: the private key is never read). Its ``addresses`` are the interface's own tunnel addresses as its owner keeps
+not up: the private key is never read). Its ``configured_public_key`` is the public key of the private key its owner
+keeps (the wg-quick file's PrivateKey, a .netdev's PrivateKey or PrivateKeyFile, uci ``private_key``), derived on the
+host by ``wg pubkey`` (the private key never leaves it); None when not known (no ``wg``, no such key, no owner, or
+several files name the interface and none is surely the running one). Its ``addresses`` are the interface's own tunnel addresses as its owner keeps
 them (wg-quick's ``Address =``, uci ``addresses``; None: not read, e.g. a .netdev, whose .network file is not read).
 An edge is one peer entry: running (Linux: the dump; OpenWrt: the uci peer
 merged with its live entry) or only configured (a wg-quick file or .netdev peer the kernel does not have; an OpenWrt
@@ -151,12 +155,14 @@ def _linux(host, facts):
             by_name.setdefault(name, []).append(config)
     configured = {}   # (interface, key) -> (owner, path, entry, set_order)
     addresses = {}    # interface -> its wg-quick file's Address values
+    own_keys = {}     # interface -> the public key of its chosen config's private key (None: not known)
     ambiguous = set()
     for name, candidates in by_name.items():
         config, unsure = _choose_config(interfaces.get(name), candidates)
         if unsure:
             ambiguous.add(name)
         owner = _CONFIG_OWNER[config["kind"]]
+        own_keys[name] = None if unsure else config.get("configured_public_key")
         if owner == "wg-quick" and config.get("addresses") is not None and not unsure:
             addresses[name] = list(config["addresses"])
         peers = [peer for peer in config.get("peers") or [] if peer.get("public_key")]
@@ -170,7 +176,7 @@ def _linux(host, facts):
     for name, iface in sorted(interfaces.items()):
         node = node_id(host, name)
         nodes[node] = _node(host, name, iface.get("public_key"), iface.get("listen_port"), "linux", addresses.get(name),
-                            name in ambiguous)
+                            name in ambiguous, configured_key=own_keys.get(name))
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")
             if not key:
@@ -183,7 +189,8 @@ def _linux(host, facts):
     for (name, key), (owner, path, entry, order) in sorted(configured.items()):
         node = node_id(host, name)
         if node not in nodes:   # configured, not running: the interface is down
-            nodes[node] = _node(host, name, None, None, "linux", addresses.get(name), name in ambiguous)
+            nodes[node] = _node(host, name, None, None, "linux", addresses.get(name), name in ambiguous,
+                                configured_key=own_keys.get(name))
         if edge_id(node, key) not in edges:
             host_part, port = _split_endpoint(entry.get("endpoint"))
             edges[edge_id(node, key)] = _edge(node, key, {"endpoint_host": host_part, "endpoint_port": port,
@@ -212,9 +219,10 @@ def _kept_list(value, ambiguous):
     return None if ambiguous or not isinstance(value, list) else list(value)
 
 
-def _node(host, interface, public_key, listen_port, platform, addresses, ambiguous=False, kept_port="unknown"):
+def _node(host, interface, public_key, listen_port, platform, addresses, ambiguous=False, kept_port="unknown", configured_key=None):
     return {"host": host, "interface": interface, "public_key": public_key, "listen_port": listen_port, "platform": platform,
-            "listen_port_kept": kept_port, "addresses": addresses, "config_ambiguous": ambiguous, "alias_of": None}
+            "listen_port_kept": kept_port, "addresses": addresses, "config_ambiguous": ambiguous, "alias_of": None,
+            "configured_public_key": configured_key}
 
 
 def machine(nodes, node) -> str:
@@ -239,7 +247,8 @@ def _openwrt(host, facts):
         live_state = iface.get("live_state") or {}
         nodes[node] = _node(host, name, live_state.get("public_key"), live_state.get("listen_port") or iface.get("listen_port"),
                             "openwrt", list(iface["addresses"]) if isinstance(iface.get("addresses"), list) else None,
-                            kept_port=iface.get("listen_port") if iface.get("in_uci") else "unknown")
+                            kept_port=iface.get("listen_port") if iface.get("in_uci") else "unknown",
+                            configured_key=iface.get("configured_public_key") if iface.get("in_uci") else None)
         uci_order = 0
         for peer in iface.get("peers") or []:
             key = peer.get("public_key")

@@ -36,6 +36,7 @@ def hook_probe(load_fixture, case, tool="busybox_openwrt24.10"):
 
 NO_TABLE = (1, "", "Error: No such file or directory\nlist table inet banIP\n                 ^^^^^\n")
 SECRETS = ("K" * 43 + "=", "P" * 43 + "=")
+OWN_PUBLIC_KEY = "H" * 43 + "="   # what the fake wg pubkey answers
 # what the batch's bridge listing runs (any ls of /sys/class/net gets this answer from the fake)
 BRIDGE_LS = "ls -1d /sys/class/net/*/brif/* /sys/class/net/*/bridge"
 
@@ -313,6 +314,9 @@ def tunnel_router(load_fixture):
         "ethtool -k lan1": (0, load_fixture("ethtool_k", "openwrt_image_lan1.txt"), ""),
         "ethtool -k lan2": (0, load_fixture("ethtool_k", "openwrt_image_lan2_gro_on.txt"), ""),
         "ethtool -k br-lan": (0, load_fixture("ethtool_k", "openwrt_image_br-lan.txt"), ""),
+        # wg0's own public key from its uci private_key (the fake key of the uci fixture), on the router
+        "uci -q get network.wg0.private_key": (0, SECRETS[0] + "\n", ""),
+        "wg pubkey": (0, OWN_PUBLIC_KEY + "\n", ""),
     }
 
 
@@ -333,6 +337,7 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     assert sorted(calls) == sorted(set(tunnel_router) | {"ip route show table all", "ip route get 203.0.113.10"})
     wireguard = facts["wireguard"]
     assert (wireguard["wg_installed"], wireguard["live"], wireguard["note"]) == (True, True, None)
+    assert wireguard["interfaces"]["wg0"]["configured_public_key"] == OWN_PUBLIC_KEY
     peer = wireguard["interfaces"]["wg0"]["peers"][0]
     assert (peer["live"]["handshake_age_s"], peer["live"]["rx_bytes"], peer["persistent_keepalive_s"]) == (
         29, 48213344, 25)
@@ -351,7 +356,7 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     # the uci private key and the dump's private key are nowhere: not in the result, not in what crossed the connection
     uci, dump = load_fixture("uci_show", "case01_network.txt"), load_fixture("wg_show_all_dump", "case01_endpoint_hostroute.txt")
     assert SECRETS[0] in uci and SECRETS[0] in dump
-    assert_no_secret(action, result, uci + dump)
+    assert_no_secret(action, result, uci + dump + tunnel_router["uci -q get network.wg0.private_key"][1])
     assert "<redacted>" not in json.dumps(result)
 
 
@@ -453,11 +458,12 @@ def test_preshared_keys_never_leak_through_the_action(fake, load_fixture):
     ((0, "", ""), True, "no live WireGuard interface (wg show all dump printed nothing); uci view only"),
 ])
 def test_no_live_wireguard_is_uci_view_only(fake, tunnel_router, wg_answer, installed, note):
-    answers = dict(tunnel_router, **{WG_DUMP: wg_answer})
+    answers = dict(tunnel_router, **{WG_DUMP: wg_answer, "wg pubkey": tunnel_router["wg pubkey"] if installed else None})
     facts = facts_of(fake({"gather_subset": ["wireguard", "endpoint_routes"]}, answers).run(task_vars={}))
     assert (facts["wireguard"]["wg_installed"], facts["wireguard"]["live"], facts["wireguard"]["note"]) == (
         installed, False, note)
     wg0 = facts["wireguard"]["interfaces"]["wg0"]
+    assert wg0["configured_public_key"] == (OWN_PUBLIC_KEY if installed else None)   # no wg: not known
     assert (wg0["live"], wg0["private_key_set"], wg0["peers"][0]["live"]) == (False, True, None)
     assert facts["endpoint_routes"]["endpoints"][0]["address_source"] == "uci"
 

@@ -17,7 +17,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry im
 
 (BANIP, ROUTE, KEEPALIVE, DEAD, PMTU, CC, BDP, BRIDGE, TUNNEL, UDP_GRO, NO_BBR, RESTRICTED, NO_FQ, UNDONE,
  ONE_SIDED, DUPLICATE_KEY, NO_ENDPOINT, PORT_MISMATCH, RETURN_PATH, KEEPALIVE_SIDE, HANDSHAKE, ALLOWED_IPS_OVERLAP,
- SHADOW_LAN, ENDPOINT_ADDRESS) = (fault.id for fault in FAULTS)
+ SHADOW_LAN, ENDPOINT_ADDRESS, KEY_MISMATCH) = (fault.id for fault in FAULTS)
 
 
 @pytest.fixture(name="lab")

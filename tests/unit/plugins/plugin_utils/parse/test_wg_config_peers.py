@@ -13,6 +13,7 @@ def test_lab_peer(load_fixture):
     assert parse_wg_config_peers(load_fixture("wg_config_peers", "lab_peer.txt")) == [
         {"path": "/etc/wireguard/wg0.conf", "kind": "wg-quick", "interface": "wg0", "wireguard": True,
          "addresses": [],   # recorded before the listing printed Address = lines
+         "configured_public_key": None,   # and before it printed the pubkey line
          "peers": [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5,
                     "allowed_ips": []}]}]   # recorded before the listing printed AllowedIPs lines
 
@@ -27,7 +28,7 @@ def test_wg_quick_and_netdev(load_fixture):
     wg_quick, netdev = parse_wg_config_peers(load_fixture("wg_config_peers", "wg_quick_and_netdev_busybox.txt"))
     assert wg_quick["peers"] == [{"public_key": KEY_A, "endpoint": "203.0.113.1:51820", "persistent_keepalive_s": 5, "allowed_ips": []}]
     assert netdev == {"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": "wg1", "wireguard": True,
-                      "addresses": None,
+                      "addresses": None, "configured_public_key": None,
                       "peers": [{"public_key": KEY_B, "endpoint": "[2001:db8::1]:51820", "persistent_keepalive_s": None,
                                  "allowed_ips": []},
                                 {"public_key": KEY_C, "endpoint": None, "persistent_keepalive_s": 25, "allowed_ips": []}]}
@@ -140,7 +141,7 @@ def test_a_wg_quick_value_ends_at_its_first_hash():
 def test_a_netdev_without_name_has_no_interface():
     text = "/etc/systemd/network/30-wg1.netdev\tnetdev\tsection\tNetDev\n/etc/systemd/network/30-wg1.netdev\tnetdev\tkind\twireguard\n"
     assert parse_wg_config_peers(text) == [{"path": "/etc/systemd/network/30-wg1.netdev", "kind": "netdev", "interface": None,
-                                            "wireguard": True, "addresses": None, "peers": []}]
+                                            "wireguard": True, "addresses": None, "configured_public_key": None, "peers": []}]
 
 
 def test_only_a_wg_quick_interface_sections_address_counts_and_only_a_netdevs_netdev_section_names_it():
@@ -154,3 +155,28 @@ def test_only_a_wg_quick_interface_sections_address_counts_and_only_a_netdevs_ne
     wg0, wg1 = parse_wg_config_peers(text)
     assert (wg0["interface"], wg0["addresses"], wg0["peers"]) == ("wg0", [], [])
     assert (wg1["interface"], wg1["addresses"], wg1["wireguard"]) == (None, None, False)
+
+
+def test_the_public_key_of_each_file_s_private_key(load_fixture):
+    """The pubkey line: wg pubkey's output for the file's own private key (a .netdev's PrivateKeyFile over its
+    PrivateKey); a file without a private key has no such line, a key wg rejects an empty value: None; the empty line
+    after each derived key is skipped."""
+    configs = parse_wg_config_peers(load_fixture("wg_config_peers", "derived_public_keys_dash.txt"))
+    assert [(c["interface"], c["configured_public_key"]) for c in configs] == [
+        ("wg0", "OEkKQYVpoZ99rlDx9pJV+D6bi08utjUYu3fnxbQB1D0="), ("wg1", None),
+        ("wg2", "HVapTA5m/P0nKvt4HsUBFlnD3+OzhlPbG9LyB57aTUA="), ("wg3", None)]
+    assert [len(c["peers"]) for c in configs] == [1, 1, 1, 1] and configs[0]["addresses"] == ["10.77.0.1/24"]
+
+
+def test_no_wg_on_the_target_leaves_every_own_key_unknown(load_fixture):
+    configs = parse_wg_config_peers(load_fixture("wg_config_peers", "derived_public_keys_no_wg_dash.txt"))
+    assert [c["configured_public_key"] for c in configs] == [None] * 4
+    assert [c["peers"][0]["public_key"][0] for c in configs] == ["A", "B", "C", "D"]
+
+
+def test_the_pubkey_line_is_the_file_s_whatever_section_it_follows():
+    """It comes after the file's last section (a [Peer]): it neither changes that peer nor starts one."""
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n/etc/wireguard/wg0.conf\twg-quick\tpublickey\t%s\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tpubkey\t%s\n" % (KEY_A, KEY_B))
+    (config,) = parse_wg_config_peers(text)
+    assert config["configured_public_key"] == KEY_B and [peer["public_key"] for peer in config["peers"]] == [KEY_A]

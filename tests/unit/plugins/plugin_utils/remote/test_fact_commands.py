@@ -8,11 +8,11 @@ import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    TUNNEL_DEVICE_LINES, WG_CONFIG_PEERS, wg_config_peers_argv)
+    TUNNEL_DEVICE_LINES, UCI_OWN_PUBLIC_KEY, UCI_WIREGUARD_INTERFACE_LINES, WG_CONFIG_PEERS, wg_config_peers_argv)
 
 SHELLS = ("dash", "busybox")
 # The host programs this file runs by name (scripts/check_host_packages.py).
-HOST_COMMANDS = ("dash", "busybox", "awk", "cat")
+HOST_COMMANDS = ("dash", "busybox", "awk", "cat", "sed", "wg")
 KEY_A, KEY_B, PRIVATE = "A" * 43 + "=", "B" * 43 + "=", "K" * 43 + "="
 
 
@@ -101,4 +101,70 @@ def test_wg_quick_comments_end_a_value_on_the_target_and_never_carry_a_key(shell
 
 def test_the_configuration_listing_reads_the_system_directories():
     assert WG_CONFIG_PEERS == wg_config_peers_argv("/etc/wireguard", "/etc/systemd/network")
-    assert WG_CONFIG_PEERS[2].count("awk ") == 1
+    assert WG_CONFIG_PEERS[2].count("awk ") == 1 and WG_CONFIG_PEERS[2].count("wg pubkey") == 1
+
+
+@pytest.mark.skipif(shutil.which("wg") is None, reason="needs wg (wireguard-tools) for wg pubkey")
+@pytest.mark.parametrize("shell", SHELLS)
+def test_each_file_s_own_public_key_is_derived_on_the_target_and_no_private_key_is_printed(shell, tmp_path):
+    """wg pubkey (the host's) derives each file's public key from its private key (generated here, thrown away with
+    tmp_path): wg-quick's PrivateKey, a .netdev's PrivateKeyFile over its PrivateKey; the private key reaches wg
+    through a pipe, never the output or stderr. Without wg on PATH the value is empty (unknown)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import public_key_of
+    made = [subprocess.run(["wg", "genkey"], capture_output=True, text=True, check=True).stdout.strip() for _n in range(3)]
+    wireguard, network = tmp_path / "wireguard", tmp_path / "network"
+    wireguard.mkdir()
+    network.mkdir()
+    (wireguard / "wg0.conf").write_text("[Interface]\nPrivateKey = %s # mine\n[Peer]\nPublicKey = %s\n" % (made[0], KEY_A),
+                                        encoding="utf-8")
+    (tmp_path / "wg1.key").write_text(made[1] + "\n", encoding="utf-8")
+    (network / "30-wg1.netdev").write_text("[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKeyFile=%s\nPrivateKey=%s\n"
+                                           % (tmp_path / "wg1.key", made[2]), encoding="utf-8")
+    tools = tmp_path / ("bin-" + shell)
+    tools.mkdir()
+    (tools / "wg").symlink_to(shutil.which("wg"))
+    script = wg_config_peers_argv(str(wireguard), str(network))[2]
+    done = run(shell, script, tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    assert not any(key in done.stdout for key in made) and all(key not in script for key in made)
+    assert [c["configured_public_key"] for c in parse_wg_config_peers(done.stdout)] == [public_key_of(made[0]), public_key_of(made[1])]
+    (tools / "wg").unlink()
+    done = run(shell, script, tmp_path)
+    assert (done.returncode, done.stderr) == (0, "") and not any(key in done.stdout for key in made)
+    assert [c["configured_public_key"] for c in parse_wg_config_peers(done.stdout)] == [None, None]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_uci_wireguard_interfaces_are_named_from_the_redacted_uci_show(shell, tmp_path, load_fixture):
+    """"$1": the redacted uci show network (case 01: wg0 has proto 'wireguard'; lan and wan other protos)."""
+    step = tmp_path / "network.out"
+    step.write_text(load_fixture("uci_show", "case01_network.txt") + "network.wg9=interface\nnetwork.wg9.proto='wireguard'\n",
+                    encoding="utf-8")
+    tools = tmp_path / ("bin-" + shell)
+    tools.mkdir()
+    (tools / "sed").symlink_to(shutil.which("busybox") if shell == "busybox" else shutil.which("sed"))
+    done = run(shell, UCI_WIREGUARD_INTERFACE_LINES, tmp_path, str(step))
+    assert (done.returncode, done.stderr, done.stdout.split()) == (0, "", ["wg0", "wg9"])
+
+
+@pytest.mark.skipif(shutil.which("wg") is None, reason="needs wg (wireguard-tools) for wg pubkey")
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_uci_private_key_goes_from_uci_into_wg_pubkey_only(shell, tmp_path):
+    """A stand-in uci prints a key made here for network.wg0.private_key; the step prints its public key only, no
+    command line holds the key; a missing option or no wg prints nothing."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import public_key_of
+    made = subprocess.run(["wg", "genkey"], capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "k").write_text(made + "\n", encoding="utf-8")
+    tools = tmp_path / ("bin-" + shell)
+    tools.mkdir()
+    (tools / "uci").write_text("#!%s\n[ \"$*\" = \"-q get network.wg0.private_key\" ] && exec %s %s\nexit 1\n"
+                               % (shutil.which("dash"), shutil.which("cat"), tmp_path / "k"), encoding="utf-8")
+    (tools / "uci").chmod(0o755)
+    (tools / "wg").symlink_to(shutil.which("wg"))
+    assert made not in " ".join(UCI_OWN_PUBLIC_KEY)
+    done = run(shell, UCI_OWN_PUBLIC_KEY[2], tmp_path, "wg0")
+    assert (done.returncode, done.stdout, done.stderr) == (0, public_key_of(made) + "\n", "")
+    assert run(shell, UCI_OWN_PUBLIC_KEY[2], tmp_path, "wg1").stdout == ""
+    (tools / "wg").unlink()
+    done = run(shell, UCI_OWN_PUBLIC_KEY[2], tmp_path, "wg0")
+    assert (done.stdout, made in done.stderr) == ("", False)

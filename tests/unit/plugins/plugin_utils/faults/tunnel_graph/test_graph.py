@@ -203,7 +203,8 @@ def test_who_adds_routes_for_an_entry_and_the_hosts_connected_devices():
 def test_a_node_and_an_entry_hold_the_documented_fields():
     graph = build_graph(fleet())
     assert graph["nodes"]["hub/wg0"] == {"host": "hub", "interface": "wg0", "public_key": HUB, "listen_port": 51820, "platform": "linux",
-                                         "listen_port_kept": "unknown", "addresses": None, "config_ambiguous": False, "alias_of": None}
+                                         "listen_port_kept": "unknown", "addresses": None, "config_ambiguous": False, "alias_of": None,
+                                         "configured_public_key": None}
     assert graph["nodes"]["owrt/wg0"]["listen_port_kept"] == 51820   # uci listen_port
     assert graph["by_id"]["hub/wg0>" + PEER] == {
         "id": "hub/wg0>" + PEER, "from": "hub/wg0", "public_key": PEER, "to": ["peer/wg0"], "endpoint_host": "198.51.100.9",
