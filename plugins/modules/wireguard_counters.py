@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: wireguard_counters
 short_description: Read the WireGuard peers' live counters again (python-free, Linux and OpenWrt)
-version_added: 0.8.0
+version_added: 0.9.0
 description:
   - Runs the command the facts run for WireGuard's live state (the target's C(date +%s), then C(wg show all dump) with
     every private and preshared key replaced on the target) and returns, per interface and peer public key, the
