@@ -251,7 +251,9 @@ ansible_facts:
         wireguard:
           description:
             - C(wg_installed) (bool), C(live) (bool, some interface is live), C(note) (why the view
-              is uci only, or null).
+              is uci only, or null), C(sampled_at_epoch) (the router's clock when the live state was read, Unix
+              seconds; null when it was not read), which a second reading of the counters is compared with
+              (M(tunnelfix.fleet.wireguard_counters)).
             - C(interfaces), by name - C(in_uci), C(live) (bools), C(proto), C(disabled),
               C(private_key_set) (bool; the key itself is never returned), C(listen_port),
               C(mtu) (int or null), C(addresses) (list), C(nohostroute) (bool), C(options) (every
@@ -273,6 +275,7 @@ ansible_facts:
             wg_installed: true
             live: true
             note: null
+            sampled_at_epoch: 1767225600
             interfaces:
               wg0:
                 in_uci: true

@@ -118,13 +118,16 @@ ansible_facts:
             C(has_preshared_key), C(endpoint), C(endpoint_host), C(endpoint_port), C(allowed_ips),
             C(latest_handshake_epoch) (null when never), C(handshake_age_s) (null when never),
             C(handshake_state) (never/fresh/aging/stale), C(persistent_keepalive_s) (null when
-            off), C(rx_bytes), C(tx_bytes). C(configs) - one per wg-quick file and .netdev (C(path), C(kind),
+            off), C(rx_bytes), C(tx_bytes); C(sampled_at_epoch), the target's clock when C(wg) was read (Unix
+            seconds; null without C(wg)), which a second reading of the counters is compared with
+            (M(tunnelfix.fleet.wireguard_counters)). C(configs) - one per wg-quick file and .netdev (C(path), C(kind),
             C(interface), C(addresses), C(peers)) with C(configured_public_key), the public key of the file's own
             private key as C(wg pubkey) derives it on the host (null when not known - no C(wg), no private key;
             the private key never leaves the host).
           type: dict
           sample:
             available: true
+            sampled_at_epoch: 1767225600
             interfaces:
               wg0:
                 public_key: HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH=

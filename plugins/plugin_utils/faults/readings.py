@@ -42,16 +42,17 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader 
 # --- wireguard ------------------------------------------------------------------------------------
 
 def _linux_wireguard(action, facts, args):
-    """``{"available", "interfaces", "configs", "config_dirs"}``: the live state (no ``wg`` is not a failure;
-    ``wg`` failing is) and what the wg-quick and .netdev files say of each peer's keepalive."""
+    """``{"available", "interfaces", "configs", "config_dirs", "sampled_at_epoch"}``: the live state (no ``wg`` is not a
+    failure; ``wg`` failing is), the target's clock when it was read (Unix s; None without ``wg``) and what the
+    wg-quick and .netdev files say of each peer's keepalive."""
     configs = action.parse_output(action.step(WG_CONFIG_PEERS, name=WG_CONFIG_PEERS_NAME), parse_wg_config_peers)
     files = {"configs": configs, "config_dirs": {"wg_quick": WG_QUICK_DIR, "networkd": NETWORKD_DIR}}
     res = action.step(WG_DUMP, ok_rcs=(0, NOT_FOUND), name=WG_DUMP_NAME)
     if res["rc"] == NOT_FOUND:
-        return dict(files, available=False, interfaces={})
+        return dict(files, available=False, interfaces={}, sampled_at_epoch=None)
     now, dump = action.parse_output(res, split_dated_output)
     parsed = action.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))
-    return dict(files, available=True, interfaces=parsed["interfaces"])
+    return dict(files, available=True, interfaces=parsed["interfaces"], sampled_at_epoch=now)
 
 
 def _openwrt_network(action, facts, args):
@@ -60,10 +61,12 @@ def _openwrt_network(action, facts, args):
 
 
 def _openwrt_wireguard(action, facts, args):
-    """``{"wg_installed", "live", "note", "interfaces"}``: uci's view merged with the live state (``wg_live``), each
-    tunnel split or full (fault 1's ``add_tunnels``), each interface with ``configured_public_key``: the public key of
-    its uci private_key, derived on the router (None: not known; UCI_OWN_PUBLIC_KEY, one step per interface)."""
-    installed, live, note = action.wg_live()
+    """``{"wg_installed", "live", "note", "interfaces", "sampled_at_epoch"}``: uci's view merged with the live state
+    (``wg_live_dated``), each tunnel split or full (fault 1's ``add_tunnels``), each interface with
+    ``configured_public_key``: the public key of its uci private_key, derived on the router (None: not known;
+    UCI_OWN_PUBLIC_KEY, one step per interface); ``sampled_at_epoch``: the router's clock when the live counters were
+    read (Unix s; None without them)."""
+    installed, live, note, sampled_at = action.wg_live_dated()
     interfaces = add_tunnels(merge_wireguard(facts["network"], live))
     for name, interface in interfaces.items():
         interface["configured_public_key"] = None
@@ -71,7 +74,8 @@ def _openwrt_wireguard(action, facts, args):
             res = action.batch_step(action.batch, foreach_name(UCI_OWN_PUBLIC_KEY, name), UCI_OWN_PUBLIC_KEY + [name],
                                     ok_rcs=ANY_EXIT_STATUS, shown=step_name(UCI_OWN_PUBLIC_KEY + [name]))
             interface["configured_public_key"] = action.parse_output(res, parse_derived_public_key)
-    return {"wg_installed": installed, "live": bool(live), "note": note, "interfaces": interfaces}
+    return {"wg_installed": installed, "live": bool(live), "note": note, "interfaces": interfaces,
+            "sampled_at_epoch": sampled_at}
 
 
 # OpenWrt: the parsed uci network (not a subset: the peers' and the routes' input)

@@ -24,14 +24,19 @@ class WgLiveReader:
         ``interfaces``: parse_wg_dump's (``{name: {"peers": [...], ...}}``). None with a note when
         ``wg`` is missing or cannot read the kernel state; never fails for that.
         """
+        return self.wg_live_dated()[:3]
+
+    def wg_live_dated(self):
+        """``wg_live``'s three values and the target's clock when ``wg`` ran (``date +%s``, Unix s; None when no dump
+        was read): the time of the counters' sample, which a second reading of them is compared with."""
         res = self.step(WG_DUMP, ok_rcs=ANY_EXIT_STATUS, name=WG_DUMP_NAME)
         if res["rc"] == NOT_FOUND:
-            return False, None, "wg is not installed (wireguard-tools); uci view only"
+            return False, None, "wg is not installed (wireguard-tools); uci view only", None
         if res["rc"] != 0:
             return True, None, "wg show all dump failed with rc=%s: %s; uci view only" % (
-                res["rc"], (res["stderr"] or "no output").strip()[:200])
+                res["rc"], (res["stderr"] or "no output").strip()[:200]), None
         now, dump = self.parse_output(res, split_dated_output)
         interfaces = self.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))["interfaces"]
         if not interfaces:
-            return True, interfaces, "no live WireGuard interface (wg show all dump printed nothing); uci view only"
-        return True, interfaces, None
+            return True, interfaces, "no live WireGuard interface (wg show all dump printed nothing); uci view only", now
+        return True, interfaces, None, now

@@ -340,6 +340,8 @@ def _caption(graph, hosts, links, lay, geo, hidden):
                      % (outside, "y lists" if outside == 1 else "ies list"))
     if graph.get("unreadable"):
         words.append("Left out (facts of an unexpected shape): %s." % ", ".join(sorted(graph["unreadable"])))
+    if graph.get("phase") == "after":   # verify.yml's graph (tunnel-graph-after.json), not diagnose's
+        words.append("As verify.yml read the hosts after the fix (the hosts it read again).")
     return '<p class="graph-caption">%s</p>' % _e(" ".join(words))
 
 

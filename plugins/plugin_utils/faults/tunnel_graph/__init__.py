@@ -10,7 +10,8 @@
   [Peer], a dynamic-DNS peer that moved: ``resolve.py`` resolves endpoint names once per run from the controller).
 - ``return_path.py``: ``return_path_not_allowed``, AllowedIPs that leave out the address the other end sends from.
 - ``handshake.py``: ``handshake_never_completes``, both ends run and list each other, no handshake: the cause from
-  both ends' counters and preshared key presence (measured on wireguard-go; its docstring has the table).
+  both ends' counters and preshared key presence (measured on wireguard-go; its docstring has the table);
+  ``samples.py``: the second reading of the counters diagnose takes on both ends where one sample cannot settle it.
 - ``allowed_ips.py``: ``allowed_ips_overlap``, two entries of one interface claiming the same addresses.
 - ``shadow.py``: ``allowed_ips_shadow_lan``, a tunnel prefix routed over a prefix connected on the host (its LAN);
   ``reads.py``: the ``link_addresses`` reading it adds (every device's live addresses, from the PMTU fault's listing).

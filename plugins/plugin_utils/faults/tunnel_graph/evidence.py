@@ -105,10 +105,14 @@ HANDSHAKE_EVIDENCE = (
     (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
     (("other_host", "other_interface"), "the other end (its running entry lists this interface's key)"),
     ("classification", "`looks like a key or PSK mismatch`, `looks like a path problem` or `cannot tell`"),
-    ("confidence", "`certain` (a preshared key on one end only), `medium` (one sample of counters fits that cause), "
-     "null (cannot tell)"),
+    ("confidence", "`certain` (a preshared key on one end only), `high` (two readings of both ends show the attempt now "
+     "and where it stops), `medium` (one sample of counters fits that cause), null (cannot tell)"),
     ("candidates", "the causes the facts leave open, in words (two when the counters cannot tell them apart)"),
-    ("samples", "how many readings of the counters the classification rests on (1: one per run)"),
+    ("samples", "how many readings of both ends' counters the finding rests on (2: diagnose read them again, "
+     "tunnelfix_second_sample_wait_s after the facts)"),
+    (("sampled_after_s", "tx_bytes_2", "rx_bytes_2"), "this end's second reading: seconds after the facts' (its own clock), "
+     "bytes sent and received by then (null: not read again)"),
+    (("other_sampled_after_s", "other_tx_bytes_2", "other_rx_bytes_2"), "the same for the other end"),
     (("handshake_age_s", "other_handshake_age_s"), "each end's newest handshake, s (null: never)"),
     (("tx_bytes", "rx_bytes", "other_tx_bytes", "other_rx_bytes"), "what each end's entry sent and received, bytes "
      "(a handshake initiation is 148, a response 92)"),

@@ -21,6 +21,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch, key_mismatch_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided, one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.reads import LINK_ADDRESSES
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.samples import SECOND_SAMPLE
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.return_path import return_path, return_path_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.shadow import allowed_ips_shadow_lan, shadow_coverage
 
@@ -181,10 +182,14 @@ HANDSHAKE_NEVER_COMPLETES = graph_fault(
     title="Both ends of my tunnel run and list each other, yet no handshake ever completes",
     severity="critical",
     rule=never_completes,
+    # the second reading of both ends' counters diagnose.yml takes where one sample cannot settle the cause (samples.py)
+    reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)", "wireguard_second_sample"),
+    records=(SECOND_SAMPLE,),
     fires_when="two running entries list each other's running public key and either exactly one of them has a preshared "
                "key (no handshake newer than 180 s), or neither ever had a handshake and one sent bytes; the finding "
                "classifies the cause from both ends' counters (a key or PSK mismatch, a path problem, or cannot tell, "
-               "with a confidence; measured on wireguard-go) and leaves a port mismatch to endpoint_port_mismatch",
+               "with a confidence; measured on wireguard-go), from their growth over a second reading of both ends where "
+               "diagnose took one, and leaves a port mismatch to endpoint_port_mismatch",
     symptom="Both ends are configured with the right keys, one keeps sending, and wg show never shows a handshake.",
     fix="No role (a preshared key or a firewall is the operator's to change): the finding says which end to look at "
         "and what to compare.",

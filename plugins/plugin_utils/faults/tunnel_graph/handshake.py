@@ -50,12 +50,31 @@ Classification (``classification``, ``confidence``; evaluated in this order)::
     anything else (one end received and never answered,
     a PSK not known)                                       "cannot tell"                       None
 
-"medium", not "high": the facts give one sample per run, and the counters add up since each entry was created. One
-sample cannot tell "R sees nothing now" from "R's entry was recreated (a restart) after I's last attempt" (wireguard-go
-gives up after 90 s without traffic, REKEY_ATTEMPT_TIME). A second sample a few seconds later would: the sender's
-``tx_bytes`` growing in 148-byte steps shows it tries now, and the other end's ``rx_bytes`` growing with it or not
-shows where the packets stop. A tunnel that worked once (a handshake, now stale) is not judged: its counters hold
-the old session, and one sample cannot separate the new attempts from it; an idle tunnel is normal.
+"medium", not "high", from one sample: the counters add up since each entry was created, and one sample cannot tell
+"R sees nothing now" from "R's entry was recreated (a restart) after I's last attempt" (wireguard-go gives up after
+90 s without traffic, REKEY_ATTEMPT_TIME). So diagnose reads both ends' counters a second time where the rule would
+judge a pair from one sample and the cause is not certain (``second_sample_hosts``; samples.py), after
+``tunnelfix_second_sample_wait_s`` (default 8 s: an initiation goes out every REKEY_TIMEOUT, 5 s plus up to 1/3 s of
+jitter, so an end that tries sends at least one between the readings, and its answer is back well within the rest);
+the growth between the two readings of each end (its own clock: ``sampled_after_s``, at least 6 s to count) is what
+happens now. The recorded pairs (8 s and 14 s, above; 6 s apart) give, evaluated before the one-sample table::
+
+    growth between the readings (each end)                                    classification             confidence
+    a second reading shows a fresh handshake on either end                    (no finding: it came up)
+    a PSK on exactly one end                                                   as above                   "certain"
+    both ends: sent only whole 148-byte initiations, received nothing          "looks like a path problem" "high" (both ways)
+    one end so (at least one initiation per 5 1/3 s of its interval, 1 s
+    of clock resolution off: it tried throughout), the other nothing either way "looks like a path problem" "high" (there)
+    ... the other received whole initiations and sent whole 92-byte answers,
+        no PSK either end                                                      "looks like a path problem" "high" (way back)
+    ... the same, a PSK on both ends (3, 6b, 8, 8b: byte for byte alike)       "cannot tell"              None
+    anything else (no end tries now, a counter went back: the entry was
+    recreated, other sizes, an interval under 6 s)                             the one-sample table's classification
+
+"high", not "certain": it rests on the two readings of both ends falling in the same few seconds (one task reads both
+ends after one wait) and on the keys being right (the joined pair). A second reading is never taken where no pair needs
+one: a converged host costs one facts execution. A tunnel that worked once (a handshake, now stale) is not judged: its
+counters hold the old session; an idle tunnel is normal.
 
 Not measured: kernel WireGuard (its module was not loadable on the lab's kernel); the table is wireguard-go's. A pair
 where an endpoint's port is not the other end's listen port is left to endpoint_port_mismatch (a more exact finding
@@ -67,9 +86,15 @@ from __future__ import annotations
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import pairs
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.samples import second_sample
 
 INITIATION_BYTES = 148   # WireGuard handshake initiation, UDP payload (whitepaper 5.4.2; measured above)
 RESPONSE_BYTES = 92      # handshake response (5.4.3)
+# the most between two initiations of an end that keeps trying: REKEY_TIMEOUT 5 s plus the most jitter (wireguard-go
+# RekeyTimeoutJitterMaxMs 334 ms; the kernel's REKEY_TIMEOUT_JITTER_MAX_JIFFIES, HZ / 3)
+RETRY_S = 5 + 334 / 1000
+# the shortest interval between two readings of one end (its clock's whole seconds) whose growth the rule reads
+MIN_SAMPLED_AFTER_S = 6
 
 MISMATCH = "looks like a key or PSK mismatch"
 PATH = "looks like a path problem"
@@ -118,6 +143,53 @@ def classify(mine, theirs):
     return CANNOT_TELL, None, "unexplained"
 
 
+def growth(edge, later):
+    """``{"tx", "rx", "s"}``: what ``edge`` (the facts' first sample) sent and received more by ``later`` (its second
+    sample, samples.py), over ``s`` seconds; None when there is none, it came less than ``MIN_SAMPLED_AFTER_S`` after,
+    a counter is unknown, or one went back (the entry was recreated between the readings)."""
+    if later is None:
+        return None
+    values = (edge["tx_bytes"], edge["rx_bytes"], later["tx_bytes"], later["rx_bytes"], later["sampled_after_s"])
+    if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+        return None
+    tx, rx = values[2] - values[0], values[3] - values[1]
+    if values[4] < MIN_SAMPLED_AFTER_S or tx < 0 or rx < 0:
+        return None
+    return {"tx": tx, "rx": rx, "s": values[4]}
+
+
+def _knocks(grew):
+    """Whether an end sent only whole initiations, at least one per ``RETRY_S`` of its interval (less its clock's 1 s
+    resolution), and received nothing: it tried throughout, and nothing came back."""
+    least = max(1, int((grew["s"] - 1) // RETRY_S))
+    return grew["rx"] == 0 and grew["tx"] % INITIATION_BYTES == 0 and grew["tx"] // INITIATION_BYTES >= least
+
+
+def _answers(grew):
+    """Whether an end received whole initiations and sent whole answers (and nothing else)."""
+    return (grew["rx"] > 0 and grew["rx"] % INITIATION_BYTES == 0 and grew["tx"] > 0
+            and grew["tx"] % RESPONSE_BYTES == 0)
+
+
+def classify_growth(mine, theirs, my_growth, their_growth):
+    """(classification, confidence, cause) from both ends' ``growth`` between two readings (module doc's second table),
+    or None when it shows no current attempt the table names (the one-sample classification then stands)."""
+    psk = (mine["has_preshared_key"], theirs["has_preshared_key"])
+    mine_knocks, theirs_knocks = _knocks(my_growth), _knocks(their_growth)
+    if mine_knocks and theirs_knocks:
+        return PATH, "high", "path_both_ways"
+    if not (mine_knocks or theirs_knocks):
+        return None
+    other, direction = (their_growth, "out") if mine_knocks else (my_growth, "in")
+    if other["tx"] == 0 and other["rx"] == 0:
+        return PATH, "high", "path_" + direction
+    if _answers(other):
+        if psk == (False, False):
+            return PATH, "high", "path_back_" + direction
+        return CANNOT_TELL, None, "psk_or_path_back_" + direction
+    return None
+
+
 def _candidates(cause):
     """The causes the counters leave open, in words (evidence ``candidates``)."""
     if cause == "psk_one_side":
@@ -139,17 +211,37 @@ def _psk_words(flag):
     return {True: "a preshared key", False: "no preshared key", None: "an unknown preshared key state"}[flag]
 
 
-def _text(cause, here, there, mine, theirs):
-    """The finding's explanation: what the counters say and what to check. ``here``/``there``: "host's iface"."""
+def _growth_words(name, grew):
+    """``"i's wg0 sent 148 bytes more (1 initiation) and received 0 more in 6 s"``."""
+    whole = grew["tx"] // INITIATION_BYTES if grew["tx"] and grew["tx"] % INITIATION_BYTES == 0 and not grew["rx"] else None
+    return "%s sent %d bytes more%s and received %d more in %d s" % (
+        name, grew["tx"], "" if whole is None else " (%d initiation%s)" % (whole, "" if whole == 1 else "s"), grew["rx"], grew["s"])
+
+
+def _second_text(here, there, grown, used):
+    """The sentence on the second reading: what both ends' counters did between the readings, and whether the
+    classification rests on it (``used``) or on the first reading's totals."""
+    seen = "A second reading of both ends' counters: %s; %s" % (_growth_words(here, grown[0]), _growth_words(there, grown[1]))
+    if used:
+        return " %s: the attempt happens now, and that is where it stops (measured on wireguard-go)." % seen
+    return (" %s, which shows no end trying now in the pattern measured (one %d-byte initiation every 5 s), so this rests "
+            "on the first reading's totals. WireGuard stops initiating 90 s after its last packet to send: keep traffic "
+            "on the tunnel (a ping) while diagnose runs." % (seen, INITIATION_BYTES))
+
+
+def _text(cause, here, there, mine, theirs, second_text=None):
+    """The finding's explanation: what the counters say and what to check. ``here``/``there``: "host's iface";
+    ``second_text``: the sentence on a second reading (``_second_text``), None when there was none."""
     sent, got, their_sent, their_got = mine["tx_bytes"], mine["rx_bytes"], theirs["tx_bytes"], theirs["rx_bytes"]
     # the end that sends into nothing, and the other, whatever side of the pair this finding is on
     if cause.endswith("_in"):
         knocker, other, k_sent, o_got, o_sent = there, here, their_sent, got, sent
     else:
         knocker, other, k_sent, o_got, o_sent = here, there, sent, their_got, their_sent
-    second = (" One sample of the counters cannot rule out that one end's entry was recreated after the other's last "
-              "attempt; a second sample a few seconds later would show whether %s still sends (its sent bytes grow by "
-              "%d every 5 s) and whether %s's received bytes grow with it." % (knocker, INITIATION_BYTES, other))
+    second = second_text if second_text is not None else (
+        " One sample of the counters cannot rule out that one end's entry was recreated after the other's last "
+        "attempt; a second sample a few seconds later would show whether %s still sends (its sent bytes grow by "
+        "%d every 5 s) and whether %s's received bytes grow with it." % (knocker, INITIATION_BYTES, other))
     if cause == "psk_one_side":
         holder, lacking = (here, there) if mine["has_preshared_key"] else (there, here)
         return ("%s has a preshared key for %s, but %s has none for %s: WireGuard mixes the preshared key (or zeros "
@@ -207,11 +299,10 @@ def _text(cause, here, there, mine, theirs):
             "a key or preshared key mismatch from a path problem.%s" % (here, sent, got, there, their_sent, their_got, second))
 
 
-def never_completes(host, view, views):
-    """One (evidence, explanation) per entry of ``host`` whose pair ``classify`` judges (module doc)."""
-    graph = graph_of(views)
+def _judged(graph, host):
+    """(entry, entry back, other node, this node, one-sample ``classify``) of every pair of ``host`` the rule judges:
+    both running, each listing one interface, a classification, and not a port mismatch (left to its rule)."""
     nodes = graph["nodes"]
-    out = []
     for edge, back, other in pairs(graph, host):
         if not (edge["running"] and back["running"]) or len(edge["to"]) != 1 or len(back["to"]) != 1:
             continue
@@ -219,22 +310,64 @@ def never_completes(host, view, views):
         got = classify(edge, back)
         if got is None:
             continue
-        classification, confidence, cause = got
-        if cause != "psk_one_side" and (_port_left_to_other_rule(edge, other["listen_port"])
-                                        or _port_left_to_other_rule(back, node["listen_port"])):
+        if got[2] != "psk_one_side" and (_port_left_to_other_rule(edge, other["listen_port"])
+                                         or _port_left_to_other_rule(back, node["listen_port"])):
             continue
+        yield edge, back, other, node, got
+
+
+def second_sample_hosts(views) -> list:
+    """The hosts of ``views`` (``{host: view}``, the facts only) whose WireGuard counters diagnose reads a second time:
+    both ends of every pair the rule judges from one sample without certainty (module doc), sorted; ``[]`` when no
+    pair needs it (a converged fleet: no second reading, no wait)."""
+    graph = graph_of(views)
+    hosts = set()
+    for host in graph["by_host"]:
+        for _edge, _back, other, _node, got in _judged(graph, host):
+            if got[1] != "certain":
+                hosts.update((host, other["host"]))
+    return sorted(hosts)
+
+
+def _fresh_at_second_reading(later):
+    return later is not None and _fresh(later["handshake_age_s"])
+
+
+def never_completes(host, view, views):
+    """One (evidence, explanation) per entry of ``host`` whose pair ``classify`` judges (module doc), from both ends'
+    second readings too where diagnose took them (``growth``, ``classify_growth``)."""
+    graph = graph_of(views)
+    out = []
+    for edge, back, other, node, got in _judged(graph, host):
+        later = (second_sample(views, host, node["interface"], edge["public_key"]),
+                 second_sample(views, other["host"], other["interface"], back["public_key"]))
+        if _fresh_at_second_reading(later[0]) or _fresh_at_second_reading(later[1]):
+            continue   # the handshake completed between the readings: the tunnel works now
+        grown = (growth(edge, later[0]), growth(back, later[1]))
+        samples = 2 if None not in grown else 1
+        second_text = None
+        if samples == 2 and got[2] != "psk_one_side":
+            now = classify_growth(edge, back, grown[0], grown[1])
+            got = now or got
+            second_text = _second_text("%s's %s" % (host, node["interface"]), "%s's %s" % (other["host"], other["interface"]),
+                                       grown, now is not None)
+        classification, confidence, cause = got
         here, there = "%s's %s" % (host, node["interface"]), "%s's %s" % (other["host"], other["interface"])
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "other_host": other["host"],
                     "other_interface": other["interface"], "classification": classification, "confidence": confidence,
-                    "candidates": _candidates(cause), "samples": 1,
+                    "candidates": _candidates(cause), "samples": samples,
                     "handshake_age_s": edge["handshake_age_s"], "other_handshake_age_s": back["handshake_age_s"],
                     "tx_bytes": edge["tx_bytes"], "rx_bytes": edge["rx_bytes"],
                     "other_tx_bytes": back["tx_bytes"], "other_rx_bytes": back["rx_bytes"],
+                    "sampled_after_s": (later[0] or {}).get("sampled_after_s"),
+                    "tx_bytes_2": (later[0] or {}).get("tx_bytes"), "rx_bytes_2": (later[0] or {}).get("rx_bytes"),
+                    "other_sampled_after_s": (later[1] or {}).get("sampled_after_s"),
+                    "other_tx_bytes_2": (later[1] or {}).get("tx_bytes"), "other_rx_bytes_2": (later[1] or {}).get("rx_bytes"),
                     "has_preshared_key": edge["has_preshared_key"], "other_has_preshared_key": back["has_preshared_key"],
                     "owner": edge["owner"], "owner_path": edge["owner_path"]}
         out.append((evidence, "The tunnel between %s and %s %s: %s (%s). %s"
                     % (here, there, "never completed a handshake" if edge["handshake_age_s"] is None and back["handshake_age_s"] is None
                        else "has no fresh handshake", classification,
                        "certain" if confidence == "certain" else ("confidence %s" % confidence if confidence else "no classification"),
-                       _text(cause, here, there, edge, back))))
+                       _text(cause, here, there, edge, back, second_text))))
     return out

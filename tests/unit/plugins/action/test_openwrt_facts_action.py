@@ -338,6 +338,7 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     wireguard = facts["wireguard"]
     assert (wireguard["wg_installed"], wireguard["live"], wireguard["note"]) == (True, True, None)
     assert wireguard["interfaces"]["wg0"]["configured_public_key"] == OWN_PUBLIC_KEY
+    assert wireguard["sampled_at_epoch"] == 1767225600   # the router's clock: the first sample's time
     peer = wireguard["interfaces"]["wg0"]["peers"][0]
     assert (peer["live"]["handshake_age_s"], peer["live"]["rx_bytes"], peer["persistent_keepalive_s"]) == (
         29, 48213344, 25)

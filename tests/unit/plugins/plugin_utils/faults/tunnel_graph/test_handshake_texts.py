@@ -262,8 +262,9 @@ def test_the_evidence_of_a_path_problem(tg):
         "interface": "wg0", "peer_public_key": tg.HUB, "other_host": "hub", "other_interface": "wg0",
         "classification": PATH, "confidence": "medium", "candidates": ["the initiations lost before the other end's WireGuard"],
         "samples": 1, "handshake_age_s": None, "other_handshake_age_s": None, "tx_bytes": 592, "rx_bytes": 0,
-        "other_tx_bytes": 0, "other_rx_bytes": 0, "has_preshared_key": False, "other_has_preshared_key": False,
-        "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
+        "other_tx_bytes": 0, "other_rx_bytes": 0, "sampled_after_s": None, "tx_bytes_2": None, "rx_bytes_2": None,
+        "other_sampled_after_s": None, "other_tx_bytes_2": None, "other_rx_bytes_2": None,
+        "has_preshared_key": False, "other_has_preshared_key": False, "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
     (evidence, _text_), = never_completes("hub", views["hub"], views)
     assert (evidence["peer_public_key"], evidence["other_host"], evidence["tx_bytes"], evidence["other_tx_bytes"]) == (
         tg.PEER, "peer", 0, 592)
