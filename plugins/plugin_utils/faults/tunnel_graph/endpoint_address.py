@@ -22,6 +22,9 @@ A finding needs all of:
 - B's devices read (``connected`` not None; else the coverage says ``not_checked``/``partly``), and the address not
   among B's addresses; for a hostname, not what the name resolves to now (then the name, not the tunnel, is wrong:
   out of scope) and the kernel holds an address for it (a running entry);
+- the other end does not hear this one (``heard_by_other_end``: its entry for A received bytes and never had a
+  handshake, or received more at the second sample: A's packets reach B, through whatever NAT or relay the address
+  is);
 - a sign that the address is wrong (``signs``), not merely unknown:
 
   - ``inside the tunnel``: it is an address of B's interface at this tunnel's other end;
@@ -61,6 +64,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_grap
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, unknown_entries
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided_coverage
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.resolve import address_of
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.samples import second_sample
 
 INSIDE = "inside the tunnel"
 OTHER_HOST = "another host's address"
@@ -270,6 +274,21 @@ def _reset_line(edge, interface, name, port):
             "that the next move is followed" % command)
 
 
+def heard_by_other_end(views, nodes, back) -> bool:
+    """Whether the other end's entry for this one (``back``, running) shows this end's packets arriving: bytes received
+    and never a handshake (all it ever received came from this end since its interface started: initiations that
+    reached it, whatever address, NAT or relay they crossed), or its bytes received grew between the facts and the
+    second sample (``samples.second_sample``). Either proves the endpoint reaches the other end: a tunnel that still
+    does not come up has another cause (a preshared key, the answers' path: handshake_never_completes)."""
+    if not back or not back["running"] or not isinstance(back["rx_bytes"], int):
+        return False
+    if back["rx_bytes"] > 0 and back["handshake_age_s"] is None:
+        return True
+    node = nodes.get(back["from"]) or {}
+    later = second_sample(views, node.get("host"), node.get("interface"), back["public_key"])
+    return bool(later) and isinstance(later["rx_bytes"], int) and later["rx_bytes"] > back["rx_bytes"]
+
+
 def endpoint_address(host, view, views):
     """One (evidence, explanation) per entry of ``host`` whose endpoint address is not one its other end has, with a
     sign that it is wrong (module doc)."""
@@ -284,12 +303,14 @@ def endpoint_address(host, view, views):
         now = {address_of(value) for value in (resolved or {}).get("addresses") or []}
         if resolved is not None and address in now:
             continue
+        back = graph["by_id"].get(graph["back"].get(edge["id"]))
+        if heard_by_other_end(views, nodes, back):
+            continue
         judged = _signs(edge, address, resolved, index, nodes)
         if not judged or not judged[0]:
             continue
         signs, holders, own, reached = judged
         node = nodes[edge["from"]]
-        back = graph["by_id"].get(graph["back"].get(edge["id"]))
         change = endpoint_line(edge, node["interface"])
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"],
                     "judged_address": str(address), "endpoint_host": edge["endpoint_host"], "endpoint_port": edge["endpoint_port"],

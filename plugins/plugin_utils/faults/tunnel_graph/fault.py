@@ -122,7 +122,8 @@ ENDPOINT_ADDRESS_MISMATCH = graph_fault(
     fires_when="an entry with no handshake newer than 180 s keeps an endpoint whose address (a hostname: the address "
                "the kernel resolved when the entry was set, unless the name resolves to it now, from the controller) "
                "is on none of the other end's devices and is not where other entries reach it with a fresh handshake, "
-               "and something shows it wrong: it is inside the tunnel itself, another host's address, the name now "
+               "the other end's entry does not show this end's packets arriving (bytes received and never a handshake, or "
+               "more at the second sample), and something shows it wrong: it is inside the tunnel itself, another host's address, the name now "
                "resolves to the other end, others reach the other end elsewhere, or the entry sent into nothing while "
                "the other end has addresses of that kind (no NAT explains it)",
     symptom="A tunnel stays down after a peer got a new address (a dynamic-DNS hub that moved, a renumbered site), or "

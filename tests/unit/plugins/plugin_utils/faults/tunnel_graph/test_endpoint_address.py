@@ -321,3 +321,36 @@ def test_a_fresh_handshake_wins_over_every_sign(tg, age, found):
         assert (got[0][0]["judged_address"], got[0][0]["endpoint_host"], got[0][0]["signs"]) == (
             "198.51.100.7", "203.0.113.10", ["another host's address"])
         assert "peer's wg0 keeps 198.51.100.7 as hub's wg0 endpoint (the kernel holds 203.0.113.10 now" in " ".join(got[0][1].split())
+
+
+def _hub_hearing(tg, rx_bytes, age=None):
+    """The hub's entry for the peer: ``rx_bytes`` received, its newest handshake ``age`` s ago (None: never)."""
+    return tg.with_lan(
+        tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41862"}, ages={tg.PEER: age},
+                 counters={tg.PEER: (0, rx_bytes)}), HUB_LAN)
+
+
+def _second(view, tg, rx_bytes, first=1767225600, after_s=8):
+    view["tunnelfix"]["wireguard"]["sampled_at_epoch"] = first
+    view["wireguard_second_sample"] = {"sampled_at_epoch": first + after_s, "interfaces": {
+        "wg0": {tg.PEER: {"rx_bytes": rx_bytes, "tx_bytes": 0, "handshake_age_s": None}}}}
+    return view
+
+
+def test_the_other_end_hearing_this_one_since_its_start_proves_the_endpoint_reaches_it(tg):
+    # a relay or a port forward in front of the hub: 203.0.113.99 is on none of its devices, yet the hub's entry for
+    # the peer received the peer's initiations (296 bytes, never a handshake: a preshared key on one end only)
+    views = {"hub": _hub_hearing(tg, 296), "peer": _peer(tg, "203.0.113.99:51820")}
+    assert _rule(views) == []
+    views = {"hub": _hub_hearing(tg, 0), "peer": _peer(tg, "203.0.113.99:51820")}
+    assert len(_rule(views)) == 1
+
+
+def test_bytes_received_before_an_old_handshake_prove_nothing_unless_they_grow_at_the_second_sample(tg):
+    hub = _hub_hearing(tg, 90000, age=4000)
+    views = {"hub": hub, "peer": _peer(tg, "203.0.113.99:51820")}
+    assert len(_rule(views)) == 1   # received long ago: maybe through another endpoint
+    views["hub"] = _second(hub, tg, 90000)
+    assert len(_rule(views)) == 1   # nothing new at the second reading
+    views["hub"] = _second(hub, tg, 90148)
+    assert _rule(views) == []      # an initiation arrived between the readings
