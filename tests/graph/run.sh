@@ -111,7 +111,9 @@ if [[ ${#planted[@]} -gt 0 ]]; then
 fi
 tunnel_up peer || fail "no tunnel peer -> hub"
 tunnel_up owrt || fail "no tunnel owrt -> hub"
-hub_key=$(public_key hub) peer_key=$(public_key peer) owrt_key=$(public_key owrt)
+hub_key=$(public_key hub)
+peer_key=$(public_key peer)
+owrt_key=$(public_key owrt)
 for h in hub peer; do
   cx "$h" 'cp /etc/wireguard/wg0.conf /root/tunnelfix-graph-e2e-wg0.conf'
 done
