@@ -31,8 +31,9 @@ A finding needs all of:
     common. Not a host that may be B's NAT: a public address on its device while B has no public address of that
     family and a prefix connected on that host holds one of B's (a router forwarding a port to B behind it); nor a
     host others reach at that address on another port (a NAT shared with B);
-  - ``the name resolves to the other end now``: the hostname now resolves to one of B's addresses (the peer moved,
-    the entry was not set again);
+  - ``the name resolves to the other end now``: the hostname now resolves to one of B's addresses of the same family
+    and kind (private or public) as the address in use (the peer moved, the entry was not set again); a private
+    address of B for a public one in use is what a split-horizon DNS gives the controller on B's LAN, not a move;
   - ``others reach it elsewhere``: other entries reach B with a fresh handshake at another address of the same
     family and kind (private or public): peers on B's LAN reaching it at a private address say nothing about the
     public address a NAT forwards to B;
@@ -238,7 +239,8 @@ def _signs(edge, address, resolved, index, nodes):
     if holders and (not private(address) or len(holders) == 1):
         signs.append(OTHER_HOST)
     now = {found for found in (address_of(value) for value in (resolved or {}).get("addresses") or []) if found is not None}
-    if now & (own | faces):
+    # of the address's family and kind: a split-horizon answer (B's LAN address for a public one in use) is no move
+    if any(_same_scope(address, [found]) for found in now & (own | faces)):
         signs.append(MOVED)
     if any(_same_scope(address, [face]) for face in faces):
         signs.append(ELSEWHERE)
