@@ -10,9 +10,13 @@ never leaves it). Two cases of one fault, judged together because each decides w
   the run, meant for interface A of another host: B's endpoint for it is one of A's host addresses (``link_addresses``,
   or the inventory name, and A listens on the endpoint's port when both are known: another port there is a port
   forwarded elsewhere, or another tunnel) or else A's tunnel
-  address (wg-quick ``Address``, uci ``addresses``) lies in the entry's AllowedIPs (those of a /24 or narrower, IPv6
-  /64: a wider one names no single interface), A being the only interface of the run it could be (an interface whose
-  key B already lists is not, nor one whose running key another interface has too: duplicate_public_key's finding).
+  address (wg-quick ``Address``, uci ``addresses``) lies in a prefix of the entry's AllowedIPs that is A's address
+  alone or narrower than A's own tunnel subnet (the ``/24`` of ``10.77.0.2/24``), and a /24 or narrower (IPv6 /64): a
+  prefix as wide as the tunnel subnet is what a spoke lists for its hub and names no single interface (with the hub's
+  facts not read, the one other spoke in the run would look meant), A being the only interface of the run it could be
+  (an interface whose key B already lists is not, nor one whose running key another interface has too:
+  duplicate_public_key's finding). Not an entry with a handshake newer than ``STALE_HANDSHAKE_S``: the handshake proves
+  its key is the one the machine that answers has (a standby hub not in the run, say).
   Indexed once per graph: linear in the entries. A's key P: the running one, else the one its private key gives.
   B's interface drops A's handshakes (no peer with that key) and A's go unanswered: replace K by P.
   Not when K is the key A's private key gives while A runs another: B already has A's next key, and the second case
@@ -32,6 +36,7 @@ A private key pasted as K is the graph's placeholder (keys.py): the finding name
 from __future__ import annotations
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, no_interface
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
@@ -46,11 +51,22 @@ def own_keys(node) -> set:
 
 def _ips(values):
     """The addresses of ``values`` (``"10.77.0.2/24"``, ``"203.0.113.1"``, ``"[2001:db8::1]"``), unreadable ones left out."""
+    return [ip for ip, _length in _ips_and_lengths(values)]
+
+
+def _full(ip):
+    return 32 if ip.version == 4 else 128
+
+
+def _ips_and_lengths(values):
+    """(address, prefix length) of ``values`` (``"10.77.0.2/24"`` -> (10.77.0.2, 24); no or an unreadable length: the
+    address's full length), unreadable addresses left out."""
     out = []
     for value in values or []:
-        ip = ipnet.endpoint_address(str(value).partition("/")[0]) if value else None
+        text, sep, length = str(value).partition("/") if value else ("", "", "")
+        ip = ipnet.endpoint_address(text) if text else None
         if ip is not None:
-            out.append(ip)
+            out.append((ip, int(length) if sep and length.isdigit() and int(length) <= _full(ip) else _full(ip)))
     return out
 
 
@@ -70,9 +86,9 @@ def _index(graph):
             if machine(graph["nodes"], name) != name or not own_keys(node):
                 continue
             hosts.setdefault(node["host"], []).append(name)
-            for ip in _ips(node["addresses"]):
+            for ip, length in _ips_and_lengths(node["addresses"]):
                 bucket = ipnet.network("%s/%d" % (ip, _BUCKET[ip.version]))
-                buckets.setdefault((ip.version, str(bucket)), []).append((ip, name))
+                buckets.setdefault((ip.version, str(bucket)), []).append((ip, length, name))
         for host, devices in graph["connected"].items():
             for ip in {ip for values in (devices or {}).values() for ip in _ips(values)}:
                 addresses.setdefault(ip, []).append(host)
@@ -108,7 +124,10 @@ def meant_for(graph, edge):
         if net is None or net.prefixlen < _BUCKET[net.version]:
             continue
         bucket = ipnet.network("%s/%d" % (net.network, _BUCKET[net.version]))
-        by_allowed |= {name for ip, name in buckets.get((net.version, str(bucket)), []) if ip in net and fits(name)}
+        # a prefix as wide as the interface's own tunnel subnet (a spoke's 10.77.0.0/24 for its hub) names the subnet,
+        # not the interface: only a narrower one, or the single address, does
+        by_allowed |= {name for ip, length, name in buckets.get((net.version, str(bucket)), [])
+                       if ip in net and (net.prefixlen > length or net.prefixlen == _full(ip)) and fits(name)}
     if by_endpoint:
         by_allowed &= set(by_endpoint)
     return (by_allowed.pop(), "allowed_ips") if len(by_allowed) == 1 else (None, None)
@@ -137,10 +156,16 @@ def _where_private_key(view, node):
     return None, None
 
 
+def _fresh(age):
+    """A handshake newer than STALE_HANDSHAKE_S: the entry's key is the one the private key of the machine that answers
+    gives (a WireGuard handshake proves it), whatever interface the entry may look meant for."""
+    return isinstance(age, int) and not isinstance(age, bool) and age <= STALE_HANDSHAKE_S
+
+
 def _listed_for(graph, host):
     out = []
     for edge in graph["by_host"].get(host, []):
-        if edge["to"] or edge["disabled"]:
+        if edge["to"] or edge["disabled"] or _fresh(edge["handshake_age_s"]):
             continue
         name, how = meant_for(graph, edge)
         if name is None:

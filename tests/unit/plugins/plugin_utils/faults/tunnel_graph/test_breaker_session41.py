@@ -2,9 +2,13 @@
 """Inputs a network operator meets that made endpoint_address_mismatch, public_key_mismatch or keepalive_on_wrong_side's
 fix wrong (breaker session 41; fake keys, a fake resolver)."""
 
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import graph as graph_module
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import endpoint_address
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch
 
+SPOKE = "SPOKESPOKESPOKESPOKESPOKESPOKESPOKESPOKESP="
+GONE_HUB = "GONEHUBGONEHUBGONEHUBGONEHUBGONEHUBGONEHUB0="
 
 
 def _resolver(answers):
@@ -36,3 +40,42 @@ def test_a_name_that_moved_within_its_kind_is_still_a_move(tg, monkeypatch):
     graph_module._CACHE.clear()
     (evidence, _text), = endpoint_address("peer", peer, views)
     assert evidence["signs"] == ["the name resolves to the other end now"]
+
+
+def _spoke(tg, key, address):
+    """A spoke of a hub whose facts were not read (GONE_HUB: unreachable, or left out with --limit): it lists the hub's
+    right key with the tunnel's /24, as every hub-and-spoke setup does."""
+    return tg.linux(key, [GONE_HUB], listen_port=41000, endpoints={GONE_HUB: "hub.example.net:51820"}, addresses=[address],
+                    allowed={GONE_HUB: ["10.77.0.0/24"]}, ages={GONE_HUB: 30}, counters={GONE_HUB: (5000, 6000)})
+
+
+def test_two_spokes_of_an_unread_hub_are_not_each_others_wrong_key(tg):
+    views = {"spoke1": _spoke(tg, tg.PEER, "10.77.0.2/24"), "spoke2": _spoke(tg, SPOKE, "10.77.0.3/24")}
+    graph_module._CACHE.clear()
+    assert key_mismatch("spoke1", views["spoke1"], views) == []
+    assert [finding for finding in find_findings(views) if finding["id"] == "public_key_mismatch"] == []
+
+
+def test_an_entry_for_one_tunnel_address_still_names_its_interface(tg):
+    # the narrow case the AllowedIPs match is for: the hub lists an old key of the spoke with the spoke's /32
+    spoke = tg.linux(SPOKE, [tg.HUB], listen_port=41000, endpoints={tg.HUB: "203.0.113.10:51820"}, addresses=["10.77.0.3/24"],
+                     ages={tg.HUB: 4000})
+    hub = tg.linux(tg.HUB, [tg.OLD], allowed={tg.OLD: ["10.77.0.3/32"]}, addresses=["10.77.0.1/24"])
+    views = {"hub": hub, "spoke": spoke}
+    graph_module._CACHE.clear()
+    (evidence, _text), = key_mismatch("hub", hub, views)
+    assert (evidence["other_host"], evidence["matched_by"], evidence["other_public_key"]) == ("spoke", "allowed_ips", SPOKE)
+
+
+def test_an_entry_with_a_fresh_handshake_has_the_right_key_whatever_it_looks_meant_for(tg):
+    # the spoke's hub is a standby not in the run (its own key, the run's hub's tunnel address, answering at its own
+    # address): the entry has a handshake 30 s ago and lists the hub's /32; the handshake proves its key
+    spoke = tg.linux(SPOKE, [tg.OLD], listen_port=41000, addresses=["10.77.0.3/24"], endpoints={tg.OLD: "203.0.113.50:51820"},
+                     ages={tg.OLD: 30}, allowed={tg.OLD: ["10.77.0.1/32"]})
+    hub = tg.linux(tg.HUB, [SPOKE], allowed={SPOKE: ["10.77.0.3/32"]}, addresses=["10.77.0.1/24"])
+    views = {"hub": hub, "spoke": spoke}
+    graph_module._CACHE.clear()
+    assert key_mismatch("spoke", spoke, views) == []
+    # the same entry with no handshake for 181 s: judged, the hub's address names it
+    spoke["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["handshake_age_s"] = 181
+    assert [evidence["other_host"] for evidence, _text in key_mismatch("spoke", spoke, dict(views))] == ["hub"]
