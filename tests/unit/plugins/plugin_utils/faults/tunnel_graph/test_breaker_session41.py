@@ -2,7 +2,9 @@
 """Inputs a network operator meets that made endpoint_address_mismatch, public_key_mismatch or keepalive_on_wrong_side's
 fix wrong (breaker session 41; fake keys, a fake resolver)."""
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import find_findings
+import pytest
+
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import graph as graph_module
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch
@@ -79,3 +81,45 @@ def test_an_entry_with_a_fresh_handshake_has_the_right_key_whatever_it_looks_mea
     # the same entry with no handshake for 181 s: judged, the hub's address names it
     spoke["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["handshake_age_s"] = 181
     assert [evidence["other_host"] for evidence, _text in key_mismatch("spoke", spoke, dict(views))] == ["hub"]
+
+
+def _broken(tg, where, value):
+    views = {"hub": tg.with_lan(tg.linux(tg.HUB, [tg.PEER], addresses=["10.77.0.1/24"]), {"eth0": ["203.0.113.10/24"]}),
+             "peer": tg.linux(tg.PEER, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"}, addresses=["10.77.0.2/24"]),
+             "zz": tg.linux(SPOKE, [tg.HUB], endpoints={tg.HUB: "203.0.113.10:51820"})}
+    target = views["zz"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]
+    if where == "peer":
+        target = target["peers"][0]
+    elif where == "config":
+        target = views["zz"]["tunnelfix"]["wireguard"]["configs"][0]
+    return views, target
+
+
+@pytest.mark.parametrize("where, field, value", [
+    ("interface", "public_key", ["x"]), ("interface", "listen_port", "51820"), ("config", "configured_public_key", ["x"]),
+    ("config", "addresses", "10.77.0.3/24"), ("peer", "public_key", {"k": 1}),
+    ("peer", "endpoint_port", "51820"), ("peer", "allowed_ips", [None]), ("peer", "handshake_age_s", "20"),
+    ("peer", "rx_bytes", [1])])
+def test_one_hosts_odd_fact_makes_that_host_unreadable_not_the_whole_run_fail(tg, where, field, value):
+    # a field of another type than the rules take (old or partial facts, a hand-edited file) once raised in a rule after
+    # the graph was built, and the registry's error named another host and ended diagnose for the whole run
+    views, target = _broken(tg, where, field)
+    target[field] = value
+    graph_module._CACHE.clear()
+    found = find_findings(views)
+    assert list(graph_module.graph_of(views)["unreadable"]) == ["zz"]
+    assert {finding["host"] for finding in found} <= {"hub", "peer"}
+    checks = diagnosis(views)["checks"]
+    assert checks["zz"]["one_sided_peer"]["status"] == "not_checked"
+    assert checks["peer"]["one_sided_peer"]["status"] == "clear"
+
+
+def test_link_addresses_of_another_shape_are_not_read(tg):
+    views, _target = _broken(tg, "interface", None)
+    views["hub"]["tunnelfix"]["link_addresses"]["devices"] = {"eth0": {"a": 1}}
+    views["peer"]["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0].update(endpoint_host="203.0.113.99", tx_bytes=1480)
+    views["peer"]["tunnelfix"]["wireguard"]["configs"][0]["peers"][0]["endpoint"] = "203.0.113.99:51820"
+    graph_module._CACHE.clear()
+    assert graph_module.graph_of(views)["connected"]["hub"] is None
+    assert [finding for finding in find_findings(views) if finding["id"] == "endpoint_address_mismatch"] == []
+    assert diagnosis(views)["checks"]["peer"]["endpoint_address_mismatch"]["status"] == "not_checked"
