@@ -123,3 +123,41 @@ def test_link_addresses_of_another_shape_are_not_read(tg):
     assert graph_module.graph_of(views)["connected"]["hub"] is None
     assert [finding for finding in find_findings(views) if finding["id"] == "endpoint_address_mismatch"] == []
     assert diagnosis(views)["checks"]["peer"]["endpoint_address_mismatch"]["status"] == "not_checked"
+
+
+def test_many_names_use_a_bounded_number_of_threads_and_a_thread_limit_is_no_crash(monkeypatch):
+    # one thread per name was started: a fleet of dynamic-DNS sites (a thousand stale names) in a container with a pids
+    # limit ended diagnose with "can't start new thread"; a blocking resolver left one thread per name behind
+    import socket
+    import threading
+    import time
+
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import resolve as resolve_module
+
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def getaddrinfo(name, port, family, kind):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        if name == "nul.example":
+            raise ValueError("embedded null byte")
+        return [(socket.AF_INET, kind, 17, "", ("203.0.113.7", 0))]
+
+    monkeypatch.setattr(resolve_module.socket, "getaddrinfo", getaddrinfo)
+    names = ["h%04d.example" % number for number in range(400)] + ["nul.example"]
+    got = resolve_module.resolve_names(names, timeout_s=5)
+    assert most[0] <= resolve_module.MAX_THREADS
+    assert got["h0399.example"] == {"addresses": ["203.0.113.7"], "error": None}
+    assert got["nul.example"] == {"addresses": [], "error": "cannot be resolved (embedded null byte)"}
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(resolve_module.threading.Thread, "start", refuse)
+    assert resolve_module.resolve_names(["a.example", "b.example"], timeout_s=0.1) == {
+        name: {"addresses": [], "error": "not resolved (no thread could be started)"} for name in ("a.example", "b.example")}
