@@ -9,7 +9,8 @@ never leaves it). Two cases of one fault, judged together because each decides w
 - ``peer_lists_another_key`` (on the host with the wrong line): an entry of host B whose key K is no interface's of
   the run, meant for interface A of another host: B's endpoint for it is one of A's host addresses (``link_addresses``,
   or the inventory name, and A listens on the endpoint's port when both are known: another port there is a port
-  forwarded elsewhere, or another tunnel) or else A's tunnel
+  forwarded elsewhere, or another tunnel; a private address, ``endpoint_address.PRIVATE``, only together with the
+  AllowedIPs below: sites numbered alike give another site's router the same LAN address) or else A's tunnel
   address (wg-quick ``Address``, uci ``addresses``) lies in a prefix of the entry's AllowedIPs that is A's address
   alone or narrower than A's own tunnel subnet (the ``/24`` of ``10.77.0.2/24``), and a /24 or narrower (IPv6 /64): a
   prefix as wide as the tunnel subnet is what a spoke lists for its hub and names no single interface (with the hub's
@@ -35,8 +36,11 @@ A private key pasted as K is the graph's placeholder (keys.py): the finding name
 
 from __future__ import annotations
 
+import ipaddress
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import private
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, no_interface
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
@@ -112,12 +116,21 @@ def meant_for(graph, edge):
                 and len(graph["keys"].get(node["public_key"], [name])) == 1)
 
     endpoints = [value for value in (edge["configured_endpoint_host"], edge["endpoint_host"]) if value]
-    named = {host for value in endpoints for host in [value] + addresses.get(ipnet.endpoint_address(str(value)), [])}
+    named, shared = set(endpoints), set()   # inventory names and public addresses; private addresses (sites numbered alike)
+    for value in endpoints:
+        ip = ipnet.endpoint_address(str(value))
+        (shared if ip is not None and private(ipaddress.ip_address(str(ip))) else named).update(addresses.get(ip, []))
     ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
-    by_endpoint = [name for host in sorted(named) for name in hosts.get(host, []) if fits(name)
-                   and (not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports)]
+
+    def at_endpoint(found):
+        return [name for host in sorted(found) for name in hosts.get(host, []) if fits(name)
+                and (not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports)]
+
+    by_endpoint = at_endpoint(named)
     if len(by_endpoint) == 1:
         return by_endpoint[0], "endpoint"
+    # a private address names an interface only with its AllowedIPs: another site's router may have the same one
+    by_endpoint = by_endpoint or at_endpoint(shared)
     allowed = edge["configured_allowed_ips"] if edge["configured_allowed_ips"] is not None else edge["allowed_ips"]
     by_allowed = set()
     for net in (ipnet.network(str(prefix)) for prefix in allowed or []):

@@ -161,3 +161,22 @@ def test_many_names_use_a_bounded_number_of_threads_and_a_thread_limit_is_no_cra
     monkeypatch.setattr(resolve_module.threading.Thread, "start", refuse)
     assert resolve_module.resolve_names(["a.example", "b.example"], timeout_s=0.1) == {
         name: {"addresses": [], "error": "not resolved (no thread could be started)"} for name in ("a.example", "b.example")}
+
+
+def test_a_private_endpoint_that_another_sites_router_also_has_does_not_name_it(tg):
+    # sites numbered alike: the spoke's entry for its own site's router (192.168.1.1, facts not read: unreachable) and
+    # another site's router in the run with the same LAN address and the default port; nothing names that router but
+    # the shared private address
+    spoke = tg.linux(SPOKE, [GONE_HUB], listen_port=41000, addresses=["10.77.1.2/24"], endpoints={GONE_HUB: "192.168.1.1:51820"},
+                     ages={GONE_HUB: 4000}, allowed={GONE_HUB: ["10.77.1.1/32", "192.168.1.0/24"]})
+    spoke = tg.with_lan(spoke, {"eth0": ["192.168.1.20/24"]})
+    other = tg.with_lan(tg.owrt(tg.OWRT, [tg.HUB], addresses=["10.77.2.1/24"]), {"br-lan": ["192.168.1.1/24"], "wan": ["198.51.100.2/24"]})
+    views = {"spoke": spoke, "site2-router": other}
+    graph_module._CACHE.clear()
+    assert key_mismatch("spoke", spoke, views) == []
+    # its AllowedIPs naming that router's tunnel address too: then it is meant for it
+    spoke["tunnelfix"]["wireguard"]["configs"][0]["peers"][0]["allowed_ips"] = ["10.77.2.1/32"]
+    assert [evidence["other_host"] for evidence, _text in key_mismatch("spoke", spoke, dict(views))] == ["site2-router"]
+    # and a public address of the router alone names it
+    spoke["tunnelfix"]["wireguard"]["configs"][0]["peers"][0].update(endpoint="198.51.100.2:51820", allowed_ips=["10.99.0.0/24"])
+    assert [evidence["matched_by"] for evidence, _text in key_mismatch("spoke", spoke, dict(views))] == ["endpoint"]
