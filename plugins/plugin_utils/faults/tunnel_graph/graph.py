@@ -379,8 +379,13 @@ def build_graph(views, resolve=None) -> dict:
         if nodes[node]["public_key"]:
             keys.setdefault(nodes[node]["public_key"], []).append(node)
     _merge_aliases(nodes, edges, keys)
+    owners = {}   # every key an interface of the run has or will have: running, or what its kept private key gives
+    for node in sorted(nodes):   # (an interface not up has only the latter: a private key pasted for it is hidden too)
+        for key in (nodes[node]["public_key"], nodes[node]["configured_public_key"]):
+            if key and node not in owners.setdefault(key, []):
+                owners[key].append(node)
     hidden = {key: placeholder(node) for key, node in
-              leaked([edge["public_key"] for edge in edges.values() if edge["public_key"] not in keys], keys).items()}
+              leaked([edge["public_key"] for edge in edges.values() if edge["public_key"] not in keys], owners).items()}
     if hidden:
         edges = _hide(edges, hidden)
     back = {}

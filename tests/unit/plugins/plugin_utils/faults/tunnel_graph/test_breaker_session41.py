@@ -2,12 +2,17 @@
 """Inputs a network operator meets that made endpoint_address_mismatch, public_key_mismatch or keepalive_on_wrong_side's
 fix wrong (breaker session 41; fake keys, a fake resolver)."""
 
+import base64
+import json
+import os
+
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import graph as graph_module
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import public_key_of
 
 SPOKE = "SPOKESPOKESPOKESPOKESPOKESPOKESPOKESPOKESP="
 GONE_HUB = "GONEHUBGONEHUBGONEHUBGONEHUBGONEHUBGONEHUB0="
@@ -180,3 +185,34 @@ def test_a_private_endpoint_that_another_sites_router_also_has_does_not_name_it(
     # and a public address of the router alone names it
     spoke["tunnelfix"]["wireguard"]["configs"][0]["peers"][0].update(endpoint="198.51.100.2:51820", allowed_ips=["10.99.0.0/24"])
     assert [evidence["matched_by"] for evidence, _text in key_mismatch("spoke", spoke, dict(views))] == ["endpoint"]
+
+
+def _fake_private_key():
+    raw = bytearray(os.urandom(32))
+    raw[0] &= 248
+    raw[31] = (raw[31] & 127) | 64   # clamped, as wg genkey prints keys (keys.py); random, never stored
+    return base64.b64encode(bytes(raw)).decode()
+
+
+@pytest.mark.parametrize("platform", ["linux", "openwrt"])
+def test_a_private_key_pasted_for_an_interface_that_is_not_up_is_never_shown(tg, platform):
+    # the hub's wg0 is down (no running key): only the key its private key gives is known. A spoke pasted the hub's
+    # private key as its peer key: the graph hid it only when it matched a running key, so public_key_mismatch printed
+    # the private key in its evidence and text (peer_public_key, change)
+    pasted = _fake_private_key()
+    hub_key = public_key_of(pasted)
+    if platform == "linux":
+        hub = tg.linux(None, [tg.PEER], addresses=["10.77.0.1/24"])
+        hub["tunnelfix"]["wireguard"]["configs"][0]["configured_public_key"] = hub_key
+    else:
+        hub = tg.owrt(None, [tg.PEER], addresses=["10.77.0.1/24"])
+        hub["openwrt"]["wireguard"]["interfaces"]["wg0"]["configured_public_key"] = hub_key
+    peer = tg.linux(tg.PEER, [pasted], addresses=["10.77.0.2/24"], allowed={pasted: ["10.77.0.1/32"]})
+    views = {"hub": hub, "peer": peer}
+    graph_module._CACHE.clear()
+    document = diagnosis(views)
+    assert pasted not in json.dumps(document) + json.dumps(find_findings(views))
+    graph = graph_module.graph_of(views)
+    assert list(graph["hidden_keys"].values()) == ["(the private key of hub's wg0, not shown)"]
+    (finding,) = [finding for finding in find_findings(views) if finding["id"] == "public_key_mismatch"]
+    assert finding["evidence"]["peer_public_key"] == "(the private key of hub's wg0, not shown)"
