@@ -9,8 +9,9 @@ never leaves it). Two cases of one fault, judged together because each decides w
 - ``peer_lists_another_key`` (on the host with the wrong line): an entry of host B whose key K is no interface's of
   the run, meant for interface A of another host: B's endpoint for it is one of A's host addresses (``link_addresses``,
   or the inventory name, and A listens on the endpoint's port when both are known: another port there is a port
-  forwarded elsewhere, or another tunnel; a private address, ``endpoint_address.PRIVATE``, only together with the
-  AllowedIPs below: sites numbered alike give another site's router the same LAN address) or else A's tunnel
+  forwarded elsewhere, or another tunnel), or where other entries reach A with a fresh handshake at that address and
+  port (a hub behind a NAT; a private address, ``endpoint_address.PRIVATE``, only together with the AllowedIPs below:
+  sites numbered alike give another site's router the same LAN address) or else A's tunnel
   address (wg-quick ``Address``, uci ``addresses``) lies in a prefix of the entry's AllowedIPs that is A's address
   alone or narrower than A's own tunnel subnet (the ``/24`` of ``10.77.0.2/24``), and a /24 or narrower (IPv6 /64): a
   prefix as wide as the tunnel subnet is what a spoke lists for its hub and names no single interface (with the hub's
@@ -96,8 +97,14 @@ def _index(graph):
         for host, devices in graph["connected"].items():
             for ip in {ip for values in (devices or {}).values() for ip in _ips(values)}:
                 addresses.setdefault(ip, []).append(host)
+        faces = {}   # where others reach a node with a fresh handshake: a hub behind a NAT has that address on no device
+        for edge in graph["edges"]:
+            if len(edge["to"]) == 1 and edge["running"] and not edge["disabled"] and _fresh(edge["handshake_age_s"]):
+                ip = ipnet.endpoint_address(str(edge["endpoint_host"])) if edge["endpoint_host"] else None
+                if ip is not None and edge["endpoint_port"]:
+                    faces.setdefault(ip, set()).add((edge["endpoint_port"], machine(graph["nodes"], edge["to"][0])))
         _INDEX.clear()
-        _INDEX.update(graph=graph, index=(buckets, addresses, hosts))
+        _INDEX.update(graph=graph, index=(buckets, addresses, hosts, faces))
     return _INDEX["index"]
 
 
@@ -107,7 +114,7 @@ def meant_for(graph, edge):
     a /24 (IPv4) or /64 (IPv6) are not read: they name no single interface."""
     nodes = graph["nodes"]
     here = nodes[edge["from"]]
-    buckets, addresses, hosts = _index(graph)
+    buckets, addresses, hosts, faces = _index(graph)
     listed = {entry["public_key"] for entry in graph["by_node"].get(edge["from"], [])}
 
     def fits(name):   # another host's interface B has no entry for, whose key is its own (duplicate_public_key's else)
@@ -117,20 +124,24 @@ def meant_for(graph, edge):
 
     endpoints = [value for value in (edge["configured_endpoint_host"], edge["endpoint_host"]) if value]
     named, shared = set(endpoints), set()   # inventory names and public addresses; private addresses (sites numbered alike)
+    ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
+    reached, reached_shared = set(), set()   # nodes others reach at the endpoint's address and port
     for value in endpoints:
         ip = ipnet.endpoint_address(str(value))
-        (shared if ip is not None and private(ipaddress.ip_address(str(ip))) else named).update(addresses.get(ip, []))
-    ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
+        is_private = ip is not None and private(ipaddress.ip_address(str(ip)))
+        (shared if is_private else named).update(addresses.get(ip, []))
+        (reached_shared if is_private else reached).update(node for port, node in faces.get(ip, ()) if port in ports)
 
-    def at_endpoint(found):
-        return [name for host in sorted(found) for name in hosts.get(host, []) if fits(name)
-                and (not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports)]
+    def at_endpoint(found, nodes_reached):
+        listed_at = [name for host in sorted(found) for name in hosts.get(host, [])
+                     if not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports]
+        return [name for name in dict.fromkeys(listed_at + sorted(nodes_reached)) if fits(name)]
 
-    by_endpoint = at_endpoint(named)
+    by_endpoint = at_endpoint(named, reached)
     if len(by_endpoint) == 1:
         return by_endpoint[0], "endpoint"
     # a private address names an interface only with its AllowedIPs: another site's router may have the same one
-    by_endpoint = by_endpoint or at_endpoint(shared)
+    by_endpoint = by_endpoint or at_endpoint(shared, reached_shared)
     allowed = edge["configured_allowed_ips"] if edge["configured_allowed_ips"] is not None else edge["allowed_ips"]
     by_allowed = set()
     for net in (ipnet.network(str(prefix)) for prefix in allowed or []):

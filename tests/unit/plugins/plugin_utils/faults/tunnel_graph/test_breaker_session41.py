@@ -216,3 +216,22 @@ def test_a_private_key_pasted_for_an_interface_that_is_not_up_is_never_shown(tg,
     assert list(graph["hidden_keys"].values()) == ["(the private key of hub's wg0, not shown)"]
     (finding,) = [finding for finding in find_findings(views) if finding["id"] == "public_key_mismatch"]
     assert finding["evidence"]["peer_public_key"] == "(the private key of hub's wg0, not shown)"
+
+
+def test_a_hub_behind_a_one_to_one_nat_is_named_by_where_the_others_reach_it(tg):
+    # the hub got a new key pair; spoke2 was updated and reaches it (30 s ago) at the cloud's public address, which is on
+    # no device of the hub; spoke1 still lists the old key there, with the tunnel's /24 (which names no interface)
+    hub = tg.with_lan(tg.linux(tg.HUB, [tg.PEER], addresses=["10.77.0.1/24"], learned={tg.PEER: "198.51.100.9:41000"},
+                               ages={tg.PEER: 30}), {"eth0": ["172.31.5.10/20"]})
+    spoke2 = tg.linux(tg.PEER, [tg.HUB], listen_port=41000, addresses=["10.77.0.2/24"], endpoints={tg.HUB: "203.0.113.80:51820"},
+                      ages={tg.HUB: 30}, allowed={tg.HUB: ["10.77.0.0/24"]})
+    spoke1 = tg.linux(SPOKE, [tg.OLD], listen_port=41000, addresses=["10.77.0.3/24"], endpoints={tg.OLD: "203.0.113.80:51820"},
+                      ages={tg.OLD: None}, allowed={tg.OLD: ["10.77.0.0/24"]}, counters={tg.OLD: (1480, 0)})
+    views = {"hub": hub, "spoke1": spoke1, "spoke2": spoke2}
+    graph_module._CACHE.clear()
+    (evidence, _text), = key_mismatch("spoke1", spoke1, views)
+    assert (evidence["other_host"], evidence["matched_by"], evidence["other_public_key"]) == ("hub", "endpoint", tg.HUB)
+    # the face at another port (a NAT shared with another machine) does not name it
+    spoke1["tunnelfix"]["wireguard"]["configs"][0]["peers"][0]["endpoint"] = "203.0.113.80:51821"
+    spoke1["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["endpoint_port"] = 51821
+    assert key_mismatch("spoke1", spoke1, dict(views)) == []
