@@ -45,7 +45,8 @@ Severity ``high``, as endpoint_port_mismatch: the tunnel does not come up (or no
 nothing else breaks. ``confidence``: ``high`` with ``inside the tunnel``, ``another host's address`` or ``the name
 resolves to the other end now`` (each names where the address really belongs); ``medium`` with only ``others reach it
 elsewhere`` or ``sent into nothing``: B may have a second uplink or a NAT address the run does not see (a stale
-handshake of an idle tunnel is normal), and the finding says so. Not judged: a disabled entry, an interface whose files
+handshake of an idle tunnel is normal), and the finding says so. Not judged: a disabled entry, a link-local, loopback
+or multicast endpoint (``link_addresses`` leaves those out, so B's could not be told), an interface whose files
 are ambiguous (``config_ambiguous``), an entry whose key is no machine or two machines of the run. The endpoint's port
 is endpoint_port_mismatch's. A never-completing handshake on the same entry is handshake_never_completes' too (the
 path): both findings then name the same entry.
@@ -281,7 +282,7 @@ def endpoint_address(host, view, views):
     for edge, other in _candidates(graph, host):
         index = _index(graph)   # built on the first entry to judge: a fleet of fresh handshakes never needs it
         address, resolved = _judged_address(graph, edge)
-        if address is None:
+        if not _usable(address):   # none, or link-local (fe80::2%eth0 on a LAN): B's link_addresses leave those out
             continue
         now = {address_of(value) for value in (resolved or {}).get("addresses") or []}
         if resolved is not None and address in now:

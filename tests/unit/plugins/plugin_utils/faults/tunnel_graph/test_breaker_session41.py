@@ -235,3 +235,13 @@ def test_a_hub_behind_a_one_to_one_nat_is_named_by_where_the_others_reach_it(tg)
     spoke1["tunnelfix"]["wireguard"]["configs"][0]["peers"][0]["endpoint"] = "203.0.113.80:51821"
     spoke1["tunnelfix"]["wireguard"]["interfaces"]["wg0"]["peers"][0]["endpoint_port"] = 51821
     assert key_mismatch("spoke1", spoke1, dict(views)) == []
+
+
+def test_a_link_local_endpoint_is_not_judged(tg):
+    # two hosts on one LAN tunnel over IPv6 link-local (Endpoint = [fe80::2%eth0]:51820); the hub is down (sent into
+    # nothing); link_addresses leave link-local addresses out, so the address looked like none of the hub's
+    hub = tg.with_lan(tg.linux(tg.HUB, [tg.PEER]), {"eth0": ["203.0.113.10/24", "2001:db8::10/64", "fe80::2/64"]})
+    peer = tg.linux(tg.PEER, [tg.HUB], listen_port=41000, endpoints={tg.HUB: "fe80::2%eth0:51820"}, counters={tg.HUB: (1480, 0)})
+    views = {"hub": hub, "peer": peer}
+    graph_module._CACHE.clear()
+    assert endpoint_address("peer", peer, views) == []
