@@ -28,9 +28,9 @@ A finding needs all of:
   - ``another host's address``: it is on a device of another host of the run, or others reach another host at it
     and at that port (a ``[Peer]`` copied with the wrong Endpoint; the host is named). A private address
     (``PRIVATE``: RFC 1918, CGNAT, ULA) counts only when exactly one other host has it: sites numbered alike are
-    common. Not a host that may be B's NAT: a public address on its device while B has no public address of that
-    family and a prefix connected on that host holds one of B's (a router forwarding a port to B behind it); nor a
-    host others reach at that address on another port (a NAT shared with B);
+    common. Not a host that may be B's NAT: a public address on its device while a prefix connected on that host holds
+    one of B's private addresses of that family (a router forwarding a port to B behind it, B perhaps with a public
+    uplink of its own too); nor a host others reach at that address on another port (a NAT shared with B);
   - ``the name resolves to the other end now``: the hostname now resolves to one of B's addresses of the same family
     and kind (private or public) as the address in use (the peer moved, the entry was not set again); a private
     address of B for a public one in use is what a split-horizon DNS gives the controller on B's LAN, not a move;
@@ -180,13 +180,14 @@ def _same_scope(address, others):
 
 def _holders(index, address, port, own, b_hosts):
     """The other hosts ``address`` is known to be: on a device of theirs, unless that host may be the NAT in front of
-    the other end (the address is public, the other end has no public one of that family, and a prefix connected on
-    that host holds one of the other end's addresses); or where others reach them at that very port (a NAT shared with
-    the other end forwards another port to it)."""
-    natted = not private(address) and not _same_scope(address, own)
+    the other end (the address is public and a prefix connected on that host holds one of the other end's private
+    addresses of that family: a router forwarding a port to the other end behind it, which may have a public uplink of
+    its own too; a port it listens on tells nothing, as a forward takes the packets first); or where others reach them
+    at that very port (a NAT shared with the other end forwards another port to it)."""
+    behind = [] if private(address) else [mine for mine in own if mine.version == address.version and private(mine)]
     hosts = set()
     for name in index["on_device"].get(address, set()) - b_hosts:
-        if natted and any(mine.version == net.version and mine in net for mine in own for net in index["networks"].get(name, [])):
+        if any(mine.version == net.version and mine in net for mine in behind for net in index["networks"].get(name, [])):
             continue
         hosts.add(name)
     hosts |= {name for face_port, name in index["as_face"].get(address, set()) if face_port == port and name not in b_hosts}

@@ -245,3 +245,28 @@ def test_a_link_local_endpoint_is_not_judged(tg):
     views = {"hub": hub, "peer": peer}
     graph_module._CACHE.clear()
     assert endpoint_address("peer", peer, views) == []
+
+
+def _router(devices, listen_port=None):
+    """A router of the run: link_addresses only, or a WireGuard interface listening on ``listen_port`` too."""
+    wireguard = {"interfaces": {}, "configs": []}
+    if listen_port:
+        wireguard["interfaces"]["wg0"] = {"public_key": "ROUTERROUTERROUTERROUTERROUTERROUTERROUTER0=", "listen_port": listen_port,
+                                          "peers": []}
+    return {"tunnelfix": {"wireguard": wireguard, "link_addresses": {"devices": devices, "note": None}}}
+
+
+@pytest.mark.parametrize("router_port", [None, 51820])
+def test_a_port_forward_to_a_hub_with_a_public_uplink_of_its_own_is_not_another_hosts_address(tg, router_port):
+    # the hub has two uplinks: a public address on eth1 and a port forward on the run's router (its WAN 198.51.100.1,
+    # the hub on its LAN). A road warrior uses the forward (idle an hour, bytes both ways). The router's address was
+    # "another host's" (high) because the hub has a public IPv4 of its own. A WireGuard interface of the router on that
+    # port says nothing: the forward (DNAT, before local delivery) takes the packets first
+    hub = tg.with_lan(tg.linux(tg.HUB, [tg.PEER], learned={tg.PEER: "198.51.100.9:41000"}, ages={tg.PEER: 3600}),
+                      {"eth0": ["192.168.1.10/24"], "eth1": ["203.0.113.10/24"], "wg0": ["10.77.0.1/24"]})
+    peer = tg.linux(tg.PEER, [tg.HUB], listen_port=41000, endpoints={tg.HUB: "198.51.100.1:51820"}, ages={tg.HUB: 3600},
+                    counters={tg.HUB: (90000, 4400)})
+    views = {"hub": hub, "peer": peer, "router": _router({"br-lan": ["192.168.1.1/24"], "wan": ["198.51.100.1/24"]}, router_port)}
+    graph_module._CACHE.clear()
+    signs = [sign for evidence, _text in endpoint_address("peer", peer, views) for sign in evidence["signs"]]
+    assert "another host's address" not in signs
