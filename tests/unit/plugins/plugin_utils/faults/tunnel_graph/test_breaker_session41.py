@@ -1,15 +1,19 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Inputs a network operator meets that made endpoint_address_mismatch, public_key_mismatch or keepalive_on_wrong_side's
-fix wrong (breaker session 41; fake keys, a fake resolver)."""
+"""Inputs a network operator meets that made endpoint_address_mismatch, public_key_mismatch, the graph's reading of odd
+facts or the endpoint resolver wrong (breaker session 41; fake keys, a fake resolver)."""
 
 import base64
 import json
 import os
+import socket
+import threading
+import time
 
 import pytest
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.registry import diagnosis, find_findings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import graph as graph_module
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import resolve as resolve_module
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import endpoint_address
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.key_mismatch import key_mismatch
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.keys import public_key_of
@@ -133,12 +137,6 @@ def test_link_addresses_of_another_shape_are_not_read(tg):
 def test_many_names_use_a_bounded_number_of_threads_and_a_thread_limit_is_no_crash(monkeypatch):
     # one thread per name was started: a fleet of dynamic-DNS sites (a thousand stale names) in a container with a pids
     # limit ended diagnose with "can't start new thread"; a blocking resolver left one thread per name behind
-    import socket
-    import threading
-    import time
-
-    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph import resolve as resolve_module
-
     running, most = [0], [0]
     lock = threading.Lock()
 
