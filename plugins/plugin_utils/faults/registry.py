@@ -320,6 +320,20 @@ def _groups_of(finding):
     return EVERY_ROLE_GROUPS[finding["fix_role"]]
 
 
+def _unaimed(finding):
+    """Why a finding may not run its role: its fault is fixed from a finding only (``Fault.fix_every_role`` false) and
+    aims the role with ``fix_var_names``, but the finding lacks one of them or gives it empty (the role would run on its
+    defaults, wider than the finding: every entry of a hub); None when it may."""
+    fault = BY_ID.get(finding.get("id"))
+    if fault is None or fault.fix_role != finding["fix_role"] or fault.fix_every_role or not fault.fix_var_names:
+        return None
+    fix_vars = finding.get("fix_vars") if isinstance(finding.get("fix_vars"), dict) else {}
+    if all(fix_vars.get(name) for name in fault.fix_var_names):
+        return None
+    return "the finding %s on %s names %s without %s, which aim it at the finding's entry alone" % (
+        fault.id, finding["host"], finding["fix_role"], " and ".join(fault.fix_var_names))
+
+
 def role_plan(role, view, host_vars):
     """The changes ``role`` would make on a host: its faults' plans (``Fault.plan``) together, or None when one cannot tell.
 
@@ -412,7 +426,9 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
     its variables: its groups, and with ``every_role`` the variables a role needs and the facts
     playbooks/facts.yml registered). A role a finding names for a host outside its fault's groups (``Fault.fix_groups``;
     a finding whose id names no fault of that role: the groups every-role mode runs the role on) is refused: a findings
-    file from another inventory, where the host name meant another machine. With ``every_role`` each host gets the
+    file from another inventory, where the host name meant another machine. So is a finding of a fault fixed from
+    findings only whose ``fix_vars`` lack one of its ``fix_var_names`` or give it empty (``_unaimed``: the role would run
+    on its defaults, wider than the finding). With ``every_role`` each host gets the
     roles of its groups that its facts do not show converged (``every_role_plan``; ``changes``: what the plans expect them to change) and no vars;
     otherwise the roles and vars ``findings`` name (``fix_roles_by_host``, ``fix_vars_by_host``; None
     is no findings), less an opt-in role whose variable the host does not set true (``skipped``, with
@@ -431,10 +447,12 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
                 plans[host] = dict(plan, vars={})
         return plans
     roles, fix_vars = fix_roles_by_host(findings or []), fix_vars_by_host(findings or [])
-    allowed = {}
+    allowed, unaimed = {}, {}
     for finding in findings_of(findings or []):
         if finding.get("fix_role"):
             allowed.setdefault((finding["host"], finding["fix_role"]), []).append(_groups_of(finding))
+            if _unaimed(finding):
+                unaimed.setdefault((finding["host"], finding["fix_role"]), _unaimed(finding))
     for host in hosts:
         if not roles.get(host):
             continue
@@ -448,6 +466,10 @@ def remediate_plans(findings, host_vars, hosts, every_role, strict=True) -> dict
                 if strict:
                     raise ValueError("%s: refusing a findings file from another inventory" % reason)
                 outside[role] = "%s: remediate refuses these findings" % reason
+            elif (host, role) in unaimed:
+                if strict:
+                    raise ValueError("%s: refusing a findings file edited by hand or from another version" % unaimed[(host, role)])
+                outside[role] = "%s: remediate refuses these findings" % unaimed[(host, role)]
         skipped = dict(outside, **{role: opt_in_missing(role, host_vars[host]) for role in roles[host]
                                    if role not in outside and opt_in_missing(role, host_vars[host])})
         plans[host] = {"roles": [role for role in roles[host] if role not in skipped], "vars": fix_vars.get(host, {}),

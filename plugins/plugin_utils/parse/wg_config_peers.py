@@ -20,6 +20,8 @@ a number of seconds or ``off``) and systemd.netdev(5) (``[NetDev]`` Name= and Ki
 
 from __future__ import annotations
 
+import base64
+import binascii
 import posixpath
 
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
@@ -38,6 +40,17 @@ def keepalive_seconds(value):
     if text.lower() == "off" or (text.isdigit() and int(text) == 0):
         return None
     return int(text) if text.isdigit() else value
+
+
+def _public_key(value):
+    """``value`` (the pubkey line's) stripped when it is one key in wg(8)'s format (44 characters of base64, 32 bytes),
+    else None (empty: no wg or a key it rejected; anything else is not taken for a key)."""
+    key = value.strip()
+    try:
+        raw = base64.b64decode(key, validate=True) if len(key) == 44 else b""
+    except (binascii.Error, ValueError):
+        raw = b""
+    return key if len(raw) == 32 else None
 
 
 def _allowed_ips(kept, kind, value) -> list:
@@ -62,7 +75,8 @@ def parse_wg_config_peers(text: str) -> list:
     file's ``Address =`` values of ``[Interface]`` (comma-separated, several lines add up; wg-quick(8)); None for a
     .netdev (networkd sets the addresses from a .network file, which is not read). ``configured_public_key``: the
     interface's own public key as the file's private key gives it (its ``pubkey`` line); None when not known
-    (no ``wg`` on the target, no private key in the file, one ``wg pubkey`` rejects, or a listing from before).
+    (no ``wg`` on the target, no private key in the file, one ``wg pubkey`` rejects, a value that is no key of wg(8)'s
+    format, or a listing from before).
     ``persistent_keepalive_s``: ``keepalive_seconds`` of the peer's setting (None when unset or
     off). ``allowed_ips``: the peer's AllowedIPs values as written, in order (``[]``: none): wg(8) takes a
     comma-separated list and adds up repeated lines; systemd.netdev(5) separates them by commas or spaces, adds up
@@ -90,7 +104,7 @@ def parse_wg_config_peers(text: str) -> list:
                                         "wireguard": kind == "wg-quick", "addresses": [] if kind == "wg-quick" else None,
                                         "configured_public_key": None})
         if name == DERIVED_PUBLIC_KEY:
-            entry["configured_public_key"] = value.strip() or None
+            entry["configured_public_key"] = _public_key(value)
         elif name == "section":
             entry["section"] = value.strip().lower()
             if entry["section"] == PEER_SECTIONS[kind]:

@@ -68,3 +68,17 @@ def test_bad_seed_and_too_small_fleet_are_refused():
         gf.fleet(2, seeds=["no_such"])
     with pytest.raises(ValueError, match="at least 11 hosts"):
         gf.fleet(2, size=5)
+
+
+def test_the_seeds_whose_finding_has_several_signs_or_cases_are_found_by_the_one_they_seed():
+    # a finding still found through another sign would hide a rule that lost the seeded one: the copied [Peer] is found
+    # as another host's address (h05's, high), the old key by its endpoint (where the others reach h02), the uci key by the
+    # running-key case
+    views, _expected = gf.fleet(2, seeds=["endpoint_address_mismatch"])
+    (evidence,) = [finding["evidence"] for finding in registry.find_findings(views)]
+    assert ("another host's address" in evidence["signs"], evidence["confidence"], evidence["address_of_hosts"]) == (
+        True, "high", [gf.host_name(0, 5)])
+    views, _expected = gf.fleet(2, seeds=["public_key_mismatch"])
+    cases = sorted((finding["host"], finding["evidence"]["case"], finding["evidence"].get("matched_by"))
+                   for finding in registry.find_findings(views) if finding["id"] == "public_key_mismatch")
+    assert cases == [(gf.host_name(0, 3), "peer_lists_another_key", "endpoint"), (gf.host_name(0, 5), "running_key_not_configured", None)]

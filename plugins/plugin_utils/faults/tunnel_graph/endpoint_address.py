@@ -31,11 +31,12 @@ A finding needs all of:
   - ``another host's address``: it is on a device of another host of the run, or others reach another host at it
     and at that port (a ``[Peer]`` copied with the wrong Endpoint; the host is named). A private address
     (``PRIVATE``: RFC 1918, CGNAT, ULA) counts only when exactly one other host has it: sites numbered alike are
-    common. Not a host that may be B's NAT: a public address on its device while B has no public address of that
-    family and a prefix connected on that host holds one of B's (a router forwarding a port to B behind it); nor a
-    host others reach at that address on another port (a NAT shared with B);
-  - ``the name resolves to the other end now``: the hostname now resolves to one of B's addresses (the peer moved,
-    the entry was not set again);
+    common. Not a host that may be B's NAT: a public address on its device while a prefix connected on that host holds
+    one of B's private addresses of that family (a router forwarding a port to B behind it, B perhaps with a public
+    uplink of its own too); nor a host others reach at that address on another port (a NAT shared with B);
+  - ``the name resolves to the other end now``: the hostname now resolves to one of B's addresses of the same family
+    and kind (private or public) as the address in use (the peer moved, the entry was not set again); a private
+    address of B for a public one in use is what a split-horizon DNS gives the controller on B's LAN, not a move;
   - ``others reach it elsewhere``: other entries reach B with a fresh handshake at another address of the same
     family and kind (private or public): peers on B's LAN reaching it at a private address say nothing about the
     public address a NAT forwards to B;
@@ -47,7 +48,8 @@ Severity ``high``, as endpoint_port_mismatch: the tunnel does not come up (or no
 nothing else breaks. ``confidence``: ``high`` with ``inside the tunnel``, ``another host's address`` or ``the name
 resolves to the other end now`` (each names where the address really belongs); ``medium`` with only ``others reach it
 elsewhere`` or ``sent into nothing``: B may have a second uplink or a NAT address the run does not see (a stale
-handshake of an idle tunnel is normal), and the finding says so. Not judged: a disabled entry, an interface whose files
+handshake of an idle tunnel is normal), and the finding says so. Not judged: a disabled entry, a link-local, loopback
+or multicast endpoint (``link_addresses`` leaves those out, so B's could not be told), an interface whose files
 are ambiguous (``config_ambiguous``), an entry whose key is no machine or two machines of the run. The endpoint's port
 is endpoint_port_mismatch's. A never-completing handshake on the same entry is handshake_never_completes' too (the
 path): both findings then name the same entry.
@@ -182,13 +184,14 @@ def _same_scope(address, others):
 
 def _holders(index, address, port, own, b_hosts):
     """The other hosts ``address`` is known to be: on a device of theirs, unless that host may be the NAT in front of
-    the other end (the address is public, the other end has no public one of that family, and a prefix connected on
-    that host holds one of the other end's addresses); or where others reach them at that very port (a NAT shared with
-    the other end forwards another port to it)."""
-    natted = not private(address) and not _same_scope(address, own)
+    the other end (the address is public and a prefix connected on that host holds one of the other end's private
+    addresses of that family: a router forwarding a port to the other end behind it, which may have a public uplink of
+    its own too; a port it listens on tells nothing, as a forward takes the packets first); or where others reach them
+    at that very port (a NAT shared with the other end forwards another port to it)."""
+    behind = [] if private(address) else [mine for mine in own if mine.version == address.version and private(mine)]
     hosts = set()
     for name in index["on_device"].get(address, set()) - b_hosts:
-        if natted and any(mine.version == net.version and mine in net for mine in own for net in index["networks"].get(name, [])):
+        if any(mine.version == net.version and mine in net for mine in behind for net in index["networks"].get(name, [])):
             continue
         hosts.add(name)
     hosts |= {name for face_port, name in index["as_face"].get(address, set()) if face_port == port and name not in b_hosts}
@@ -242,7 +245,8 @@ def _signs(edge, address, resolved, index, nodes):
     if holders and (not private(address) or len(holders) == 1):
         signs.append(OTHER_HOST)
     now = {found for found in (address_of(value) for value in (resolved or {}).get("addresses") or []) if found is not None}
-    if now & (own | faces):
+    # of the address's family and kind: a split-horizon answer (B's LAN address for a public one in use) is no move
+    if any(_same_scope(address, [found]) for found in now & (own | faces)):
         signs.append(MOVED)
     if any(_same_scope(address, [face]) for face in faces):
         signs.append(ELSEWHERE)
@@ -298,7 +302,7 @@ def endpoint_address(host, view, views):
     for edge, other in _candidates(graph, host):
         index = _index(graph)   # built on the first entry to judge: a fleet of fresh handshakes never needs it
         address, resolved = _judged_address(graph, edge)
-        if address is None:
+        if not _usable(address):   # none, or link-local (fe80::2%eth0 on a LAN): B's link_addresses leave those out
             continue
         now = {address_of(value) for value in (resolved or {}).get("addresses") or []}
         if resolved is not None and address in now:

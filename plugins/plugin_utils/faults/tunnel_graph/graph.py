@@ -164,6 +164,8 @@ def _linux(host, facts):
         owner = _CONFIG_OWNER[config["kind"]]
         own_keys[name] = None if unsure else config.get("configured_public_key")
         if owner == "wg-quick" and config.get("addresses") is not None and not unsure:
+            if not isinstance(config["addresses"], list):
+                raise TypeError("addresses of %s is %s, not a list" % (config.get("path"), type(config["addresses"]).__name__))
             addresses[name] = list(config["addresses"])
         peers = [peer for peer in config.get("peers") or [] if peer.get("public_key")]
         for index, peer in enumerate(peers):
@@ -278,6 +280,29 @@ def _openwrt(host, facts):
     return nodes, edges
 
 
+_TEXT = (str, type(None))
+_NUMBER = (int, type(None))
+# the fields the rules hash, compare or parse, and the types they take (None: not known)
+_NODE_SHAPES = {"public_key": _TEXT, "configured_public_key": _TEXT, "listen_port": _NUMBER, "addresses": (list, type(None))}
+_EDGE_SHAPES = {"public_key": _TEXT, "endpoint_host": _TEXT, "endpoint_port": _NUMBER, "configured_endpoint_host": _TEXT,
+                "configured_endpoint_port": _NUMBER, "handshake_age_s": _NUMBER,
+                "rx_bytes": _NUMBER, "tx_bytes": _NUMBER, "allowed_ips": (list,), "configured_allowed_ips": (list, type(None))}
+
+
+def _check_shapes(nodes, edges):
+    """Raise TypeError naming the first field of ``nodes`` or ``edges`` (one host's) of another type than the rules
+    take (a list for a key, a string for a port, an AllowedIPs item that is no string): the host is then ``unreadable``
+    instead of failing every host's rules (a key of the wrong type cannot even be looked up)."""
+    for kind, items, shapes in (("interface", nodes, _NODE_SHAPES), ("entry", edges, _EDGE_SHAPES)):
+        for name, item in items.items():
+            for field, types in shapes.items():
+                value = item[field]
+                if not isinstance(value, types):
+                    raise TypeError("%s %s: %s is %s" % (kind, name, field, type(value).__name__))
+                if isinstance(value, list) and not all(isinstance(part, str) for part in value):
+                    raise TypeError("%s %s: %s holds a non-string" % (kind, name, field))
+
+
 def _split_endpoint(endpoint):
     """``"203.0.113.1:51820"`` -> ("203.0.113.1", 51820); ``"[2001:db8::1]:51820"`` -> ("2001:db8::1", 51820); a value
     without a port number (or None) -> (its host part or None, None)."""
@@ -343,6 +368,7 @@ def build_graph(views, resolve=None) -> dict:
                 got = _openwrt(host, view["openwrt"])
             else:
                 got = _linux(host, view.get("tunnelfix"))
+            _check_shapes(*got)
         except (AttributeError, TypeError, KeyError, ValueError) as exc:
             unreadable[host] = "its WireGuard facts have an unexpected shape (%s: %s)" % (type(exc).__name__, exc)
             continue
@@ -353,8 +379,13 @@ def build_graph(views, resolve=None) -> dict:
         if nodes[node]["public_key"]:
             keys.setdefault(nodes[node]["public_key"], []).append(node)
     _merge_aliases(nodes, edges, keys)
+    owners = {}   # every key an interface of the run has or will have: running, or what its kept private key gives
+    for node in sorted(nodes):   # (an interface not up has only the latter: a private key pasted for it is hidden too)
+        for key in (nodes[node]["public_key"], nodes[node]["configured_public_key"]):
+            if key and node not in owners.setdefault(key, []):
+                owners[key].append(node)
     hidden = {key: placeholder(node) for key, node in
-              leaked([edge["public_key"] for edge in edges.values() if edge["public_key"] not in keys], keys).items()}
+              leaked([edge["public_key"] for edge in edges.values() if edge["public_key"] not in keys], owners).items()}
     if hidden:
         edges = _hide(edges, hidden)
     back = {}
@@ -416,11 +447,15 @@ def _hide(edges, hidden):
 
 
 def _connected(view):
-    """The host's ``link_addresses`` devices (``{device: ["address/prefix", ...]}``), or None when not read."""
+    """The host's ``link_addresses`` devices (``{device: ["address/prefix", ...]}``), or None when not read (or of
+    another shape: a device's addresses that are no list of strings)."""
     facts = view.get("openwrt") if isinstance(view.get("openwrt"), dict) else view.get("tunnelfix")
     reading = (facts or {}).get("link_addresses") if isinstance(facts, dict) else None
     devices = reading.get("devices") if isinstance(reading, dict) else None
-    return devices if isinstance(devices, dict) else None
+    if not isinstance(devices, dict) or not all(isinstance(values, list) and all(isinstance(value, str) for value in values)
+                                                for values in devices.values()):
+        return None
+    return devices
 
 
 _CACHE = {}

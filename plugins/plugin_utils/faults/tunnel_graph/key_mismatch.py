@@ -9,10 +9,16 @@ never leaves it). Two cases of one fault, judged together because each decides w
 - ``peer_lists_another_key`` (on the host with the wrong line): an entry of host B whose key K is no interface's of
   the run, meant for interface A of another host: B's endpoint for it is one of A's host addresses (``link_addresses``,
   or the inventory name, and A listens on the endpoint's port when both are known: another port there is a port
-  forwarded elsewhere, or another tunnel) or else A's tunnel
-  address (wg-quick ``Address``, uci ``addresses``) lies in the entry's AllowedIPs (those of a /24 or narrower, IPv6
-  /64: a wider one names no single interface), A being the only interface of the run it could be (an interface whose
-  key B already lists is not, nor one whose running key another interface has too: duplicate_public_key's finding).
+  forwarded elsewhere, or another tunnel), or where other entries reach A with a fresh handshake at that address and
+  port (a hub behind a NAT; a private address, ``endpoint_address.PRIVATE``, only together with the AllowedIPs below:
+  sites numbered alike give another site's router the same LAN address) or else A's tunnel
+  address (wg-quick ``Address``, uci ``addresses``) lies in a prefix of the entry's AllowedIPs that is A's address
+  alone or narrower than A's own tunnel subnet (the ``/24`` of ``10.77.0.2/24``), and a /24 or narrower (IPv6 /64): a
+  prefix as wide as the tunnel subnet is what a spoke lists for its hub and names no single interface (with the hub's
+  facts not read, the one other spoke in the run would look meant), A being the only interface of the run it could be
+  (an interface whose key B already lists is not, nor one whose running key another interface has too:
+  duplicate_public_key's finding). Not an entry with a handshake newer than ``STALE_HANDSHAKE_S``: the handshake proves
+  its key is the one the machine that answers has (a standby hub not in the run, say).
   Indexed once per graph: linear in the entries. A's key P: the running one, else the one its private key gives.
   B's interface drops A's handshakes (no peer with that key) and A's go unanswered: replace K by P.
   Not when K is the key A's private key gives while A runs another: B already has A's next key, and the second case
@@ -31,7 +37,11 @@ A private key pasted as K is the graph's placeholder (keys.py): the finding name
 
 from __future__ import annotations
 
+import ipaddress
+
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import private
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, no_interface
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
 
@@ -46,11 +56,22 @@ def own_keys(node) -> set:
 
 def _ips(values):
     """The addresses of ``values`` (``"10.77.0.2/24"``, ``"203.0.113.1"``, ``"[2001:db8::1]"``), unreadable ones left out."""
+    return [ip for ip, _length in _ips_and_lengths(values)]
+
+
+def _full(ip):
+    return 32 if ip.version == 4 else 128
+
+
+def _ips_and_lengths(values):
+    """(address, prefix length) of ``values`` (``"10.77.0.2/24"`` -> (10.77.0.2, 24); no or an unreadable length: the
+    address's full length), unreadable addresses left out."""
     out = []
     for value in values or []:
-        ip = ipnet.endpoint_address(str(value).partition("/")[0]) if value else None
+        text, sep, length = str(value).partition("/") if value else ("", "", "")
+        ip = ipnet.endpoint_address(text) if text else None
         if ip is not None:
-            out.append(ip)
+            out.append((ip, int(length) if sep and length.isdigit() and int(length) <= _full(ip) else _full(ip)))
     return out
 
 
@@ -70,14 +91,20 @@ def _index(graph):
             if machine(graph["nodes"], name) != name or not own_keys(node):
                 continue
             hosts.setdefault(node["host"], []).append(name)
-            for ip in _ips(node["addresses"]):
+            for ip, length in _ips_and_lengths(node["addresses"]):
                 bucket = ipnet.network("%s/%d" % (ip, _BUCKET[ip.version]))
-                buckets.setdefault((ip.version, str(bucket)), []).append((ip, name))
+                buckets.setdefault((ip.version, str(bucket)), []).append((ip, length, name))
         for host, devices in graph["connected"].items():
             for ip in {ip for values in (devices or {}).values() for ip in _ips(values)}:
                 addresses.setdefault(ip, []).append(host)
+        faces = {}   # where others reach a node with a fresh handshake: a hub behind a NAT has that address on no device
+        for edge in graph["edges"]:
+            if len(edge["to"]) == 1 and edge["running"] and not edge["disabled"] and _fresh(edge["handshake_age_s"]):
+                ip = ipnet.endpoint_address(str(edge["endpoint_host"])) if edge["endpoint_host"] else None
+                if ip is not None and edge["endpoint_port"]:
+                    faces.setdefault(ip, set()).add((edge["endpoint_port"], machine(graph["nodes"], edge["to"][0])))
         _INDEX.clear()
-        _INDEX.update(graph=graph, index=(buckets, addresses, hosts))
+        _INDEX.update(graph=graph, index=(buckets, addresses, hosts, faces))
     return _INDEX["index"]
 
 
@@ -87,7 +114,7 @@ def meant_for(graph, edge):
     a /24 (IPv4) or /64 (IPv6) are not read: they name no single interface."""
     nodes = graph["nodes"]
     here = nodes[edge["from"]]
-    buckets, addresses, hosts = _index(graph)
+    buckets, addresses, hosts, faces = _index(graph)
     listed = {entry["public_key"] for entry in graph["by_node"].get(edge["from"], [])}
 
     def fits(name):   # another host's interface B has no entry for, whose key is its own (duplicate_public_key's else)
@@ -96,19 +123,35 @@ def meant_for(graph, edge):
                 and len(graph["keys"].get(node["public_key"], [name])) == 1)
 
     endpoints = [value for value in (edge["configured_endpoint_host"], edge["endpoint_host"]) if value]
-    named = {host for value in endpoints for host in [value] + addresses.get(ipnet.endpoint_address(str(value)), [])}
+    named, shared = set(endpoints), set()   # inventory names and public addresses; private addresses (sites numbered alike)
     ports = {edge["configured_endpoint_port"], edge["endpoint_port"]} - {None}
-    by_endpoint = [name for host in sorted(named) for name in hosts.get(host, []) if fits(name)
-                   and (not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports)]
+    reached, reached_shared = set(), set()   # nodes others reach at the endpoint's address and port
+    for value in endpoints:
+        ip = ipnet.endpoint_address(str(value))
+        is_private = ip is not None and private(ipaddress.ip_address(str(ip)))
+        (shared if is_private else named).update(addresses.get(ip, []))
+        (reached_shared if is_private else reached).update(node for port, node in faces.get(ip, ()) if port in ports)
+
+    def at_endpoint(found, nodes_reached):
+        listed_at = [name for host in sorted(found) for name in hosts.get(host, [])
+                     if not ports or nodes[name]["listen_port"] is None or nodes[name]["listen_port"] in ports]
+        return [name for name in dict.fromkeys(listed_at + sorted(nodes_reached)) if fits(name)]
+
+    by_endpoint = at_endpoint(named, reached)
     if len(by_endpoint) == 1:
         return by_endpoint[0], "endpoint"
+    # a private address names an interface only with its AllowedIPs: another site's router may have the same one
+    by_endpoint = by_endpoint or at_endpoint(shared, reached_shared)
     allowed = edge["configured_allowed_ips"] if edge["configured_allowed_ips"] is not None else edge["allowed_ips"]
     by_allowed = set()
     for net in (ipnet.network(str(prefix)) for prefix in allowed or []):
         if net is None or net.prefixlen < _BUCKET[net.version]:
             continue
         bucket = ipnet.network("%s/%d" % (net.network, _BUCKET[net.version]))
-        by_allowed |= {name for ip, name in buckets.get((net.version, str(bucket)), []) if ip in net and fits(name)}
+        # a prefix as wide as the interface's own tunnel subnet (a spoke's 10.77.0.0/24 for its hub) names the subnet,
+        # not the interface: only a narrower one, or the single address, does
+        by_allowed |= {name for ip, length, name in buckets.get((net.version, str(bucket)), [])
+                       if ip in net and (net.prefixlen > length or net.prefixlen == _full(ip)) and fits(name)}
     if by_endpoint:
         by_allowed &= set(by_endpoint)
     return (by_allowed.pop(), "allowed_ips") if len(by_allowed) == 1 else (None, None)
@@ -137,10 +180,16 @@ def _where_private_key(view, node):
     return None, None
 
 
+def _fresh(age):
+    """A handshake newer than STALE_HANDSHAKE_S: the entry's key is the one the private key of the machine that answers
+    gives (a WireGuard handshake proves it), whatever interface the entry may look meant for."""
+    return isinstance(age, int) and not isinstance(age, bool) and age <= STALE_HANDSHAKE_S
+
+
 def _listed_for(graph, host):
     out = []
     for edge in graph["by_host"].get(host, []):
-        if edge["to"] or edge["disabled"]:
+        if edge["to"] or edge["disabled"] or _fresh(edge["handshake_age_s"]):
             continue
         name, how = meant_for(graph, edge)
         if name is None:

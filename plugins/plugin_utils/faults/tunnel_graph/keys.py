@@ -5,9 +5,9 @@
 An operator who copies the wrong line of the other end's file puts its PrivateKey in a [Peer] PublicKey line (or uci
 ``public_key``). ``wg setconf`` takes any 32 bytes as a peer key, so the running entry carries it too, and the facts
 read PublicKey lines as they are (they are public). When the host whose private key it is runs in the same run, its
-public key is that key's X25519 public key (RFC 7748, section 5: the scalar times the base point u = 9): ``leaked``
-finds such keys, and the graph shows a placeholder instead (graph.py), and the registry removes them from every
-finding.
+public key (the running one, or for an interface not up the one its kept private key gives) is that key's X25519
+public key (RFC 7748, section 5: the scalar times the base point u = 9): ``leaked`` finds such keys, and the graph
+shows a placeholder instead (graph.py), and the registry removes them from every finding.
 
 Only keys shaped like a generated private key are derived: ``wg genkey`` (and wireguard-go, the apps) clamp the key
 (RFC 7748: the low 3 bits of the first byte cleared, the top bit of the last cleared, the next one set), which a

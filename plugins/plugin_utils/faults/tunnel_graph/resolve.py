@@ -14,12 +14,14 @@ controller. The rule therefore uses a resolution as a sign only where it points 
 
 from __future__ import annotations
 
+import collections
 import ipaddress
 import socket
 import threading
 import time
 
-RESOLVE_TIMEOUT_S = 2.0   # for all names together: each is resolved in a thread of its own
+RESOLVE_TIMEOUT_S = 2.0   # for all names together
+MAX_THREADS = 32          # resolving at once: a fleet of dynamic-DNS names must not start a thread per name
 
 
 def address_of(text):
@@ -39,22 +41,40 @@ def _resolve_one(name, out):
         infos = socket.getaddrinfo(name, None, 0, socket.SOCK_DGRAM)
         found = sorted({info[4][0].split("%", 1)[0] for info in infos}, key=lambda value: (":" in value, value))
         out[name] = {"addresses": found, "error": None if found else "no address"}
-    except (socket.gaierror, OSError, UnicodeError) as exc:
+    except (socket.gaierror, OSError, UnicodeError, ValueError) as exc:   # ValueError: a NUL in the name
         out[name] = {"addresses": [], "error": "cannot be resolved (%s)" % exc}
+
+
+def _worker(pending, out):
+    """Resolve names from ``pending`` until it is empty (deque.popleft is atomic)."""
+    while True:
+        try:
+            name = pending.popleft()
+        except IndexError:
+            return
+        _resolve_one(name, out)
 
 
 def resolve_names(names, timeout_s=RESOLVE_TIMEOUT_S) -> dict:
     """``{name: {"addresses": ["203.0.113.7", "2001:db8::7"], "error": None}}`` for each of ``names`` (hostnames),
-    resolved with ``socket.getaddrinfo`` (IPv4 first, each address once, sorted), all names at once in daemon threads;
-    a name not answered within ``timeout_s`` (all together) gets ``{"addresses": [], "error": "no answer within N s"}``,
-    one that fails ``"cannot be resolved (...)"``. Never raises for a name; returns {} for none."""
+    resolved with ``socket.getaddrinfo`` (IPv4 first, each address once, sorted) by at most ``MAX_THREADS`` daemon
+    threads at once (a resolver that blocks keeps those only); a name not answered within ``timeout_s`` (all together)
+    gets ``{"addresses": [], "error": "no answer within N s"}``, one that fails ``"cannot be resolved (...)"``, all of
+    them ``"not resolved (no thread could be started)"`` when the system starts no thread. Never raises for a name;
+    returns {} for none."""
     names = sorted(set(names))
     out, threads = {}, []
-    for name in names:
-        thread = threading.Thread(target=_resolve_one, args=(name, out), daemon=True)
-        thread.start()
-        threads.append(thread)
+    pending = collections.deque(names)
     deadline = time.monotonic() + timeout_s
+    for _number in range(min(MAX_THREADS, len(names))):
+        thread = threading.Thread(target=_worker, args=(pending, out), daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:   # "can't start new thread": a pids limit; the threads already started go on
+            break
+        threads.append(thread)
+    if not threads:
+        return {name: {"addresses": [], "error": "not resolved (no thread could be started)"} for name in names}
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
     return {name: dict(out[name]) if name in out else {"addresses": [], "error": "no answer within %g s" % timeout_s}

@@ -180,3 +180,15 @@ def test_the_pubkey_line_is_the_file_s_whatever_section_it_follows():
             "/etc/wireguard/wg0.conf\twg-quick\tpubkey\t%s\n" % (KEY_A, KEY_B))
     (config,) = parse_wg_config_peers(text)
     assert config["configured_public_key"] == KEY_B and [peer["public_key"] for peer in config["peers"]] == [KEY_A]
+
+
+@pytest.mark.parametrize("value", ["wg: Key is not the correct length or format", "%s=" % ("A" * 42), "%s==" % ("A" * 42),
+                                   "%s=" % ("!" * 43), KEY_A + KEY_B])
+def test_a_pubkey_value_that_is_no_public_key_is_unknown(value):
+    """What is not one key of wg(8)'s format (44 characters of base64, 32 bytes) is not taken for the interface's key
+    (a wg that printed anything else would make public_key_mismatch compare the running key with it); the listing's
+    other lines stand. Breaker session 41: the OpenWrt parser already refused it, this one kept any text."""
+    text = ("/etc/wireguard/wg0.conf\twg-quick\tsection\tPeer\n/etc/wireguard/wg0.conf\twg-quick\tpublickey\t%s\n"
+            "/etc/wireguard/wg0.conf\twg-quick\tpubkey\t%s\n" % (KEY_A, value))
+    (config,) = parse_wg_config_peers(text)
+    assert config["configured_public_key"] is None and config["peers"][0]["public_key"] == KEY_A

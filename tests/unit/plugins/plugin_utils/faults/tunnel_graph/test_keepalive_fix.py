@@ -220,3 +220,21 @@ def test_two_findings_on_one_host_aim_the_role_at_both_entries(tg):
                   fix_vars=FAULT.fix_vars(dict(first["evidence"], interface="wg1", peer_public_key=tg.OLD)))
     assert fix_vars_by_host([first, second]) == {"hub": {"wireguard_keepalive_interfaces": ["wg0", "wg1"],
                                                          "wireguard_keepalive_public_keys": sorted([tg.PEER, tg.OLD])}}
+
+
+@pytest.mark.parametrize("fix_vars", [None, {}, {"wireguard_keepalive_interfaces": ["wg0"]},
+                                      {"wireguard_keepalive_interfaces": ["wg0"], "wireguard_keepalive_public_keys": []}])
+def test_a_graph_finding_without_the_vars_that_aim_it_runs_nothing_on_a_hub(tg, fix_vars):
+    # a keepalive_on_wrong_side finding (its groups let the role run on hubs) with no or partial fix_vars (a file edited
+    # by hand, or from another version) would run the role on its defaults there: a keepalive on every entry of the hub
+    # that keeps an endpoint, which every-role mode never does on a hub (breaker session 41)
+    finding = dict(_found(_hub_starts(tg))[0])
+    finding.pop("fix_vars")
+    if fix_vars is not None:
+        finding["fix_vars"] = fix_vars
+    host_vars = {"hub": {"group_names": [HUBS]}}
+    with pytest.raises(ValueError, match="keepalive_on_wrong_side on hub names tunnelfix.fleet.wireguard_keepalive without "
+                                         "wireguard_keepalive_interfaces and wireguard_keepalive_public_keys"):
+        remediate_plans([finding], host_vars, ["hub"], False)
+    plan = remediate_plans([finding], host_vars, ["hub"], False, False)["hub"]
+    assert plan["roles"] == [] and "remediate refuses these findings" in plan["skipped"][ROLE]
