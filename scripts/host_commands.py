@@ -97,6 +97,7 @@ FUNCTION_WRAPPERS = {
     "tests/matrix/run.sh:check": ("host", 1),         # check NAME CMD...: one check of a matrix leg
     "tests/openwrt_image/run.sh:play": ("arguments", 0),   # ansible-playbook options
     "tests/rollout/run.sh:run": ("arguments", 2),          # run NAME CHECK ansible-playbook options
+    "tests/graph/run.sh:run_playbook": ("arguments", 1),   # run_playbook NAME ansible-playbook options
     "examples/user-ci/pipeline.sh:playbook": ("arguments", 2),   # playbook NAME LOG ansible-playbook options
 }
 
