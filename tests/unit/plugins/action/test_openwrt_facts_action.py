@@ -334,7 +334,8 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     facts = facts_of(result)
     assert_one_execution(action)
     calls = action.router.calls()
-    assert sorted(calls) == sorted(set(tunnel_router) | {"ip route show table all", "ip route get 203.0.113.10"})
+    assert sorted(calls) == sorted(set(tunnel_router) | {"ip route show table all", "ip route get 203.0.113.10",
+                                                         "wg show all preshared-keys"})
     wireguard = facts["wireguard"]
     assert (wireguard["wg_installed"], wireguard["live"], wireguard["note"]) == (True, True, None)
     assert wireguard["interfaces"]["wg0"]["configured_public_key"] == OWN_PUBLIC_KEY

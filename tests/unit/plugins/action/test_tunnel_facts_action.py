@@ -185,7 +185,7 @@ def test_no_wg_is_reported_not_failed(shell_router, peer):
     answers = {k: v for k, v in peer.items() if k != "wg show all dump"}
     _host, result = run(shell_router, answers, gather_subset=["wireguard"])
     assert result["ansible_facts"]["tunnelfix"]["wireguard"] == {
-        "available": False, "interfaces": {}, "configs": [], "sampled_at_epoch": None,
+        "available": False, "interfaces": {}, "configs": [], "sampled_at_epoch": None, "preshared_key_salt_id": None,
         "config_dirs": {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}}
 
 
