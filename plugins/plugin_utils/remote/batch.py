@@ -194,8 +194,9 @@ def batch_script(steps, nonce: str, environment=None) -> str:
     read_later = {name for item in steps if isinstance(item, ForEachLine) for name in item.inputs}
     for index, item in enumerate(steps):
         if isinstance(item, Step):
-            if not item.name or "\n" in item.name or item.name in files or (item.name == SAME_NAME and _written_name(item) != SAME_NAME):
-                raise ParseError("batch step name must be one unique line, got %r" % (item.name,))
+            misread = item.name == SAME_NAME and [str(word) for word in item.argv] != [SAME_NAME]   # read as its words
+            if not item.name or "\n" in item.name or item.name in files or misread:
+                raise ParseError("batch step name must be one unique line (and not %r), got %r" % (SAME_NAME, item.name))
             if item.after_failure and item.after_success:
                 raise ParseError("batch step %r cannot run both after a failure and after a success" % (item.name,))
             files[item.name] = '"$T/%d.out"' % index
