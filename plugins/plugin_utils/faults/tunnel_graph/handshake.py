@@ -7,7 +7,9 @@ Read from the tunnel graph (``graph.graph_of``) on pairs of entries that list ea
 the other's running interface reports (``wg`` derives it from the private key there), so "a wrong public key" is not a
 cause here (one_sided_peer and duplicate_public_key judge keys). What is left is a preshared key (PSK) that differs, or
 the path. The classification comes from the counters of both ends' entries (``rx_bytes``, ``tx_bytes``, bytes since
-the entry was created) and whether each end has a PSK (``has_preshared_key``: the facts carry no PSK nor any digest).
+the entry was created), whether each end has a PSK (``has_preshared_key``) and, with a PSK on both ends, whether the
+two are the same (``preshared_keys``: their fingerprints, made on each host with the run's salt, remote/psk_fingerprint.py;
+compared only when both carry the same salt id: one run).
 
 Measured on wireguard-go v0.0.20220316 (wireguard-tools v1.0.20210914, Linux 6.18, 2026-12-05; the recorded
 ``wg show all dump`` of both ends, redacted as the facts read it: tests/unit/fixtures/wg_dump_redacted/, README there).
@@ -31,13 +33,17 @@ grow: R accepted them, so path I->R and both keys are right; R's ``rx_bytes`` 0:
 which the joined pair excludes), and whether the answers count at the initiator. A differing PSK and a path that drops
 only the answers give the same counters byte for byte (I's ``rx_bytes`` stay 0 although R's answers arrive: a
 response is counted only once it is accepted), so
-with a PSK on both ends the rule says ``cannot tell`` and names both; with a PSK on neither end it is the path back;
+with a PSK on both ends the counters cannot tell, and the fingerprints settle it: different PSKs are certain (as a PSK
+on one end only), equal ones are not the cause and the rows read them as no PSK (the path back); without both
+fingerprints of one run the rule says ``cannot tell`` and names both. With a PSK on neither end it is the path back;
 with a PSK on exactly one end it is certain (WireGuard mixes the PSK into the handshake on both ends, or zeros when
 there is none: the two ends can never agree), whatever the counters say.
 
 Classification (``classification``, ``confidence``; evaluated in this order)::
 
     a PSK on exactly one end (no fresh handshake)          "looks like a key or PSK mismatch"  "certain"
+    PSKs on both ends, fingerprints of one run differ      "looks like a key or PSK mismatch"  "certain"
+    -- below: equal fingerprints read as "no PSK either end" --
     -- below: never a handshake on either end, at least one end sent (tx_bytes > 0); else no finding --
     both ends sent, neither received a byte                "looks like a path problem"         "medium"  (both ways)
     one end sent and received nothing, the other received
@@ -67,7 +73,8 @@ happens now. The recorded pairs (8 s and 14 s, above; 6 s apart) give, evaluated
     of clock resolution off: it tried throughout), the other nothing either way "looks like a path problem" "high" (there)
     ... the other received whole initiations and sent whole 92-byte answers,
         no PSK either end                                                      "looks like a path problem" "high" (way back)
-    ... the same, a PSK on both ends (3, 6b, 8, 8b: byte for byte alike)       "cannot tell"              None
+    ... the same, a PSK on both ends, fingerprints not of one run (3, 6b, 8,
+        8b: byte for byte alike; equal fingerprints: the row above)           "cannot tell"              None
     anything else (no end tries now, a counter went back: the entry was
     recreated, other sizes, an interval under 6 s)                             the one-sample table's classification
 
