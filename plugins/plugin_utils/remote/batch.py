@@ -33,6 +33,12 @@ Two small additions keep this true when names are only known on the target:
   (``ethtool -k br-lan``). Inside ``lines``, ``"$1"``, ``"$2"``... are files holding the stdout
   of the earlier steps named in ``inputs`` (so a listing already printed is read, not run again).
 
+``batch_script(steps, nonce, environment)`` exports ``environment`` (``{NAME: value}``) before the first step: a value
+the controller makes per run for fixed steps (the preshared key fingerprints' salt). A step named exactly as its words
+joined by spaces, none needing quotes (``step_of(["uname", "-r"])``), is written with the name ``=`` and named from its
+words on the target (``"$*"``): the command line an SSH server accepts is bounded (dropbear: 9000 bytes), and the
+facts batches stay well under it.
+
 A step's stdout goes straight to the script's stdout; its stderr (and the stdout of a step a
 ForEachLine reads) goes to a file in a private ``mktemp -d`` directory (removed on exit) and is
 printed after it, ``cat`` only running for a file that is not empty: few processes per step, which
