@@ -124,3 +124,15 @@ def test_a_fingerprint_without_its_hosts_salt_id_is_dropped(load_fixture):
     (edge,) = graph_of(views)["by_host"]["r"]
     assert (edge["preshared_key_fingerprint"], edge["preshared_key_salt_id"]) == (None, None)
     assert _judged(views)["i"] == [(CANNOT_TELL, None, None)]
+
+
+def test_a_second_reading_with_equal_preshared_keys_makes_the_lost_answers_high():
+    """The second sample's row for 6c (no PSK) holds for equal PSKs: whole initiations out, whole answers back, none
+    counted: the path back, high; fingerprints of two salts leave it cannot tell."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.handshake import classify_growth
+
+    def edge(salt):
+        return {"has_preshared_key": True, "preshared_key_fingerprint": fingerprint(salt, FAKE_A), "preshared_key_salt_id": salt_id(salt)}
+    knocks, answers = {"tx": 296, "rx": 0, "s": 6}, {"tx": 184, "rx": 296, "s": 6}
+    assert classify_growth(edge(SALT_ONE), edge(SALT_ONE), knocks, answers) == (PATH, "high", "path_back_out")
+    assert classify_growth(edge(SALT_ONE), edge(SALT_TWO), knocks, answers) == (CANNOT_TELL, None, "psk_or_path_back_out")
