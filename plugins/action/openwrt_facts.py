@@ -24,6 +24,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_comman
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.gather import batch_of, gather_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.route_reader import RouteReader
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.psk_fingerprint import salt_environment, salted
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.udp_gro_reader import UdpGroReader
@@ -54,6 +55,7 @@ class ActionModule(RouteReader, WgLiveReader, TunnelReader, UdpGroReader, OpenWr
         "label": {"type": "str"},
         "preferred_uplink": {"type": "str"},
         "metered_uplinks": {"type": "list", "elements": "str", "default": []},
+        "fingerprint_salt": {"type": "str", "no_log": True},
     }
 
     def run_openwrt(self, args, task_vars):
@@ -64,7 +66,8 @@ class ActionModule(RouteReader, WgLiveReader, TunnelReader, UdpGroReader, OpenWr
             raise AnsibleActionFail("; ".join(errors))
         chosen, shown = choose(known, PLATFORM, subsets)
         steps = batch_of(chosen, PLATFORM)
-        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps)) if steps else {}
+        args = salted(args)
+        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps), environment=salt_environment(args)) if steps else {}
         gathered = gather_readings(self, chosen, PLATFORM, args)
         facts = {name: value for name, value in gathered.items() if name in shown}
         result = {"changed": False, "ansible_facts": {"tunnelfix_openwrt": facts}}

@@ -21,6 +21,7 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch impor
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import ETHTOOL_K, NOT_FOUND
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.gather import batch_of, gather_readings
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.openwrt_action import OpenWrtActionBase
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.psk_fingerprint import salt_environment, salted
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.subset import resolve_gather_subset
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tcp_reader import TcpReader
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.tunnel_reader import TunnelReader
@@ -43,6 +44,7 @@ class ActionModule(TcpReader, TunnelReader, UdpGroReader, OpenWrtActionBase):
     ARGUMENT_SPEC = {
         "gather_subset": {"type": "list", "elements": "str", "default": ["all"]},
         "label": {"type": "str"},
+        "fingerprint_salt": {"type": "str", "no_log": True},
     }
 
     def run_openwrt(self, args, task_vars):
@@ -50,7 +52,8 @@ class ActionModule(TcpReader, TunnelReader, UdpGroReader, OpenWrtActionBase):
         subsets = resolve_gather_subset(args["gather_subset"], public_names(known))
         chosen, shown = choose(known, PLATFORM, subsets)
         steps = batch_of(chosen, PLATFORM)
-        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps))
+        args = salted(args)
+        self.batch = self.run_batch(steps, shown=BATCH_SHOWN % len(steps), environment=salt_environment(args))
         gathered = gather_readings(self, chosen, PLATFORM, args)
         facts = {name: value for name, value in gathered.items() if name in shown}
         result = {"changed": False, "ansible_facts": {"tunnelfix": facts}}

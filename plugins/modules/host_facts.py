@@ -36,6 +36,11 @@ options:
     type: list
     elements: str
     default: []
+  fingerprint_salt:
+    description:
+      - Passed to the chosen action (see the option of the same name of M(tunnelfix.fleet.tunnel_facts)) - the run's
+        salt for the preshared key fingerprints, the same for every host of a run.
+    type: str
 notes:
   - The platform is the inventory's, not probed. M(tunnelfix.fleet.host_platform) probes a host instead.
   - Supports check mode; never changes anything.

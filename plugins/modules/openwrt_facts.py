@@ -104,6 +104,16 @@ options:
     type: list
     elements: str
     default: []
+  fingerprint_salt:
+    description:
+      - 32 lower-case hex digits, the run's salt for the preshared key fingerprints (C(preshared_key_fingerprint) of
+        each peer with a preshared key - the first 16 hex digits of sha256 of the salt and the key, made on the host;
+        the key never leaves it, is never on a command line, in a file or the output). Give every host of a run the
+        same salt (playbooks/facts.yml makes one per run on localhost) so the tunnel graph can tell whether both ends
+        of a tunnel hold the same key; it compares fingerprints of one salt only (C(preshared_key_salt_id)).
+      - Left out, each execution makes a salt of its own (16 random bytes) - fingerprints that match no other host's.
+      - Not returned, not logged (no_log).
+    type: str
 attributes:
   check_mode:
     support: full
@@ -115,7 +125,8 @@ attributes:
     platforms: posix
 notes:
   - Needs only a POSIX shell, C(uci) and the BusyBox applets every OpenWrt has (C(mktemp), C(cat),
-    C(ls), C(sed), C(awk), C(sort)) on the target; C(nft), C(mwan3), C(apk), C(opkg), C(wg),
+    C(ls), C(sed), C(awk), C(sort); C(sha256sum) and C(cut) for the preshared key fingerprints) on the target;
+    C(nft), C(mwan3), C(apk), C(opkg), C(wg),
     C(ip) (iproute2, C(ip-full)) and C(ethtool) are used when present.
   - Never changes anything; runs the same in check mode.
 seealso:
@@ -253,7 +264,9 @@ ansible_facts:
             - C(wg_installed) (bool), C(live) (bool, some interface is live), C(note) (why the view
               is uci only, or null), C(sampled_at_epoch) (the router's clock when the live state was read, Unix
               seconds; null when it was not read), which a second reading of the counters is compared with
-              (M(tunnelfix.fleet.wireguard_counters)).
+              (M(tunnelfix.fleet.wireguard_counters)). C(preshared_key_salt_id) - 8 hex digits naming the salt the
+              preshared key fingerprints were made with, never the salt (null when none was read - no C(sha256sum),
+              C(wg) failing).
             - C(interfaces), by name - C(in_uci), C(live) (bools), C(proto), C(disabled),
               C(private_key_set) (bool; the key itself is never returned), C(listen_port),
               C(mtu) (int or null), C(addresses) (list), C(nohostroute) (bool), C(options) (every
@@ -269,7 +282,9 @@ ansible_facts:
               the kernel does not know the peer - C(endpoint), C(endpoint_host), C(endpoint_port),
               C(allowed_ips), C(latest_handshake_epoch), C(handshake_age_s), C(handshake_state)
               (never, fresh, aging, stale), C(persistent_keepalive_s), C(rx_bytes), C(tx_bytes),
-              C(has_preshared_key)). Live-only peers come last with null uci keys.
+              C(has_preshared_key), C(preshared_key_fingerprint) - 16 hex digits, the salted sha256 of the peer's
+              preshared key made on the router, see O(fingerprint_salt); null without one or when not read).
+              Live-only peers come last with null uci keys.
           type: dict
           sample:
             wg_installed: true

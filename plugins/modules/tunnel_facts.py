@@ -62,6 +62,16 @@ options:
     type: list
     elements: str
     default: [all]
+  fingerprint_salt:
+    description:
+      - 32 lower-case hex digits, the run's salt for the preshared key fingerprints (C(preshared_key_fingerprint) of
+        each peer with a preshared key - the first 16 hex digits of sha256 of the salt and the key, made on the host;
+        the key never leaves it, is never on a command line, in a file or the output). Give every host of a run the
+        same salt (playbooks/facts.yml makes one per run on localhost) so the tunnel graph can tell whether both ends
+        of a tunnel hold the same key; it compares fingerprints of one salt only (C(preshared_key_salt_id)).
+      - Left out, each execution makes a salt of its own (16 random bytes) - fingerprints that match no other host's.
+      - Not returned, not logged (no_log).
+    type: str
 notes:
   - Needs root for C(wg show), and C(sh), C(mktemp) and C(cat) on the target.
   - Hosts without C(wg) report C(wireguard.available=false). Handshake ages are computed from
@@ -115,7 +125,9 @@ ansible_facts:
           description: >-
             C(available) (bool, C(wg) found) and C(interfaces), a dict by interface name with
             C(public_key), C(listen_port), C(fwmark) and C(peers); each peer has C(public_key),
-            C(has_preshared_key), C(endpoint), C(endpoint_host), C(endpoint_port), C(allowed_ips),
+            C(has_preshared_key), C(preshared_key_fingerprint) (16 hex digits, the salted sha256 of the peer's
+            preshared key made on the host, see O(fingerprint_salt); null without one or when not read),
+            C(endpoint), C(endpoint_host), C(endpoint_port), C(allowed_ips),
             C(latest_handshake_epoch) (null when never), C(handshake_age_s) (null when never),
             C(handshake_state) (never/fresh/aging/stale), C(persistent_keepalive_s) (null when
             off), C(rx_bytes), C(tx_bytes); C(sampled_at_epoch), the target's clock when C(wg) was read (Unix
@@ -123,11 +135,14 @@ ansible_facts:
             (M(tunnelfix.fleet.wireguard_counters)). C(configs) - one per wg-quick file and .netdev (C(path), C(kind),
             C(interface), C(addresses), C(peers)) with C(configured_public_key), the public key of the file's own
             private key as C(wg pubkey) derives it on the host (null when not known - no C(wg), no private key;
-            the private key never leaves the host).
+            the private key never leaves the host). C(preshared_key_salt_id) - 8 hex digits naming the salt the
+            fingerprints were made with, never the salt (null when no fingerprint was read - no C(sha256sum), C(wg)
+            failing).
           type: dict
           sample:
             available: true
             sampled_at_epoch: 1767225600
+            preshared_key_salt_id: 5d41c3a2
             interfaces:
               wg0:
                 public_key: HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH=
@@ -144,6 +159,7 @@ ansible_facts:
                     handshake_state: stale
                     persistent_keepalive_s: null
                     has_preshared_key: false
+                    preshared_key_fingerprint: null
                     rx_bytes: 18222010
                     tx_bytes: 2230911
         routes:

@@ -19,6 +19,7 @@ The gathers use the action's readers: ``ethtool_k`` (both actions), ``bridges_an
 
 from __future__ import annotations
 
+from ansible_collections.tunnelfix.fleet.plugins.module_utils._errors import ParseError
 from ansible_collections.tunnelfix.fleet.plugins.module_utils._wireguard import parse_wg_dump
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.banip_icmp.reads import BANIP, MWAN3
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.bridge_offload.reads import BRIDGES
@@ -34,25 +35,52 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.uci import p
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse.wg_config_peers import parse_wg_config_peers
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.batch import ANY_EXIT_STATUS, ForEachLine, Step, foreach_name, step_name, step_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import (
-    LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, ROUTE_GET_JSON, ROUTES_JSON, UCI_OWN_PUBLIC_KEY, UCI_WIREGUARD_INTERFACE_LINES,
-    WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME, WG_QUICK_DIR)
+    LIVE_ENDPOINT_LINES, NETWORKD_DIR, NOT_FOUND, PRESHARED_KEY_FINGERPRINTS, PRESHARED_KEY_FINGERPRINTS_NAME, ROUTE_GET_JSON,
+    ROUTES_JSON, UCI_OWN_PUBLIC_KEY, UCI_WIREGUARD_INTERFACE_LINES, WG_CONFIG_PEERS, WG_CONFIG_PEERS_NAME, WG_DUMP, WG_DUMP_NAME,
+    WG_QUICK_DIR)
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.psk_fingerprint import parse_psk_fingerprints, salt_id
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.uci_reader import uci_show, uci_step
 
 
 # --- wireguard ------------------------------------------------------------------------------------
 
+def _psk_fingerprints(action, args):
+    """(salt id, ``{interface: {peer key: fingerprint}}``) of the batch's PRESHARED_KEY_FINGERPRINTS step, salted
+    with ``args["fingerprint_salt"]`` (remote/psk_fingerprint.py); (None, {}) when not known: no salt, the step
+    missing or failed (no sha256sum: rc 3), or a line that is not a fingerprint."""
+    salt = args.get("fingerprint_salt")
+    got = (action.batch or {}).get(PRESHARED_KEY_FINGERPRINTS_NAME)
+    if not salt or got is None or got["rc"] != 0:
+        return None, {}
+    try:
+        return salt_id(salt), parse_psk_fingerprints(got["stdout"])
+    except ParseError:
+        return None, {}
+
+
+def _add_fingerprints(peers, found):
+    """Set ``preshared_key_fingerprint`` on each peer dict of ``peers``: its fingerprint in ``found`` (the
+    interface's ``{peer key: fingerprint}``), None when it has none (no PSK, or not known)."""
+    for peer in peers:
+        peer["preshared_key_fingerprint"] = found.get(peer.get("public_key"))
+
+
 def _linux_wireguard(action, facts, args):
-    """``{"available", "interfaces", "configs", "config_dirs", "sampled_at_epoch"}``: the live state (no ``wg`` is not a
-    failure; ``wg`` failing is), the target's clock when it was read (Unix s; None without ``wg``) and what the
-    wg-quick and .netdev files say of each peer's keepalive."""
+    """``{"available", "interfaces", "configs", "config_dirs", "sampled_at_epoch", "preshared_key_salt_id"}``: the
+    live state (no ``wg`` is not a failure; ``wg`` failing is), the target's clock when it was read (Unix s; None
+    without ``wg``), what the wg-quick and .netdev files say of each peer's keepalive, and each live peer's
+    ``preshared_key_fingerprint`` with the id of the run's salt it was made with (``_psk_fingerprints``)."""
     configs = action.parse_output(action.step(WG_CONFIG_PEERS, name=WG_CONFIG_PEERS_NAME), parse_wg_config_peers)
     files = {"configs": configs, "config_dirs": {"wg_quick": WG_QUICK_DIR, "networkd": NETWORKD_DIR}}
     res = action.step(WG_DUMP, ok_rcs=(0, NOT_FOUND), name=WG_DUMP_NAME)
     if res["rc"] == NOT_FOUND:
-        return dict(files, available=False, interfaces={}, sampled_at_epoch=None)
+        return dict(files, available=False, interfaces={}, sampled_at_epoch=None, preshared_key_salt_id=None)
     now, dump = action.parse_output(res, split_dated_output)
     parsed = action.parse_output(dict(res, stdout=dump), lambda text: parse_wg_dump(text, now))
-    return dict(files, available=True, interfaces=parsed["interfaces"], sampled_at_epoch=now)
+    salt, fingerprints = _psk_fingerprints(action, args)
+    for name, interface in parsed["interfaces"].items():
+        _add_fingerprints(interface.get("peers") or [], fingerprints.get(name, {}))
+    return dict(files, available=True, interfaces=parsed["interfaces"], sampled_at_epoch=now, preshared_key_salt_id=salt)
 
 
 def _openwrt_network(action, facts, args):
@@ -74,16 +102,23 @@ def _openwrt_wireguard(action, facts, args):
             res = action.batch_step(action.batch, foreach_name(UCI_OWN_PUBLIC_KEY, name), UCI_OWN_PUBLIC_KEY + [name],
                                     ok_rcs=ANY_EXIT_STATUS, shown=step_name(UCI_OWN_PUBLIC_KEY + [name]))
             interface["configured_public_key"] = action.parse_output(res, parse_derived_public_key)
+    salt, fingerprints = _psk_fingerprints(action, args)
+    for name, interface in interfaces.items():   # on the live entry, next to has_preshared_key
+        found = fingerprints.get(name, {})
+        for peer in interface.get("peers") or []:
+            if peer.get("live"):
+                peer["live"]["preshared_key_fingerprint"] = found.get(peer.get("public_key"))
     return {"wg_installed": installed, "live": bool(live), "note": note, "interfaces": interfaces,
-            "sampled_at_epoch": sampled_at}
+            "sampled_at_epoch": sampled_at, "preshared_key_salt_id": salt}
 
 
 # OpenWrt: the parsed uci network (not a subset: the peers' and the routes' input)
 NETWORK = Reading("network", {"openwrt": Read(steps=(uci_step("network"),), gather=_openwrt_network)}, public=False)
 
 WIREGUARD = Reading("wireguard", {
-    "linux": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP), Step(WG_CONFIG_PEERS_NAME, WG_CONFIG_PEERS)), gather=_linux_wireguard),
-    "openwrt": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP),
+    "linux": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP), Step(WG_CONFIG_PEERS_NAME, WG_CONFIG_PEERS),
+                         Step(PRESHARED_KEY_FINGERPRINTS_NAME, PRESHARED_KEY_FINGERPRINTS)), gather=_linux_wireguard),
+    "openwrt": Read(steps=(Step(WG_DUMP_NAME, WG_DUMP), Step(PRESHARED_KEY_FINGERPRINTS_NAME, PRESHARED_KEY_FINGERPRINTS),
                            ForEachLine(UCI_WIREGUARD_INTERFACE_LINES, (uci_step("network").name,), (UCI_OWN_PUBLIC_KEY,))),
                     gather=_openwrt_wireguard, uses=(NETWORK,)),
 })

@@ -33,6 +33,12 @@ Two small additions keep this true when names are only known on the target:
   (``ethtool -k br-lan``). Inside ``lines``, ``"$1"``, ``"$2"``... are files holding the stdout
   of the earlier steps named in ``inputs`` (so a listing already printed is read, not run again).
 
+``batch_script(steps, nonce, environment)`` exports ``environment`` (``{NAME: value}``) before the first step: a value
+the controller makes per run for fixed steps (the preshared key fingerprints' salt). A step named exactly as its words
+joined by spaces, none needing quotes (``step_of(["uname", "-r"])``), is written with the name ``=`` and named from its
+words on the target (``"$*"``): the command line an SSH server accepts is bounded (dropbear: 9000 bytes), and the
+facts batches stay well under it.
+
 A step's stdout goes straight to the script's stdout; its stderr (and the stdout of a step a
 ForEachLine reads) goes to a file in a private ``mktemp -d`` directory (removed on exit) and is
 printed after it, ``cat`` only running for a file that is not empty: few processes per step, which
@@ -61,6 +67,7 @@ r=0
 step() {
   f=$T/$1 n=$2
   shift 2
+  [ "$n" != = ] || n="$*"
   printf '%%s begin %%s\n' "$M" "$n"
   "$@" </dev/null 2>"$f.err"
   r=$?
@@ -71,6 +78,7 @@ step() {
 keep() {
   f=$T/$1 n=$2
   shift 2
+  [ "$n" != = ] || n="$*"
   "$@" </dev/null >"$f.out" 2>"$f.err"
   r=$?
   printf '%%s begin %%s\n' "$M" "$n"
@@ -160,26 +168,45 @@ def _shared_words(steps) -> dict:
     return {word: "_h%d" % index for index, word in enumerate(shared, 1)}
 
 
-def batch_script(steps, nonce: str) -> str:
+# A step's name ``=`` on the command line stands for its words joined by spaces (``"$*"`` in step/keep): a step
+# named as its command (``step_of``) whose words need no quoting is not written twice.
+SAME_NAME = "="
+_ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _written_name(item) -> str:
+    words = [str(word) for word in item.argv]
+    plain = all(word and shlex.quote(word) == word for word in words)
+    return SAME_NAME if plain and item.name == " ".join(words) else shlex.quote(item.name)
+
+
+def batch_script(steps, nonce: str, environment=None) -> str:
     """Return the sh script running ``steps`` (Step and ForEachLine, in order) with framed output.
 
-    Raises ParseError for a bad nonce, a step name that is empty, holds a newline or repeats,
-    or a ForEachLine input that is not an earlier Step.
+    ``environment``: ``{NAME: value}`` exported to every step (upper-case names; a value the controller makes per
+    run, such as the preshared key fingerprints' salt, where the steps are fixed data). Raises ParseError for a bad
+    nonce, a step name that is empty, holds a newline or repeats, a ForEachLine input that is not an earlier Step, or
+    an environment name that is not upper-case letters, digits and ``_``.
     """
     _check_nonce(nonce)
     lines = [_PROLOGUE % (MARKER, nonce)]
+    for name, value in sorted((environment or {}).items()):
+        if not _ENVIRONMENT_NAME.fullmatch(str(name)):
+            raise ParseError("batch environment name must be upper-case letters, digits and _, got %r" % (name,))
+        lines.append("export %s=%s" % (name, shlex.quote(str(value))))
     shared = _shared_words(steps)
     lines.extend("%s=%s" % (variable, shlex.quote(word)) for word, variable in shared.items())
     files = {}
     read_later = {name for item in steps if isinstance(item, ForEachLine) for name in item.inputs}
     for index, item in enumerate(steps):
         if isinstance(item, Step):
-            if not item.name or "\n" in item.name or item.name in files:
-                raise ParseError("batch step name must be one unique line, got %r" % (item.name,))
+            misread = item.name == SAME_NAME and [str(word) for word in item.argv] != [SAME_NAME]   # read as its words
+            if not item.name or "\n" in item.name or item.name in files or misread:
+                raise ParseError("batch step name must be one unique line (and not %r), got %r" % (SAME_NAME, item.name))
             if item.after_failure and item.after_success:
                 raise ParseError("batch step %r cannot run both after a failure and after a success" % (item.name,))
             files[item.name] = '"$T/%d.out"' % index
-            run = "%s %d %s %s" % ("keep" if item.name in read_later else "step", index, shlex.quote(item.name),
+            run = "%s %d %s %s" % ("keep" if item.name in read_later else "step", index, _written_name(item),
                                    " ".join('"$%s"' % shared[str(word)] if str(word) in shared else shlex.quote(str(word))
                                             for word in item.argv))
             lines.append(('[ "$r" = 0 ] || ' + run) if item.after_failure

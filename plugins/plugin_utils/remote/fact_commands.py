@@ -144,3 +144,21 @@ OFFLOAD_DEVICE_LINES = BRIDGE_DEVICE_LINES + "\n" + TUNNEL_DEVICE_LINES
 # rules translated) and every iptables table (iptables-legacy, wg-quick's PostUp rules).
 NFT_RULESET = ["nft", "list", "ruleset"]
 IPTABLES_SAVE = ["iptables-save"]
+
+
+# The preshared key (PSK) fingerprints (Linux and OpenWrt; the tunnel graph's handshake_never_completes): for every
+# peer that has a PSK, one line "INTERFACE<TAB>PEER_PUBLIC_KEY<TAB>FINGERPRINT", the first 16 hex digits of
+# sha256(SALT + PSK), SALT being the run's salt (FINGERPRINT_SALT_VARIABLE, exported by the batch: 32 hex digits the
+# controller makes once per run, remote/psk_fingerprint.py) and PSK the key's base64 text as ``wg show all
+# preshared-keys`` prints it (wg(8): "INTERFACE<TAB>PUBLIC_KEY<TAB>PSK" per peer, "(none)" without one; recorded:
+# tests/unit/fixtures/psk_fingerprints/). The PSK never leaves the target and is never on a command line, in a shell
+# variable or a file: wg writes it into awk's stdin, awk writes SALT and PSK (printf, awk's own) into the stdin of
+# ``sha256sum | cut -c1-16`` through a pipe (awk's ``| cmd`` runs ``sh -c CMD``: the command's words only), and only
+# the digest's first 16 hex digits come out; awk prints the line's start and flushes first, the digest ends the line.
+# Nothing runs without a salt or without sha256sum (GNU coreutils; OpenWrt: BusyBox's, docs/openwrt-fidelity.md).
+FINGERPRINT_SALT_VARIABLE = "TF_SALT"
+PRESHARED_KEY_FINGERPRINTS_NAME = "preshared_key_fingerprints"   # one word: no quotes on the command line
+PRESHARED_KEY_FINGERPRINTS = [
+    "sh", "-c", "[ -n \"$TF_SALT\" ] && command -v sha256sum >/dev/null || exit 3\n"
+    "wg show all preshared-keys | awk -v s=\"$TF_SALT\" '$3 != \"(none)\" { printf \"%s\\t%s\\t\", $1, $2; fflush(); "
+    "c = \"sha256sum | cut -c1-16\"; printf \"%s%s\", s, $3 | c; close(c) }'"]

@@ -122,16 +122,17 @@ class OpenWrtActionBase(ActionBase):
                 result={"cmd": res["cmd"], "rc": res["rc"], "stderr": res["stderr"]})
         return res
 
-    def run_batch(self, steps, shown) -> dict:
+    def run_batch(self, steps, shown, environment=None) -> dict:
         """Run ``steps`` (``_remote_batch.Step``/``ForEachLine``) in ONE remote execution.
 
         Returns ``{name: {cmd, rc, stdout, stderr}}`` (``cmd`` is the step's name), the steps'
         exit codes not checked yet: see ``batch_step``. The script is reported as ``shown``; a
         script that cannot start (no ``mktemp``, no writable /tmp) fails as run_command does, and
-        broken framing (truncated output) fails naming ``shown``.
+        broken framing (truncated output) fails naming ``shown``. ``environment``: batch_script's (``{NAME: value}``
+        exported to every step).
         """
         nonce = new_nonce()
-        res = self.run_command(["sh", "-c", batch_script(steps, nonce)], shown=shown)
+        res = self.run_command(["sh", "-c", batch_script(steps, nonce, environment)], shown=shown)
         steps_out = self.parse_output(res, lambda text: split_batch_output(text, nonce))
         return {name: dict(got, cmd=name) for name, got in steps_out.items()}
 

@@ -105,7 +105,7 @@ HANDSHAKE_EVIDENCE = (
     (("interface", "peer_public_key"), "this host's WireGuard interface and the entry's public key"),
     (("other_host", "other_interface"), "the other end (its running entry lists this interface's key)"),
     ("classification", "`looks like a key or PSK mismatch`, `looks like a path problem` or `cannot tell`"),
-    ("confidence", "`certain` (a preshared key on one end only), `high` (two readings of both ends show the attempt now "
+    ("confidence", "`certain` (a preshared key on one end only, or two that differ), `high` (two readings of both ends show the attempt now "
      "and where it stops), `medium` (one sample of counters fits that cause), null (cannot tell)"),
     ("candidates", "the causes the facts leave open, in words (two when the counters cannot tell them apart)"),
     ("samples", "how many readings of both ends' counters the finding rests on (2: diagnose read them again, "
@@ -118,6 +118,8 @@ HANDSHAKE_EVIDENCE = (
      "(a handshake initiation is 148, a response 92)"),
     (("has_preshared_key", "other_has_preshared_key"), "whether each end's entry has a preshared key (never the key; "
      "null: not known)"),
+    ("preshared_keys", "`equal` or `differ`: whether both ends' preshared keys are the same, from fingerprints made on "
+     "each host with one run's random salt (never the key, nor the fingerprints); null: not both have one, or not known"),
     (("owner", "owner_path"), "who keeps the entry here, and the file"),
 )
 

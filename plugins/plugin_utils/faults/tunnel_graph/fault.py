@@ -187,10 +187,12 @@ HANDSHAKE_NEVER_COMPLETES = graph_fault(
     reads=("tunnelfix.wireguard", "openwrt.wireguard", "every host's wireguard (the tunnel graph)", "wireguard_second_sample"),
     records=(SECOND_SAMPLE,),
     fires_when="two running entries list each other's running public key and either exactly one of them has a preshared "
-               "key (no handshake newer than 180 s), or neither ever had a handshake and one sent bytes; the finding "
+               "key or both have one and their fingerprints (salted on each host, one run) differ (no handshake newer than "
+               "180 s), or neither ever had a handshake and one sent bytes; the finding "
                "classifies the cause from both ends' counters (a key or PSK mismatch, a path problem, or cannot tell, "
-               "with a confidence; measured on wireguard-go), from their growth over a second reading of both ends where "
-               "diagnose took one, and leaves a port mismatch to endpoint_port_mismatch",
+               "with a confidence; measured on wireguard-go; equal preshared key fingerprints leave the path), from their "
+               "growth over a second reading of both ends where diagnose took one, and leaves a port mismatch to "
+               "endpoint_port_mismatch",
     symptom="Both ends are configured with the right keys, one keeps sending, and wg show never shows a handshake.",
     fix="No role (a preshared key or a firewall is the operator's to change): the finding says which end to look at "
         "and what to compare.",

@@ -22,6 +22,9 @@ the same ``views``)::
                 "owner_path": "/etc/wireguard/wg0.conf" | None, "running": True,
                 "has_preshared_key": True | False | None,  # the running entry's (wg dump); an OpenWrt uci peer not
                                                            # running: uci's preshared_key set; None: not known
+                "preshared_key_fingerprint": "0910c51b3ca73833" | None,   # the running entry's PSK, salted and hashed on
+                                                           # the host (remote/psk_fingerprint.py); None: no PSK, not known
+                "preshared_key_salt_id": "1a2b3c4d" | None,  # the id of the run's salt it was made with: compare only equal ids
                 "disabled": False,                       # OpenWrt uci disabled '1': netifd never gives it to the kernel
                 "configured_allowed_ips": ["10.77.0.0/24"] | None,   # as the owner keeps them (None: not read)
                 "set_order": 0 | None,                     # when the owner gives it to the kernel among its entries
@@ -323,6 +326,9 @@ def _edge(node, key, peer, owner, path, running, configured, disabled=False, all
             "handshake_age_s": peer.get("handshake_age_s"), "rx_bytes": peer.get("rx_bytes"), "tx_bytes": peer.get("tx_bytes"),
             "owner": owner, "owner_path": path, "running": running, "disabled": disabled,
             "has_preshared_key": peer.get("has_preshared_key") if isinstance(peer.get("has_preshared_key"), bool) else None,
+            "preshared_key_fingerprint": (peer.get("preshared_key_fingerprint") if running
+                                          and isinstance(peer.get("preshared_key_fingerprint"), str) else None),
+            "preshared_key_salt_id": None,   # build_graph: the host's, where there is a fingerprint
             "configured_allowed_ips": allowed, "set_order": order, "uci_section": section, "routed": routed}
 
 
@@ -354,6 +360,19 @@ def _live(edge):
     return edge["running"] and not edge["disabled"]
 
 
+def _add_salt_id(edges, facts):
+    """Set each of one host's ``edges`` with a ``preshared_key_fingerprint`` its ``preshared_key_salt_id``: the id
+    of the salt the host's fingerprints were made with (its wireguard facts'); an edge whose host gives no salt id
+    loses its fingerprint (one that cannot be told apart from another run's is never compared)."""
+    salt = ((facts or {}).get("wireguard") or {}).get("preshared_key_salt_id")
+    for edge in edges.values():
+        if edge["preshared_key_fingerprint"] is not None:
+            if isinstance(salt, str) and salt:
+                edge["preshared_key_salt_id"] = salt
+            else:
+                edge["preshared_key_fingerprint"] = None
+
+
 def build_graph(views, resolve=None) -> dict:
     """The graph of ``views`` (``{host: view}``, faults/view.py; a host without WireGuard facts adds nothing): module doc.
     A host whose facts have an unexpected shape adds nothing and is listed in ``unreadable`` ({host: reason}).
@@ -369,6 +388,7 @@ def build_graph(views, resolve=None) -> dict:
             else:
                 got = _linux(host, view.get("tunnelfix"))
             _check_shapes(*got)
+            _add_salt_id(got[1], view["openwrt"] if isinstance((view.get("openwrt") or {}).get("wireguard"), dict) else view.get("tunnelfix"))
         except (AttributeError, TypeError, KeyError, ValueError) as exc:
             unreadable[host] = "its WireGuard facts have an unexpected shape (%s: %s)" % (type(exc).__name__, exc)
             continue

@@ -7,7 +7,9 @@ Read from the tunnel graph (``graph.graph_of``) on pairs of entries that list ea
 the other's running interface reports (``wg`` derives it from the private key there), so "a wrong public key" is not a
 cause here (one_sided_peer and duplicate_public_key judge keys). What is left is a preshared key (PSK) that differs, or
 the path. The classification comes from the counters of both ends' entries (``rx_bytes``, ``tx_bytes``, bytes since
-the entry was created) and whether each end has a PSK (``has_preshared_key``: the facts carry no PSK nor any digest).
+the entry was created), whether each end has a PSK (``has_preshared_key``) and, with a PSK on both ends, whether the
+two are the same (``preshared_keys``: their fingerprints, made on each host with the run's salt, remote/psk_fingerprint.py;
+compared only when both carry the same salt id: one run).
 
 Measured on wireguard-go v0.0.20220316 (wireguard-tools v1.0.20210914, Linux 6.18, 2026-12-05; the recorded
 ``wg show all dump`` of both ends, redacted as the facts read it: tests/unit/fixtures/wg_dump_redacted/, README there).
@@ -31,13 +33,17 @@ grow: R accepted them, so path I->R and both keys are right; R's ``rx_bytes`` 0:
 which the joined pair excludes), and whether the answers count at the initiator. A differing PSK and a path that drops
 only the answers give the same counters byte for byte (I's ``rx_bytes`` stay 0 although R's answers arrive: a
 response is counted only once it is accepted), so
-with a PSK on both ends the rule says ``cannot tell`` and names both; with a PSK on neither end it is the path back;
+with a PSK on both ends the counters cannot tell, and the fingerprints settle it: different PSKs are certain (as a PSK
+on one end only), equal ones are not the cause and the rows read them as no PSK (the path back); without both
+fingerprints of one run the rule says ``cannot tell`` and names both. With a PSK on neither end it is the path back;
 with a PSK on exactly one end it is certain (WireGuard mixes the PSK into the handshake on both ends, or zeros when
 there is none: the two ends can never agree), whatever the counters say.
 
 Classification (``classification``, ``confidence``; evaluated in this order)::
 
     a PSK on exactly one end (no fresh handshake)          "looks like a key or PSK mismatch"  "certain"
+    PSKs on both ends, fingerprints of one run differ      "looks like a key or PSK mismatch"  "certain"
+    -- below: equal fingerprints read as "no PSK either end" --
     -- below: never a handshake on either end, at least one end sent (tx_bytes > 0); else no finding --
     both ends sent, neither received a byte                "looks like a path problem"         "medium"  (both ways)
     one end sent and received nothing, the other received
@@ -67,7 +73,8 @@ happens now. The recorded pairs (8 s and 14 s, above; 6 s apart) give, evaluated
     of clock resolution off: it tried throughout), the other nothing either way "looks like a path problem" "high" (there)
     ... the other received whole initiations and sent whole 92-byte answers,
         no PSK either end                                                      "looks like a path problem" "high" (way back)
-    ... the same, a PSK on both ends (3, 6b, 8, 8b: byte for byte alike)       "cannot tell"              None
+    ... the same, a PSK on both ends, fingerprints not of one run (3, 6b, 8,
+        8b: byte for byte alike; equal fingerprints: the row above)           "cannot tell"              None
     anything else (no end tries now, a counter went back: the entry was
     recreated, other sizes, an interval under 6 s)                             the one-sample table's classification
 
@@ -111,6 +118,28 @@ def _port_left_to_other_rule(edge, listen) -> bool:
     return port is not None and listen is not None and port != listen
 
 
+def preshared_keys(mine, theirs):
+    """"equal" or "differ": whether both ends' preshared keys are the same, from their fingerprints (graph edges'
+    ``preshared_key_fingerprint``, remote/psk_fingerprint.py), when both have one and both were made with one salt
+    (the same ``preshared_key_salt_id``: one run); None otherwise (no PSK on an end, a fingerprint not known, or two
+    salts: fingerprints of two runs are never compared)."""
+    if not (mine.get("has_preshared_key") is True and theirs.get("has_preshared_key") is True):
+        return None
+    prints = (mine.get("preshared_key_fingerprint"), theirs.get("preshared_key_fingerprint"))
+    salts = (mine.get("preshared_key_salt_id"), theirs.get("preshared_key_salt_id"))
+    if None in prints or None in salts or salts[0] != salts[1]:
+        return None
+    return "equal" if prints[0] == prints[1] else "differ"
+
+
+def _psk_state(mine, theirs):
+    """Both ends' PSK flags as the path rows read them: (False, False) when both have the same PSK (it is not the
+    cause, as with none), else (``has_preshared_key`` of each)."""
+    if preshared_keys(mine, theirs) == "equal":
+        return False, False
+    return mine["has_preshared_key"], theirs["has_preshared_key"]
+
+
 def classify(mine, theirs):
     """(classification, confidence, cause) of a pair of running entries that list each other, ``mine`` and ``theirs``
     (graph edges), or None when the rule does not judge it (module doc). ``cause`` is a key of ``_CAUSES``."""
@@ -119,6 +148,9 @@ def classify(mine, theirs):
         return None
     if None not in psk and psk[0] != psk[1]:
         return MISMATCH, "certain", "psk_one_side"
+    if preshared_keys(mine, theirs) == "differ":
+        return MISMATCH, "certain", "psk_differ"
+    psk = _psk_state(mine, theirs)
     if mine["handshake_age_s"] is not None or theirs["handshake_age_s"] is not None:
         return None
     counters = (mine["tx_bytes"], mine["rx_bytes"], theirs["tx_bytes"], theirs["rx_bytes"])
@@ -174,7 +206,7 @@ def _answers(grew):
 def classify_growth(mine, theirs, my_growth, their_growth):
     """(classification, confidence, cause) from both ends' ``growth`` between two readings (module doc's second table),
     or None when it shows no current attempt the table names (the one-sample classification then stands)."""
-    psk = (mine["has_preshared_key"], theirs["has_preshared_key"])
+    psk = _psk_state(mine, theirs)
     mine_knocks, theirs_knocks = _knocks(my_growth), _knocks(their_growth)
     if mine_knocks and theirs_knocks:
         return PATH, "high", "path_both_ways"
@@ -194,6 +226,8 @@ def _candidates(cause):
     """The causes the counters leave open, in words (evidence ``candidates``)."""
     if cause == "psk_one_side":
         return ["a preshared key on one end only"]
+    if cause == "psk_differ":
+        return ["the preshared keys differ"]
     if cause.startswith("path_both"):
         return ["UDP lost both ways between the ends"]
     if cause.startswith("path_back"):
@@ -205,6 +239,18 @@ def _candidates(cause):
     if cause == "psk_both_ways":
         return ["the preshared keys differ"]
     return []
+
+
+def _psk_line(edge, other):
+    """Where ``edge``'s PSK is kept, for a person to compare (never the key): its owner's line or option."""
+    if edge["owner"] == "wg-quick":
+        return "the PresharedKey line of the [Peer] with PublicKey %s in %s" % (edge["public_key"], edge["owner_path"])
+    if edge["owner"] == "networkd":
+        return "PresharedKey= (or PresharedKeyFile=) of the [WireGuardPeer] with PublicKey=%s in %s" % (
+            edge["public_key"], edge["owner_path"])
+    if edge["owner"] == "uci":
+        return "uci network.%s.preshared_key" % (edge["uci_section"] or "(the peer section for %s)" % other)
+    return "the running entry's preshared key (set with wg set, kept by no file: wg showconf shows it)"
 
 
 def _psk_words(flag):
@@ -249,6 +295,13 @@ def _text(cause, here, there, mine, theirs, second_text=None):
                 "completes, however the path behaves. Give %s the same PresharedKey (uci preshared_key) as %s, or "
                 "remove it from %s. The facts carry only whether a key is set, never the key."
                 % (holder, lacking, lacking, holder, lacking, holder, holder))
+    if cause == "psk_differ":
+        return ("%s and %s both have a preshared key for each other, and the keys differ: their fingerprints (the "
+                "first 16 hex digits of sha256 of this run's random salt and the key, made on each host; the key never "
+                "leaves it) are not equal. WireGuard mixes the preshared key into every handshake on both ends, so the "
+                "two can never agree and the handshake never completes, however the path behaves. Give both the same "
+                "key: compare %s of %s with %s of %s (without printing them: wg show INTERFACE preshared-keys | "
+                "sha256sum on each end)." % (here, there, _psk_line(mine, there), here, _psk_line(theirs, here), there))
     if cause == "path_both_ways":
         return ("Both ends send handshake initiations (%s: %d bytes, %s: %d bytes) and neither counts a byte from the "
                 "other: UDP between them is lost both ways. The keys are right (each lists the other's running key), "
@@ -257,11 +310,13 @@ def _text(cause, here, there, mine, theirs, second_text=None):
                 "firewalls on both (UDP to the listen ports), and any NAT between them.%s"
                 % (here, sent, there, their_sent, second))
     if cause.startswith("path_back"):
+        keys = ("Both ends have the same preshared key (their fingerprints, made on each host with this run's salt, "
+                "are equal)" if preshared_keys(mine, theirs) == "equal" else "Neither end has a preshared key")
         return ("%s sent %d bytes of handshake initiations; %s received %d bytes from it and answered with %d, and %s "
-                "counts none of the answers. Neither end has a preshared key and the keys are right (each lists the "
+                "counts none of the answers. %s and the keys are right (each lists the "
                 "other's running key), so the answers are lost on the way back to %s: check its firewall for UDP "
                 "from %s's listen port, a NAT mapping that changed, and a reverse path filter (rp_filter) or an "
-                "asymmetric route on the way.%s" % (knocker, k_sent, other, o_got, o_sent, knocker, knocker, other, second))
+                "asymmetric route on the way.%s" % (knocker, k_sent, other, o_got, o_sent, knocker, keys, knocker, other, second))
     if cause.startswith("path_"):
         return ("%s sent %d bytes of handshake initiations (%d bytes each, one every 5 s while it has traffic) and "
                 "%s counts none from it: they never reach %s's WireGuard. The keys are right (each lists the other's "
@@ -274,7 +329,8 @@ def _text(cause, here, there, mine, theirs, second_text=None):
                 "there are right) and answered with %d bytes, and %s counts none of the answers (%s has %s, %s has %s). "
                 "Two different preshared keys give exactly these counters, and so does a path that "
                 "drops only the answers (measured on wireguard-go: byte for byte the same), so the counters cannot "
-                "tell which. Compare the keys without printing them: on each end, wg show INTERFACE preshared-keys "
+                "tell which, and their fingerprints were not both read in one run (facts gathered without this "
+                "run's salt, or no sha256sum on an end). Compare the keys without printing them: on each end, wg show INTERFACE preshared-keys "
                 "| awk -v k=PEER_KEY '$1 == k {print $2}' | sha256sum (PEER_KEY: the other end's public key there); equal "
                 "digests mean equal keys, and then the answers are lost on the way back to %s (its firewall for UDP from %s's listen port, a "
                 "NAT mapping, rp_filter).%s"
@@ -310,8 +366,8 @@ def _judged(graph, host):
         got = classify(edge, back)
         if got is None:
             continue
-        if got[2] != "psk_one_side" and (_port_left_to_other_rule(edge, other["listen_port"])
-                                         or _port_left_to_other_rule(back, node["listen_port"])):
+        if got[1] != "certain" and (_port_left_to_other_rule(edge, other["listen_port"])
+                                    or _port_left_to_other_rule(back, node["listen_port"])):
             continue
         yield edge, back, other, node, got
 
@@ -346,7 +402,7 @@ def never_completes(host, view, views):
         grown = (growth(edge, later[0]), growth(back, later[1]))
         samples = 2 if None not in grown else 1
         second_text = None
-        if samples == 2 and got[2] != "psk_one_side":
+        if samples == 2 and got[1] != "certain":
             now = classify_growth(edge, back, grown[0], grown[1])
             got = now or got
             second_text = _second_text("%s's %s" % (host, node["interface"]), "%s's %s" % (other["host"], other["interface"]),
@@ -364,6 +420,7 @@ def never_completes(host, view, views):
                     "other_sampled_after_s": (later[1] or {}).get("sampled_after_s"),
                     "other_tx_bytes_2": (later[1] or {}).get("tx_bytes"), "other_rx_bytes_2": (later[1] or {}).get("rx_bytes"),
                     "has_preshared_key": edge["has_preshared_key"], "other_has_preshared_key": back["has_preshared_key"],
+                    "preshared_keys": preshared_keys(edge, back),
                     "owner": edge["owner"], "owner_path": edge["owner_path"]}
         out.append((evidence, "The tunnel between %s and %s %s: %s (%s). %s"
                     % (here, there, "never completed a handshake" if edge["handshake_age_s"] is None and back["handshake_age_s"] is None

@@ -334,7 +334,8 @@ def test_one_call_gives_the_tunnel_view_each_command_once(fake, tunnel_router, l
     facts = facts_of(result)
     assert_one_execution(action)
     calls = action.router.calls()
-    assert sorted(calls) == sorted(set(tunnel_router) | {"ip route show table all", "ip route get 203.0.113.10"})
+    assert sorted(calls) == sorted(set(tunnel_router) | {"ip route show table all", "ip route get 203.0.113.10",
+                                                         "wg show all preshared-keys"})
     wireguard = facts["wireguard"]
     assert (wireguard["wg_installed"], wireguard["live"], wireguard["note"]) == (True, True, None)
     assert wireguard["interfaces"]["wg0"]["configured_public_key"] == OWN_PUBLIC_KEY
@@ -712,3 +713,17 @@ def test_the_exact_message_of_a_failed_nft_listing(fake, old_router):
     result = fake({"gather_subset": ["banip"]}, dict(old_router, **{"nft -tj list table inet banIP": (1, "", stderr)})).run(task_vars={})
     assert result["msg"] == "nft -tj list table inet banIP failed with rc=1: %s" % stderr.strip()[:500]
     assert (result["cmd"], result["rc"], result["stderr"]) == ("nft -tj list table inet banIP", 1, stderr)
+
+
+def test_a_live_peer_gets_its_preshared_key_fingerprint(batch_action, tunnel_router):
+    """On the live entry, next to has_preshared_key, with the salt's id (the step's format: tests/unit/fixtures/psk_fingerprints/)."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESHARED_KEY_FINGERPRINTS_NAME
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.psk_fingerprint import salt_id
+    salt, key = "ffeeddccbbaa99887766554433221100", "B" * 43 + "="
+    overrides = {PRESHARED_KEY_FINGERPRINTS_NAME: (0, "wg0\t%s\t0910c51b3ca73833\n" % key, "")}
+    action = batch_action(ActionModule, {"gather_subset": ["wireguard"], "fingerprint_salt": salt}, tunnel_router, overrides=overrides)
+    wireguard = facts_of(action.run(task_vars={}))["wireguard"]
+    live = {peer["public_key"]: peer["live"] for peer in wireguard["interfaces"]["wg0"]["peers"]}
+    assert live[key]["preshared_key_fingerprint"] == "0910c51b3ca73833"
+    assert [value["preshared_key_fingerprint"] for name, value in live.items() if name != key and value] == [None] * (len(live) - 1)
+    assert wireguard["preshared_key_salt_id"] == salt_id(salt) and len(action.ran) == 1

@@ -185,7 +185,7 @@ def test_no_wg_is_reported_not_failed(shell_router, peer):
     answers = {k: v for k, v in peer.items() if k != "wg show all dump"}
     _host, result = run(shell_router, answers, gather_subset=["wireguard"])
     assert result["ansible_facts"]["tunnelfix"]["wireguard"] == {
-        "available": False, "interfaces": {}, "configs": [], "sampled_at_epoch": None,
+        "available": False, "interfaces": {}, "configs": [], "sampled_at_epoch": None, "preshared_key_salt_id": None,
         "config_dirs": {"wg_quick": "/etc/wireguard", "networkd": "/etc/systemd/network"}}
 
 
@@ -313,3 +313,42 @@ def test_hostile_route_json_fails_naming_the_command_and_the_host(shell_router, 
     assert result["failed"] is True and result["msg"].startswith(
         "cannot read the output of ip -j route show table all on peer1: ip -j route show output is JSON nested too deeply")
     assert "Traceback" not in json.dumps(result)
+
+
+FINGERPRINT_SALT = "00112233445566778899aabbccddeeff"   # a test's fixed salt (a run's is random)
+
+
+def test_each_peer_gets_its_preshared_key_fingerprint_and_the_salts_id_in_the_same_execution(batch_action, peer):
+    """The step's output (the recorded format, tests/unit/fixtures/psk_fingerprints/) lands on its peer, with the id of
+    the salt the task gave; the salt itself is in no fact."""
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESHARED_KEY_FINGERPRINTS_NAME
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.psk_fingerprint import salt_id
+    key = "A" * 43 + "="
+    overrides = {PRESHARED_KEY_FINGERPRINTS_NAME: (0, "wg0\t%s\t0910c51b3ca73833\n" % key, "")}
+    action = batch_action(ActionModule, {"gather_subset": ["wireguard"], "fingerprint_salt": FINGERPRINT_SALT}, peer, overrides=overrides)
+    result = action.run(task_vars={})
+    wireguard = result["ansible_facts"]["tunnelfix"]["wireguard"]
+    (found,) = wireguard["interfaces"]["wg0"]["peers"]
+    assert (found["public_key"], found["preshared_key_fingerprint"]) == (key, "0910c51b3ca73833")
+    assert wireguard["preshared_key_salt_id"] == salt_id(FINGERPRINT_SALT)
+    assert len(action.ran) == 1 and "export TF_SALT=%s" % FINGERPRINT_SALT in action.ran[0]
+    assert FINGERPRINT_SALT not in json.dumps(result)
+
+
+def test_without_a_salt_each_execution_makes_its_own(batch_action, peer):
+    from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.remote.fact_commands import PRESHARED_KEY_FINGERPRINTS_NAME
+    ids = set()
+    # no line: no peer has a PSK (the fake host has no sha256sum: the step's own rc 3 would leave the id None)
+    action = batch_action(ActionModule, {"gather_subset": ["wireguard"]}, peer, overrides={PRESHARED_KEY_FINGERPRINTS_NAME: (0, "", "")})
+    for _attempt in range(2):
+        wireguard = action.run(task_vars={})["ansible_facts"]["tunnelfix"]["wireguard"]
+        assert wireguard["interfaces"]["wg0"]["peers"][0]["preshared_key_fingerprint"] is None   # no PSK there
+        ids.add(wireguard["preshared_key_salt_id"])
+    assert len(ids) == 2 and None not in ids
+
+
+def test_a_salt_that_is_not_32_hex_digits_fails_the_task(batch_action, peer):
+    action = batch_action(ActionModule, {"gather_subset": ["wireguard"], "fingerprint_salt": "0011"}, peer)
+    result = action.run(task_vars={})
+    assert result["failed"] is True and "fingerprint_salt must be 32 lower-case hex digits" in result["msg"]
+    assert action.ran == []

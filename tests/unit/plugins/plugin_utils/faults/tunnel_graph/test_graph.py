@@ -210,7 +210,8 @@ def test_a_node_and_an_entry_hold_the_documented_fields():
         "id": "hub/wg0>" + PEER, "from": "hub/wg0", "public_key": PEER, "to": ["peer/wg0"], "endpoint_host": "198.51.100.9",
         "endpoint_port": 41862, "configured_endpoint_host": None, "configured_endpoint_port": None, "allowed_ips": ["10.77.0.2/32"],
         "persistent_keepalive_s": None, "handshake_age_s": 12, "rx_bytes": 10, "tx_bytes": 20, "owner": "wg-quick",
-        "owner_path": "/etc/wireguard/wg0.conf", "running": True, "disabled": False, "has_preshared_key": None,
+        "owner_path": "/etc/wireguard/wg0.conf", "running": True, "disabled": False, "has_preshared_key": None, "preshared_key_fingerprint": None,
+        "preshared_key_salt_id": None,
         "configured_allowed_ips": None, "set_order": 0, "uci_section": None, "routed": True}
 
 

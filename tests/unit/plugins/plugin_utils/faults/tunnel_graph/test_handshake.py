@@ -66,7 +66,7 @@ def test_a_preshared_key_on_one_end_only_is_a_certain_mismatch(load_fixture, cas
         "handshake_age_s": None, "other_handshake_age_s": None, "tx_bytes": 444, "rx_bytes": 0, "other_tx_bytes": 276,
         "other_rx_bytes": 444, "sampled_after_s": None, "tx_bytes_2": None, "rx_bytes_2": None, "other_sampled_after_s": None,
         "other_tx_bytes_2": None, "other_rx_bytes_2": None, "has_preshared_key": case == "2_psk_initiator_only",
-        "other_has_preshared_key": case != "2_psk_initiator_only", "owner": "wg-quick", "owner_path": "/etc/wireguard/tfpska0.conf"}
+        "other_has_preshared_key": case != "2_psk_initiator_only", "preshared_keys": None, "owner": "wg-quick", "owner_path": "/etc/wireguard/tfpska0.conf"}
     holder, lacking = ("i's tfpska0", "r's tfpskb0") if case == "2_psk_initiator_only" else ("r's tfpskb0", "i's tfpska0")
     assert ("%s has a preshared key for %s, but %s has none" % (holder, lacking, lacking)) in _words(text)
     assert "looks like a key or PSK mismatch (certain)" in _words(text)

@@ -69,7 +69,8 @@ TEXTS = {
         "path there are right) and answered with 276 bytes, and a's wg0 counts none of the answers (a's wg0 has a "
         "preshared key, b's wg1 has an unknown preshared key state). Two different preshared keys give exactly these "
         'counters, and so does a path that drops only the answers (measured on wireguard-go: byte for byte the same), '
-        'so the counters cannot tell which. Compare the keys without printing them: on each end, wg show INTERFACE '
+        'so the counters cannot tell which, and their fingerprints were not both read in one run (facts gathered without '
+        'this run\'s salt, or no sha256sum on an end). Compare the keys without printing them: on each end, wg show INTERFACE '
         "preshared-keys | awk -v k=PEER_KEY '$1 == k {print $2}' | sha256sum (PEER_KEY: the other end's public key "
         "there); equal digests mean equal keys, and then the answers are lost on the way back to a's wg0 (its firewall "
         "for UDP from b's wg1's listen port, a NAT mapping, rp_filter). One sample of the counters cannot rule out that"
@@ -82,7 +83,8 @@ TEXTS = {
         "path there are right) and answered with 444 bytes, and b's wg1 counts none of the answers (a's wg0 has a "
         "preshared key, b's wg1 has an unknown preshared key state). Two different preshared keys give exactly these "
         'counters, and so does a path that drops only the answers (measured on wireguard-go: byte for byte the same), '
-        'so the counters cannot tell which. Compare the keys without printing them: on each end, wg show INTERFACE '
+        'so the counters cannot tell which, and their fingerprints were not both read in one run (facts gathered without '
+        'this run\'s salt, or no sha256sum on an end). Compare the keys without printing them: on each end, wg show INTERFACE '
         "preshared-keys | awk -v k=PEER_KEY '$1 == k {print $2}' | sha256sum (PEER_KEY: the other end's public key "
         "there); equal digests mean equal keys, and then the answers are lost on the way back to b's wg1 (its firewall "
         "for UDP from a's wg0's listen port, a NAT mapping, rp_filter). One sample of the counters cannot rule out that"
@@ -143,7 +145,8 @@ TEXTS = {
         "path there are right) and answered with 444 bytes, and b's wg1 counts none of the answers (a's wg0 has no "
         "preshared key, b's wg1 has a preshared key). Two different preshared keys give exactly these counters, and so "
         'does a path that drops only the answers (measured on wireguard-go: byte for byte the same), so the counters '
-        'cannot tell which. Compare the keys without printing them: on each end, wg show INTERFACE preshared-keys | awk'
+        'cannot tell which, and their fingerprints were not both read in one run (facts gathered without this run\'s '
+        'salt, or no sha256sum on an end). Compare the keys without printing them: on each end, wg show INTERFACE preshared-keys | awk'
         " -v k=PEER_KEY '$1 == k {print $2}' | sha256sum (PEER_KEY: the other end's public key there); equal digests "
         "mean equal keys, and then the answers are lost on the way back to b's wg1 (its firewall for UDP from a's wg0's"
         " listen port, a NAT mapping, rp_filter). One sample of the counters cannot rule out that one end's entry was "
@@ -264,7 +267,7 @@ def test_the_evidence_of_a_path_problem(tg):
         "samples": 1, "handshake_age_s": None, "other_handshake_age_s": None, "tx_bytes": 592, "rx_bytes": 0,
         "other_tx_bytes": 0, "other_rx_bytes": 0, "sampled_after_s": None, "tx_bytes_2": None, "rx_bytes_2": None,
         "other_sampled_after_s": None, "other_tx_bytes_2": None, "other_rx_bytes_2": None,
-        "has_preshared_key": False, "other_has_preshared_key": False, "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
+        "has_preshared_key": False, "other_has_preshared_key": False, "preshared_keys": None, "owner": "wg-quick", "owner_path": "/etc/wireguard/wg0.conf"}
     (evidence, _text_), = never_completes("hub", views["hub"], views)
     assert (evidence["peer_public_key"], evidence["other_host"], evidence["tx_bytes"], evidence["other_tx_bytes"]) == (
         tg.PEER, "peer", 0, 592)
