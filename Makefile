@@ -118,8 +118,8 @@ pmtu-e2e: lab-up
 
 # The tunnel graph on the lab (tests/graph/run.sh, docs/tunnel-graph.md): the keepalive on the wrong side of owrt <-> hub
 # and a preshared key on one end of peer <-> hub planted with real wireguard-go, diagnose -> remediate (wireguard_keepalive
-# on owrt) -> verify, then a dropped path classified from the second sample; the lab restored (about 5 minutes; not
-# part of make test).
+# on owrt) -> verify, then two different preshared keys and a dropped path classified; the lab restored (about 90 s;
+# not part of make test).
 graph-e2e: lab-up
 	tests/graph/run.sh
 

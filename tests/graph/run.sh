@@ -13,11 +13,13 @@
 #   4. remediate: wireguard_keepalive on owrt puts the keepalive back (uci and live `wg show`), nothing on peer or hub
 #      for the report-only finding; the preshared key put back by hand, as the finding says;
 #   5. verify: every finding of step 3 `fixed`;
-#   6. a path problem: the nat drops the peer's packets to the hub's port, both entries set anew: diagnose takes the
+#   6. two different preshared keys (the peer's replaced by a new one from its own wg genpsk): handshake_never_completes
+#      on both ends, certain, the keys compared by their salted fingerprints (made on each host; the key in no report);
+#   7. a path problem: the nat drops the peer's packets to the hub's port, both entries set anew: diagnose takes the
 #      second sample of both ends' counters (diagnose.yml's second_sample play) and classifies a path problem (high),
 #      and endpoint_address_mismatch (medium) names the peer's endpoint, the WAN relay, which is no address of the hub;
-#   7. restore (trap): the nat's drop removed, the hub's and peer's wg0.conf as they were, owrt's keepalive 25.
-# Usage: tests/graph/run.sh   (root; the lab up: make graph-e2e; about 5 minutes; logs and reports in .cache/graph/)
+#   8. restore (trap): the nat's drop removed, the hub's and peer's wg0.conf as they were, owrt's keepalive 25.
+# Usage: tests/graph/run.sh   (root; the lab up: make graph-e2e; about 90 s; logs and reports in .cache/graph/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [[ $# -eq 0 ]] || { sed -n '2,21p' "$0"; exit 2; }
@@ -175,6 +177,31 @@ want = [("hub", "handshake_never_completes", "fixed"), ("owrt", "keepalive_on_wr
 # the planted ones fixed, and whatever else diagnose found with them (a dead tunnel's stale_despite_keepalive) too
 sys.exit(0 if set(want) <= set(outcomes) and all(o[2] == "fixed" for o in outcomes) else "want %s fixed" % want)
 PY
+
+step "two different preshared keys: the peer's replaced by a new one; compared by their salted fingerprints"
+# wg genpsk's key goes from the peer's own wg straight into its file: it is printed nowhere
+cx peer "psk=\$(wg genpsk) && sed -i \"s#^PresharedKey = .*#PresharedKey = \$psk#\" /etc/wireguard/wg0.conf"
+cx peer "grep -c '^PresharedKey = ' /etc/wireguard/wg0.conf" | grep -qx 1 || fail "the peer's wg0.conf has no PresharedKey line"
+restart_peer
+reset_hub_entry "$peer_key"
+sleep 12
+run_playbook diagnose "${quick[@]}" || fail "diagnose (two preshared keys)"
+cp reports/findings.json "$log_dir/findings-two-psks.json"
+found=$(graph_findings)
+printf '%s\n' "$found"
+want=$'hub handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1\npeer handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1'
+[[ "$found" == "$want" ]] || fail "graph findings with two preshared keys differ:"$'\n'"$want"
+python3 - reports/findings.json <<'PY' || fail "the findings do not say the preshared keys differ"
+import json, sys
+said = sorted((f["host"], f["evidence"].get("preshared_keys")) for f in json.load(open(sys.argv[1]))["findings"]
+              if f["id"] == "handshake_never_completes")
+print("preshared_keys:", said)
+sys.exit(0 if said == [("hub", "differ"), ("peer", "differ")] else "want differ on hub and peer")
+PY
+if grep -rq "$(cx peer "sed -n 's/^PresharedKey = //p' /etc/wireguard/wg0.conf")" reports/ "$log_dir"; then
+  fail "the peer's preshared key is in reports/ or $log_dir"
+fi
+cx peer 'cp /root/tunnelfix-graph-e2e-wg0.conf /etc/wireguard/wg0.conf'
 
 step "a path problem: the nat drops the peer's packets to the hub's port; diagnose with the second sample"
 cx nat "nft add table inet $drop_table && nft add chain inet $drop_table forward '{ type filter hook forward priority -10; }' && nft add rule inet $drop_table forward udp dport 51820 drop"
