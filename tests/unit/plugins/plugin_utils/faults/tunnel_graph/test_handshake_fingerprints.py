@@ -33,7 +33,7 @@ def _view(text, lists, endpoint, made):
     ``endpoint``, and its peer's fingerprint ``made`` = (salt, fake key text) or None (not read)."""
     now, dump = split_dated_output(text)
     interfaces = parse_wg_dump(dump, now)["interfaces"]
-    (name,) = interfaces
+    (name,) = list(interfaces)
     for peer in interfaces[name]["peers"]:
         peer["preshared_key_fingerprint"] = None if made is None or not peer["has_preshared_key"] else fingerprint(*made)
     return {"tunnelfix": {"wireguard": {
