@@ -15,6 +15,11 @@ from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault impor
 STALE_HANDSHAKE_S = 180
 
 
+def fresh_handshake(age) -> bool:
+    """Whether a handshake ``age`` s old (None: never) is newer than ``STALE_HANDSHAKE_S``."""
+    return age is not None and age <= STALE_HANDSHAKE_S
+
+
 def own_interfaces(view) -> dict:
     """The host's running WireGuard, Linux or OpenWrt, in one shape: ``{interface: {"public_key": str | None,
     "peers": [peer, ...]}}``, each peer the running entry (``wg show all dump``: ``public_key``, ``endpoint``,

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import fresh_handshake
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import sent_into_nothing
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, unknown_entries
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.one_sided import one_sided_coverage
@@ -85,10 +85,6 @@ PRIVATE = tuple(ipaddress.ip_network(value) for value in ("10.0.0.0/8", "172.16.
 def private(address) -> bool:
     """Whether ``address`` (an ``ipaddress`` address) is in ``PRIVATE``."""
     return any(address.version == net.version and address in net for net in PRIVATE)
-
-
-def _fresh(age):
-    return age is not None and age <= STALE_HANDSHAKE_S
 
 
 def _usable(address):
@@ -139,7 +135,7 @@ def _index(graph) -> dict:
         hosts_of.setdefault(machine(nodes, name), set()).add(nodes[name]["host"])
     parsed = {}   # endpoint text -> address: a host's address is in many entries
     for edge in graph["edges"]:
-        if len(edge["to"]) != 1 or not edge["running"] or edge["disabled"] or not _fresh(edge["handshake_age_s"]) or not edge["endpoint_host"]:
+        if len(edge["to"]) != 1 or not edge["running"] or edge["disabled"] or not fresh_handshake(edge["handshake_age_s"]) or not edge["endpoint_host"]:
             continue
         if edge["endpoint_host"] not in parsed:
             parsed[edge["endpoint_host"]] = address_of(edge["endpoint_host"])
@@ -160,7 +156,7 @@ def _candidates(graph, host):
     machine of the run, with no fresh handshake, its interface's files not ambiguous."""
     nodes = graph["nodes"]
     for edge in graph["by_host"].get(host, []):
-        if edge["disabled"] or not edge["configured_endpoint_host"] or _fresh(edge["handshake_age_s"]):
+        if edge["disabled"] or not edge["configured_endpoint_host"] or fresh_handshake(edge["handshake_age_s"]):
             continue
         if len(edge["to"]) != 1 or machine(nodes, edge["to"][0]) == machine(nodes, edge["from"]) or nodes[edge["from"]]["config_ambiguous"]:
             continue

@@ -16,7 +16,7 @@ is not judged: what its owner keeps is not known.
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import fresh_handshake
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine
 
 
@@ -33,10 +33,6 @@ def pairs(graph, host):
         yield edge, back, nodes[back["from"]]
 
 
-def _fresh(age):
-    return age is not None and age <= STALE_HANDSHAKE_S
-
-
 def no_endpoint(host, view, views):
     """One (evidence, explanation) per entry of ``host`` whose other end's entry back has no endpoint either."""
     graph = graph_of(views)
@@ -48,10 +44,10 @@ def no_endpoint(host, view, views):
         evidence = {"interface": node["interface"], "peer_public_key": edge["public_key"], "other_host": other["host"],
                     "other_interface": other["interface"], "handshake_age_s": edge["handshake_age_s"],
                     "owner": edge["owner"], "other_owner": back["owner"]}
-        if _fresh(edge["handshake_age_s"]) or _fresh(back["handshake_age_s"]):
+        if fresh_handshake(edge["handshake_age_s"]) or fresh_handshake(back["handshake_age_s"]):
             now = ("The tunnel works now (a handshake %d s ago) only because one end learned the other's endpoint from its "
                    "packets; after a restart of both, neither side starts it."
-                   % min(age for age in (edge["handshake_age_s"], back["handshake_age_s"]) if _fresh(age)))
+                   % min(age for age in (edge["handshake_age_s"], back["handshake_age_s"]) if fresh_handshake(age)))
         else:
             now = "WireGuard starts a handshake only toward an endpoint it knows, so neither side ever starts this tunnel."
         out.append((evidence, """
@@ -67,7 +63,7 @@ def no_endpoint(host, view, views):
 def sent_into_nothing(edge) -> bool:
     """Whether a running entry sent (``tx_bytes`` > 0) and never received a byte (``rx_bytes`` 0), with no handshake newer
     than ``STALE_HANDSHAKE_S``: the signature of packets that reach nothing that answers."""
-    return (edge["running"] and not _fresh(edge["handshake_age_s"]) and isinstance(edge["tx_bytes"], int)
+    return (edge["running"] and not fresh_handshake(edge["handshake_age_s"]) and isinstance(edge["tx_bytes"], int)
             and edge["tx_bytes"] > 0 and edge["rx_bytes"] == 0)
 
 

@@ -90,7 +90,7 @@ for the same counters).
 
 from __future__ import annotations
 
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import fresh_handshake
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoints import pairs
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.samples import second_sample
@@ -106,10 +106,6 @@ MIN_SAMPLED_AFTER_S = 6
 MISMATCH = "looks like a key or PSK mismatch"
 PATH = "looks like a path problem"
 CANNOT_TELL = "cannot tell"
-
-
-def _fresh(age):
-    return age is not None and age <= STALE_HANDSHAKE_S
 
 
 def _port_left_to_other_rule(edge, listen) -> bool:
@@ -144,7 +140,7 @@ def classify(mine, theirs):
     """(classification, confidence, cause) of a pair of running entries that list each other, ``mine`` and ``theirs``
     (graph edges), or None when the rule does not judge it (module doc). ``cause`` is a key of ``_CAUSES``."""
     psk = (mine["has_preshared_key"], theirs["has_preshared_key"])
-    if _fresh(mine["handshake_age_s"]) or _fresh(theirs["handshake_age_s"]):
+    if fresh_handshake(mine["handshake_age_s"]) or fresh_handshake(theirs["handshake_age_s"]):
         return None
     if None not in psk and psk[0] != psk[1]:
         return MISMATCH, "certain", "psk_one_side"
@@ -386,7 +382,7 @@ def second_sample_hosts(views) -> list:
 
 
 def _fresh_at_second_reading(later):
-    return later is not None and _fresh(later["handshake_age_s"])
+    return later is not None and fresh_handshake(later["handshake_age_s"])
 
 
 def never_completes(host, view, views):

@@ -40,7 +40,7 @@ from __future__ import annotations
 import ipaddress
 
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.fault import not_checked, partly
-from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import STALE_HANDSHAKE_S
+from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.nat_peer_keepalive.handshakes import fresh_handshake
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.endpoint_address import private
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.faults.tunnel_graph.graph import graph_of, machine, no_interface
 from ansible_collections.tunnelfix.fleet.plugins.plugin_utils.parse import ipnet
@@ -183,7 +183,7 @@ def _where_private_key(view, node):
 def _fresh(age):
     """A handshake newer than STALE_HANDSHAKE_S: the entry's key is the one the private key of the machine that answers
     gives (a WireGuard handshake proves it), whatever interface the entry may look meant for."""
-    return isinstance(age, int) and not isinstance(age, bool) and age <= STALE_HANDSHAKE_S
+    return isinstance(age, int) and not isinstance(age, bool) and fresh_handshake(age)
 
 
 def _listed_for(graph, host):
