@@ -50,6 +50,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
   - tunnelfix.fleet.facts_label
+  - tunnelfix.fleet.fingerprint_salt
 options:
   gather_subset:
     description:
@@ -62,16 +63,6 @@ options:
     type: list
     elements: str
     default: [all]
-  fingerprint_salt:
-    description:
-      - 32 lower-case hex digits, the run's salt for the preshared key fingerprints (C(preshared_key_fingerprint) of
-        each peer with a preshared key - the first 16 hex digits of sha256 of the salt and the key, made on the host;
-        the key never leaves it, is never on a command line, in a file or the output). Give every host of a run the
-        same salt (playbooks/facts.yml makes one per run on localhost) so the tunnel graph can tell whether both ends
-        of a tunnel hold the same key; it compares fingerprints of one salt only (C(preshared_key_salt_id)).
-      - Left out, each execution makes a salt of its own (16 random bytes) - fingerprints that match no other host's.
-      - Not returned, not logged (no_log).
-    type: str
 notes:
   - Needs root for C(wg show), and C(sh), C(mktemp) and C(cat) on the target.
   - Hosts without C(wg) report C(wireguard.available=false). Handshake ages are computed from
