@@ -98,6 +98,7 @@ FUNCTION_WRAPPERS = {
     "tests/openwrt_image/run.sh:play": ("arguments", 0),   # ansible-playbook options
     "tests/rollout/run.sh:run": ("arguments", 2),          # run NAME CHECK ansible-playbook options
     "tests/graph/run.sh:run_playbook": ("arguments", 1),   # run_playbook NAME ansible-playbook options
+    "tests/graph/run.sh:diagnose_expecting": ("arguments", 2),   # diagnose_expecting NAME WANT ansible-playbook options
     "examples/user-ci/pipeline.sh:playbook": ("arguments", 2),   # playbook NAME LOG ansible-playbook options
 }
 

@@ -59,6 +59,13 @@ reset_hub_entry() {
   cx hub "wg set wg0 peer $1 remove && wg-quick strip wg0 > /tmp/tunnelfix-graph-e2e.conf && wg syncconf wg0 /tmp/tunnelfix-graph-e2e.conf; rm -f /tmp/tunnelfix-graph-e2e.conf"
 }
 restart_peer() { cx peer 'systemctl restart wg-quick@wg0'; }
+# both entries of peer <-> hub set anew (no handshake, counters at 0), then 12 s for a few of the peer's 5 s handshake
+# retries (its keepalive starts them) to be counted
+fresh_peer_entries() {
+  restart_peer
+  reset_hub_entry "$peer_key"
+  sleep 12
+}
 run_playbook() {
   local name="$1"; shift
   ansible-playbook -i "$inventory" "playbooks/$name.yml" --limit "$limit" "$@" > "$log_dir/$name-$SECONDS.log" 2>&1
@@ -76,6 +83,17 @@ for finding in sorted(json.load(open(sys.argv[1]))["findings"], key=lambda f: (f
         print(finding["host"], finding["id"], (ev.get("classification") or "-").replace(" ", "_"), ev.get("confidence") or "-",
               ev.get("samples") or "-")
 PY
+}
+# diagnose (facts and rules; ARGS...: more ansible-playbook options) of case NAME: its findings kept in
+# $log_dir/findings-NAME.json, its graph findings (graph_findings' lines) printed and required to be exactly WANT
+diagnose_expecting() {
+  local name="$1" want="$2" found
+  shift 2
+  run_playbook diagnose "${quick[@]}" "$@" || fail "diagnose ($name)"
+  cp reports/findings.json "$log_dir/findings-$name.json"
+  found=$(graph_findings)
+  printf '%s\n' "$found"
+  [[ "$found" == "$want" ]] || fail "graph findings ($name) differ from:"$'\n'"$want"
 }
 
 restore() {
@@ -133,21 +151,13 @@ cx hub "sed -i '/^AllowedIPs = ${owrt_tunnel_ip//./\\.}\\/32\$/a PersistentKeepa
 cx hub "grep -c '^PersistentKeepalive = 25' /etc/wireguard/wg0.conf" | grep -qx 1 || fail "the hub's [Peer] for owrt has no PersistentKeepalive"
 cx hub "wg set wg0 peer $owrt_key persistent-keepalive 25"
 cx peer "sed -i '/^PresharedKey/d' /etc/wireguard/wg0.conf"
-restart_peer
-reset_hub_entry "$peer_key"
-# the peer's keepalive starts its handshakes; wait for a few of its 5 s retries to reach the hub
-sleep 12
+fresh_peer_entries
 cx hub 'wg show wg0 dump' | awk -v k="$peer_key" '$1 == k { print "hub entry for peer: handshake", $5, "rx", $6, "tx", $7 }'
 cx peer 'wg show wg0 dump' | awk -v k="$hub_key" '$1 == k { print "peer entry for hub: handshake", $5, "rx", $6, "tx", $7 }'
 if tunnel_up peer 3; then fail "the peer reaches the hub with a preshared key on one end"; fi
 
 step "diagnose: both planted faults from both ends"
-run_playbook diagnose "${quick[@]}" || fail "diagnose (planted)"
-cp reports/findings.json "$log_dir/findings-planted.json"
-found=$(graph_findings)
-printf '%s\n' "$found"
-want=$'hub handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1\nowrt keepalive_on_wrong_side - - -\npeer handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1'
-[[ "$found" == "$want" ]] || fail "graph findings differ from the planted ones:"$'\n'"$want"
+diagnose_expecting planted $'hub handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1\nowrt keepalive_on_wrong_side - - -\npeer handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1'
 python3 - reports/findings.json <<'PY' || fail "owrt's finding does not name wireguard_keepalive with its entry"
 import json, sys
 (finding,) = [f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "keepalive_on_wrong_side"]
@@ -182,15 +192,8 @@ step "two different preshared keys: the peer's replaced by a new one; compared b
 # wg genpsk's key goes from the peer's own wg straight into its file: it is printed nowhere
 cx peer "psk=\$(wg genpsk) && sed -i \"s#^PresharedKey = .*#PresharedKey = \$psk#\" /etc/wireguard/wg0.conf"
 cx peer "grep -c '^PresharedKey = ' /etc/wireguard/wg0.conf" | grep -qx 1 || fail "the peer's wg0.conf has no PresharedKey line"
-restart_peer
-reset_hub_entry "$peer_key"
-sleep 12
-run_playbook diagnose "${quick[@]}" || fail "diagnose (two preshared keys)"
-cp reports/findings.json "$log_dir/findings-two-psks.json"
-found=$(graph_findings)
-printf '%s\n' "$found"
-want=$'hub handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1\npeer handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1'
-[[ "$found" == "$want" ]] || fail "graph findings with two preshared keys differ:"$'\n'"$want"
+fresh_peer_entries
+diagnose_expecting two-psks $'hub handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1\npeer handshake_never_completes looks_like_a_key_or_PSK_mismatch certain 1'
 python3 - reports/findings.json <<'PY' || fail "the findings do not say the preshared keys differ"
 import json, sys
 said = sorted((f["host"], f["evidence"].get("preshared_keys")) for f in json.load(open(sys.argv[1]))["findings"]
@@ -205,17 +208,11 @@ cx peer 'cp /root/tunnelfix-graph-e2e-wg0.conf /etc/wireguard/wg0.conf'
 
 step "a path problem: the nat drops the peer's packets to the hub's port; diagnose with the second sample"
 cx nat "nft add table inet $drop_table && nft add chain inet $drop_table forward '{ type filter hook forward priority -10; }' && nft add rule inet $drop_table forward udp dport 51820 drop"
-restart_peer
-reset_hub_entry "$peer_key"
-sleep 12
-run_playbook diagnose "${quick[@]}" -e tunnelfix_second_sample_wait_s=8 || fail "diagnose (path problem)"
-cp reports/findings.json "$log_dir/findings-path.json"
-found=$(graph_findings)
-printf '%s\n' "$found"
+fresh_peer_entries
 # and endpoint_address_mismatch on the peer, medium: it knocks at the WAN relay (203.0.113.1), an address on none of
 # the hub's devices, while owrt reaches the hub at 198.51.100.1 and the hub hears nothing from the peer; its text says
 # "unless it is the hub's too" (here it is: the relay forwards to the hub). With the preshared key above the hub heard
 # the peer, and the rule stayed silent.
-want=$'hub handshake_never_completes looks_like_a_path_problem high 2\npeer endpoint_address_mismatch - medium -\npeer handshake_never_completes looks_like_a_path_problem high 2'
-[[ "$found" == "$want" ]] || fail "graph findings with the drop differ:"$'\n'"$want"
+diagnose_expecting path $'hub handshake_never_completes looks_like_a_path_problem high 2\npeer endpoint_address_mismatch - medium -\npeer handshake_never_completes looks_like_a_path_problem high 2' \
+  -e tunnelfix_second_sample_wait_s=8
 step ""
